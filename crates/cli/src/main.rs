@@ -1,0 +1,97 @@
+//! `eubatch`: the command-line driver.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use eubatch_ir::Gen;
+
+mod check;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Parser)]
+#[command(
+    name = "eubatch",
+    version,
+    about = "A batch compiler back end for Intel GPU execution units"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Parse and verify shaders (Mesa dumps or .eu files, or directories of them); print a
+    /// summary and every error.
+    Check {
+        /// Files or directories.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// GPU the Mesa dumps were made for (skl, bdw, hsw, ...); guessed from directory
+        /// names such as `shaderdb-skl` when absent.
+        #[arg(long, value_parser = parse_target)]
+        target: Option<Gen>,
+        /// Worker threads (default: the number of cores).
+        #[arg(short = 'j', long)]
+        jobs: Option<usize>,
+        /// Also print every shader in eubatch's format, parse it back and require the same IR.
+        #[arg(long)]
+        round_trip: bool,
+    },
+    /// Print one shader in eubatch's format.
+    Print {
+        file: PathBuf,
+        #[arg(long, value_parser = parse_target)]
+        target: Option<Gen>,
+    },
+}
+
+fn parse_target(s: &str) -> Result<Gen, String> {
+    Gen::from_name(s).ok_or_else(|| {
+        format!(
+            "unknown target `{s}`; known: {}",
+            Gen::all_names().collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Check {
+            paths,
+            target,
+            jobs,
+            round_trip,
+        } => {
+            let jobs = jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                .max(1);
+            check::run(&paths, target, jobs, round_trip)
+        }
+        Cmd::Print { file, target } => {
+            let name = file.to_string_lossy().into_owned();
+            match eubatch_ir::import::load_file(&file, &name, target) {
+                Ok(shader) => {
+                    let errs = eubatch_ir::verify::verify(&shader);
+                    print!("{}", eubatch_ir::text::print_shader(&shader));
+                    for e in &errs {
+                        eprintln!("{}: {e}", file.display());
+                    }
+                    if errs.is_empty() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::FAILURE
+                    }
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}

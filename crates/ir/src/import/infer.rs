@@ -1,0 +1,221 @@
+//! Inferring VGRF layouts and `size_written` from how a Mesa dump uses its registers.
+//!
+//! Mesa never prints VGRF sizes, but its printer writes `+R.B` on a VGRF operand exactly
+//! when the access has an offset or does not cover the whole register
+//! (`fs_visitor::dump_instruction`). So:
+//! * an ALU access printed without `+R.B` gives the VGRF's exact size (its footprint);
+//! * every access gives a lower bound (`offset + footprint`), rounded up to whole 32-byte
+//!   registers, the unit Mesa allocates in.
+//!
+//! The component pitch is the smallest register multiple such that every access lies
+//! inside one component or spans whole components. Where every access inside a 32-byte
+//! component is a 16-bit (or 8-bit) access to its low 16 bytes, the component is 16 data
+//! bytes and 16 padding bytes: SIMD8 half-float values (seed 003).
+//!
+//! What is inferred is a lower bound: bytes no instruction touches are not known to exist.
+
+use crate::opcode::Opcode;
+use crate::operand::{Operand, RegFile};
+use crate::vgrf::VgrfLayout;
+
+/// What one instruction tells about its VGRFs.
+pub struct InstUse<'a> {
+    pub opcode: Opcode,
+    pub exec_size: u32,
+    pub dst: &'a Operand,
+    pub srcs: &'a [Operand],
+    /// Bit 0: destination printed with `+R.B`; bit i+1: source i.
+    pub offset_shown: u64,
+    pub mlen: u8,
+    pub ex_mlen: u8,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Access {
+    offset: u32,
+    /// Bytes, when known.
+    len: Option<u32>,
+    elem: u32,
+}
+
+#[derive(Default, Clone, Debug)]
+struct VgrfFacts {
+    accesses: Vec<Access>,
+    exact: u32,
+}
+
+/// The byte length of source `i` when the opcode fixes it, `None` when only the message
+/// knows it.
+fn src_len(u: &InstUse<'_>, i: usize) -> Option<u32> {
+    let src = &u.srcs[i];
+    if u.opcode == Opcode::Send || u.opcode == Opcode::Sends {
+        // SHADER_OPCODE_SEND: sources 2 and 3 are the payloads (fs_inst::size_read).
+        return match i {
+            2 if u.mlen != 0 => Some(u.mlen as u32 * 32),
+            3 if u.ex_mlen != 0 => Some(u.ex_mlen as u32 * 32),
+            _ => None,
+        };
+    }
+    if u.opcode.is_message() {
+        return None;
+    }
+    Some(src.footprint(u.exec_size))
+}
+
+/// Layouts for `count` VGRFs and `size_written` for every instruction, from the uses.
+pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) {
+    let mut facts = vec![VgrfFacts::default(); count];
+    for u in uses {
+        let dst = u.dst;
+        if dst.file == RegFile::Vgrf {
+            let f = &mut facts[dst.nr as usize];
+            let shown = u.offset_shown & 1 != 0;
+            if u.opcode.has_free_size_written() {
+                let len = (u.opcode == Opcode::LoadPayload).then(|| load_payload_len(u));
+                f.accesses.push(Access {
+                    offset: dst.offset,
+                    len: len.filter(|_| shown),
+                    elem: dst.ty.size(),
+                });
+            } else {
+                let len = dst.footprint(u.exec_size);
+                if !shown {
+                    f.exact = f.exact.max(len);
+                }
+                f.accesses.push(Access {
+                    offset: dst.offset,
+                    len: Some(len),
+                    elem: dst.ty.size(),
+                });
+            }
+        }
+        for (i, src) in u.srcs.iter().enumerate() {
+            if src.file != RegFile::Vgrf {
+                continue;
+            }
+            let f = &mut facts[src.nr as usize];
+            let shown = u.offset_shown & (1 << (i + 1)) != 0;
+            let len = src_len(u, i);
+            if let (Some(l), false, false) = (len, shown, u.opcode.has_free_size_written()) {
+                f.exact = f.exact.max(l);
+            }
+            f.accesses.push(Access {
+                offset: src.offset,
+                len,
+                elem: src.ty.size(),
+            });
+        }
+    }
+    let layouts: Vec<VgrfLayout> = facts.iter().map(layout_of).collect();
+    let sizes = size_written(uses, &layouts);
+    (layouts, sizes)
+}
+
+fn load_payload_len(u: &InstUse<'_>) -> u32 {
+    u.srcs
+        .iter()
+        .map(|s| {
+            if s.is_bad() {
+                u.exec_size * 4
+            } else {
+                s.footprint(u.exec_size)
+            }
+        })
+        .sum()
+}
+
+fn round_up(v: u32, to: u32) -> u32 {
+    v.div_ceil(to) * to
+}
+
+fn layout_of(f: &VgrfFacts) -> VgrfLayout {
+    let extent = f
+        .accesses
+        .iter()
+        .map(|a| a.offset + a.len.unwrap_or(1))
+        .max()
+        .unwrap_or(32);
+    let size = f.exact.max(round_up(extent, 32)).max(32);
+    let known = || {
+        f.accesses
+            .iter()
+            .filter_map(|a| a.len.map(|l| (a.offset, l.max(1), a.elem)))
+    };
+    let mut pitches: Vec<u32> = known()
+        .map(|(_, l, _)| round_up(l, 32))
+        .filter(|p| size % p == 0)
+        .collect();
+    pitches.push(size);
+    pitches.sort_unstable();
+    pitches.dedup();
+    let pitch = pitches
+        .into_iter()
+        .find(|&p| known().all(|(o, l, _)| o / p == (o + l - 1) / p || (o % p == 0 && l % p == 0)))
+        .unwrap_or(size);
+    let components = (size / pitch) as u16;
+    // SIMD8 16-bit values: every access inside a component stays in its low half.
+    let half = pitch / 2;
+    let mut inside = known()
+        .filter(|&(o, l, _)| !(o % pitch == 0 && l % pitch == 0))
+        .peekable();
+    let padded = pitch == 32
+        && inside.peek().is_some()
+        && inside.all(|(o, l, e)| e <= 2 && (o % pitch) + l <= half)
+        && f.accesses.iter().all(|a| a.offset % pitch < half);
+    if padded {
+        VgrfLayout {
+            components,
+            data: half as u16,
+            padding: half as u16,
+        }
+    } else {
+        VgrfLayout {
+            components,
+            data: pitch as u16,
+            padding: 0,
+        }
+    }
+}
+
+fn size_written(uses: &[InstUse<'_>], layouts: &[VgrfLayout]) -> Vec<u32> {
+    // Where each VGRF is written, to bound writes of unknown size by the next write.
+    let mut write_starts: Vec<Vec<u32>> = vec![Vec::new(); layouts.len()];
+    for u in uses {
+        if u.dst.file == RegFile::Vgrf {
+            write_starts[u.dst.nr as usize].push(u.dst.offset);
+        }
+    }
+    for w in &mut write_starts {
+        w.sort_unstable();
+        w.dedup();
+    }
+    uses.iter()
+        .map(|u| {
+            let dst = u.dst;
+            if dst.is_bad() {
+                return 0;
+            }
+            let default = dst.footprint(u.exec_size);
+            if dst.file != RegFile::Vgrf || !u.opcode.has_free_size_written() {
+                return default;
+            }
+            let size = layouts[dst.nr as usize].size();
+            let room = size.saturating_sub(dst.offset);
+            if u.offset_shown & 1 == 0 {
+                return room;
+            }
+            let want = if u.opcode == Opcode::LoadPayload {
+                load_payload_len(u)
+            } else {
+                let starts = &write_starts[dst.nr as usize];
+                let next = starts
+                    .iter()
+                    .copied()
+                    .find(|&s| s > dst.offset)
+                    .unwrap_or(size);
+                (next - dst.offset).max(default)
+            };
+            want.min(room)
+        })
+        .collect()
+}

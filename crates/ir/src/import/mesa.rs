@@ -1,0 +1,125 @@
+//! Importing Mesa's back-end IR dumps (`INTEL_DEBUG=optimizer`) as they are:
+//! * Mesa 22.3 scalar dumps: `{ 12}   17: add(16) vgrf7:F, ...`, a `Maximum N registers live
+//!   at once.` line at the end, null sources printed without the `, ` before them;
+//! * Mesa 22.3 vec4 dumps (Haswell VS/GS): no prefix, writemasks and swizzles, `m` registers;
+//! * Mesa 25 dumps: `START Bn`/`END Bn` lines, indentation, `%N`/`vN` registers, regions
+//!   written out, typed immediates.
+//!
+//! Blocks are rebuilt from the control flow, VGRF layouts and `size_written` are inferred
+//! ([`super::infer`]).
+
+use super::infer::{infer, InstUse};
+use super::name::DumpName;
+use crate::cfg::split_blocks;
+use crate::entities::Inst;
+use crate::error::ParseError;
+use crate::operand::RegFile;
+use crate::shader::{Backend, InstBuilder, Shader};
+use crate::target::Gen;
+use crate::text::cursor::Cursor;
+use crate::text::inst::{parse_inst, Dialect, ParsedInst, Syntax};
+
+/// Imports one Mesa dump. `name` becomes the shader's name.
+pub fn import_mesa_dump(
+    text: &str,
+    dump: &DumpName,
+    name: &str,
+    target: Gen,
+) -> Result<Shader, ParseError> {
+    let backend = dump.backend();
+    let mesa25 = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .is_some_and(|l| l.starts_with("START B"));
+    let dialect = Dialect {
+        syntax: if mesa25 {
+            Syntax::Mesa25
+        } else {
+            Syntax::Mesa22
+        },
+        align16: backend == Backend::Vec4,
+    };
+    let width = dump.width.unwrap_or(8);
+    let mut shader = Shader::new(name, dump.stage, backend, width, target);
+    let mut parsed = ParsedInst::default();
+    let mut shown: Vec<u64> = Vec::new();
+    let mut sends: Vec<(u8, u8)> = Vec::new();
+    let mut max_vgrf: Option<u32> = None;
+    let mut ended = false;
+    for (i, line) in text.lines().enumerate() {
+        let ln = i as u32 + 1;
+        let mut c = Cursor::new(line, ln);
+        c.skip_spaces();
+        if c.at_end() {
+            continue;
+        }
+        if ended {
+            return Err(c.error(
+                "expected end of file after the `Maximum ... registers live at once.` line",
+            ));
+        }
+        let r = c.rest();
+        if r.starts_with("Maximum ") && r.trim_end().ends_with("registers live at once.") {
+            ended = true;
+            continue;
+        }
+        if mesa25 && (r.starts_with("START B") || r.starts_with("END B")) {
+            continue;
+        }
+        if c.eat("{") {
+            // `{ 12}   17: ` : register pressure, then the instruction's index.
+            c.skip_spaces();
+            c.number("a register pressure")?;
+            c.expect("}")?;
+            c.skip_spaces();
+            c.number("an instruction index")?;
+            c.expect(":")?;
+        }
+        parse_inst(&mut c, dialect, &mut parsed)?;
+        for op in std::iter::once(&parsed.dst).chain(parsed.srcs.iter()) {
+            if op.file == RegFile::Vgrf {
+                if op.nr > 1 << 24 {
+                    return Err(ParseError::new(
+                        ln,
+                        1,
+                        format!("vgrf{} is out of range", op.nr),
+                    ));
+                }
+                max_vgrf = Some(max_vgrf.map_or(op.nr, |m| m.max(op.nr)));
+            }
+        }
+        shown.push(parsed.offset_shown);
+        sends.push((parsed.mlen, parsed.ex_mlen));
+        shader.create_inst(InstBuilder {
+            opcode: parsed.opcode,
+            control: parsed.control,
+            dst: parsed.dst,
+            srcs: &parsed.srcs,
+            size_written: 0,
+            send: parsed.send_info(),
+        });
+    }
+    let count = max_vgrf.map_or(0, |m| m as usize + 1);
+    let uses: Vec<InstUse<'_>> = shader
+        .insts
+        .opcode
+        .indices()
+        .map(|inst| InstUse {
+            opcode: shader.insts.opcode[inst],
+            exec_size: shader.insts.control[inst].exec_size as u32,
+            dst: &shader.insts.dst[inst],
+            srcs: shader.srcs(inst),
+            offset_shown: shown[inst.index()],
+            mlen: sends[inst.index()].0,
+            ex_mlen: sends[inst.index()].1,
+        })
+        .collect();
+    let (layouts, sizes) = infer(count, &uses);
+    drop(uses);
+    shader.vgrfs = layouts.into_iter().collect();
+    shader.insts.size_written = sizes.into_iter().collect();
+    let order: Vec<Inst> = shader.insts.opcode.indices().collect();
+    shader.layout = split_blocks(&order, |i| shader.insts.opcode[i]);
+    Ok(shader)
+}

@@ -1,0 +1,163 @@
+//! Reading shaders from files: Mesa dumps (by their file names) and eubatch's own `.eu`
+//! files, and finding them under directories.
+
+pub mod infer;
+pub mod mesa;
+pub mod name;
+
+use std::path::{Path, PathBuf};
+
+pub use mesa::import_mesa_dump;
+pub use name::DumpName;
+
+use crate::shader::Shader;
+use crate::target::Gen;
+
+/// What kind of input a file is, judged by its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// eubatch's own format (`*.eu`).
+    Eubatch,
+    /// A Mesa optimizer dump.
+    Mesa(DumpName),
+}
+
+impl InputKind {
+    pub fn of(path: &Path) -> Option<InputKind> {
+        let file = path.file_name()?.to_str()?;
+        if file.ends_with(".eu") {
+            return Some(InputKind::Eubatch);
+        }
+        DumpName::parse(file).map(InputKind::Mesa)
+    }
+}
+
+/// An error reading one file: the file, and where in it.
+#[derive(Clone, Debug)]
+pub struct LoadError {
+    pub path: PathBuf,
+    /// Line and column, when the error is inside the text.
+    pub pos: Option<(u32, u32)>,
+    pub msg: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.pos {
+            Some((l, c)) => write!(f, "{}:{}:{}: {}", self.path.display(), l, c, self.msg),
+            None => write!(f, "{}: {}", self.path.display(), self.msg),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Parses `text`, read from `path`. A Mesa dump needs the target it was made for; an `.eu`
+/// file names its own. `name` is the shader's name for Mesa dumps.
+pub fn load_text(
+    path: &Path,
+    text: &str,
+    name: &str,
+    target: Option<Gen>,
+) -> Result<Shader, LoadError> {
+    let fail = |e: crate::error::ParseError| LoadError {
+        path: path.to_path_buf(),
+        pos: Some((e.line, e.col)),
+        msg: e.msg,
+    };
+    match InputKind::of(path) {
+        Some(InputKind::Eubatch) => crate::text::parse_shader(text).map_err(fail),
+        Some(InputKind::Mesa(dump)) => {
+            let target = target.or_else(|| guess_target(path)).ok_or_else(|| LoadError {
+                path: path.to_path_buf(),
+                pos: None,
+                msg: "cannot tell which GPU this Mesa dump is for: pass --target (skl, bdw, hsw, ...)".into(),
+            })?;
+            import_mesa_dump(text, &dump, name, target).map_err(fail)
+        }
+        None => Err(LoadError {
+            path: path.to_path_buf(),
+            pos: None,
+            msg: "not a shader: expected a Mesa dump (STAGE-PROGRAM-NN-NN-PASS) or an .eu file"
+                .into(),
+        }),
+    }
+}
+
+/// Reads and parses one file.
+pub fn load_file(path: &Path, name: &str, target: Option<Gen>) -> Result<Shader, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+        path: path.to_path_buf(),
+        pos: None,
+        msg: format!("cannot read: {e}"),
+    })?;
+    load_text(path, &text, name, target)
+}
+
+/// A target named by a path component such as `shaderdb-skl` or `vulkan-fp16-bdw`.
+pub fn guess_target(path: &Path) -> Option<Gen> {
+    path.components().rev().find_map(|c| {
+        let s = c.as_os_str().to_str()?;
+        s.split(['-', '_', '.']).rev().find_map(|w| {
+            let g = Gen::from_name(w)?;
+            // Only device names, not "gen9": those are also pass or program names.
+            (!w.starts_with("gen")).then_some(g)
+        })
+    })
+}
+
+/// Every shader file under `paths` (files are taken as given), sorted, so that results do
+/// not depend on directory order. Non-shader files inside directories (asm.txt, stats.txt,
+/// sources) are skipped; a path that does not exist is an error.
+pub fn discover(
+    paths: &[PathBuf],
+    filter: impl Fn(&InputKind) -> bool,
+) -> Result<Vec<PathBuf>, LoadError> {
+    let mut out = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| LoadError {
+            path: p.clone(),
+            pos: None,
+            msg: format!("cannot read: {e}"),
+        })?;
+        if meta.is_dir() {
+            walk(p, &mut out, &filter)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    filter: &impl Fn(&InputKind) -> bool,
+) -> Result<(), LoadError> {
+    let rd = std::fs::read_dir(dir).map_err(|e| LoadError {
+        path: dir.to_path_buf(),
+        pos: None,
+        msg: format!("cannot read directory: {e}"),
+    })?;
+    for entry in rd {
+        let entry = entry.map_err(|e| LoadError {
+            path: dir.to_path_buf(),
+            pos: None,
+            msg: e.to_string(),
+        })?;
+        let path = entry.path();
+        let ft = entry.file_type().map_err(|e| LoadError {
+            path: path.clone(),
+            pos: None,
+            msg: e.to_string(),
+        })?;
+        if ft.is_dir() {
+            walk(&path, out, filter)?;
+        } else if InputKind::of(&path).is_some_and(|k| filter(&k)) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,426 @@
+//! The shader: instruction columns (struct of arrays), the operand pool, the VGRF table and
+//! the block layout, kept apart from the instruction data (Cranelift's DataFlowGraph vs
+//! Layout).
+
+use index_vec::IndexVec;
+
+use crate::entities::{Block, Inst, SendIdx, Vgrf};
+use crate::opcode::Opcode;
+use crate::operand::Operand;
+use crate::target::Gen;
+use crate::vgrf::VgrfLayout;
+
+/// Pipeline stage.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Vs,
+    Tcs,
+    Tes,
+    Gs,
+    Fs,
+    Cs,
+    Task,
+    Mesh,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 8] = [
+        Stage::Vs,
+        Stage::Tcs,
+        Stage::Tes,
+        Stage::Gs,
+        Stage::Fs,
+        Stage::Cs,
+        Stage::Task,
+        Stage::Mesh,
+    ];
+
+    /// Mesa's `_mesa_shader_stage_to_abbrev`, as used in dump file names.
+    pub fn abbrev(self) -> &'static str {
+        match self {
+            Stage::Vs => "VS",
+            Stage::Tcs => "TCS",
+            Stage::Tes => "TES",
+            Stage::Gs => "GS",
+            Stage::Fs => "FS",
+            Stage::Cs => "CS",
+            Stage::Task => "TASK",
+            Stage::Mesh => "MESH",
+        }
+    }
+
+    pub fn from_abbrev(s: &str) -> Option<Stage> {
+        Stage::ALL.iter().copied().find(|st| st.abbrev() == s)
+    }
+}
+
+/// Which of Mesa's back ends the code belongs to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// The scalar (`fs_visitor`, Align1) back end: one channel per invocation.
+    Scalar,
+    /// The vec4 (Align16) back end: SIMD4x2, swizzles and writemasks.
+    Vec4,
+}
+
+/// Predication (`brw_predicate`): normal, or one of the Align16/Align1 group predicates.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Predicate {
+    None,
+    Normal,
+    Align16ReplicateX,
+    Align16ReplicateY,
+    Align16ReplicateZ,
+    Align16ReplicateW,
+    Align16Any4h,
+    Align16All4h,
+}
+
+impl Predicate {
+    /// Suffix after the flag register in Mesa's vec4 printer (`pred_ctrl_align16`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Predicate::None | Predicate::Normal => "",
+            Predicate::Align16ReplicateX => ".x",
+            Predicate::Align16ReplicateY => ".y",
+            Predicate::Align16ReplicateZ => ".z",
+            Predicate::Align16ReplicateW => ".w",
+            Predicate::Align16Any4h => ".any4h",
+            Predicate::Align16All4h => ".all4h",
+        }
+    }
+
+    pub fn from_suffix(s: &str) -> Option<Predicate> {
+        Some(match s {
+            "" => Predicate::Normal,
+            ".x" => Predicate::Align16ReplicateX,
+            ".y" => Predicate::Align16ReplicateY,
+            ".z" => Predicate::Align16ReplicateZ,
+            ".w" => Predicate::Align16ReplicateW,
+            ".any4h" => Predicate::Align16Any4h,
+            ".all4h" => Predicate::Align16All4h,
+            _ => return None,
+        })
+    }
+}
+
+/// Conditional modifier (`brw_conditional_mod`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum CondMod {
+    None,
+    Z,
+    Nz,
+    G,
+    Ge,
+    L,
+    Le,
+    O,
+    U,
+}
+
+impl CondMod {
+    pub const ALL: [CondMod; 9] = [
+        CondMod::None,
+        CondMod::Z,
+        CondMod::Nz,
+        CondMod::G,
+        CondMod::Ge,
+        CondMod::L,
+        CondMod::Le,
+        CondMod::O,
+        CondMod::U,
+    ];
+
+    /// Mesa's `conditional_modifier[]` strings (brw_disasm.c), without the dot.
+    pub fn name(self) -> &'static str {
+        match self {
+            CondMod::None => "",
+            CondMod::Z => "z",
+            CondMod::Nz => "nz",
+            CondMod::G => "g",
+            CondMod::Ge => "ge",
+            CondMod::L => "l",
+            CondMod::Le => "le",
+            CondMod::O => "o",
+            CondMod::U => "u",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<CondMod> {
+        CondMod::ALL.iter().copied().skip(1).find(|c| c.name() == s)
+    }
+}
+
+/// The per-instruction control record: everything but the opcode and operands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(C)]
+pub struct Control {
+    pub exec_size: u8,
+    /// First channel this instruction executes for (`group`): quarter/half control.
+    pub group: u8,
+    pub flags: u8,
+    pub predicate: Predicate,
+    /// Flag subregister used by the predicate and the conditional modifier: `f(n/2).(n%2)`.
+    pub flag_subreg: u8,
+    pub cmod: CondMod,
+}
+
+const _: () = assert!(std::mem::size_of::<Control>() == 6);
+
+impl Control {
+    pub const NO_MASK: u8 = 1;
+    pub const SATURATE: u8 = 2;
+    pub const PRED_INVERT: u8 = 4;
+    pub const EOT: u8 = 8;
+    /// Mesa 25's `has_no_mask_send_params`: the message's descriptor sources are uniform.
+    pub const NO_MASK_PARAMS: u8 = 16;
+
+    pub fn new(exec_size: u8) -> Control {
+        Control {
+            exec_size,
+            group: 0,
+            flags: 0,
+            predicate: Predicate::None,
+            flag_subreg: 0,
+            cmod: CondMod::None,
+        }
+    }
+    pub fn no_mask(&self) -> bool {
+        self.flags & Self::NO_MASK != 0
+    }
+    pub fn saturate(&self) -> bool {
+        self.flags & Self::SATURATE != 0
+    }
+    pub fn pred_invert(&self) -> bool {
+        self.flags & Self::PRED_INVERT != 0
+    }
+    pub fn eot(&self) -> bool {
+        self.flags & Self::EOT != 0
+    }
+    pub fn set(&mut self, flag: u8, on: bool) {
+        if on {
+            self.flags |= flag;
+        } else {
+            self.flags &= !flag;
+        }
+    }
+}
+
+/// The fields only message instructions have, kept in a side table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SendInfo {
+    /// Message length in registers.
+    pub mlen: u8,
+    /// Extended message length in registers.
+    pub ex_mlen: u8,
+    /// Header registers at the start of the payload (`header_size`).
+    pub header_size: u8,
+    /// Shared function id, when known (lowered sends).
+    pub sfid: u8,
+    pub desc: u32,
+    pub ex_desc: u32,
+}
+
+/// A contiguous run of operands in the pool.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OperandRange {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// The instruction columns. Every column has one entry per instruction ever created; the
+/// layout says which are live and in what order.
+#[derive(Clone, Debug, Default)]
+pub struct InstColumns {
+    pub opcode: IndexVec<Inst, Opcode>,
+    pub control: IndexVec<Inst, Control>,
+    pub dst: IndexVec<Inst, Operand>,
+    pub srcs: IndexVec<Inst, OperandRange>,
+    /// Bytes the instruction writes at its destination (Mesa's `size_written`).
+    pub size_written: IndexVec<Inst, u32>,
+    /// Row in `sends`, for message instructions.
+    pub send: IndexVec<Inst, Option<SendIdx>>,
+}
+
+/// One basic block: its instructions in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlockData {
+    pub insts: Vec<Inst>,
+}
+
+/// Block order and the instruction order inside each block.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    pub blocks: IndexVec<Block, BlockData>,
+}
+
+impl Layout {
+    /// Every instruction in program order.
+    pub fn insts(&self) -> impl Iterator<Item = Inst> + '_ {
+        self.blocks.iter().flat_map(|b| b.insts.iter().copied())
+    }
+
+    pub fn num_insts(&self) -> usize {
+        self.blocks.iter().map(|b| b.insts.len()).sum()
+    }
+}
+
+/// A shader: the unit eubatch compiles.
+#[derive(Clone, Debug)]
+pub struct Shader {
+    pub name: String,
+    pub stage: Stage,
+    pub backend: Backend,
+    /// Dispatch width (8, 16, 32); 8 for vec4 (SIMD4x2) code.
+    pub dispatch_width: u8,
+    pub target: Gen,
+    pub vgrfs: IndexVec<Vgrf, VgrfLayout>,
+    pub insts: InstColumns,
+    pub operands: Vec<Operand>,
+    pub sends: IndexVec<SendIdx, SendInfo>,
+    pub layout: Layout,
+}
+
+/// Everything needed to append one instruction.
+#[derive(Clone, Debug)]
+pub struct InstBuilder<'a> {
+    pub opcode: Opcode,
+    pub control: Control,
+    pub dst: Operand,
+    pub srcs: &'a [Operand],
+    pub size_written: u32,
+    pub send: Option<SendInfo>,
+}
+
+impl Shader {
+    pub fn new(
+        name: impl Into<String>,
+        stage: Stage,
+        backend: Backend,
+        dispatch_width: u8,
+        target: Gen,
+    ) -> Shader {
+        Shader {
+            name: name.into(),
+            stage,
+            backend,
+            dispatch_width,
+            target,
+            vgrfs: IndexVec::new(),
+            insts: InstColumns::default(),
+            operands: Vec::new(),
+            sends: IndexVec::new(),
+            layout: Layout::default(),
+        }
+    }
+
+    /// Adds an instruction to the columns (not to the layout).
+    pub fn create_inst(&mut self, b: InstBuilder<'_>) -> Inst {
+        let start = self.operands.len() as u32;
+        self.operands.extend_from_slice(b.srcs);
+        let send = b.send.map(|s| self.sends.push(s));
+        let c = &mut self.insts;
+        c.opcode.push(b.opcode);
+        c.control.push(b.control);
+        c.dst.push(b.dst);
+        c.srcs.push(OperandRange {
+            start,
+            len: b.srcs.len() as u32,
+        });
+        c.size_written.push(b.size_written);
+        c.send.push(send)
+    }
+
+    /// Adds an instruction at the end of `block`.
+    pub fn append_inst(&mut self, block: Block, b: InstBuilder<'_>) -> Inst {
+        let inst = self.create_inst(b);
+        self.layout.blocks[block].insts.push(inst);
+        inst
+    }
+
+    pub fn srcs(&self, inst: Inst) -> &[Operand] {
+        let r = self.insts.srcs[inst];
+        &self.operands[r.start as usize..(r.start + r.len) as usize]
+    }
+
+    pub fn srcs_mut(&mut self, inst: Inst) -> &mut [Operand] {
+        let r = self.insts.srcs[inst];
+        &mut self.operands[r.start as usize..(r.start + r.len) as usize]
+    }
+
+    pub fn send_info(&self, inst: Inst) -> Option<&SendInfo> {
+        self.insts.send[inst].map(|s| &self.sends[s])
+    }
+
+    /// Number of instructions in the layout.
+    pub fn num_insts(&self) -> usize {
+        self.layout.num_insts()
+    }
+
+    /// Mesa's default `size_written` for a destination: `exec_size` elements at its stride.
+    pub fn default_size_written(&self, inst: Inst) -> u32 {
+        let dst = &self.insts.dst[inst];
+        if dst.is_bad() {
+            0
+        } else {
+            dst.footprint(self.insts.control[inst].exec_size as u32)
+        }
+    }
+}
+
+/// Compares two shaders as IR: header, VGRFs, and instruction by instruction in layout
+/// order (column indices may differ). Returns the first difference.
+pub fn same_ir(a: &Shader, b: &Shader) -> Result<(), String> {
+    if (
+        a.name.as_str(),
+        a.stage,
+        a.backend,
+        a.dispatch_width,
+        a.target,
+    ) != (
+        b.name.as_str(),
+        b.stage,
+        b.backend,
+        b.dispatch_width,
+        b.target,
+    ) {
+        return Err("shader headers differ".into());
+    }
+    if a.vgrfs != b.vgrfs {
+        return Err("VGRF layouts differ".into());
+    }
+    if a.layout.blocks.len() != b.layout.blocks.len() {
+        return Err(format!(
+            "{} blocks against {}",
+            a.layout.blocks.len(),
+            b.layout.blocks.len()
+        ));
+    }
+    for (ba, bb) in a.layout.blocks.iter().zip(b.layout.blocks.iter()) {
+        if ba.insts.len() != bb.insts.len() {
+            return Err("blocks differ in length".into());
+        }
+        for (&ia, &ib) in ba.insts.iter().zip(bb.insts.iter()) {
+            let same = a.insts.opcode[ia] == b.insts.opcode[ib]
+                && a.insts.control[ia] == b.insts.control[ib]
+                && a.insts.dst[ia] == b.insts.dst[ib]
+                && a.srcs(ia) == b.srcs(ib)
+                && a.insts.size_written[ia] == b.insts.size_written[ib]
+                && a.send_info(ia) == b.send_info(ib);
+            if !same {
+                let mut sa = String::new();
+                let mut sb = String::new();
+                crate::text::print::write_inst(a, ia, &mut sa);
+                crate::text::print::write_inst(b, ib, &mut sb);
+                return Err(format!(
+                    "instruction {ia} differs:\n  {sa}\n  {sb}\n  {:?}\n  {:?}",
+                    (a.insts.control[ia], a.insts.dst[ia], a.srcs(ia)),
+                    (b.insts.control[ib], b.insts.dst[ib], b.srcs(ib))
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,149 @@
+//! The target description: every hardware fact a pass or the verifier needs, once, with
+//! where it comes from. Later issues add the lowering rule tables here.
+
+/// A GPU generation, as Mesa's `intel_device_info::verx10` groups them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Gen {
+    /// Ivy Bridge, Bay Trail.
+    Gen7,
+    /// Haswell.
+    Gen75,
+    /// Broadwell, Cherryview.
+    Gen8,
+    /// Skylake, Broxton, Kaby Lake, Coffee Lake, ...
+    Gen9,
+    /// Ice Lake, Elkhart Lake.
+    Gen11,
+    /// Tiger Lake and later Xe.
+    Gen12,
+}
+
+/// Names accepted on the command line and in eubatch's shader header; the first name of
+/// each generation is the one eubatch prints. Device names follow Mesa's
+/// `src/intel/dev/intel_device_info.c`.
+const NAMES: [(&str, Gen); 22] = [
+    ("gen7", Gen::Gen7),
+    ("ivb", Gen::Gen7),
+    ("byt", Gen::Gen7),
+    ("gen7.5", Gen::Gen75),
+    ("hsw", Gen::Gen75),
+    ("gen75", Gen::Gen75),
+    ("gen8", Gen::Gen8),
+    ("bdw", Gen::Gen8),
+    ("chv", Gen::Gen8),
+    ("gen9", Gen::Gen9),
+    ("skl", Gen::Gen9),
+    ("bxt", Gen::Gen9),
+    ("kbl", Gen::Gen9),
+    ("glk", Gen::Gen9),
+    ("cfl", Gen::Gen9),
+    ("gen11", Gen::Gen11),
+    ("icl", Gen::Gen11),
+    ("ehl", Gen::Gen11),
+    ("gen12", Gen::Gen12),
+    ("tgl", Gen::Gen12),
+    ("rkl", Gen::Gen12),
+    ("adl", Gen::Gen12),
+];
+
+impl Gen {
+    pub fn from_name(name: &str) -> Option<Gen> {
+        let lower = name.to_ascii_lowercase();
+        NAMES.iter().find(|(n, _)| *n == lower).map(|&(_, g)| g)
+    }
+
+    pub fn name(self) -> &'static str {
+        NAMES
+            .iter()
+            .find(|(_, g)| *g == self)
+            .map(|(n, _)| *n)
+            .unwrap()
+    }
+
+    pub fn all_names() -> impl Iterator<Item = &'static str> {
+        NAMES.iter().map(|(n, _)| *n)
+    }
+
+    /// Mesa's `verx10`.
+    pub fn verx10(self) -> u32 {
+        match self {
+            Gen::Gen7 => 70,
+            Gen::Gen75 => 75,
+            Gen::Gen8 => 80,
+            Gen::Gen9 => 90,
+            Gen::Gen11 => 110,
+            Gen::Gen12 => 120,
+        }
+    }
+
+    pub fn target(self) -> Target {
+        Target::new(self)
+    }
+}
+
+impl std::fmt::Display for Gen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Hardware facts for one generation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub gen: Gen,
+    /// General registers per thread: 128 on every generation here (PRM Vol. 7, "GRF
+    /// Registers"; Mesa `BRW_MAX_GRF`).
+    pub grf_count: u32,
+    /// Bytes per register (`REG_SIZE`): 32 before Xe-HPC.
+    pub reg_size: u32,
+    /// Flag subregisters (16 bits each): f0.0 and f0.1 on gen7, f0.0..f1.1 from gen7.5 on
+    /// (Mesa `brw_fs.cpp` treats gen7 as having `f0` only; PRM Vol. 7 "Flag Register").
+    pub flag_subregs: u32,
+    /// Message registers before they were removed on gen7 (vec4 and gfx6 code use them; Mesa
+    /// `BRW_MAX_MRF(ver)` is 16 on gen7+ where they are emulated with GRFs 112-127).
+    pub mrf_count: u32,
+    /// Widest execution size an instruction may have: 32 (PRM Vol. 7, "Execution Size";
+    /// wider than 16 only for some instructions, which lowering handles).
+    pub max_exec_size: u32,
+    /// Half-float arithmetic: gen8+ (PRM Vol. 7, "Native 16-bit types"; Mesa
+    /// `devinfo->ver >= 8` checks in `brw_fs_nir.cpp`).
+    pub has_hf: bool,
+    /// Native 64-bit integer types Q/UQ: gen8+ (Mesa `devinfo->has_64bit_int`).
+    pub has_64bit_int: bool,
+    /// Double-precision float: every generation here (gen7+, Mesa `has_64bit_float`).
+    pub has_64bit_float: bool,
+    /// Align16 access mode: until gen10 (removed on gen11; Mesa `brw_eu_validate.c`).
+    pub has_align16: bool,
+}
+
+impl Target {
+    pub fn new(gen: Gen) -> Target {
+        Target {
+            gen,
+            grf_count: 128,
+            reg_size: 32,
+            flag_subregs: if gen == Gen::Gen7 { 2 } else { 4 },
+            mrf_count: 16,
+            max_exec_size: 32,
+            has_hf: gen >= Gen::Gen8,
+            has_64bit_int: gen >= Gen::Gen8,
+            has_64bit_float: true,
+            has_align16: gen < Gen::Gen11,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for n in Gen::all_names() {
+            let g = Gen::from_name(n).unwrap();
+            assert_eq!(Gen::from_name(g.name()), Some(g));
+        }
+        assert_eq!(Gen::from_name("SKL"), Some(Gen::Gen9));
+        assert_eq!(Gen::from_name("pentium"), None);
+    }
+}

@@ -1,0 +1,112 @@
+//! A byte cursor over one line, producing column-accurate errors.
+
+use crate::error::ParseError;
+
+pub struct Cursor<'a> {
+    pub s: &'a str,
+    pub pos: usize,
+    pub line: u32,
+}
+
+pub type PResult<T> = Result<T, ParseError>;
+
+impl<'a> Cursor<'a> {
+    pub fn new(s: &'a str, line: u32) -> Cursor<'a> {
+        Cursor { s, pos: 0, line }
+    }
+
+    pub fn rest(&self) -> &'a str {
+        &self.s[self.pos..]
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.pos >= self.s.len()
+    }
+
+    pub fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.pos).copied()
+    }
+
+    pub fn error(&self, msg: impl Into<String>) -> ParseError {
+        ParseError::new(self.line, self.pos as u32 + 1, msg)
+    }
+
+    /// An error saying what was expected and what was found instead.
+    pub fn expected(&self, what: &str) -> ParseError {
+        let found: String = self.rest().chars().take(16).collect();
+        if found.is_empty() {
+            self.error(format!("expected {what}, found end of line"))
+        } else {
+            self.error(format!("expected {what}, found `{found}`"))
+        }
+    }
+
+    pub fn skip_spaces(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    /// Consumes `tok` if the text continues with it.
+    pub fn eat(&mut self, tok: &str) -> bool {
+        if self.rest().starts_with(tok) {
+            self.pos += tok.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn expect(&mut self, tok: &str) -> PResult<()> {
+        if self.eat(tok) {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("`{tok}`")))
+        }
+    }
+
+    /// Consumes the longest run of bytes matching `f`.
+    pub fn take_while(&mut self, f: impl Fn(u8) -> bool) -> &'a str {
+        let start = self.pos;
+        while let Some(c) = self.peek() {
+            if !f(c) {
+                break;
+            }
+            self.pos += 1;
+        }
+        &self.s[start..self.pos]
+    }
+
+    /// An unsigned decimal number.
+    pub fn number(&mut self, what: &str) -> PResult<u32> {
+        let start = self.pos;
+        let digits = self.take_while(|c| c.is_ascii_digit());
+        if digits.is_empty() {
+            return Err(self.expected(what));
+        }
+        digits.parse().map_err(|_| {
+            ParseError::new(
+                self.line,
+                start as u32 + 1,
+                format!("{what} `{digits}` is out of range"),
+            )
+        })
+    }
+
+    pub fn number_u8(&mut self, what: &str) -> PResult<u8> {
+        let start = self.pos;
+        let n = self.number(what)?;
+        u8::try_from(n).map_err(|_| {
+            ParseError::new(
+                self.line,
+                start as u32 + 1,
+                format!("{what} {n} is out of range"),
+            )
+        })
+    }
+
+    /// An identifier: letters, digits, `_`.
+    pub fn ident(&mut self) -> &'a str {
+        self.take_while(|c| c.is_ascii_alphanumeric() || c == b'_')
+    }
+}

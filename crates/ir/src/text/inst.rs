@@ -1,0 +1,529 @@
+//! Reading one instruction in any of the syntaxes: eubatch's own, Mesa 22's scalar and
+//! vec4 printers (`fs_visitor::dump_instruction`, `vec4_visitor::dump_instruction`) and
+//! Mesa 25's (`brw_print_instruction`). They share most of their grammar; the differences
+//! are switched by [`Dialect`].
+
+use super::cursor::{Cursor, PResult};
+use super::imm::{f32_to_vf, parse_scalar};
+use crate::opcode::Opcode;
+use crate::operand::{arf, Mods, Operand, RegFile, Region};
+use crate::shader::{CondMod, Control, Predicate, SendInfo};
+use crate::types::Type;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    Eubatch,
+    Mesa22,
+    Mesa25,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Dialect {
+    pub syntax: Syntax,
+    /// Align16 (vec4) operands: writemasks, swizzles, 16-byte uniform slots.
+    pub align16: bool,
+}
+
+impl Dialect {
+    fn uniform_unit(self) -> u32 {
+        if self.align16 {
+            16
+        } else {
+            4
+        }
+    }
+}
+
+/// One parsed instruction, before it is placed in a shader. Reused between lines so that
+/// parsing allocates nothing per instruction.
+#[derive(Clone, Debug)]
+pub struct ParsedInst {
+    pub opcode: Opcode,
+    pub control: Control,
+    pub dst: Operand,
+    pub srcs: Vec<Operand>,
+    /// Mesa prints `+R.B` on a VGRF when the access does not cover the whole register;
+    /// where it is absent the access covers it exactly. Bit 0: destination, bit i+1: source i.
+    pub offset_shown: u64,
+    pub mlen: u8,
+    pub ex_mlen: u8,
+    pub header_size: u8,
+    pub sfid: u8,
+    pub desc: u32,
+    pub ex_desc: u32,
+    /// `(size: N)`: eubatch's explicit `size_written`.
+    pub size_written: Option<u32>,
+    /// Column where the destination starts (for error messages).
+    pub dst_col: u32,
+}
+
+impl Default for ParsedInst {
+    fn default() -> Self {
+        ParsedInst {
+            opcode: Opcode::Nop,
+            control: Control::new(8),
+            dst: Operand::NULL,
+            srcs: Vec::new(),
+            offset_shown: 0,
+            mlen: 0,
+            ex_mlen: 0,
+            header_size: 0,
+            sfid: 0,
+            desc: 0,
+            ex_desc: 0,
+            size_written: None,
+            dst_col: 0,
+        }
+    }
+}
+
+impl ParsedInst {
+    fn reset(&mut self) {
+        self.srcs.clear();
+        self.control = Control::new(8);
+        self.dst = Operand::NULL;
+        self.offset_shown = 0;
+        self.mlen = 0;
+        self.ex_mlen = 0;
+        self.header_size = 0;
+        self.sfid = 0;
+        self.desc = 0;
+        self.ex_desc = 0;
+        self.size_written = None;
+    }
+
+    /// The send side-table row, if the instruction has message fields.
+    pub fn send_info(&self) -> Option<SendInfo> {
+        if self.opcode.is_message()
+            || self.mlen != 0
+            || self.ex_mlen != 0
+            || self.header_size != 0
+            || self.desc != 0
+            || self.ex_desc != 0
+            || self.sfid != 0
+        {
+            Some(SendInfo {
+                mlen: self.mlen,
+                ex_mlen: self.ex_mlen,
+                header_size: self.header_size,
+                sfid: self.sfid,
+                desc: self.desc,
+                ex_desc: self.ex_desc,
+            })
+        } else {
+            None
+        }
+    }
+}
+
+/// Parses one instruction that fills the rest of the cursor's line.
+pub fn parse_inst(c: &mut Cursor<'_>, d: Dialect, out: &mut ParsedInst) -> PResult<()> {
+    out.reset();
+    c.skip_spaces();
+    // Predicate: (+f0.0) or, in vec4, (+f0.0.any4h).
+    if c.rest().starts_with("(+") || c.rest().starts_with("(-") {
+        c.pos += 1;
+        let invert = c.peek() == Some(b'-');
+        c.pos += 1;
+        c.expect("f")?;
+        let n = c.number_u8("flag register")?;
+        c.expect(".")?;
+        let m = c.number_u8("flag subregister")?;
+        let suffix = c.take_while(|b| b != b')');
+        let pred = Predicate::from_suffix(suffix)
+            .ok_or_else(|| c.error(format!("unknown predicate control `{suffix}`")))?;
+        c.expect(")")?;
+        out.control.predicate = pred;
+        out.control.set(Control::PRED_INVERT, invert);
+        out.control.flag_subreg = n * 2 + m;
+        c.skip_spaces();
+    }
+    let name_col = c.pos;
+    let name =
+        c.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'<' | b'>' | b','));
+    if name.is_empty() {
+        return Err(c.expected("an opcode"));
+    }
+    out.opcode = Opcode::from_name(name).ok_or_else(|| {
+        crate::error::ParseError::new(
+            c.line,
+            name_col as u32 + 1,
+            format!("unknown opcode `{name}`"),
+        )
+    })?;
+    parse_inst_mods(c, out)?;
+    c.expect("(")?;
+    out.control.exec_size = c.number_u8("an execution size")?;
+    c.expect(")")?;
+    // vec4 prints `.sat` and the conditional modifier after the execution size.
+    parse_inst_mods(c, out)?;
+    c.skip_spaces();
+    loop {
+        let r = c.rest();
+        if let Some(rest) = r.strip_prefix("(mlen: ") {
+            c.pos += r.len() - rest.len();
+            out.mlen = c.number_u8("a message length")?;
+        } else if let Some(rest) = r.strip_prefix("(ex_mlen: ") {
+            c.pos += r.len() - rest.len();
+            out.ex_mlen = c.number_u8("an extended message length")?;
+        } else if r.starts_with("(EOT)") {
+            c.pos += 4;
+            out.control.set(Control::EOT, true);
+        } else if d.syntax == Syntax::Eubatch && r.starts_with("(") && !r.starts_with("(null)") {
+            c.pos += 1;
+            let key = c.ident();
+            c.expect(": ")?;
+            match key {
+                "header" => out.header_size = c.number_u8("a header size")?,
+                "sfid" => out.sfid = c.number_u8("a shared function id")?,
+                "desc" => out.desc = hex_u32(c)?,
+                "ex_desc" => out.ex_desc = hex_u32(c)?,
+                "size" => out.size_written = Some(c.number("a size in bytes")?),
+                "flag" => out.control.flag_subreg = c.number_u8("a flag subregister")?,
+                _ => return Err(c.error(format!("unknown instruction attribute `{key}`"))),
+            }
+        } else {
+            break;
+        }
+        c.expect(")")?;
+        c.skip_spaces();
+    }
+    out.dst_col = c.pos as u32 + 1;
+    let (dst, shown) = parse_operand(c, d, true)?;
+    out.dst = dst;
+    out.offset_shown |= shown as u64;
+    c.skip_spaces();
+    if c.eat(",") {
+        c.skip_spaces();
+    }
+    let memory = matches!(
+        out.opcode,
+        Opcode::MemoryLoadLogical | Opcode::MemoryStoreLogical | Opcode::MemoryAtomicLogical
+    );
+    if d.syntax == Syntax::Mesa25 && memory {
+        super::memory::parse_mesa25_memory_sources(c, d, out)?;
+    }
+    loop {
+        let r = c.rest();
+        if r.is_empty() || r.starts_with("NoMask") || r.starts_with("group") {
+            break;
+        }
+        let (src, shown) = parse_operand(c, d, false)?;
+        let i = out.srcs.len();
+        if i >= 62 {
+            return Err(c.error("too many sources (at most 62)"));
+        }
+        out.srcs.push(src);
+        out.offset_shown |= (shown as u64) << (i + 1);
+        c.skip_spaces();
+        if c.eat(",") {
+            c.skip_spaces();
+        }
+    }
+    if c.eat("NoMask") {
+        out.control.set(Control::NO_MASK, true);
+        c.skip_spaces();
+    }
+    if c.eat("group") {
+        out.control.group = c.number_u8("a channel group")?;
+        c.skip_spaces();
+    }
+    if c.eat("NoMaskParams") {
+        out.control.set(Control::NO_MASK_PARAMS, true);
+        c.skip_spaces();
+    }
+    if !c.at_end() {
+        return Err(c.expected("end of instruction"));
+    }
+    Ok(())
+}
+
+fn hex_u32(c: &mut Cursor<'_>) -> PResult<u32> {
+    c.expect("0x")?;
+    let digits = c.take_while(|b| b.is_ascii_hexdigit());
+    u32::from_str_radix(digits, 16).map_err(|_| c.expected("a 32-bit hexadecimal number"))
+}
+
+/// `.sat`, `.l`, `.nz.f0.1`: saturate, conditional modifier and its flag register.
+fn parse_inst_mods(c: &mut Cursor<'_>, out: &mut ParsedInst) -> PResult<()> {
+    while c.peek() == Some(b'.') {
+        let save = c.pos;
+        c.pos += 1;
+        let word = c.ident();
+        if word == "sat" {
+            out.control.set(Control::SATURATE, true);
+        } else if let Some(cm) = CondMod::from_name(word) {
+            out.control.cmod = cm;
+        } else if let Some(n) = word.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
+            c.expect(".")?;
+            let m = c.number_u8("flag subregister")?;
+            out.control.flag_subreg = n * 2 + m;
+        } else {
+            c.pos = save;
+            return Err(c.expected("`.sat`, a conditional modifier or a flag register"));
+        }
+    }
+    Ok(())
+}
+
+/// Parses an operand. Returns it and whether a `+R.B` offset was written.
+pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(Operand, bool)> {
+    let mut mods = 0u8;
+    let r = c.rest();
+    let imm_start = |s: &str| {
+        let s = s.strip_prefix('-').unwrap_or(s);
+        s.starts_with(|ch: char| ch.is_ascii_digit())
+            || s.starts_with("inf")
+            || s.starts_with("nan")
+    };
+    if r.starts_with('[') {
+        return parse_vf(c).map(|o| (o, false));
+    }
+    if !imm_start(r) || r.starts_with("null") {
+        if c.eat("-") {
+            mods |= Mods::NEGATE;
+        }
+        if c.eat("|") {
+            mods |= Mods::ABS;
+        }
+    } else {
+        let start = c.pos;
+        // `nan(0x...)` is the only spelling with parentheses.
+        c.eat("-");
+        if c.eat("nan(") {
+            c.take_while(|b| b != b')');
+            c.expect(")")?;
+        }
+        c.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-'));
+        let tok = &c.s[start..c.pos];
+        let op = parse_scalar(tok)
+            .map_err(|m| crate::error::ParseError::new(c.line, start as u32 + 1, m))?;
+        return Ok((op, false));
+    }
+    let reg_col = c.pos;
+    let mut op = Operand::NULL;
+    let mut has_region_default = false;
+    if c.eat("(null)") {
+        op.file = RegFile::Bad;
+    } else if c.eat("null") {
+        op = Operand::arf(arf::NULL, 0, Type::UD, Region::for_stride(1));
+        if c.peek() == Some(b'.')
+            && c.s
+                .as_bytes()
+                .get(c.pos + 1)
+                .is_some_and(|b| b.is_ascii_digit())
+        {
+            c.pos += 1;
+            op.offset = c.number("a subregister number")?;
+        }
+        has_region_default = true;
+    } else if c.rest().starts_with("va")
+        && c.s
+            .as_bytes()
+            .get(c.pos + 2)
+            .is_some_and(|b| b.is_ascii_digit())
+    {
+        c.pos += 2;
+        op.file = RegFile::VAddr;
+        op.nr = c.number("a register number")?;
+        c.expect(".")?;
+        op.offset = c.number("a subregister number")?;
+    } else if c.eat("vgrf") || (d.syntax == Syntax::Mesa25 && (c.eat("%") || c.eat("v"))) {
+        op.file = RegFile::Vgrf;
+        op.nr = c.number("a register number")?;
+    } else {
+        let word = c.take_while(|b| b.is_ascii_alphabetic());
+        let num_col = c.pos;
+        match word {
+            "g" => {
+                op.file = RegFile::FixedGrf;
+                op.nr = c.number("a register number")?;
+                has_region_default = true;
+            }
+            "m" => {
+                op.file = RegFile::Mrf;
+                op.nr = c.number("a register number")?;
+            }
+            "u" => {
+                op.file = RegFile::Uniform;
+                op.nr = c.number("a uniform number")?;
+            }
+            "attr" => {
+                op.file = RegFile::Attr;
+                op.nr = c.number("an attribute number")?;
+            }
+            "a" | "acc" | "f" | "arf" | "mask" | "ms" | "msd" | "sr" | "cr" | "n" | "ip"
+            | "tdr" | "tm" => {
+                let n = if word == "ip" {
+                    0
+                } else {
+                    c.number("an architecture register number")?
+                };
+                let class = match word {
+                    "a" => arf::ADDRESS,
+                    "acc" => arf::ACCUMULATOR,
+                    "f" => arf::FLAG,
+                    "arf" => arf::UNKNOWN,
+                    _ => arf::NAMED.iter().find(|(_, nm)| *nm == word).unwrap().0,
+                };
+                if n > 15 {
+                    return Err(crate::error::ParseError::new(
+                        c.line,
+                        num_col as u32 + 1,
+                        "architecture register number out of range",
+                    ));
+                }
+                op = Operand::arf(class | n, 0, Type::UD, Region::for_stride(1));
+                // Mesa prints the sub-register of a0, f and arf as `.N`; acc only when not 0.
+                if c.peek() == Some(b'.')
+                    && c.s
+                        .as_bytes()
+                        .get(c.pos + 1)
+                        .is_some_and(|b| b.is_ascii_digit())
+                {
+                    c.pos += 1;
+                    op.offset = c.number("a subregister number")?;
+                }
+                has_region_default = true;
+            }
+            _ => {
+                c.pos = reg_col;
+                return Err(c.expected("an operand"));
+            }
+        }
+    }
+    // Fixed-register sub-register: `g1.4` in units of the type (scalar printers; fixed up
+    // below once the type is known) or raw bytes (vec4 printer).
+    let mut fixed_sub: Option<u32> = None;
+    if op.file == RegFile::FixedGrf
+        && c.peek() == Some(b'.')
+        && c.s
+            .as_bytes()
+            .get(c.pos + 1)
+            .is_some_and(|b| b.is_ascii_digit())
+    {
+        c.pos += 1;
+        fixed_sub = Some(c.number("a subregister number")?);
+    }
+    let mut shown = false;
+    if c.eat("+") {
+        let unit = if op.file == RegFile::Uniform {
+            d.uniform_unit()
+        } else {
+            32
+        };
+        let r = c.number("a register offset")?;
+        c.expect(".")?;
+        let b = c.number("a byte offset")?;
+        op.offset = r
+            .checked_mul(unit)
+            .and_then(|x| x.checked_add(b))
+            .ok_or_else(|| c.error("offset out of range"))?;
+        shown = true;
+    }
+    if d.align16 && c.peek() == Some(b'.') {
+        c.pos += 1;
+        let letters = c.take_while(|b| matches!(b, b'x' | b'y' | b'z' | b'w'));
+        if is_dst {
+            let mut mask = 0u8;
+            for ch in letters.bytes() {
+                mask |= 1 << chan(ch);
+            }
+            op.region.swizzle = mask;
+        } else {
+            if letters.len() != 4 {
+                return Err(c.expected("a four-letter swizzle"));
+            }
+            let mut swz = 0u8;
+            for (i, ch) in letters.bytes().enumerate() {
+                swz |= chan(ch) << (2 * i);
+            }
+            op.region.swizzle = swz;
+        }
+    } else if d.align16 && is_dst {
+        op.region.swizzle = Region::WRITEMASK_XYZW;
+    }
+    if mods & Mods::ABS != 0 {
+        c.expect("|")?;
+    }
+    op.mods = Mods(mods);
+    if c.eat("<") {
+        let a = c.number_u8("a stride")?;
+        if c.eat(",") || c.eat(";") {
+            let w = c.number_u8("a region width")?;
+            c.expect(",")?;
+            let h = c.number_u8("a horizontal stride")?;
+            op.region = Region {
+                vstride: a,
+                width: w,
+                hstride: h,
+                swizzle: op.region.swizzle,
+            };
+            op.stride = h;
+        } else if has_region_default {
+            let swz = op.region.swizzle;
+            op.region = Region {
+                swizzle: swz,
+                ..Region::for_stride(a)
+            };
+            op.stride = a;
+        } else {
+            op.stride = a;
+        }
+        c.expect(">")?;
+    } else if has_region_default && d.syntax == Syntax::Eubatch && op.file == RegFile::FixedGrf {
+        return Err(c.expected("a region `<v,w,h>` after a fixed register"));
+    }
+    if c.eat(":") {
+        let t = c.take_while(|b| b.is_ascii_alphabetic());
+        op.ty = Type::from_letters(t).ok_or_else(|| c.error(format!("unknown type `{t}`")))?;
+    } else if d.syntax != Syntax::Mesa25 {
+        return Err(c.expected("`:` and a type"));
+    }
+    if let Some(sub) = fixed_sub {
+        op.offset = if d.align16 { sub } else { sub * op.ty.size() };
+    }
+    Ok((op, shown))
+}
+
+fn chan(ch: u8) -> u8 {
+    match ch {
+        b'x' => 0,
+        b'y' => 1,
+        b'z' => 2,
+        _ => 3,
+    }
+}
+
+/// `[0F, 1F, 0.5F, -2F]`: a VF vector immediate.
+fn parse_vf(c: &mut Cursor<'_>) -> PResult<Operand> {
+    c.expect("[")?;
+    let mut bits = 0u32;
+    for i in 0..4 {
+        if i > 0 {
+            c.expect(", ")?;
+        }
+        let start = c.pos;
+        let tok = c.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-'));
+        let num = tok
+            .strip_suffix('F')
+            .ok_or_else(|| c.expected("a VF element like `0.5F`"))?;
+        let v: f32 = num.parse().map_err(|_| {
+            crate::error::ParseError::new(
+                c.line,
+                start as u32 + 1,
+                format!("`{num}` is not a number"),
+            )
+        })?;
+        let vf = f32_to_vf(v).ok_or_else(|| {
+            crate::error::ParseError::new(
+                c.line,
+                start as u32 + 1,
+                format!("{v} is not representable as a VF element"),
+            )
+        })?;
+        bits |= (vf as u32) << (8 * i);
+    }
+    c.expect("]")?;
+    Ok(Operand::imm(Type::VF, bits as u64))
+}

@@ -1,0 +1,349 @@
+//! The verifier: checks a shader's invariants and reports every violation it finds.
+//!
+//! Invariants checked:
+//! 1. **Layout**: every instruction in the layout exists in the columns and appears once;
+//!    block boundaries are exactly where structured control flow puts them
+//!    ([`crate::cfg::split_blocks`]); control flow nests (`if`/`else`/`endif`,
+//!    `do`/`while`, `break`/`cont` inside a loop).
+//! 2. **Execution control**: the execution size is 1, 2, 4, 8, 16 or 32 and at most the
+//!    target's maximum; the channel group is a multiple of the execution size (or of 8 for
+//!    wider groups) and `group + exec_size <= 32`; the flag subregister exists on the target.
+//! 3. **Operands**: destinations are not immediates, uniforms or attributes; registers are
+//!    in range (VGRFs declared, fixed GRFs below `grf_count`, MRFs below `mrf_count`);
+//!    immediates have no source modifiers; vector immediate types (V, UV, VF) appear only as
+//!    immediates; hardware regions are legal (width 1, 2, 4, 8 or 16; hstride 0, 1, 2 or 4;
+//!    vstride 0, 1, 2, 4, 8, 16 or 32).
+//! 4. **VGRF accesses**: every access with a known size stays inside its VGRF, and no access
+//!    touches padding bytes (the layout rule of seed 003): a destination covers
+//!    `size_written` bytes, a source `exec_size * stride * type size` (one element for
+//!    stride 0). Sources of message instructions and payload builders, whose size depends
+//!    on the message, are checked for their start only.
+//! 5. **Opcodes**: a plain ALU opcode has no more non-null sources than its arity; only
+//!    message opcodes carry message fields (mlen, ex_mlen, descriptor); `EOT` only on
+//!    messages.
+//!
+//! Errors are values ([`VerifyError`]) naming the instruction and operand.
+
+use crate::cfg::{split_blocks, Cfg};
+use crate::entities::Inst;
+use crate::operand::{Operand, RegFile};
+use crate::shader::Shader;
+use crate::target::Target;
+
+/// Which operand an error is about.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Dst,
+    Src(u32),
+}
+
+/// One violated invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError {
+    pub inst: Option<Inst>,
+    pub slot: Option<Slot>,
+    pub msg: String,
+}
+
+impl std::fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(i) = self.inst {
+            write!(f, "{i}")?;
+            match self.slot {
+                Some(Slot::Dst) => write!(f, " dst")?,
+                Some(Slot::Src(s)) => write!(f, " src{s}")?,
+                None => {}
+            }
+            write!(f, ": ")?;
+        }
+        f.write_str(&self.msg)
+    }
+}
+
+/// Checks every invariant; returns all violations (empty when the shader is valid).
+pub fn verify(shader: &Shader) -> Vec<VerifyError> {
+    let mut errs = Vec::new();
+    let target = shader.target.target();
+    verify_layout(shader, &mut errs);
+    for inst in shader.layout.insts() {
+        if inst.index() >= shader.insts.opcode.len() {
+            continue;
+        }
+        verify_inst(shader, &target, inst, &mut errs);
+    }
+    errs
+}
+
+fn err(errs: &mut Vec<VerifyError>, inst: Inst, slot: Option<Slot>, msg: impl Into<String>) {
+    errs.push(VerifyError {
+        inst: Some(inst),
+        slot,
+        msg: msg.into(),
+    });
+}
+
+fn verify_layout(shader: &Shader, errs: &mut Vec<VerifyError>) {
+    let n = shader.insts.opcode.len();
+    let mut seen = vec![false; n];
+    let mut flat = Vec::with_capacity(n);
+    for inst in shader.layout.insts() {
+        if inst.index() >= n {
+            errs.push(VerifyError {
+                inst: Some(inst),
+                slot: None,
+                msg: "instruction is in the layout but not in the columns".into(),
+            });
+            continue;
+        }
+        if std::mem::replace(&mut seen[inst.index()], true) {
+            err(errs, inst, None, "instruction appears twice in the layout");
+        }
+        flat.push(inst);
+    }
+    if !errs.is_empty() {
+        return;
+    }
+    let expect = split_blocks(&flat, |i| shader.insts.opcode[i]);
+    if expect.blocks != shader.layout.blocks {
+        errs.push(VerifyError {
+            inst: None,
+            slot: None,
+            msg: format!(
+                "block boundaries do not follow control flow: {} blocks where control flow makes {}",
+                shader.layout.blocks.len(),
+                expect.blocks.len()
+            ),
+        });
+        return;
+    }
+    if let Err(e) = Cfg::build(&shader.layout, |i| shader.insts.opcode[i]) {
+        err(errs, e.inst, None, e.msg);
+    }
+}
+
+fn verify_inst(shader: &Shader, target: &Target, inst: Inst, errs: &mut Vec<VerifyError>) {
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    if !matches!(exec, 1 | 2 | 4 | 8 | 16 | 32) || exec > target.max_exec_size {
+        err(
+            errs,
+            inst,
+            None,
+            format!("execution size {exec} is not 1, 2, 4, 8, 16 or 32"),
+        );
+    }
+    let group = ctl.group as u32;
+    if group + exec > 32 || (exec > 0 && group % exec.min(8) != 0) {
+        err(
+            errs,
+            inst,
+            None,
+            format!("channel group {group} does not fit execution size {exec}"),
+        );
+    }
+    if ctl.flag_subreg as u32 >= target.flag_subregs {
+        err(
+            errs,
+            inst,
+            None,
+            format!(
+                "flag subregister f{}.{} does not exist on {}",
+                ctl.flag_subreg / 2,
+                ctl.flag_subreg % 2,
+                target.gen
+            ),
+        );
+    }
+    let is_msg = op.is_message();
+    if let Some(s) = shader.send_info(inst) {
+        if !is_msg && (s.mlen != 0 || s.ex_mlen != 0 || s.desc != 0 || s.ex_desc != 0) {
+            err(
+                errs,
+                inst,
+                None,
+                format!(
+                    "`{}` is not a message instruction but has message fields",
+                    op.name()
+                ),
+            );
+        }
+    }
+    if ctl.eot() && !is_msg {
+        err(
+            errs,
+            inst,
+            None,
+            format!("`{}` cannot end the thread (EOT)", op.name()),
+        );
+    }
+    let srcs = shader.srcs(inst);
+    if let Some(arity) = op.alu_arity() {
+        let used = srcs.iter().filter(|s| !s.is_bad()).count();
+        if used > arity {
+            err(
+                errs,
+                inst,
+                None,
+                format!("`{}` takes {arity} sources, has {used}", op.name()),
+            );
+        }
+    }
+
+    let dst = &shader.insts.dst[inst];
+    match dst.file {
+        RegFile::Imm | RegFile::Uniform | RegFile::Attr => {
+            err(
+                errs,
+                inst,
+                Some(Slot::Dst),
+                "destination must be a register",
+            );
+        }
+        _ => {}
+    }
+    if dst.mods.0 != 0 {
+        err(
+            errs,
+            inst,
+            Some(Slot::Dst),
+            "destination has a source modifier",
+        );
+    }
+    verify_operand(shader, target, inst, Slot::Dst, dst, errs);
+    if dst.file == RegFile::Vgrf {
+        verify_vgrf_access(
+            shader,
+            inst,
+            Slot::Dst,
+            dst,
+            shader.insts.size_written[inst],
+            errs,
+        );
+    }
+    let free_size = op.has_free_size_written();
+    for (i, src) in srcs.iter().enumerate() {
+        let slot = Slot::Src(i as u32);
+        if src.file == RegFile::Imm {
+            if src.mods.0 != 0 {
+                err(errs, inst, Some(slot), "immediate with a source modifier");
+            }
+            continue;
+        }
+        verify_operand(shader, target, inst, slot, src, errs);
+        if src.file == RegFile::Vgrf {
+            let len = if free_size { 1 } else { src.footprint(exec) };
+            verify_vgrf_access(shader, inst, slot, src, len, errs);
+        }
+    }
+}
+
+fn verify_operand(
+    shader: &Shader,
+    target: &Target,
+    inst: Inst,
+    slot: Slot,
+    op: &Operand,
+    errs: &mut Vec<VerifyError>,
+) {
+    if op.file != RegFile::Imm && op.ty.is_vector_imm() {
+        err(
+            errs,
+            inst,
+            Some(slot),
+            format!("type {} exists only for immediates", op.ty),
+        );
+    }
+    match op.file {
+        RegFile::Vgrf => {
+            if op.nr as usize >= shader.vgrfs.len() {
+                err(
+                    errs,
+                    inst,
+                    Some(slot),
+                    format!("vgrf{} is not declared", op.nr),
+                );
+            }
+        }
+        RegFile::FixedGrf => {
+            let end = op.nr * target.reg_size
+                + op.offset
+                + op.footprint(shader.insts.control[inst].exec_size as u32);
+            if op.nr >= target.grf_count || end > target.grf_count * target.reg_size {
+                err(
+                    errs,
+                    inst,
+                    Some(slot),
+                    format!(
+                        "g{} is outside the {}-register file",
+                        op.nr, target.grf_count
+                    ),
+                );
+            }
+        }
+        RegFile::Mrf => {
+            if op.nr >= target.mrf_count {
+                err(
+                    errs,
+                    inst,
+                    Some(slot),
+                    format!(
+                        "m{} is outside the {} message registers",
+                        op.nr, target.mrf_count
+                    ),
+                );
+            }
+        }
+        _ => {}
+    }
+    if matches!(op.file, RegFile::FixedGrf | RegFile::Arf) {
+        let r = op.region;
+        if !matches!(r.width, 1 | 2 | 4 | 8 | 16)
+            || !matches!(r.hstride, 0 | 1 | 2 | 4)
+            || !matches!(r.vstride, 0 | 1 | 2 | 4 | 8 | 16 | 32)
+        {
+            err(
+                errs,
+                inst,
+                Some(slot),
+                format!("illegal region <{},{},{}>", r.vstride, r.width, r.hstride),
+            );
+        }
+    }
+}
+
+fn verify_vgrf_access(
+    shader: &Shader,
+    inst: Inst,
+    slot: Slot,
+    op: &Operand,
+    len: u32,
+    errs: &mut Vec<VerifyError>,
+) {
+    let Some(layout) = shader.vgrfs.get(op.nr as usize) else {
+        return;
+    };
+    let size = layout.size();
+    let end = op.offset as u64 + len as u64;
+    if end > size as u64 {
+        err(
+            errs,
+            inst,
+            Some(slot),
+            format!(
+                "access of bytes {}..{} is outside vgrf{} ({} bytes)",
+                op.offset, end, op.nr, size
+            ),
+        );
+    } else if layout.touches_padding(op.offset, len) {
+        err(
+            errs,
+            inst,
+            Some(slot),
+            format!(
+                "access of bytes {}..{} touches padding of vgrf{} (layout {})",
+                op.offset, end, op.nr, layout
+            ),
+        );
+    }
+}

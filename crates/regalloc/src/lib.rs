@@ -1,0 +1,1 @@
+//! Register allocation (later issue). Empty until then.

@@ -1,0 +1,1 @@
+//! The reference simulator (issue 3). Empty until then.
