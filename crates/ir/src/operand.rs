@@ -214,9 +214,19 @@ impl Operand {
         self.file == RegFile::Bad
     }
 
-    /// Bytes spanned by this operand for `exec_size` channels when it is read or written
-    /// as an ordinary region (Mesa's `fs_reg::component_size` for VGRFs): a stride-0
-    /// operand is one element.
+    /// Bytes from the first to the last byte this operand touches for `exec_size` channels:
+    /// a strided region ends with its last element, not with its stride.
+    pub fn span(&self, exec_size: u32) -> u32 {
+        match self.file {
+            RegFile::FixedGrf | RegFile::Arf => self.footprint(exec_size),
+            _ if self.stride == 0 || exec_size == 0 => self.ty.size(),
+            _ => ((exec_size - 1) * self.stride as u32 + 1) * self.ty.size(),
+        }
+    }
+
+    /// Mesa's size of this operand for `exec_size` channels (`fs_reg::component_size`:
+    /// `width * stride * type size`, one element for stride 0): what `size_written` and
+    /// `size_read` count, and what decides whether Mesa prints `+R.B`.
     pub fn footprint(&self, exec_size: u32) -> u32 {
         let sz = self.ty.size();
         match self.file {

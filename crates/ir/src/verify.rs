@@ -15,9 +15,10 @@
 //!    vstride 0, 1, 2, 4, 8, 16 or 32).
 //! 4. **VGRF accesses**: every access with a known size stays inside its VGRF, and no access
 //!    touches padding bytes (the layout rule of seed 003): a destination covers
-//!    `size_written` bytes, a source `exec_size * stride * type size` (one element for
-//!    stride 0). Sources of message instructions and payload builders, whose size depends
-//!    on the message, are checked for their start only.
+//!    the bytes from its first to its last element (`size_written` for messages and
+//!    payload builders), a source likewise. Sources of message instructions and payload
+//!    builders, whose size depends on the message, are checked for their start only; a
+//!    message may read or write whole components, padding included.
 //! 5. **Opcodes**: a plain ALU opcode has no more non-null sources than its arity; only
 //!    message opcodes carry message fields (mlen, ex_mlen, descriptor); `EOT` only on
 //!    messages.
@@ -211,17 +212,15 @@ fn verify_inst(shader: &Shader, target: &Target, inst: Inst, errs: &mut Vec<Veri
         );
     }
     verify_operand(shader, target, inst, Slot::Dst, dst, errs);
-    if dst.file == RegFile::Vgrf {
-        verify_vgrf_access(
-            shader,
-            inst,
-            Slot::Dst,
-            dst,
-            shader.insts.size_written[inst],
-            errs,
-        );
-    }
     let free_size = op.has_free_size_written();
+    if dst.file == RegFile::Vgrf {
+        let len = if free_size {
+            shader.insts.size_written[inst]
+        } else {
+            dst.span(exec)
+        };
+        verify_vgrf_access(shader, inst, Slot::Dst, dst, len, free_size, errs);
+    }
     for (i, src) in srcs.iter().enumerate() {
         let slot = Slot::Src(i as u32);
         if src.file == RegFile::Imm {
@@ -232,8 +231,8 @@ fn verify_inst(shader: &Shader, target: &Target, inst: Inst, errs: &mut Vec<Veri
         }
         verify_operand(shader, target, inst, slot, src, errs);
         if src.file == RegFile::Vgrf {
-            let len = if free_size { 1 } else { src.footprint(exec) };
-            verify_vgrf_access(shader, inst, slot, src, len, errs);
+            let len = if free_size { 1 } else { src.span(exec) };
+            verify_vgrf_access(shader, inst, slot, src, len, free_size, errs);
         }
     }
 }
@@ -318,6 +317,7 @@ fn verify_vgrf_access(
     slot: Slot,
     op: &Operand,
     len: u32,
+    message: bool,
     errs: &mut Vec<VerifyError>,
 ) {
     let Some(layout) = shader.vgrfs.get(op.nr as usize) else {
@@ -335,7 +335,7 @@ fn verify_vgrf_access(
                 op.offset, end, op.nr, size
             ),
         );
-    } else if layout.touches_padding(op.offset, len) {
+    } else if layout.touches_padding_as(op.offset, len, message) {
         err(
             errs,
             inst,

@@ -42,10 +42,25 @@ impl VgrfLayout {
     /// as part of those components, which is allowed: only an access that reaches into
     /// padding from within one component's data is not.
     pub fn touches_padding(&self, start: u32, len: u32) -> bool {
+        self.touches_padding_as(start, len, true)
+    }
+
+    /// Like [`Self::touches_padding`]; with `whole_components` false (a register region of
+    /// an ALU instruction), any byte of padding counts.
+    pub fn touches_padding_as(&self, start: u32, len: u32, whole_components: bool) -> bool {
         if self.padding == 0 || len == 0 {
             return false;
         }
         let pitch = self.pitch();
+        if !whole_components {
+            let (first, last) = (start / pitch, (start + len - 1) / pitch);
+            return (first..=last).any(|c| {
+                let data = (c * pitch, c * pitch + self.data as u32);
+                let lo = start.max(c * pitch);
+                let hi = (start + len).min((c + 1) * pitch);
+                lo < data.0 || hi > data.1
+            });
+        }
         if start % pitch == 0 && len % pitch == 0 {
             return false;
         }

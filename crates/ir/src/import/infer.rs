@@ -33,9 +33,12 @@ pub struct InstUse<'a> {
 #[derive(Copy, Clone, Debug)]
 struct Access {
     offset: u32,
-    /// Bytes, when known.
+    /// Bytes from the first to the last byte touched, when known.
     len: Option<u32>,
     elem: u32,
+    /// A write by a plain (non-message) instruction.
+    alu_write: bool,
+    write: bool,
 }
 
 #[derive(Default, Clone, Debug)]
@@ -70,24 +73,22 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
         if dst.file == RegFile::Vgrf {
             let f = &mut facts[dst.nr as usize];
             let shown = u.offset_shown & 1 != 0;
-            if u.opcode.has_free_size_written() {
-                let len = (u.opcode == Opcode::LoadPayload).then(|| load_payload_len(u));
-                f.accesses.push(Access {
-                    offset: dst.offset,
-                    len: len.filter(|_| shown),
-                    elem: dst.ty.size(),
-                });
+            let free = u.opcode.has_free_size_written();
+            let len = if free {
+                (u.opcode == Opcode::LoadPayload && shown).then(|| load_payload_len(u))
             } else {
-                let len = dst.footprint(u.exec_size);
                 if !shown {
-                    f.exact = f.exact.max(len);
+                    f.exact = f.exact.max(dst.footprint(u.exec_size));
                 }
-                f.accesses.push(Access {
-                    offset: dst.offset,
-                    len: Some(len),
-                    elem: dst.ty.size(),
-                });
-            }
+                Some(dst.span(u.exec_size))
+            };
+            f.accesses.push(Access {
+                offset: dst.offset,
+                len,
+                elem: dst.ty.size(),
+                alu_write: !free,
+                write: true,
+            });
         }
         for (i, src) in u.srcs.iter().enumerate() {
             if src.file != RegFile::Vgrf {
@@ -99,10 +100,17 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
             if let (Some(l), false, false) = (len, shown, u.opcode.has_free_size_written()) {
                 f.exact = f.exact.max(l);
             }
+            let len = if u.opcode.is_message() {
+                len
+            } else {
+                Some(src.span(u.exec_size))
+            };
             f.accesses.push(Access {
                 offset: src.offset,
                 len,
                 elem: src.ty.size(),
+                alu_write: false,
+                write: false,
             });
         }
     }
@@ -139,29 +147,46 @@ fn layout_of(f: &VgrfFacts) -> VgrfLayout {
     let known = || {
         f.accesses
             .iter()
-            .filter_map(|a| a.len.map(|l| (a.offset, l.max(1), a.elem)))
+            .filter_map(|a| a.len.map(|l| (a.offset, l.max(1))))
     };
+    let valid =
+        |p: u32| known().all(|(o, l)| o / p == (o + l - 1) / p || (o % p == 0 && l % p == 0));
+    // The component is what one plain instruction writes: prefer the widest such write
+    // that splits the register into components every access respects; else the
+    // narrowest valid pitch; else the whole register.
+    let mut writes: Vec<u32> = f
+        .accesses
+        .iter()
+        .filter(|a| a.alu_write)
+        .filter_map(|a| a.len.map(|l| round_up(l.max(1), 32)))
+        .filter(|p| size % p == 0)
+        .collect();
+    writes.sort_unstable_by(|a, b| b.cmp(a));
     let mut pitches: Vec<u32> = known()
-        .map(|(_, l, _)| round_up(l, 32))
+        .map(|(_, l)| round_up(l, 32))
         .filter(|p| size % p == 0)
         .collect();
     pitches.push(size);
     pitches.sort_unstable();
-    pitches.dedup();
-    let pitch = pitches
+    let pitch = writes
         .into_iter()
-        .find(|&p| known().all(|(o, l, _)| o / p == (o + l - 1) / p || (o % p == 0 && l % p == 0)))
+        .find(|&p| valid(p))
+        .or_else(|| pitches.into_iter().find(|&p| valid(p)))
         .unwrap_or(size);
     let components = (size / pitch) as u16;
-    // SIMD8 16-bit values: every access inside a component stays in its low half.
+    // SIMD8 16-bit values: every plain write is 16-bit and stays in the low half of its
+    // component; every read does too, or is a whole-component read by a message.
     let half = pitch / 2;
-    let mut inside = known()
-        .filter(|&(o, l, _)| !(o % pitch == 0 && l % pitch == 0))
-        .peekable();
+    let low = |a: &Access, l: u32| a.elem <= 2 && (a.offset % pitch) + l.max(1) <= half;
+    let whole = |a: &Access, l: u32| a.offset % pitch == 0 && l > 0 && l % pitch == 0;
     let padded = pitch == 32
-        && inside.peek().is_some()
-        && inside.all(|(o, l, e)| e <= 2 && (o % pitch) + l <= half)
-        && f.accesses.iter().all(|a| a.offset % pitch < half);
+        && f.accesses.iter().any(|a| a.alu_write)
+        && f.accesses.iter().all(|a| match a.len {
+            Some(l) if a.alu_write => low(a, l),
+            Some(l) if a.write => whole(a, l),
+            Some(l) => low(a, l) || (whole(a, l) && !a.alu_write),
+            None => a.offset % pitch < half,
+        });
     if padded {
         VgrfLayout {
             components,

@@ -1,0 +1,69 @@
+//! What the integration tests share: finding `../shared` from the workspace root and
+//! unpacking corpus archives once into the build directory.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root (two levels above this crate).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// `../shared/corpora` beside the workspace root, if present.
+pub fn corpora_dir() -> Option<PathBuf> {
+    let p = workspace_root().join("../shared/corpora");
+    p.is_dir().then_some(p)
+}
+
+/// The directory of corpus `name`: plain in `../shared/corpora`, or unpacked once from
+/// `NAME.tar.xz` into `target/corpora/`. `None` (with a message) when `../shared` is absent.
+pub fn corpus(name: &str) -> Option<PathBuf> {
+    let Some(dir) = corpora_dir() else {
+        eprintln!(
+            "skipping: ../shared/corpora not found beside {}",
+            workspace_root().display()
+        );
+        return None;
+    };
+    let plain = dir.join(name);
+    if plain.is_dir() {
+        return Some(plain);
+    }
+    let archive = dir.join(format!("{name}.tar.xz"));
+    assert!(
+        archive.is_file(),
+        "corpus {name} is neither a directory nor an archive in {}",
+        dir.display()
+    );
+    let dest_root = workspace_root().join("target/corpora");
+    let dest = dest_root.join(name);
+    let done = dest_root.join(format!("{name}.unpacked"));
+    if done.is_file() {
+        return Some(dest);
+    }
+    // Unpack into a private directory, then rename: tests running in parallel never see a
+    // half-unpacked corpus.
+    let tmp = dest_root.join(format!("{name}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let status = Command::new("tar")
+        .arg("xJf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&tmp)
+        .status()
+        .expect("running tar");
+    assert!(status.success(), "tar failed on {}", archive.display());
+    if !done.is_file() {
+        let _ = std::fs::remove_dir_all(&dest);
+        std::fs::rename(tmp.join(name), &dest).unwrap();
+        std::fs::write(&done, "").unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Some(dest)
+}
