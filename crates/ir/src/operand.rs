@@ -111,7 +111,7 @@ impl Region {
         if s == 0 {
             Region::new(0, 1, 0)
         } else {
-            Region::new(8 * s, 8, s)
+            Region::new(s.saturating_mul(8), 8, s)
         }
     }
 }
@@ -228,24 +228,23 @@ impl Operand {
     /// `width * stride * type size`, one element for stride 0): what `size_written` and
     /// `size_read` count, and what decides whether Mesa prints `+R.B`.
     pub fn footprint(&self, exec_size: u32) -> u32 {
-        let sz = self.ty.size();
-        match self.file {
+        let sz = self.ty.size() as u64;
+        let exec = exec_size as u64;
+        let bytes = match self.file {
             RegFile::FixedGrf | RegFile::Arf => {
                 let r = self.region;
                 if r.width == 0 {
-                    return sz;
-                }
-                let rows = (exec_size / r.width as u32).max(1);
-                let last = (rows - 1) * r.vstride as u32 + (r.width as u32 - 1) * r.hstride as u32;
-                (last + 1) * sz
-            }
-            _ => {
-                if self.stride == 0 {
                     sz
                 } else {
-                    exec_size * self.stride as u32 * sz
+                    let rows = (exec / r.width as u64).max(1);
+                    let last =
+                        (rows - 1) * r.vstride as u64 + (r.width as u64 - 1) * r.hstride as u64;
+                    (last + 1) * sz
                 }
             }
-        }
+            _ if self.stride == 0 => sz,
+            _ => exec * self.stride as u64 * sz,
+        };
+        bytes.min(u32::MAX as u64) as u32
     }
 }

@@ -265,10 +265,10 @@ fn verify_operand(
             }
         }
         RegFile::FixedGrf => {
-            let end = op.nr * target.reg_size
-                + op.offset
-                + op.footprint(shader.insts.control[inst].exec_size as u32);
-            if op.nr >= target.grf_count || end > target.grf_count * target.reg_size {
+            let end = op.nr as u64 * target.reg_size as u64
+                + op.offset as u64
+                + op.footprint(shader.insts.control[inst].exec_size as u32) as u64;
+            if op.nr >= target.grf_count || end > (target.grf_count * target.reg_size) as u64 {
                 err(
                     errs,
                     inst,

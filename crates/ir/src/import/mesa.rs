@@ -19,6 +19,9 @@ use crate::target::Gen;
 use crate::text::cursor::Cursor;
 use crate::text::inst::{parse_inst, Dialect, ParsedInst, Syntax};
 
+/// The largest VGRF the importer accepts (1024 registers).
+pub const MAX_VGRF_BYTES: u32 = 32 * 1024;
+
 /// Imports one Mesa dump. `name` becomes the shader's name.
 pub fn import_mesa_dump(
     text: &str,
@@ -84,6 +87,19 @@ pub fn import_mesa_dump(
                         ln,
                         1,
                         format!("vgrf{} is out of range", op.nr),
+                    ));
+                }
+                // Mesa's VGRFs are a few dozen registers at most; bounding them keeps every
+                // layout field in range.
+                let end = op.offset as u64 + op.span(parsed.control.exec_size as u32) as u64;
+                if end > MAX_VGRF_BYTES as u64 {
+                    return Err(ParseError::new(
+                        ln,
+                        parsed.dst_col,
+                        format!(
+                            "access of vgrf{} ends at byte {end}, beyond {MAX_VGRF_BYTES} bytes",
+                            op.nr
+                        ),
                     ));
                 }
                 max_vgrf = Some(max_vgrf.map_or(op.nr, |m| m.max(op.nr)));

@@ -107,14 +107,14 @@ pub fn parse_layout(c: &mut Cursor<'_>) -> PResult<VgrfLayout> {
     };
     let fits = |v: u32| u16::try_from(v).ok();
     match (fits(comps), fits(data), fits(padding)) {
-        (Some(components), Some(data), Some(padding)) if components > 0 && data > 0 => {
+        (Some(components), Some(data), Some(padding)) if components > 0 && data > 0 && comps as u64 * (data as u64 + padding as u64) <= 1 << 24 => {
             Ok(VgrfLayout {
                 components,
                 data,
                 padding,
             })
         }
-        _ => Err(c.error("layout out of range: components and data bytes must be 1..65535")),
+        _ => Err(c.error("layout out of range: components and data bytes must be 1..65535, the total at most 16 MiB")),
     }
 }
 

@@ -450,6 +450,9 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
     if c.eat("<") {
         let a = c.number_u8("a stride")?;
         if c.eat(",") || c.eat(";") {
+            if !has_region_default {
+                return Err(c.error("a region <v,w,h> applies only to fixed and architecture registers; write a stride <s>"));
+            }
             let w = c.number_u8("a region width")?;
             c.expect(",")?;
             let h = c.number_u8("a horizontal stride")?;

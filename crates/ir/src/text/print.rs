@@ -162,12 +162,12 @@ pub fn write_operand(op: &Operand, is_dst: bool, align16: bool, out: &mut String
     }
     match op.file {
         RegFile::FixedGrf => {
-            // Sub-register in units of the type when it divides, as Mesa prints it; a raw
-            // byte offset otherwise (written as `+0.B`).
-            let sz = op.ty.size();
-            if op.offset % sz == 0 && op.offset < 32 {
+            // Sub-register as the printers write it: in units of the type (scalar) or in
+            // bytes (vec4), when it is one; a raw byte offset (`+R.B`) otherwise.
+            let unit = if align16 { 1 } else { op.ty.size() };
+            if op.offset % unit == 0 && op.offset < 32 {
                 if op.offset != 0 {
-                    let _ = write!(out, ".{}", op.offset / sz);
+                    let _ = write!(out, ".{}", op.offset / unit);
                 }
             } else {
                 let _ = write!(out, "+{}.{}", op.offset / 32, op.offset % 32);
