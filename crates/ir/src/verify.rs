@@ -108,11 +108,22 @@ fn verify_layout(shader: &Shader, errs: &mut Vec<VerifyError>) {
     if expect.blocks != shader.layout.blocks {
         // Name the first instruction that sits in a different block than control flow says.
         let position = |l: &crate::shader::Layout| {
-            l.blocks.iter().enumerate().flat_map(|(b, d)| d.insts.iter().enumerate().map(move |(k, &i)| (i, b, k == 0)))
+            l.blocks
+                .iter()
+                .enumerate()
+                .flat_map(|(b, d)| {
+                    d.insts
+                        .iter()
+                        .enumerate()
+                        .map(move |(k, &i)| (i, b, k == 0))
+                })
                 .collect::<Vec<_>>()
         };
         let (have, want) = (position(&shader.layout), position(&expect));
-        let first = have.iter().zip(want.iter()).find(|(h, w)| h.1 != w.1 || h.2 != w.2);
+        let first = have
+            .iter()
+            .zip(want.iter())
+            .find(|(h, w)| h.1 != w.1 || h.2 != w.2);
         match first {
             Some((&(inst, _, starts), _)) => err(
                 errs,
@@ -121,13 +132,18 @@ fn verify_layout(shader: &Shader, errs: &mut Vec<VerifyError>) {
                 if starts {
                     "starts a block, but control flow does not end one before it".to_string()
                 } else {
-                    "control flow starts a new block at this instruction, but the layout does not".to_string()
+                    "control flow starts a new block at this instruction, but the layout does not"
+                        .to_string()
                 },
             ),
             None => errs.push(VerifyError {
                 inst: None,
                 slot: None,
-                msg: format!("the layout has {} blocks where control flow makes {}", shader.layout.blocks.len(), expect.blocks.len()),
+                msg: format!(
+                    "the layout has {} blocks where control flow makes {}",
+                    shader.layout.blocks.len(),
+                    expect.blocks.len()
+                ),
             }),
         }
         return;

@@ -1,0 +1,33 @@
+//! Every reader on arbitrary bytes: Mesa 22 scalar, vec4 and Mesa 25 dumps and eubatch's
+//! format. Nothing may panic; whatever is accepted must verify without panicking and print
+//! and parse back to the same IR. The property tests in `crates/ir/tests/no_panic.rs` check
+//! the same on mutated real dumps.
+//!
+//! `cargo fuzz run readers` (nightly, cargo-fuzz), seeds in `fuzz/corpus/readers`.
+
+#![no_main]
+
+use eubatch_ir::import::{import_mesa_dump, DumpName};
+use eubatch_ir::text::{file::check_round_trip, parse_shader};
+use eubatch_ir::verify::verify;
+use eubatch_ir::Gen;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    for (file, gen) in [
+        ("FS16-GLSL1-00-00-start", Gen::Gen9),
+        ("VS-GLSL1-00-00-start", Gen::Gen75),
+        ("CS8-(null)-90-90-pre_register_allocate", Gen::Gen8),
+    ] {
+        let dump = DumpName::parse(file).unwrap();
+        if let Ok(shader) = import_mesa_dump(text, &dump, file, gen) {
+            let _ = verify(&shader);
+            check_round_trip(&shader).expect("imported shader round-trips");
+        }
+    }
+    if let Ok(shader) = parse_shader(text) {
+        let _ = verify(&shader);
+        check_round_trip(&shader).expect("parsed shader round-trips");
+    }
+});
