@@ -1,0 +1,82 @@
+//! The `eubatch` binary on the example corpus and on bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn eubatch(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_eubatch"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+#[test]
+fn check_example_corpus() {
+    let (ok, out) = eubatch(&["check", "examples/corpus", "--round-trip", "-j", "2"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("checked 27 files, 1764 instructions"), "{out}");
+    assert!(out.contains("0 files with errors"), "{out}");
+}
+
+#[test]
+fn one_bad_file_is_reported_and_the_others_checked() {
+    let dir = std::env::temp_dir().join(format!("eubatch-cli-{}", std::process::id()));
+    let sub = dir.join("shaderdb-skl/t");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(
+        sub.join("FS8-GLSL1-00-00-start"),
+        "{  1}    0: mov(8) vgrf0:F, 1f \n",
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join("FS16-GLSL1-00-00-start"),
+        "{  1}    0: mov(16) vgrf0:F, 1f \n{  1}    1: mov(16) vgrf1:F, vgrf0:F  bogus\n",
+    )
+    .unwrap();
+    std::fs::write(sub.join("asm.txt"), "not a dump\n").unwrap();
+    let (ok, out) = eubatch(&["check", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("FS16-GLSL1-00-00-start:2:39: expected an operand, found `bogus`"),
+        "{out}"
+    );
+    assert!(out.contains("checked 2 files, 1 instructions"), "{out}");
+    assert!(out.contains("1 files with errors"), "{out}");
+}
+
+#[test]
+fn empty_directory_and_unknown_target_are_errors() {
+    let dir = std::env::temp_dir().join(format!("eubatch-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ok, out) = eubatch(&["check", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!ok && out.contains("no shader files found"), "{out}");
+    let (ok, out) = eubatch(&["check", "examples/corpus", "--target", "pentium"]);
+    assert!(!ok && out.contains("unknown target `pentium`"), "{out}");
+}
+
+#[test]
+fn print_round_trips() {
+    let (ok, out) = eubatch(&["print", "examples/corpus/handwritten/fp16-halves.eu"]);
+    assert!(ok, "{out}");
+    let expected: String =
+        std::fs::read_to_string(root().join("examples/corpus/handwritten/fp16-halves.eu"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+    assert_eq!(out, expected);
+}
