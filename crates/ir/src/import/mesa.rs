@@ -14,7 +14,7 @@ use crate::cfg::split_blocks;
 use crate::entities::Inst;
 use crate::error::ParseError;
 use crate::operand::RegFile;
-use crate::shader::{Backend, InstBuilder, Shader};
+use crate::shader::{Backend, Shader};
 use crate::target::Gen;
 use crate::text::cursor::Cursor;
 use crate::text::inst::{parse_inst, Dialect, ParsedInst, Syntax};
@@ -107,14 +107,7 @@ pub fn import_mesa_dump(
         }
         shown.push(parsed.offset_shown);
         sends.push((parsed.mlen, parsed.ex_mlen));
-        shader.create_inst(InstBuilder {
-            opcode: parsed.opcode,
-            control: parsed.control,
-            dst: parsed.dst,
-            srcs: &parsed.srcs,
-            size_written: 0,
-            send: parsed.send_info(),
-        });
+        shader.create_inst(parsed.builder());
     }
     let count = max_vgrf.map_or(0, |m| m as usize + 1);
     let uses: Vec<InstUse<'_>> = shader

@@ -105,6 +105,21 @@ impl<'a> Cursor<'a> {
         })
     }
 
+    /// `.N`: a dot followed by a number (a sub-register), if the text continues with one.
+    pub fn dot_number(&mut self, what: &str) -> PResult<Option<u32>> {
+        if self.peek() == Some(b'.')
+            && self
+                .s
+                .as_bytes()
+                .get(self.pos + 1)
+                .is_some_and(|b| b.is_ascii_digit())
+        {
+            self.pos += 1;
+            return self.number(what).map(Some);
+        }
+        Ok(None)
+    }
+
     /// An identifier: letters, digits, `_`.
     pub fn ident(&mut self) -> &'a str {
         self.take_while(|c| c.is_ascii_alphanumeric() || c == b'_')

@@ -6,7 +6,7 @@ use super::cursor::{Cursor, PResult};
 use super::inst::{parse_inst, Dialect, ParsedInst, Syntax};
 use crate::entities::Block;
 use crate::error::ParseError;
-use crate::shader::{Backend, BlockData, InstBuilder, Shader, Stage};
+use crate::shader::{Backend, BlockData, Shader, Stage};
 use crate::target::Gen;
 use crate::vgrf::VgrfLayout;
 
@@ -65,19 +65,10 @@ pub fn parse_shader(text: &str) -> Result<Shader, ParseError> {
         } else {
             parse_inst(&mut c, dialect, &mut parsed)?;
             let block = Block::new(shader.layout.blocks.len() - 1);
-            let mut b = InstBuilder {
-                opcode: parsed.opcode,
-                control: parsed.control,
-                dst: parsed.dst,
-                srcs: &parsed.srcs,
-                size_written: 0,
-                send: parsed.send_info(),
-            };
-            let inst = shader.append_inst(block, b.clone());
-            b.size_written = parsed
+            let inst = shader.append_inst(block, parsed.builder());
+            shader.insts.size_written[inst] = parsed
                 .size_written
                 .unwrap_or_else(|| shader.default_size_written(inst));
-            shader.insts.size_written[inst] = b.size_written;
         }
     }
     if shader.layout.blocks.is_empty() {

@@ -125,28 +125,30 @@ pub fn f32_to_vf(f: f32) -> Option<u8> {
     Some(sign | (((exp - 124) << 4) as u8) | ((bits >> 19) & 0xf) as u8)
 }
 
-fn fmt_f32(v: f32) -> String {
-    if v.is_nan() {
-        return format!("nan(0x{:08x})", v.to_bits());
-    }
-    let a = v.abs();
-    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
+/// Shortest decimal that reads back to the same bits; exponent form when `far` (far from 1);
+/// NaN with its payload.
+fn fmt_float<T: std::fmt::Display + std::fmt::LowerExp>(
+    v: T,
+    far: bool,
+    nan_bits: Option<String>,
+) -> String {
+    match nan_bits {
+        Some(bits) => format!("nan(0x{bits})"),
+        None if far => format!("{v:e}"),
+        None => format!("{v}"),
     }
 }
 
-fn fmt_f64(v: f64) -> String {
-    if v.is_nan() {
-        return format!("nan(0x{:016x})", v.to_bits());
-    }
+fn fmt_f32(v: f32) -> String {
     let a = v.abs();
-    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
+    let far = a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a);
+    fmt_float(v, far, v.is_nan().then(|| format!("{:08x}", v.to_bits())))
+}
+
+fn fmt_f64(v: f64) -> String {
+    let a = v.abs();
+    let far = a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a);
+    fmt_float(v, far, v.is_nan().then(|| format!("{:016x}", v.to_bits())))
 }
 
 /// eubatch's spelling of an immediate: exact, so that printing and parsing give the same bits.

@@ -7,7 +7,7 @@ use super::cursor::{Cursor, PResult};
 use super::imm::{f32_to_vf, parse_scalar};
 use crate::opcode::Opcode;
 use crate::operand::{arf, Mods, Operand, RegFile, Region};
-use crate::shader::{CondMod, Control, Predicate, SendInfo};
+use crate::shader::{CondMod, Control, InstBuilder, Predicate, SendInfo};
 use crate::types::Type;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -90,6 +90,18 @@ impl ParsedInst {
         self.desc = 0;
         self.ex_desc = 0;
         self.size_written = None;
+    }
+
+    /// The instruction as the shader's builder takes it (`size_written` still to be set).
+    pub fn builder(&self) -> InstBuilder<'_> {
+        InstBuilder {
+            opcode: self.opcode,
+            control: self.control,
+            dst: self.dst,
+            srcs: &self.srcs,
+            size_written: 0,
+            send: self.send_info(),
+        }
     }
 
     /// The send side-table row, if the instruction has message fields.
@@ -307,14 +319,8 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
         op.file = RegFile::Bad;
     } else if c.eat("null") {
         op = Operand::arf(arf::NULL, 0, Type::UD, Region::for_stride(1));
-        if c.peek() == Some(b'.')
-            && c.s
-                .as_bytes()
-                .get(c.pos + 1)
-                .is_some_and(|b| b.is_ascii_digit())
-        {
-            c.pos += 1;
-            op.offset = c.number("a subregister number")?;
+        if let Some(sub) = c.dot_number("a subregister number")? {
+            op.offset = sub;
         }
         has_region_default = true;
     } else if c.rest().starts_with("va")
@@ -375,14 +381,8 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
                 }
                 op = Operand::arf(class | n, 0, Type::UD, Region::for_stride(1));
                 // Mesa prints the sub-register of a0, f and arf as `.N`; acc only when not 0.
-                if c.peek() == Some(b'.')
-                    && c.s
-                        .as_bytes()
-                        .get(c.pos + 1)
-                        .is_some_and(|b| b.is_ascii_digit())
-                {
-                    c.pos += 1;
-                    op.offset = c.number("a subregister number")?;
+                if let Some(sub) = c.dot_number("a subregister number")? {
+                    op.offset = sub;
                 }
                 has_region_default = true;
             }
@@ -395,15 +395,8 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
     // Fixed-register sub-register: `g1.4` in units of the type (scalar printers; fixed up
     // below once the type is known) or raw bytes (vec4 printer).
     let mut fixed_sub: Option<u32> = None;
-    if op.file == RegFile::FixedGrf
-        && c.peek() == Some(b'.')
-        && c.s
-            .as_bytes()
-            .get(c.pos + 1)
-            .is_some_and(|b| b.is_ascii_digit())
-    {
-        c.pos += 1;
-        fixed_sub = Some(c.number("a subregister number")?);
+    if op.file == RegFile::FixedGrf {
+        fixed_sub = c.dot_number("a subregister number")?;
     }
     let mut shown = false;
     if c.eat("+") {
