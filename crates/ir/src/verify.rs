@@ -10,7 +10,8 @@
 //!    wider groups) and `group + exec_size <= 32`; the flag subregister exists on the target.
 //! 3. **Operands**: destinations are not immediates, uniforms or attributes; registers are
 //!    in range (VGRFs declared, fixed GRFs below `grf_count`, MRFs below `mrf_count`);
-//!    immediates have no source modifiers; vector immediate types (V, UV, VF) appear only as
+//!    immediates have no source modifiers; types exist on the target (HF and Q/UQ from
+//!    gen8, `Target::has_hf`, `Target::has_64bit_int`); vector immediate types (V, UV, VF) appear only as
 //!    immediates; hardware regions are legal (width 1, 2, 4, 8 or 16; hstride 0, 1, 2 or 4;
 //!    vstride 0, 1, 2, 4, 8, 16 or 32).
 //! 4. **VGRF accesses**: every access with a known size stays inside its VGRF, and no access
@@ -254,11 +255,8 @@ fn verify_inst(shader: &Shader, target: &Target, inst: Inst, errs: &mut Vec<Veri
     }
     for (i, src) in srcs.iter().enumerate() {
         let slot = Slot::Src(i as u32);
-        if src.file == RegFile::Imm {
-            if src.mods.0 != 0 {
-                err(errs, inst, Some(slot), "immediate with a source modifier");
-            }
-            continue;
+        if src.file == RegFile::Imm && src.mods.0 != 0 {
+            err(errs, inst, Some(slot), "immediate with a source modifier");
         }
         verify_operand(shader, target, inst, slot, src, errs);
         if src.file == RegFile::Vgrf {
@@ -276,6 +274,25 @@ fn verify_operand(
     op: &Operand,
     errs: &mut Vec<VerifyError>,
 ) {
+    if op.ty == crate::types::Type::HF && !target.has_hf {
+        err(
+            errs,
+            inst,
+            Some(slot),
+            format!("type HF needs gen8 or later, the target is {}", target.gen),
+        );
+    }
+    if matches!(op.ty, crate::types::Type::Q | crate::types::Type::UQ) && !target.has_64bit_int {
+        err(
+            errs,
+            inst,
+            Some(slot),
+            format!(
+                "type {} needs gen8 or later, the target is {}",
+                op.ty, target.gen
+            ),
+        );
+    }
     if op.file != RegFile::Imm && op.ty.is_vector_imm() {
         err(
             errs,
