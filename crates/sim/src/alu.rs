@@ -1,0 +1,135 @@
+//! What each ALU opcode computes, per channel, on [`Value`]s.
+//!
+//! Definitions (one each, used everywhere):
+//! * float arithmetic is done in `f64` and rounded once to the destination type; `mad`
+//!   (`src0 + src1 * src2`) is fused for every float type;
+//! * math-box functions (rcp, rsq, sqrt, exp2, log2, pow, sin, cos) are the `f64` functions of
+//!   Rust's standard library rounded to the destination: the hardware's precision is
+//!   implementation-defined (PRM Vol. 7 "Math Function"), this is eubatch's definition;
+//! * min/max (`sel.l`, `sel.ge`) return the other operand when one is NaN (PRM "SEL");
+//! * compares with a NaN are false, except `nz` and `u`;
+//! * integer division by zero gives all ones for the quotient and the dividend for the
+//!   remainder.
+
+use eubatch_ir::shader::CondMod;
+use eubatch_ir::{Opcode, Type};
+
+use crate::value::Value;
+
+/// Evaluates a conditional modifier comparing `a` with `b`.
+pub fn compare(cm: CondMod, a: Value, b: Value) -> bool {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return match cm {
+            CondMod::Z => x == y,
+            CondMod::Nz => x != y,
+            CondMod::G => x > y,
+            CondMod::Ge => x >= y,
+            CondMod::L => x < y,
+            CondMod::Le => x <= y,
+            CondMod::O => true,
+            CondMod::U | CondMod::None => false,
+        };
+    }
+    let (x, y) = (a.as_f64(), b.as_f64());
+    match cm {
+        CondMod::Z => x == y,
+        CondMod::Nz => x != y,
+        CondMod::G => x > y,
+        CondMod::Ge => x >= y,
+        CondMod::L => x < y,
+        CondMod::Le => x <= y,
+        CondMod::O => !x.is_nan() && !y.is_nan(),
+        CondMod::U => x.is_nan() || y.is_nan(),
+        CondMod::None => false,
+    }
+}
+
+fn float_domain(tys: &[Type]) -> bool {
+    tys.iter().any(|t| t.is_float())
+}
+
+fn bits_of(v: Value, ty: Type) -> u64 {
+    crate::value::encode(ty, v, false)
+}
+
+/// Computes one channel of `op`. `s` holds the source values, `tys` their types.
+/// `Err` names what is not modelled.
+pub fn eval(op: Opcode, cmod: CondMod, s: &[Value], tys: &[Type]) -> Result<Value, String> {
+    use Opcode::*;
+    let f = float_domain(tys);
+    let fl = |i: usize| s[i].as_f64();
+    let int = |i: usize| s[i].as_i128();
+    Ok(match op {
+        Mov => s[0],
+        Add if f => Value::Float(fl(0) + fl(1)),
+        Add => Value::Int(int(0) + int(1)),
+        Mul if f => Value::Float(fl(0) * fl(1)),
+        Mul => Value::Int(int(0).wrapping_mul(int(1))),
+        Mad if f => Value::Float(fl(1).mul_add(fl(2), fl(0))),
+        Mad => Value::Int(int(0).wrapping_add(int(1).wrapping_mul(int(2)))),
+        Lrp => Value::Float(fl(0) * fl(1) + (1.0 - fl(0)) * fl(2)),
+        Avg => Value::Int((int(0) + int(1) + 1) >> 1),
+        Mulh => Value::Int((int(0) * int(1)) >> 32),
+        Frc => Value::Float(fl(0) - fl(0).floor()),
+        Rndd => Value::Float(fl(0).floor()),
+        Rndu => Value::Float(fl(0).ceil()),
+        Rndz => Value::Float(fl(0).trunc()),
+        Rnde => Value::Float(fl(0).round_ties_even()),
+        Rcp => Value::Float(1.0 / fl(0)),
+        Rsq => Value::Float(1.0 / fl(0).sqrt()),
+        Sqrt => Value::Float(fl(0).sqrt()),
+        Exp2 => Value::Float(fl(0).exp2()),
+        Log2 => Value::Float(fl(0).log2()),
+        Pow => Value::Float(fl(0).powf(fl(1))),
+        Sin => Value::Float(fl(0).sin()),
+        Cos => Value::Float(fl(0).cos()),
+        IntQuot => Value::Int(if int(1) == 0 { -1 } else { int(0) / int(1) }),
+        IntRem => Value::Int(if int(1) == 0 { int(0) } else { int(0) % int(1) }),
+        Not => Value::Int(!int(0)),
+        And => Value::Int(int(0) & int(1)),
+        Or => Value::Int(int(0) | int(1)),
+        Xor => Value::Int(int(0) ^ int(1)),
+        Shl | Shr | Asr => {
+            let width = (tys[0].size() * 8).max(32) as u32;
+            let sh = (int(1) as u32) & (width - 1);
+            let bits = bits_of(s[0], tys[0]) as u128;
+            let mask = if width == 64 {
+                u64::MAX as u128
+            } else {
+                (1u128 << width) - 1
+            };
+            match op {
+                Shl => Value::Int(((bits << sh) & mask) as i128),
+                Shr => Value::Int(((bits & mask) >> sh) as i128),
+                _ => Value::Int(int(0) >> sh),
+            }
+        }
+        Cbit => Value::Int(bits_of(s[0], tys[0]).count_ones() as i128),
+        Fbl => {
+            let b = bits_of(s[0], tys[0]);
+            Value::Int(if b == 0 {
+                -1
+            } else {
+                b.trailing_zeros() as i128
+            })
+        }
+        Lzd => Value::Int((bits_of(s[0], tys[0]) as u32).leading_zeros() as i128),
+        Bfrev => Value::Int((bits_of(s[0], tys[0]) as u32).reverse_bits() as i128),
+        Sel => {
+            // Only min/max reach here; predicated sel is resolved by the caller.
+            let (a, b) = (s[0], s[1]);
+            if f && a.as_f64().is_nan() {
+                b
+            } else if f && b.as_f64().is_nan() {
+                a
+            } else if compare(cmod, a, b) {
+                a
+            } else {
+                b
+            }
+        }
+        F16to32 => Value::Float(half::f16::from_bits(bits_of(s[0], tys[0]) as u16).to_f64()),
+        F32to16 => Value::Int(half::f16::from_f64(fl(0)).to_bits() as i128),
+        _ => return Err(format!("`{}` is not modelled yet", op.name())),
+    })
+}

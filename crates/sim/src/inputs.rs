@@ -1,0 +1,70 @@
+//! What a thread receives, generated from a seed: the same seed gives the same inputs.
+//!
+//! Inputs are drawn lazily per 32-bit word from a hash of (seed, space, word index), so
+//! every payload register, push constant and attribute has a value without allocating the
+//! whole space. A word is a float with special values mixed in (zeros of both signs, ±1,
+//! 0.5, infinities, NaN, a denormal) or a small or random integer.
+
+/// The spaces inputs come from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// The thread payload: fixed GRFs at thread start.
+    Payload = 1,
+    /// Push constants (`u` operands).
+    Uniform = 2,
+    /// Inputs (`attr` operands).
+    Attr = 3,
+}
+
+/// SplitMix64's finalizer: a good 64-bit mix.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+const SPECIAL: [u32; 10] = [
+    0x0000_0000, // +0
+    0x8000_0000, // -0
+    0x3f80_0000, // 1
+    0xbf80_0000, // -1
+    0x3f00_0000, // 0.5
+    0x7f80_0000, // +inf
+    0xff80_0000, // -inf
+    0x7fc0_0000, // NaN
+    0x0000_0001, // smallest denormal
+    0x7f7f_ffff, // largest finite
+];
+
+/// The input word `index` of `space` for `seed`.
+pub fn word(seed: u64, space: Space, index: u64) -> u32 {
+    let h = mix(mix(seed ^ ((space as u64) << 56)) ^ index);
+    let pick = h & 0xff;
+    let r = (h >> 8) as u32;
+    match pick {
+        0..=19 => SPECIAL[(r % SPECIAL.len() as u32) as usize],
+        20..=139 => {
+            // A float in [-16, 16).
+            let f = ((r >> 8) as f32 / (1u32 << 24) as f32) * 32.0 - 16.0;
+            f.to_bits()
+        }
+        140..=199 => r % 16,
+        200..=229 => (r % 256).wrapping_sub(128),
+        _ => r,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deterministic_and_varied() {
+        let a: Vec<u32> = (0..64).map(|i| word(7, Space::Payload, i)).collect();
+        let b: Vec<u32> = (0..64).map(|i| word(7, Space::Payload, i)).collect();
+        assert_eq!(a, b);
+        let c: Vec<u32> = (0..64).map(|i| word(8, Space::Payload, i)).collect();
+        assert_ne!(a, c);
+        assert_ne!(word(7, Space::Uniform, 0), word(7, Space::Attr, 0));
+    }
+}

@@ -1,0 +1,451 @@
+//! The interpreter: structured control flow with per-channel masks, and every instruction's
+//! effect on the thread's registers.
+//!
+//! Channel masks follow the hardware's structured control flow: `if` narrows the active
+//! channels to those whose predicate holds and jumps to `else`/`endif` when none are left;
+//! `break`/`cont` park channels until the loop's end or its `while`; `while` loops while any
+//! channel is active; `halt` parks channels until the next `halt_target`.
+
+use eubatch_ir::opcode::ControlFlow;
+use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::{Backend, Inst, Opcode, Operand, RegFile, Shader, Type};
+
+use crate::alu::{compare, eval};
+use crate::state::Thread;
+use crate::value::{decode, encode, Value};
+use crate::{Outputs, Record, SimError};
+
+/// Instructions a run may execute before it is stopped as an infinite loop.
+pub const STEP_LIMIT: u64 = 10_000_000;
+
+enum Frame {
+    If {
+        saved: u32,
+        else_mask: u32,
+    },
+    Loop {
+        saved: u32,
+        brk: u32,
+        cont: u32,
+        body: usize,
+    },
+}
+
+/// The jump targets of the structured control flow, by position in program order.
+fn match_control_flow(shader: &Shader, order: &[Inst]) -> Result<Vec<usize>, SimError> {
+    let mut target = vec![usize::MAX; order.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut loops: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (p, &inst) in order.iter().enumerate() {
+        match shader.insts.opcode[inst].control_flow() {
+            ControlFlow::If => stack.push(p),
+            ControlFlow::Else => {
+                let i = *stack
+                    .last()
+                    .ok_or_else(|| SimError::at(inst, "`else` without `if`"))?;
+                target[i] = p;
+                *stack.last_mut().unwrap() = p;
+            }
+            ControlFlow::Endif => {
+                let i = stack
+                    .pop()
+                    .ok_or_else(|| SimError::at(inst, "`endif` without `if`"))?;
+                target[i] = p;
+            }
+            ControlFlow::Do => loops.push((p, Vec::new())),
+            ControlFlow::Break | ControlFlow::Continue => {
+                loops
+                    .last_mut()
+                    .ok_or_else(|| SimError::at(inst, "`break`/`cont` outside a loop"))?
+                    .1
+                    .push(p);
+            }
+            ControlFlow::While => {
+                let (d, exits) = loops
+                    .pop()
+                    .ok_or_else(|| SimError::at(inst, "`while` without `do`"))?;
+                target[p] = d;
+                target[d] = p;
+                for e in exits {
+                    target[e] = p;
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(&p) = stack.last() {
+        return Err(SimError::at(order[p], "`if` without `endif`"));
+    }
+    if let Some((p, _)) = loops.last() {
+        return Err(SimError::at(order[*p], "`do` without `while`"));
+    }
+    // `halt` jumps to the next `halt_target`.
+    let mut next_target = usize::MAX;
+    for p in (0..order.len()).rev() {
+        match shader.insts.opcode[order[p]].control_flow() {
+            ControlFlow::HaltTarget => next_target = p,
+            ControlFlow::Halt => target[p] = next_target,
+            _ => {}
+        }
+    }
+    Ok(target)
+}
+
+/// Runs `shader` with the inputs of `seed`; returns what it produced.
+pub fn run(
+    shader: &Shader,
+    seed: u64,
+    mut trace: Option<&mut dyn FnMut(&str)>,
+) -> Result<Outputs, SimError> {
+    if shader.backend == Backend::Vec4 {
+        return Err(SimError::msg(
+            "vec4 (Align16) shaders are not simulated yet",
+        ));
+    }
+    let order: Vec<Inst> = shader.layout.insts().collect();
+    let target = match_control_flow(shader, &order)?;
+    let width = shader.dispatch_width as u32;
+    let all: u32 = if width >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << width) - 1
+    };
+    let mut t = Thread::new(shader, seed);
+    let mut out = Outputs::default();
+    let (mut cur, mut halted) = (all, 0u32);
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut pc = 0usize;
+    let mut steps = 0u64;
+    while pc < order.len() {
+        steps += 1;
+        if steps > STEP_LIMIT {
+            return Err(SimError::at(
+                order[pc],
+                format!("stopped after {STEP_LIMIT} instructions: an infinite loop?"),
+            ));
+        }
+        let inst = order[pc];
+        let op = shader.insts.opcode[inst];
+        let ctl = shader.insts.control[inst];
+        let range = channel_range(ctl.group as u32, ctl.exec_size as u32);
+        let pred = |t: &Thread| -> Result<u32, SimError> {
+            match ctl.predicate {
+                Predicate::None => Ok(u32::MAX),
+                Predicate::Normal => {
+                    let mut m = 0u32;
+                    for c in 0..32 {
+                        if t.flag(ctl.flag_subreg, c) != ctl.pred_invert() {
+                            m |= 1 << c;
+                        }
+                    }
+                    Ok(m)
+                }
+                _ => Err(SimError::at(
+                    inst,
+                    "Align16 predicates are not simulated yet",
+                )),
+            }
+        };
+        let mut next = pc + 1;
+        match op.control_flow() {
+            ControlFlow::If => {
+                let taken = cur & pred(&t)? & range;
+                frames.push(Frame::If {
+                    saved: cur,
+                    else_mask: cur & !taken,
+                });
+                cur = taken;
+                if cur == 0 {
+                    next = target[pc];
+                }
+            }
+            ControlFlow::Else => {
+                let Some(Frame::If { else_mask, .. }) = frames.last() else {
+                    return Err(SimError::at(inst, "`else` without `if`"));
+                };
+                cur = *else_mask & !halted;
+                if cur == 0 {
+                    next = target[pc];
+                }
+            }
+            ControlFlow::Endif => {
+                let Some(Frame::If { saved, .. }) = frames.pop() else {
+                    return Err(SimError::at(inst, "`endif` without `if`"));
+                };
+                cur = saved & !halted;
+            }
+            ControlFlow::Do => frames.push(Frame::Loop {
+                saved: cur,
+                brk: 0,
+                cont: 0,
+                body: pc + 1,
+            }),
+            ControlFlow::Break | ControlFlow::Continue => {
+                let m = cur & pred(&t)?;
+                let Some(Frame::Loop { brk, cont, .. }) = frames
+                    .iter_mut()
+                    .rev()
+                    .find(|f| matches!(f, Frame::Loop { .. }))
+                else {
+                    return Err(SimError::at(inst, "`break`/`cont` outside a loop"));
+                };
+                if op.control_flow() == ControlFlow::Break {
+                    *brk |= m
+                } else {
+                    *cont |= m
+                }
+                cur &= !m;
+                if cur == 0 {
+                    next = target[pc];
+                }
+            }
+            ControlFlow::While => {
+                // Channels are restored at the `while`: run it even if we jumped here.
+                let Some(Frame::Loop {
+                    saved, cont, body, ..
+                }) = frames.last_mut()
+                else {
+                    return Err(SimError::at(inst, "`while` without `do`"));
+                };
+                let again = (cur | *cont) & !halted & pred(&t)?;
+                *cont = 0;
+                if again != 0 {
+                    cur = again;
+                    next = *body;
+                } else {
+                    cur = *saved & !halted;
+                    frames.pop();
+                }
+            }
+            ControlFlow::Halt => {
+                let m = cur & pred(&t)? & range;
+                halted |= m;
+                cur &= !m;
+                if cur == 0 && target[pc] != usize::MAX {
+                    next = target[pc];
+                }
+            }
+            ControlFlow::HaltTarget => {
+                cur |= halted;
+                halted = 0;
+            }
+            ControlFlow::None => {
+                let enabled = if ctl.no_mask() { range } else { cur & range };
+                let p = pred(&t)?;
+                let done = execute(shader, &mut t, inst, enabled, p, &mut out)?;
+                if let Some(tr) = trace.as_deref_mut() {
+                    let mut s = String::new();
+                    eubatch_ir::text::print::write_inst(shader, inst, &mut s);
+                    tr(&format!("[{:08x}] {s}", enabled));
+                }
+                if done {
+                    break;
+                }
+            }
+        }
+        // A jump lands on the target instruction itself (`else`, `endif`, `while`), which
+        // restores the channel mask.
+        pc = next;
+    }
+    out.final_mask = cur | halted;
+    out.poison_reads = t.poison_reads;
+    Ok(out)
+}
+
+fn channel_range(group: u32, exec: u32) -> u32 {
+    let m = if exec >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << exec) - 1
+    };
+    m.checked_shl(group).unwrap_or(0)
+}
+
+/// Operand `op` shifted to component `k` of a multi-component value of `exec` channels.
+fn component(op: &Operand, k: u32, exec: u32) -> Operand {
+    let mut o = *op;
+    o.offset += k * exec * op.ty.size() * (op.stride.max(1) as u32);
+    o
+}
+
+/// Executes one non-control-flow instruction for the `enabled` channels. Returns true at
+/// the end of the thread.
+fn execute(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    enabled: u32,
+    pred: u32,
+    out: &mut Outputs,
+) -> Result<bool, SimError> {
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    let srcs = shader.srcs(inst);
+    let exec = ctl.exec_size as u32;
+    let group = ctl.group as u32;
+    let fail = |m: String| SimError::at(inst, m);
+    match op {
+        Opcode::Undef => {
+            if dst.file == RegFile::Vgrf {
+                t.define_all(dst.nr);
+            }
+            return Ok(false);
+        }
+        Opcode::LoadPayload => {
+            let header = shader.send_info(inst).map_or(0, |s| s.header_size as usize);
+            let mut off = 0u32;
+            for (k, s) in srcs.iter().enumerate() {
+                let comp_bytes = if k < header { 32 } else { exec * s.ty.size() };
+                if !s.is_bad() {
+                    let n = if k < header { 8 } else { exec };
+                    let mut d = dst;
+                    d.ty = if k < header { Type::UD } else { s.ty };
+                    d.offset += off;
+                    let mut src = *s;
+                    if k < header {
+                        src.ty = Type::UD;
+                    }
+                    for i in 0..n {
+                        let on = k < header || ctl.no_mask() || enabled & (1 << (group + i)) != 0;
+                        if on {
+                            let v = t.read(&src, i).map_err(|e| e.with_inst(inst))?;
+                            t.write(&d, i, v).map_err(|e| e.with_inst(inst))?;
+                        }
+                    }
+                }
+                off += comp_bytes;
+            }
+            return Ok(false);
+        }
+        Opcode::FbWriteLogical => {
+            let comps = srcs
+                .get(7)
+                .filter(|s| s.file == RegFile::Imm)
+                .map_or(4, |s| s.imm_bits() as u32);
+            for i in 0..exec {
+                let ch = group + i;
+                if (enabled & pred) & (1 << ch) == 0 {
+                    continue;
+                }
+                let mut values = Vec::new();
+                for (slot, n) in [(0usize, comps), (2, 1), (3, 1), (6, 1)] {
+                    if let Some(s) = srcs.get(slot).filter(|s| !s.is_bad()) {
+                        for k in 0..n {
+                            values.push(
+                                t.read(&component(s, k, exec), i)
+                                    .map_err(|e| e.with_inst(inst))?,
+                            );
+                        }
+                    }
+                }
+                out.records.push(Record {
+                    message: "fb_write".into(),
+                    channel: ch,
+                    values,
+                });
+            }
+            return Ok(ctl.eot());
+        }
+        Opcode::UrbWriteLogical => {
+            let s = shader.send_info(inst).copied().unwrap_or_default();
+            let data = srcs
+                .get(3)
+                .filter(|s| !s.is_bad())
+                .ok_or_else(|| fail("urb_write_logical without data".into()))?;
+            let per_slot = srcs.get(1).is_some_and(|s| !s.is_bad()) as u32;
+            let comps = (s.mlen as u32).saturating_sub(1 + per_slot) * 8 / exec.max(1);
+            for i in 0..exec {
+                let ch = group + i;
+                if (enabled & pred) & (1 << ch) == 0 {
+                    continue;
+                }
+                let mut values = Vec::new();
+                for k in 0..comps {
+                    values.push(
+                        t.read(&component(data, k, exec), i)
+                            .map_err(|e| e.with_inst(inst))?,
+                    );
+                }
+                out.records.push(Record {
+                    message: "urb_write".into(),
+                    channel: ch,
+                    values,
+                });
+            }
+            return Ok(ctl.eot());
+        }
+        _ if op.is_message() => {
+            return Err(fail(format!("message `{}` is not modelled yet", op.name())))
+        }
+        _ => {}
+    }
+    // Plain ALU instruction: read every channel first, then write (sources may overlap the
+    // destination).
+    let tys: Vec<Type> = srcs.iter().map(|s| s.ty).collect();
+    let is_sel_pred = op == Opcode::Sel && ctl.predicate != Predicate::None;
+    let mut results: Vec<(u32, u64, Option<bool>)> = Vec::with_capacity(exec as usize);
+    let mut vals: Vec<Value> = Vec::with_capacity(srcs.len());
+    for i in 0..exec {
+        let ch = group + i;
+        if enabled & (1 << ch) == 0 {
+            continue;
+        }
+        let p = pred & (1 << ch) != 0;
+        if !is_sel_pred && !p {
+            continue;
+        }
+        vals.clear();
+        for s in srcs.iter().filter(|s| !s.is_bad()) {
+            let bits = t.read(s, i).map_err(|e| e.with_inst(inst))?;
+            let mut v = decode(s.ty, bits);
+            if s.mods.abs() {
+                v = match v {
+                    Value::Int(x) => Value::Int(x.abs()),
+                    Value::Float(f) => Value::Float(f.abs()),
+                };
+            }
+            if s.mods.negate() {
+                v = match v {
+                    Value::Int(x) => Value::Int(-x),
+                    Value::Float(f) => Value::Float(-f),
+                };
+            }
+            vals.push(v);
+        }
+        let (bits, flag) = if op == Opcode::Cmp {
+            let r = compare(ctl.cmod, vals[0], vals[1]);
+            let ones = match dst.ty.size() {
+                1 => 0xff,
+                2 => 0xffff,
+                4 => 0xffff_ffff,
+                _ => u64::MAX,
+            };
+            (if r { ones } else { 0 }, Some(r))
+        } else if is_sel_pred {
+            let v = if p { vals[0] } else { vals[1] };
+            (encode(dst.ty, v, ctl.saturate()), None)
+        } else {
+            let v = eval(op, ctl.cmod, &vals, &tys).map_err(fail)?;
+            let bits = encode(dst.ty, v, ctl.saturate());
+            let flag = (ctl.cmod != CondMod::None && op != Opcode::Sel).then(|| {
+                let written = decode(dst.ty, bits);
+                let zero = if dst.ty.is_float() {
+                    Value::Float(0.0)
+                } else {
+                    Value::Int(0)
+                };
+                compare(ctl.cmod, written, zero)
+            });
+            (bits, flag)
+        };
+        results.push((i, bits, flag));
+    }
+    for (i, bits, flag) in results {
+        t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
+        if let Some(f) = flag {
+            t.set_flag(ctl.flag_subreg, group + i, f);
+        }
+    }
+    Ok(false)
+}

@@ -1,0 +1,253 @@
+//! The thread's registers and how operands address them, element by element.
+
+use eubatch_ir::operand::arf;
+use eubatch_ir::{Operand, RegFile, Shader, Type};
+
+use crate::inputs::{word, Space};
+use crate::SimError;
+
+/// Bytes of the general register file: 128 registers of 32 bytes (target description).
+const GRF_BYTES: usize = 128 * 32;
+
+/// Register state of one thread.
+pub struct Thread {
+    pub seed: u64,
+    pub vgrfs: Vec<Vec<u8>>,
+    /// Which VGRF bytes were written: reading others is reported (poison reads).
+    pub defined: Vec<Vec<bool>>,
+    pub grf: Vec<u8>,
+    /// Flag subregisters f0.0, f0.1, f1.0, f1.1: 16 channel bits each.
+    pub flags: u64,
+    pub acc: [u8; 128],
+    /// Poisoned reads seen (first few kept for the report).
+    pub poison_reads: u64,
+}
+
+impl Thread {
+    pub fn new(shader: &Shader, seed: u64) -> Thread {
+        let vgrfs: Vec<Vec<u8>> = shader
+            .vgrfs
+            .iter()
+            .map(|l| vec![0xAA; l.size() as usize])
+            .collect();
+        let defined = vgrfs.iter().map(|v| vec![false; v.len()]).collect();
+        let mut grf = vec![0u8; GRF_BYTES];
+        for (i, chunk) in grf.chunks_mut(4).enumerate() {
+            chunk.copy_from_slice(&word(seed, Space::Payload, i as u64).to_le_bytes());
+        }
+        Thread {
+            seed,
+            vgrfs,
+            defined,
+            grf,
+            flags: 0,
+            acc: [0; 128],
+            poison_reads: 0,
+        }
+    }
+
+    /// Byte address of element `i` of `op` (its `i`-th channel of the instruction).
+    fn element_addr(op: &Operand, i: u32) -> u64 {
+        let sz = op.ty.size() as u64;
+        match op.file {
+            RegFile::FixedGrf | RegFile::Arf => {
+                let r = op.region;
+                let w = r.width.max(1) as u64;
+                let (row, col) = (i as u64 / w, i as u64 % w);
+                (row * r.vstride as u64 + col * r.hstride as u64) * sz
+            }
+            _ => i as u64 * op.stride as u64 * sz,
+        }
+    }
+
+    /// Reads element `i` of a source as raw bits.
+    pub fn read(&mut self, op: &Operand, i: u32) -> Result<u64, SimError> {
+        let sz = op.ty.size() as usize;
+        if op.file == RegFile::Imm {
+            let bits = op.imm_bits();
+            return Ok(match op.ty {
+                Type::V | Type::UV => {
+                    let nib = (bits >> (4 * (i % 8))) & 0xf;
+                    if op.ty == Type::V && nib & 8 != 0 {
+                        (nib | !0xf) & 0xffff
+                    } else {
+                        nib
+                    }
+                }
+                Type::VF => {
+                    let b = (bits >> (8 * (i % 4))) as u8;
+                    eubatch_ir::text::imm::vf_to_f32(b).to_bits() as u64
+                }
+                _ => bits,
+            });
+        }
+        let off = op.offset as u64 + Self::element_addr(op, i);
+        let mut buf = [0u8; 8];
+        match op.file {
+            RegFile::Vgrf => {
+                let v = self
+                    .vgrfs
+                    .get(op.nr as usize)
+                    .ok_or_else(|| SimError::msg(format!("vgrf{} does not exist", op.nr)))?;
+                let end = off as usize + sz;
+                if end > v.len() {
+                    return Err(SimError::msg(format!(
+                        "read of vgrf{} bytes {off}..{end} is out of bounds ({} bytes)",
+                        op.nr,
+                        v.len()
+                    )));
+                }
+                buf[..sz].copy_from_slice(&v[off as usize..end]);
+                if self.defined[op.nr as usize][off as usize..end]
+                    .iter()
+                    .any(|d| !d)
+                {
+                    self.poison_reads += 1;
+                }
+            }
+            RegFile::FixedGrf => {
+                let a = op.nr as u64 * 32 + off;
+                let end = a as usize + sz;
+                if end > self.grf.len() {
+                    return Err(SimError::msg(format!(
+                        "read of g{} is outside the register file",
+                        op.nr
+                    )));
+                }
+                buf[..sz].copy_from_slice(&self.grf[a as usize..end]);
+            }
+            RegFile::Uniform | RegFile::Attr => {
+                let space = if op.file == RegFile::Uniform {
+                    Space::Uniform
+                } else {
+                    Space::Attr
+                };
+                // Uniform slots are 4 bytes; attribute numbers own 1 KiB each.
+                let base = if op.file == RegFile::Uniform {
+                    op.nr as u64 * 4
+                } else {
+                    op.nr as u64 * 1024
+                };
+                for (k, b) in buf[..sz].iter_mut().enumerate() {
+                    let a = base + off + k as u64;
+                    *b = word(self.seed, space, a / 4).to_le_bytes()[(a % 4) as usize];
+                }
+            }
+            RegFile::Arf => match op.nr & 0xf0 {
+                arf::NULL => {}
+                arf::FLAG => {
+                    let bit = (op.nr & 0xf) as u64 * 32
+                        + op.offset as u64 * 8
+                        + Self::element_addr(op, i) * 8;
+                    let v = self.flags.checked_shr(bit as u32).unwrap_or(0);
+                    buf[..8].copy_from_slice(&v.to_le_bytes());
+                }
+                arf::ACCUMULATOR => {
+                    let a = (op.nr & 0xf) as usize * 64 + off as usize;
+                    if a + sz > self.acc.len() {
+                        return Err(SimError::msg("accumulator read out of range"));
+                    }
+                    buf[..sz].copy_from_slice(&self.acc[a..a + sz]);
+                }
+                _ => {
+                    return Err(SimError::msg(format!(
+                        "reading this architecture register (nr 0x{:x}) is not modelled",
+                        op.nr
+                    )))
+                }
+            },
+            RegFile::Bad => return Err(SimError::msg("read of a null source")),
+            RegFile::Mrf | RegFile::VAddr => {
+                return Err(SimError::msg(format!(
+                    "{:?} registers are not modelled",
+                    op.file
+                )))
+            }
+            RegFile::Imm => unreachable!(),
+        }
+        Ok(u64::from_le_bytes(buf))
+    }
+
+    /// Writes element `i` of a destination.
+    pub fn write(&mut self, op: &Operand, i: u32, bits: u64) -> Result<(), SimError> {
+        let sz = op.ty.size() as usize;
+        let off = op.offset as u64 + Self::element_addr(op, i);
+        let bytes = bits.to_le_bytes();
+        match op.file {
+            RegFile::Vgrf => {
+                let v = self
+                    .vgrfs
+                    .get_mut(op.nr as usize)
+                    .ok_or_else(|| SimError::msg(format!("vgrf{} does not exist", op.nr)))?;
+                let end = off as usize + sz;
+                if end > v.len() {
+                    return Err(SimError::msg(format!(
+                        "write of vgrf{} bytes {off}..{end} is out of bounds ({} bytes)",
+                        op.nr,
+                        v.len()
+                    )));
+                }
+                v[off as usize..end].copy_from_slice(&bytes[..sz]);
+                self.defined[op.nr as usize][off as usize..end]
+                    .iter_mut()
+                    .for_each(|d| *d = true);
+            }
+            RegFile::FixedGrf => {
+                let a = (op.nr as u64 * 32 + off) as usize;
+                if a + sz > self.grf.len() {
+                    return Err(SimError::msg(format!(
+                        "write of g{} is outside the register file",
+                        op.nr
+                    )));
+                }
+                self.grf[a..a + sz].copy_from_slice(&bytes[..sz]);
+            }
+            RegFile::Arf => match op.nr & 0xf0 {
+                arf::NULL => {}
+                arf::ACCUMULATOR => {
+                    let a = (op.nr & 0xf) as usize * 64 + off as usize;
+                    if a + sz > self.acc.len() {
+                        return Err(SimError::msg("accumulator write out of range"));
+                    }
+                    self.acc[a..a + sz].copy_from_slice(&bytes[..sz]);
+                }
+                _ => {
+                    return Err(SimError::msg(format!(
+                        "writing this architecture register (nr 0x{:x}) is not modelled",
+                        op.nr
+                    )))
+                }
+            },
+            RegFile::Bad => {}
+            _ => {
+                return Err(SimError::msg(format!(
+                    "{:?} registers cannot be written",
+                    op.file
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks a whole VGRF defined (`undef` says its old contents do not matter).
+    pub fn define_all(&mut self, nr: u32) {
+        if let Some(d) = self.defined.get_mut(nr as usize) {
+            d.iter_mut().for_each(|b| *b = true);
+        }
+    }
+
+    pub fn flag(&self, subreg: u8, channel: u32) -> bool {
+        (self.flags >> (subreg as u32 * 16 + channel)) & 1 != 0
+    }
+
+    pub fn set_flag(&mut self, subreg: u8, channel: u32, v: bool) {
+        let bit = subreg as u32 * 16 + channel;
+        if bit < 64 {
+            if v {
+                self.flags |= 1 << bit;
+            } else {
+                self.flags &= !(1 << bit);
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The simulator on small shaders whose results are computed here independently.
+
+use eubatch_ir::text::parse_shader;
+use eubatch_sim::inputs::{word, Space};
+use eubatch_sim::{equivalent, run};
+
+fn shader(body: &str, vgrfs: &str) -> eubatch_ir::Shader {
+    let text = format!("shader \"t\" stage FS width 8 target skl\n{vgrfs}block0:\n{body}");
+    let s = parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let errs = eubatch_ir::verify::verify(&s);
+    assert!(errs.is_empty(), "{errs:?}");
+    s
+}
+
+/// Payload dword `i` of g`reg` for `seed`.
+fn g(seed: u64, reg: u64, i: u64) -> u32 {
+    word(seed, Space::Payload, reg * 8 + i)
+}
+
+#[test]
+fn arithmetic_reaches_the_framebuffer() {
+    let s = shader(
+        "    mov(8) vgrf0:F, g2<8,8,1>:F
+    mul(8) vgrf1:F, vgrf0:F, 2f
+    add.sat(8) vgrf1+1.0:F, vgrf0:F, -g3<8,8,1>:F
+    mov(8) vgrf1+2.0:D, g4<8,8,1>:F
+    shl(8) vgrf1+3.0:UD, g5<8,8,1>:UD, 3u
+    fb_write_logical(8) (EOT) (null):UD, vgrf1:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 4u
+",
+        "vgrf0 1x32\nvgrf1 4x32\n",
+    );
+    for seed in 0..8 {
+        let out = run(&s, seed, None).unwrap();
+        assert_eq!(out.records.len(), 8);
+        for r in &out.records {
+            let i = r.channel as u64;
+            let x = f32::from_bits(g(seed, 2, i));
+            let y = f32::from_bits(g(seed, 3, i));
+            let sat = |v: f32| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+            let to_i = |v: f32| {
+                if v.is_nan() {
+                    0
+                } else {
+                    v.trunc().clamp(i32::MIN as f32, i32::MAX as f32) as i32
+                }
+            };
+            let want = [
+                (x * 2.0).to_bits() as u64,
+                sat(x - y).to_bits() as u64,
+                to_i(f32::from_bits(g(seed, 4, i))) as u32 as u64,
+                (g(seed, 5, i) << 3) as u64,
+            ];
+            let got: Vec<u64> = r.values.clone();
+            // NaN payloads may differ between f32 and f64 arithmetic; compare NaN-ness there.
+            for (k, (a, b)) in got.iter().zip(want.iter()).enumerate() {
+                let (fa, fb) = (f32::from_bits(*a as u32), f32::from_bits(*b as u32));
+                assert!(
+                    a == b || (k < 2 && fa.is_nan() && fb.is_nan()),
+                    "seed {seed} ch{i} comp{k}: {a:#x} vs {b:#x}"
+                );
+            }
+        }
+    }
+}
+
+const LOOP: &str = "    mov(8) vgrf0:D, 0d
+    mov(8) vgrf1:D, g2<8,8,1>:UD
+    and(8) vgrf1:D, vgrf1:D, 7d
+block1:
+    do(8) (null):UD
+block2:
+    cmp.ge.f0.0(8) null<8,8,1>:D, vgrf0:D, vgrf1:D
+    (+f0.0) break(8) (null):UD
+block3:
+    add(8) vgrf0:D, vgrf0:D, 1d
+    while(8) (null):UD
+block4:
+    cmp.l.f0.0(8) null<8,8,1>:D, vgrf0:D, 4d
+    (+f0.0) if(8) (null):UD
+block5:
+    mov(8) vgrf2:D, 100d
+    else(8) (null):UD
+block6:
+    mov(8) vgrf2:D, 200d
+block7:
+    endif(8) (null):UD
+    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u
+";
+
+#[test]
+fn loops_and_branches_follow_each_channel() {
+    let s = shader(LOOP, "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\n");
+    for seed in 0..8 {
+        let out = run(&s, seed, None).unwrap();
+        for r in &out.records {
+            let n = g(seed, 2, r.channel as u64) & 7;
+            assert_eq!(r.values, vec![n as u64], "seed {seed} ch{}", r.channel);
+        }
+        assert_eq!(out.final_mask, 0xff);
+        assert_eq!(out.poison_reads, 0);
+    }
+}
+
+#[test]
+fn halt_discards_channels() {
+    let s = shader(
+        "    mov(8) vgrf0:UD, g2<8,8,1>:UD
+    and.z.f0.0(8) null<8,8,1>:UD, vgrf0:UD, 1u
+    (+f0.0) halt(8) (null):UD
+block1:
+    halt_target(8) (null):UD
+    (-f0.0) fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u
+",
+        "vgrf0 1x32\n",
+    );
+    let out = run(&s, 3, None).unwrap();
+    let odd: Vec<u32> = (0..8).filter(|&i| g(3, 2, i as u64) & 1 == 1).collect();
+    assert_eq!(
+        out.records.iter().map(|r| r.channel).collect::<Vec<_>>(),
+        odd
+    );
+}
+
+#[test]
+fn same_seed_same_outputs() {
+    let s = shader(LOOP, "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\n");
+    assert_eq!(run(&s, 11, None).unwrap(), run(&s, 11, None).unwrap());
+    assert_ne!(run(&s, 11, None).unwrap(), run(&s, 12, None).unwrap());
+}
+
+#[test]
+fn equivalent_finds_the_difference() {
+    let a = shader(LOOP, "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\n");
+    assert!(equivalent(&a, &a, 0..4).is_ok());
+    let b = shader(
+        &LOOP.replace("add(8) vgrf0:D, vgrf0:D, 1d", "add(8) vgrf0:D, vgrf0:D, 2d"),
+        "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\n",
+    );
+    let m = equivalent(&a, &b, 0..4).unwrap_err();
+    assert!(m.what.contains("fb_write channel"), "{m:?}");
+}
+
+#[test]
+fn bad_runs_end_with_errors_naming_the_instruction() {
+    let s = shader("    do(8) (null):UD\nblock1:\n    while(8) (null):UD\n", "");
+    let e = run(&s, 0, None).unwrap_err();
+    assert!(e.msg.contains("infinite loop") && e.inst.is_some(), "{e}");
+    let s = shader(
+        "    tex_logical(8) vgrf0:F, g2<8,8,1>:F, (null):UD, 0u\n",
+        "vgrf0 4x32\n",
+    );
+    let e = run(&s, 0, None).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("inst0: message `tex_logical` is not modelled yet"),
+        "{e}"
+    );
+    let s = shader("    mov(8) vgrf0:F, vgrf1:F\n    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u\n", "vgrf0 1x32\nvgrf1 1x32\n");
+    assert_eq!(run(&s, 0, None).unwrap().poison_reads, 8);
+}
