@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use eubatch_ir::Gen;
 
 mod check;
+mod simulate;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -41,6 +42,23 @@ enum Cmd {
         #[arg(long)]
         round_trip: bool,
     },
+    /// Simulate shaders: one file prints its outputs; several (or a directory of start dumps)
+    /// print how many ran to completion and why the others stopped.
+    Run {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(long, value_parser = parse_target)]
+        target: Option<Gen>,
+        /// Seed of the generated inputs (the same seed gives the same run).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// With several shaders: seeds to run each on, from --seed.
+        #[arg(long, default_value_t = 4)]
+        seeds: u64,
+        /// Print every executed instruction with its channel mask (one shader).
+        #[arg(long)]
+        trace: bool,
+    },
     /// Print one shader in eubatch's format.
     Print {
         file: PathBuf,
@@ -72,6 +90,13 @@ fn main() -> ExitCode {
                 .max(1);
             check::run(&paths, target, jobs, round_trip)
         }
+        Cmd::Run {
+            paths,
+            target,
+            seed,
+            seeds,
+            trace,
+        } => simulate::run(&paths, target, seed, seeds, trace),
         Cmd::Print { file, target } => {
             let name = file.to_string_lossy().into_owned();
             match eubatch_ir::import::load_file(&file, &name, target) {

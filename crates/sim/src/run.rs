@@ -19,15 +19,19 @@ use crate::{Outputs, Record, SimError};
 pub const STEP_LIMIT: u64 = 10_000_000;
 
 enum Frame {
+    /// `next`: where the current part (then or else) ends: its `else` or `endif`.
     If {
         saved: u32,
         else_mask: u32,
+        next: usize,
     },
+    /// `body`: the loop's first instruction; `end`: its `while`.
     Loop {
         saved: u32,
         brk: u32,
         cont: u32,
         body: usize,
+        end: usize,
     },
 }
 
@@ -153,6 +157,7 @@ pub fn run(
                 frames.push(Frame::If {
                     saved: cur,
                     else_mask: cur & !taken,
+                    next: target[pc],
                 });
                 cur = taken;
                 if cur == 0 {
@@ -160,10 +165,16 @@ pub fn run(
                 }
             }
             ControlFlow::Else => {
-                let Some(Frame::If { else_mask, .. }) = frames.last() else {
+                let Some(Frame::If {
+                    else_mask,
+                    next: part_end,
+                    ..
+                }) = frames.last_mut()
+                else {
                     return Err(SimError::at(inst, "`else` without `if`"));
                 };
-                cur = *else_mask & !halted;
+                *part_end = target[pc];
+                cur = *else_mask & !halted & !parked(&frames);
                 if cur == 0 {
                     next = target[pc];
                 }
@@ -172,13 +183,15 @@ pub fn run(
                 let Some(Frame::If { saved, .. }) = frames.pop() else {
                     return Err(SimError::at(inst, "`endif` without `if`"));
                 };
-                cur = saved & !halted;
+                // Channels parked by `break`/`cont` stay off until their loop says otherwise.
+                cur = saved & !halted & !parked(&frames);
             }
             ControlFlow::Do => frames.push(Frame::Loop {
                 saved: cur,
                 brk: 0,
                 cont: 0,
                 body: pc + 1,
+                end: target[pc],
             }),
             ControlFlow::Break | ControlFlow::Continue => {
                 let m = cur & pred(&t)?;
@@ -196,7 +209,8 @@ pub fn run(
                 }
                 cur &= !m;
                 if cur == 0 {
-                    next = target[pc];
+                    // Straight to the `while`: the `if`s inside the loop are left unfinished.
+                    next = skip_to(&frames, target[pc]);
                 }
             }
             ControlFlow::While => {
@@ -221,8 +235,8 @@ pub fn run(
                 let m = cur & pred(&t)? & range;
                 halted |= m;
                 cur &= !m;
-                if cur == 0 && target[pc] != usize::MAX {
-                    next = target[pc];
+                if cur == 0 {
+                    next = skip_to(&frames, target[pc]).min(order.len());
                 }
             }
             ControlFlow::HaltTarget => {
@@ -250,6 +264,24 @@ pub fn run(
     out.final_mask = cur | halted;
     out.poison_reads = t.poison_reads;
     Ok(out)
+}
+
+/// Where to go when no channel is left active: the end of the current `if` part or loop
+/// body (which restore channels), else `fallback`.
+fn skip_to(frames: &[Frame], fallback: usize) -> usize {
+    match frames.last() {
+        Some(Frame::If { next, .. }) => *next,
+        Some(Frame::Loop { end, .. }) => *end,
+        None => fallback,
+    }
+}
+
+/// Channels waiting in `break`/`cont` of the loops being run.
+fn parked(frames: &[Frame]) -> u32 {
+    frames.iter().fold(0, |m, f| match f {
+        Frame::Loop { brk, cont, .. } => m | brk | cont,
+        Frame::If { .. } => m,
+    })
 }
 
 fn channel_range(group: u32, exec: u32) -> u32 {
@@ -375,6 +407,8 @@ fn execute(
             }
             return Ok(ctl.eot());
         }
+        // A compute thread's end: no data (Mesa's CS_OPCODE_CS_TERMINATE).
+        Opcode::CsTerminate => return Ok(true),
         _ if op.is_message() => {
             return Err(fail(format!("message `{}` is not modelled yet", op.name())))
         }

@@ -158,3 +158,41 @@ fn bad_runs_end_with_errors_naming_the_instruction() {
     let s = shader("    mov(8) vgrf0:F, vgrf1:F\n    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u\n", "vgrf0 1x32\nvgrf1 1x32\n");
     assert_eq!(run(&s, 0, None).unwrap().poison_reads, 8);
 }
+
+/// A `break` inside an `if`: channels that broke stay off after the `endif`, and when all
+/// have broken the run goes straight to the `while`.
+#[test]
+fn break_inside_if() {
+    let s = shader(
+        "    mov(8) vgrf0:D, 0d
+    mov(8) vgrf1:D, g2<8,8,1>:UD
+    and(8) vgrf1:D, vgrf1:D, 3d
+block1:
+    do(8) (null):UD
+block2:
+    cmp.ge.f0.0(8) null<8,8,1>:D, vgrf0:D, vgrf1:D
+    (+f0.0) if(8) (null):UD
+block3:
+    break(8) (null):UD
+block4:
+    endif(8) (null):UD
+    add(8) vgrf0:D, vgrf0:D, 1d
+    while(8) (null):UD
+block5:
+    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u
+",
+        "vgrf0 1x32\nvgrf1 1x32\n",
+    );
+    for seed in 0..8 {
+        let out = run(&s, seed, None).unwrap();
+        assert_eq!(out.records.len(), 8);
+        for r in &out.records {
+            assert_eq!(
+                r.values,
+                vec![(g(seed, 2, r.channel as u64) & 3) as u64],
+                "seed {seed} ch{}",
+                r.channel
+            );
+        }
+    }
+}

@@ -75,7 +75,7 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
             let shown = u.offset_shown & 1 != 0;
             let free = u.opcode.has_free_size_written();
             let len = if free {
-                (u.opcode == Opcode::LoadPayload && shown).then(|| load_payload_len(u))
+                (u.opcode == Opcode::LoadPayload).then(|| load_payload_len(u))
             } else {
                 if !shown {
                     f.exact = f.exact.max(dst.footprint(u.exec_size));
