@@ -80,3 +80,18 @@ fn print_round_trips() {
             .collect();
     assert_eq!(out, expected);
 }
+
+#[test]
+fn run_prints_outputs_and_traces() {
+    let file = "examples/corpus/handwritten/fp16-halves.eu";
+    let (ok, a) = eubatch(&["run", file, "--seed", "5"]);
+    assert!(ok, "{a}");
+    let (_, b) = eubatch(&["run", file, "--seed", "5"]);
+    assert_eq!(a, b, "same seed, same output");
+    assert!(a.contains("final mask 0x000000ff"), "{a}");
+    let (ok, t) = eubatch(&["run", file, "--trace"]);
+    assert!(
+        ok && t.contains("[000000ff] mov(8) vgrf0:F, g1<8,8,1>:F"),
+        "{t}"
+    );
+}

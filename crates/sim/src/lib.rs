@@ -70,6 +70,8 @@ pub struct Outputs {
     pub final_mask: u32,
     /// Reads of VGRF bytes nothing had written.
     pub poison_reads: u64,
+    /// Instructions executed (control flow included).
+    pub steps: u64,
 }
 
 impl Outputs {

@@ -263,6 +263,7 @@ pub fn run(
     }
     out.final_mask = cur | halted;
     out.poison_reads = t.poison_reads;
+    out.steps = steps;
     Ok(out)
 }
 
