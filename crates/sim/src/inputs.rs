@@ -14,6 +14,9 @@ pub enum Space {
     Uniform = 2,
     /// Inputs (`attr` operands).
     Attr = 3,
+    /// Constant buffers read by pull-constant loads: word index is
+    /// `surface << 32 | byte offset / 4`.
+    Constant = 4,
 }
 
 /// SplitMix64's finalizer: a good 64-bit mix.

@@ -95,7 +95,7 @@ impl Outputs {
     }
 }
 
-pub use run::run;
+pub use run::{run, run_limited};
 
 /// Where two shaders' outputs first differ.
 #[derive(Clone, Debug, PartialEq, Eq)]

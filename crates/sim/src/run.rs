@@ -99,6 +99,16 @@ fn match_control_flow(shader: &Shader, order: &[Inst]) -> Result<Vec<usize>, Sim
 pub fn run(
     shader: &Shader,
     seed: u64,
+    trace: Option<&mut dyn FnMut(&str)>,
+) -> Result<Outputs, SimError> {
+    run_limited(shader, seed, STEP_LIMIT, trace)
+}
+
+/// [`run`], stopping after `step_limit` instructions.
+pub fn run_limited(
+    shader: &Shader,
+    seed: u64,
+    step_limit: u64,
     mut trace: Option<&mut dyn FnMut(&str)>,
 ) -> Result<Outputs, SimError> {
     if shader.backend == Backend::Vec4 {
@@ -122,10 +132,10 @@ pub fn run(
     let mut steps = 0u64;
     while pc < order.len() {
         steps += 1;
-        if steps > STEP_LIMIT {
+        if steps > step_limit {
             return Err(SimError::at(
                 order[pc],
-                format!("stopped after {STEP_LIMIT} instructions: an infinite loop?"),
+                format!("stopped after {step_limit} instructions: an infinite loop?"),
             ));
         }
         let inst = order[pc];
@@ -407,6 +417,134 @@ fn execute(
                 });
             }
             return Ok(ctl.eot());
+        }
+        Opcode::PixelX | Opcode::PixelY => {
+            // FS_OPCODE_PIXEL_X/Y (gen8+, brw_fs_generator.cpp): the X/Y words built by the
+            // pixel-centre setup hold, per subspan, four X then four Y values; pixel i reads
+            // element <8;4,1>(i) (+4 for Y), plus the half-pixel offset source.
+            let src = srcs
+                .first()
+                .ok_or_else(|| fail("pixel_x/y without a source".into()))?;
+            let mut results = Vec::new();
+            for i in 0..exec {
+                if enabled & (1 << (group + i)) == 0 {
+                    continue;
+                }
+                let k = (i / 4) * 8 + i % 4 + if op == Opcode::PixelY { 4 } else { 0 };
+                let xy = decode(src.ty, t.read(src, k).map_err(|e| e.with_inst(inst))?).as_f64();
+                let half = match srcs.get(1) {
+                    Some(h) if !h.is_bad() => {
+                        decode(h.ty, t.read(h, i).map_err(|e| e.with_inst(inst))?).as_f64()
+                    }
+                    _ => 0.0,
+                };
+                results.push((i, encode(dst.ty, Value::Float(xy + half), ctl.saturate())));
+            }
+            for (i, bits) in results {
+                t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(false);
+        }
+        Opcode::Linterp => {
+            // FS_OPCODE_LINTERP = PLN (gen < 11): dst = a*u + b*v + c with the plane
+            // coefficients a, b, c at elements 0, 1 and 3 of the setup operand and the
+            // barycentrics u, v as two components of the delta operand. Computed in f64,
+            // rounded once.
+            let (delta, setup) = match srcs {
+                [d, s, ..] => (d, s),
+                _ => return Err(fail("linterp needs a delta and a setup source".into())),
+            };
+            let coef = |t: &mut Thread, e: u32| -> Result<f64, SimError> {
+                let mut o = *setup;
+                o.offset += e * 4;
+                Ok(decode(Type::F, t.read(&o, 0).map_err(|e| e.with_inst(inst))?).as_f64())
+            };
+            let (a, b, c) = (coef(t, 0)?, coef(t, 1)?, coef(t, 3)?);
+            let mut results = Vec::new();
+            for i in 0..exec {
+                if enabled & pred & (1 << (group + i)) == 0 {
+                    continue;
+                }
+                let u = decode(Type::F, t.read(delta, i).map_err(|e| e.with_inst(inst))?).as_f64();
+                let v = decode(
+                    Type::F,
+                    t.read(&component(delta, 1, exec), i)
+                        .map_err(|e| e.with_inst(inst))?,
+                )
+                .as_f64();
+                results.push((
+                    i,
+                    encode(dst.ty, Value::Float(a * u + b * v + c), ctl.saturate()),
+                ));
+            }
+            for (i, bits) in results {
+                t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(false);
+        }
+        Opcode::UniformPullConst | Opcode::VaryingPullConstLogical => {
+            // Constant buffers are a seeded function of (surface, byte offset).
+            let surface = srcs
+                .first()
+                .filter(|s| s.file == RegFile::Imm)
+                .map(|s| s.imm_bits() as u32)
+                .ok_or_else(|| {
+                    fail(format!(
+                        "`{}` with a non-immediate surface is not modelled yet",
+                        op.name()
+                    ))
+                })?;
+            let seed = t.seed;
+            let word_at = |byte: u64| {
+                crate::inputs::word(
+                    seed,
+                    crate::inputs::Space::Constant,
+                    (surface as u64) << 32 | byte / 4,
+                )
+            };
+            let mut d = dst;
+            d.ty = Type::UD;
+            if op == Opcode::UniformPullConst {
+                // FS_OPCODE_UNIFORM_PULL_CONSTANT_LOAD: one 32-byte block at an immediate
+                // offset, into one register, for all channels.
+                let off = srcs
+                    .get(1)
+                    .filter(|s| s.file == RegFile::Imm)
+                    .map(|s| s.imm_bits())
+                    .ok_or_else(|| {
+                        fail(
+                            "uniform_pull_const with a non-immediate offset is not modelled yet"
+                                .into(),
+                        )
+                    })?;
+                d.stride = 1;
+                for k in 0..8u32 {
+                    t.write(&d, k, word_at(off + 4 * k as u64) as u64)
+                        .map_err(|e| e.with_inst(inst))?;
+                }
+            } else {
+                // FS_OPCODE_VARYING_PULL_CONSTANT_LOAD_LOGICAL: four dwords per channel at the
+                // channel's byte offset, into four components.
+                let offs = srcs
+                    .get(1)
+                    .ok_or_else(|| fail("varying_pull_const_logical without an offset".into()))?;
+                let mut results = Vec::new();
+                for i in 0..exec {
+                    if enabled & pred & (1 << (group + i)) == 0 {
+                        continue;
+                    }
+                    let base = decode(offs.ty, t.read(offs, i).map_err(|e| e.with_inst(inst))?)
+                        .as_i128() as u64;
+                    for k in 0..4u32 {
+                        results.push((k, i, word_at(base.wrapping_add(4 * k as u64)) as u64));
+                    }
+                }
+                for (k, i, w) in results {
+                    t.write(&component(&d, k, exec), i, w)
+                        .map_err(|e| e.with_inst(inst))?;
+                }
+            }
+            return Ok(false);
         }
         // A compute thread's end: no data (Mesa's CS_OPCODE_CS_TERMINATE).
         Opcode::CsTerminate => return Ok(true),

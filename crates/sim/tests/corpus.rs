@@ -11,7 +11,10 @@ use eubatch_ir::import::{discover, load_file, InputKind};
 use eubatch_ir::Gen;
 
 /// SKL start dumps that ran to completion on 4 seeds when this was last raised.
-const COMPLETED_AT_LEAST: usize = 485;
+const COMPLETED_AT_LEAST: usize = 636;
+/// Step limit for this test: far above what the completing shaders need (under 10,000),
+/// low enough that loops bounded by random push constants stop quickly.
+const STEPS: u64 = 200_000;
 
 #[test]
 fn shaderdb_skl_start_dumps() {
@@ -30,7 +33,7 @@ fn shaderdb_skl_start_dumps() {
         let shader = load_file(path, &path.to_string_lossy(), Some(Gen::Gen9)).unwrap();
         let mut ok = true;
         for seed in 0..4 {
-            match eubatch_sim::run(&shader, seed, None) {
+            match eubatch_sim::run_limited(&shader, seed, STEPS, None) {
                 Ok(out) => {
                     if seed == 0 {
                         assert_eq!(
@@ -43,7 +46,10 @@ fn shaderdb_skl_start_dumps() {
                 }
                 Err(e) => {
                     ok = false;
-                    if !e.msg.contains("not modelled yet") && !e.msg.contains("not simulated yet") {
+                    if !e.msg.contains("not modelled")
+                        && !e.msg.contains("not simulated yet")
+                        && !e.msg.contains("infinite loop")
+                    {
                         bugs.push(format!("{}: {e}", path.display()));
                     }
                     break;

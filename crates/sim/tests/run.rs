@@ -196,3 +196,38 @@ block5:
         }
     }
 }
+
+/// Mesa 22.3's pixel-centre setup, imported from its dump syntax: pixel i of subspan s is at
+/// (s.x + 0,1,0,1; s.y + 0,0,1,1), the subspan X/Y words being g1.4.. of the payload.
+#[test]
+fn pixel_coordinates_from_the_payload() {
+    use eubatch_ir::import::{import_mesa_dump, DumpName};
+    let dump = "{  1}    0: add(16) vgrf2:UW, g1<0>:UW, 11001010V NoMask group0 
+{  2}    1: pixel_x(8) vgrf0:F, vgrf2:UW, 0u 
+{  2}    2: pixel_y(8) vgrf1:F, vgrf2:UW, 0u 
+{  4}    3: undef(8) vgrf3:UD,  
+{  4}    4: mov(8) vgrf3+0.0:F, vgrf0:F 
+{  4}    5: mov(8) vgrf3+1.0:F, vgrf1:F 
+{  4}    6: fb_write_logical(8) (EOT) (null):UD, vgrf3:F(null):UD(null):UD(null):UD(null):UD(null):UD(null):UD, 2u 
+Maximum   4 registers live at once.
+";
+    let name = DumpName::parse("FS8-GLSL1-00-00-start").unwrap();
+    let s = import_mesa_dump(dump, &name, "px", eubatch_ir::Gen::Gen9).unwrap();
+    assert!(eubatch_ir::verify::verify(&s).is_empty());
+    for seed in 0..4 {
+        let out = run(&s, seed, None).unwrap();
+        // UW word k of g1 is half of payload dword 8 + k/2.
+        let uw = |k: u64| (g(seed, 1, k / 2) >> (16 * (k % 2))) & 0xffff;
+        for r in &out.records {
+            let i = r.channel as u64;
+            let (ss_x, ss_y) = (uw(4 + 2 * (i / 4)), uw(5 + 2 * (i / 4)));
+            let x = (ss_x + [0, 1, 0, 1][(i % 4) as usize]) & 0xffff;
+            let y = (ss_y + [0, 0, 1, 1][(i % 4) as usize]) & 0xffff;
+            assert_eq!(
+                r.values,
+                vec![(x as f32).to_bits() as u64, (y as f32).to_bits() as u64],
+                "seed {seed} ch{i}"
+            );
+        }
+    }
+}

@@ -75,7 +75,11 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
             let shown = u.offset_shown & 1 != 0;
             let free = u.opcode.has_free_size_written();
             let len = if free {
-                (u.opcode == Opcode::LoadPayload).then(|| load_payload_len(u))
+                let len = message_dst_len(u);
+                if let (Some(l), false) = (len, shown) {
+                    f.exact = f.exact.max(l);
+                }
+                len
             } else {
                 if !shown {
                     f.exact = f.exact.max(dst.footprint(u.exec_size));
@@ -117,6 +121,17 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
     let layouts: Vec<VgrfLayout> = facts.iter().map(layout_of).collect();
     let sizes = size_written(uses, &layouts);
     (layouts, sizes)
+}
+
+/// Bytes a message or payload builder writes, where Mesa's code fixes it.
+fn message_dst_len(u: &InstUse<'_>) -> Option<u32> {
+    match u.opcode {
+        Opcode::LoadPayload => Some(load_payload_len(u)),
+        // fs_visitor::VARYING_PULL_CONSTANT_LOAD: four components
+        // (`size_written = 4 * component_size`).
+        Opcode::VaryingPullConstLogical => Some(4 * u.exec_size * 4),
+        _ => None,
+    }
 }
 
 fn load_payload_len(u: &InstUse<'_>) -> u32 {
@@ -229,8 +244,8 @@ fn size_written(uses: &[InstUse<'_>], layouts: &[VgrfLayout]) -> Vec<u32> {
             if u.offset_shown & 1 == 0 {
                 return room;
             }
-            let want = if u.opcode == Opcode::LoadPayload {
-                load_payload_len(u)
+            let want = if let Some(l) = message_dst_len(u) {
+                l
             } else {
                 let starts = &write_starts[dst.nr as usize];
                 let next = starts

@@ -109,6 +109,9 @@ pub fn import_mesa_dump(
         sends.push((parsed.mlen, parsed.ex_mlen));
         shader.create_inst(parsed.builder());
     }
+    if !mesa25 && backend == Backend::Scalar {
+        restore_pixel_setup(&mut shader);
+    }
     let count = max_vgrf.map_or(0, |m| m as usize + 1);
     let uses: Vec<InstUse<'_>> = shader
         .insts
@@ -131,4 +134,34 @@ pub fn import_mesa_dump(
     let order: Vec<Inst> = shader.insts.opcode.indices().collect();
     shader.layout = split_blocks(&order, |i| shader.insts.opcode[i]);
     Ok(shader)
+}
+
+/// Mesa 22.3's scalar printer writes a fixed-register source as `gN<hstride>` only: its
+/// sub-register, vertical stride and width are not printed (`g24<0>:F` stands for several
+/// push-constant components). Where Mesa's own code fixes the region, the importer puts it
+/// back: the pixel-centre setup of `fs_visitor::emit_interpolation_setup_gfx6`
+/// (brw_fs_visitor.cpp, gen8+ and SIMD8) adds `0x11001010V` to the subspan X/Y words of the
+/// payload, `stride(suboffset(gN_uw, 4), 1, 4, 0)`: printed `gN<0>:UW`, it is `gN.4<1;4,0>`.
+fn restore_pixel_setup(shader: &mut Shader) {
+    use crate::opcode::Opcode;
+    use crate::operand::Region;
+    use crate::types::Type;
+    for inst in shader.insts.opcode.indices() {
+        if shader.insts.opcode[inst] != Opcode::Add || !shader.insts.control[inst].no_mask() {
+            continue;
+        }
+        let srcs = shader.srcs_mut(inst);
+        let [a, b] = srcs else { continue };
+        let is_setup = a.file == RegFile::FixedGrf
+            && a.ty == Type::UW
+            && a.offset == 0
+            && a.region == Region::for_stride(0)
+            && b.file == RegFile::Imm
+            && b.ty == Type::V
+            && b.imm_bits() == 0x1100_1010;
+        if is_setup {
+            a.offset = 8;
+            a.region = Region::new(1, 4, 0);
+        }
+    }
 }
