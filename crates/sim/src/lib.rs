@@ -4,13 +4,15 @@
 //! layouts, fixed GRFs holding a seeded thread payload, push constants and inputs drawn from
 //! the seed, the ALU opcodes ([`alu`]), type conversions ([`value`]), predication, NoMask,
 //! channel groups, conditional modifiers and flags, and structured control flow with
-//! per-channel masks ([`run`]). Framebuffer and URB writes are recorded as outputs; other
+//! per-channel masks ([`run`]), sampler messages ([`sampler`]), pull constants, pixel
+//! coordinates and interpolation. Framebuffer and URB writes are recorded as outputs; other
 //! messages, vec4 code and the thread-payload opcodes (`pixel_x`, `linterp`, ...) end a run
 //! with an error naming them until they are modelled.
 
 pub mod alu;
 pub mod inputs;
 pub mod run;
+pub mod sampler;
 pub mod state;
 pub mod value;
 

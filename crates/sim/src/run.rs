@@ -256,7 +256,7 @@ pub fn run_limited(
             ControlFlow::None => {
                 let enabled = if ctl.no_mask() { range } else { cur & range };
                 let p = pred(&t)?;
-                let done = execute(shader, &mut t, inst, enabled, p, &mut out)?;
+                let done = execute(shader, &mut t, inst, enabled, cur & range, p, &mut out)?;
                 if let Some(tr) = trace.as_deref_mut() {
                     let mut s = String::new();
                     eubatch_ir::text::print::write_inst(shader, inst, &mut s);
@@ -318,6 +318,7 @@ fn execute(
     t: &mut Thread,
     inst: Inst,
     enabled: u32,
+    live: u32,
     pred: u32,
     out: &mut Outputs,
 ) -> Result<bool, SimError> {
@@ -542,6 +543,89 @@ fn execute(
                 for (k, i, w) in results {
                     t.write(&component(&d, k, exec), i, w)
                         .map_err(|e| e.with_inst(inst))?;
+                }
+            }
+            return Ok(false);
+        }
+        Opcode::TexLogical
+        | Opcode::TxbLogical
+        | Opcode::TxlLogical
+        | Opcode::TxdLogical
+        | Opcode::TxfLogical
+        | Opcode::Tg4Logical
+        | Opcode::LodLogical
+        | Opcode::TxsLogical => {
+            crate::sampler::sample(shader, t, inst, enabled & pred)?;
+            return Ok(false);
+        }
+        Opcode::DdxCoarse | Opcode::DdyCoarse | Opcode::DdxFine | Opcode::DdyFine => {
+            // Differences inside each 2x2 subspan (channels tl, tr, bl, br): coarse takes one
+            // difference per subspan (tr - tl, bl - tl), fine one per row or column
+            // (brw_fs_generator.cpp generate_ddx/generate_ddy).
+            let src = srcs
+                .first()
+                .ok_or_else(|| fail("derivative without a source".into()))?;
+            let mut vals = Vec::with_capacity(exec as usize);
+            for i in 0..exec {
+                vals.push(decode(src.ty, t.read(src, i).map_err(|e| e.with_inst(inst))?).as_f64());
+            }
+            let mut results = Vec::new();
+            for i in 0..exec {
+                if enabled & (1 << (group + i)) == 0 {
+                    continue;
+                }
+                let q = i & !3;
+                let d = match op {
+                    Opcode::DdxCoarse => vals[q as usize + 1] - vals[q as usize],
+                    Opcode::DdyCoarse => vals[q as usize + 2] - vals[q as usize],
+                    Opcode::DdxFine => {
+                        let row = q + (i & 2);
+                        vals[row as usize + 1] - vals[row as usize]
+                    }
+                    _ => {
+                        let col = q + (i & 1);
+                        vals[col as usize + 2] - vals[col as usize]
+                    }
+                };
+                results.push((i, encode(dst.ty, Value::Float(d), ctl.saturate())));
+            }
+            for (i, bits) in results {
+                t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(false);
+        }
+        Opcode::FindLiveChannel => {
+            // SHADER_OPCODE_FIND_LIVE_CHANNEL: the index of the first live channel (0 when
+            // none is), written to every enabled channel.
+            let first = if live == 0 {
+                0
+            } else {
+                live.trailing_zeros() as u64
+            };
+            for i in 0..exec {
+                if enabled & (1 << (group + i)) != 0 {
+                    t.write(&dst, i, encode(dst.ty, Value::Int(first as i128), false))
+                        .map_err(|e| e.with_inst(inst))?;
+                }
+            }
+            return Ok(false);
+        }
+        Opcode::Broadcast => {
+            // SHADER_OPCODE_BROADCAST: channel `index` of the value, to every enabled channel.
+            let (value, index) = match srcs {
+                [v, i, ..] => (v, i),
+                _ => return Err(fail("broadcast needs a value and an index".into())),
+            };
+            let idx = decode(index.ty, t.read(index, 0).map_err(|e| e.with_inst(inst))?).as_i128();
+            let idx = u32::try_from(idx)
+                .ok()
+                .filter(|&k| k < 32)
+                .ok_or_else(|| fail(format!("broadcast index {idx} out of range")))?;
+            let v = t.read(value, idx).map_err(|e| e.with_inst(inst))?;
+            let v = encode(dst.ty, decode(value.ty, v), false);
+            for i in 0..exec {
+                if enabled & (1 << (group + i)) != 0 {
+                    t.write(&dst, i, v).map_err(|e| e.with_inst(inst))?;
                 }
             }
             return Ok(false);

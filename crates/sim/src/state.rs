@@ -204,6 +204,24 @@ impl Thread {
             }
             RegFile::Arf => match op.nr & 0xf0 {
                 arf::NULL => {}
+                arf::FLAG => {
+                    // f0 and f1 are 32 bits each: bit = register * 32 + byte offset * 8.
+                    let bit = (op.nr & 0xf) as u64 * 32 + off * 8;
+                    let width = (sz * 8) as u64;
+                    if bit + width > 64 {
+                        return Err(SimError::msg(format!(
+                            "flag write f{}.{} out of range",
+                            op.nr & 0xf,
+                            op.offset
+                        )));
+                    }
+                    let mask = if width == 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << width) - 1
+                    } << bit;
+                    self.flags = (self.flags & !mask) | ((bits << bit) & mask);
+                }
                 arf::ACCUMULATOR => {
                     let a = (op.nr & 0xf) as usize * 64 + off as usize;
                     if a + sz > self.acc.len() {

@@ -146,13 +146,13 @@ fn bad_runs_end_with_errors_naming_the_instruction() {
     let e = run(&s, 0, None).unwrap_err();
     assert!(e.msg.contains("infinite loop") && e.inst.is_some(), "{e}");
     let s = shader(
-        "    tex_logical(8) vgrf0:F, g2<8,8,1>:F, (null):UD, 0u\n",
+        "    typed_atomic_logical(8) vgrf0:F, g2<8,8,1>:F, (null):UD, 0u\n",
         "vgrf0 4x32\n",
     );
     let e = run(&s, 0, None).unwrap_err();
     assert!(
         e.to_string()
-            .contains("inst0: message `tex_logical` is not modelled yet"),
+            .contains("inst0: message `typed_atomic_logical` is not modelled yet"),
         "{e}"
     );
     let s = shader("    mov(8) vgrf0:F, vgrf1:F\n    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u\n", "vgrf0 1x32\nvgrf1 1x32\n");
@@ -228,6 +228,33 @@ Maximum   4 registers live at once.
                 vec![(x as f32).to_bits() as u64, (y as f32).to_bits() as u64],
                 "seed {seed} ch{i}"
             );
+        }
+    }
+}
+
+/// Sampler results depend on what the channel sends, not on where it is kept, and are
+/// floats in [0, 1) for float destinations.
+#[test]
+fn sampler_is_a_function_of_the_message() {
+    let tex = |coord_reg: &str| {
+        shader(
+            &format!(
+                "    mov(8) {coord_reg}:F, g2<8,8,1>:F
+    mov(8) {coord_reg}+1.0:F, g3<8,8,1>:F
+    tex_logical(8) (size: 128) vgrf2:F, {coord_reg}:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u, 0u, (null):UD, (null):UD, (null):UD, 2d, 0d
+    fb_write_logical(8) (EOT) (null):UD, vgrf2:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 4u
+"
+            ),
+            "vgrf0 2x32\nvgrf1 2x32\nvgrf2 4x32\n",
+        )
+    };
+    let (a, b) = (tex("vgrf0"), tex("vgrf1"));
+    assert!(equivalent(&a, &b, 0..4).is_ok());
+    let out = run(&a, 1, None).unwrap();
+    for r in &out.records {
+        for v in &r.values {
+            let f = f32::from_bits(*v as u32);
+            assert!((0.0..1.0).contains(&f), "{f}");
         }
     }
 }

@@ -111,6 +111,7 @@ pub fn import_mesa_dump(
     }
     if !mesa25 && backend == Backend::Scalar {
         restore_pixel_setup(&mut shader);
+        restore_dispatch_mask_setup(&mut shader);
     }
     let count = max_vgrf.map_or(0, |m| m as usize + 1);
     let uses: Vec<InstUse<'_>> = shader
@@ -162,6 +163,38 @@ fn restore_pixel_setup(shader: &mut Shader) {
         if is_setup {
             a.offset = 8;
             a.region = Region::new(1, 4, 0);
+        }
+    }
+}
+
+/// The second region Mesa's code fixes: with `discard`, `fs_visitor::run_fs` (brw_fs.cpp)
+/// copies the dispatch mask, `brw_vec1_grf(1 or 2, 7)` retyped UW, into the sample-mask
+/// flag: printed `mov(1) f1.0:UW, g1<0>:UW NoMask`, the source is `g1.14<0;1,0>:UW`.
+fn restore_dispatch_mask_setup(shader: &mut Shader) {
+    use crate::opcode::Opcode;
+    use crate::operand::{arf, Region};
+    use crate::types::Type;
+    for inst in shader.insts.opcode.indices() {
+        let dst = shader.insts.dst[inst];
+        let ctl = shader.insts.control[inst];
+        if shader.insts.opcode[inst] != Opcode::Mov
+            || ctl.exec_size != 1
+            || !ctl.no_mask()
+            || dst.file != RegFile::Arf
+            || dst.nr & 0xf0 != arf::FLAG
+        {
+            continue;
+        }
+        let [src] = shader.srcs_mut(inst) else {
+            continue;
+        };
+        if src.file == RegFile::FixedGrf
+            && matches!(src.nr, 1 | 2)
+            && src.ty == Type::UW
+            && src.offset == 0
+            && src.region == Region::for_stride(0)
+        {
+            src.offset = 28;
         }
     }
 }

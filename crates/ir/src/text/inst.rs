@@ -369,6 +369,10 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
                     "a" => arf::ADDRESS,
                     "acc" => arf::ACCUMULATOR,
                     "f" => arf::FLAG,
+                    // Mesa 22.3's printers switch on the whole ARF number, so only f0, acc0
+                    // and a0 get their names; f1 prints as `arf1.S`. In its dumps `arfN`
+                    // with N >= 1 is a flag register; `arf0` is of an unknown class.
+                    "arf" if d.syntax == Syntax::Mesa22 && n >= 1 => arf::FLAG,
                     "arf" => arf::UNKNOWN,
                     _ => arf::NAMED.iter().find(|(_, nm)| *nm == word).unwrap().0,
                 };
