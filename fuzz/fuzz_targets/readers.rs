@@ -1,6 +1,7 @@
 //! Every reader on arbitrary bytes: Mesa 22 scalar, vec4 and Mesa 25 dumps and eubatch's
 //! format. Nothing may panic; whatever is accepted must verify without panicking and print
-//! and parse back to the same IR. The property tests in `crates/ir/tests/no_panic.rs` check
+//! and parse back to the same IR, and whatever verifies must simulate without panicking
+//! (errors are fine) and deterministically. The property tests in `crates/ir/tests/no_panic.rs` check
 //! the same on mutated real dumps.
 //!
 //! `cargo fuzz run readers` (nightly, cargo-fuzz), seeds in `fuzz/corpus/readers`.
@@ -22,8 +23,13 @@ fuzz_target!(|data: &[u8]| {
     ] {
         let dump = DumpName::parse(file).unwrap();
         if let Ok(shader) = import_mesa_dump(text, &dump, file, gen) {
-            let _ = verify(&shader);
+            let valid = verify(&shader).is_empty();
             check_round_trip(&shader).expect("imported shader round-trips");
+            if valid {
+                let a = eubatch_sim::run_limited(&shader, 1, 10_000, None);
+                let b = eubatch_sim::run_limited(&shader, 1, 10_000, None);
+                assert_eq!(a, b, "simulation is deterministic");
+            }
         }
     }
     if let Ok(shader) = parse_shader(text) {
