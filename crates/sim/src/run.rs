@@ -304,6 +304,42 @@ fn channel_range(group: u32, exec: u32) -> u32 {
     m.checked_shl(group).unwrap_or(0)
 }
 
+/// Records, for every channel in `mask`, the components of `parts` (operand, component
+/// count) as one output record of `message`.
+#[allow(clippy::too_many_arguments)]
+fn record_writes(
+    t: &mut Thread,
+    inst: Inst,
+    message: &str,
+    parts: &[(Operand, u32)],
+    exec: u32,
+    group: u32,
+    mask: u32,
+    out: &mut Outputs,
+) -> Result<(), SimError> {
+    for i in 0..exec {
+        let ch = group + i;
+        if mask & (1 << ch) == 0 {
+            continue;
+        }
+        let mut values = Vec::new();
+        for (op, n) in parts {
+            for k in 0..*n {
+                values.push(
+                    t.read(&component(op, k, exec), i)
+                        .map_err(|e| e.with_inst(inst))?,
+                );
+            }
+        }
+        out.records.push(Record {
+            message: message.into(),
+            channel: ch,
+            values,
+        });
+    }
+    Ok(())
+}
+
 /// Operand `op` shifted to component `k` of a multi-component value of `exec` channels.
 fn component(op: &Operand, k: u32, exec: u32) -> Operand {
     let mut o = *op;
@@ -367,28 +403,22 @@ fn execute(
                 .get(7)
                 .filter(|s| s.file == RegFile::Imm)
                 .map_or(4, |s| s.imm_bits() as u32);
-            for i in 0..exec {
-                let ch = group + i;
-                if (enabled & pred) & (1 << ch) == 0 {
-                    continue;
-                }
-                let mut values = Vec::new();
-                for (slot, n) in [(0usize, comps), (2, 1), (3, 1), (6, 1)] {
-                    if let Some(s) = srcs.get(slot).filter(|s| !s.is_bad()) {
-                        for k in 0..n {
-                            values.push(
-                                t.read(&component(s, k, exec), i)
-                                    .map_err(|e| e.with_inst(inst))?,
-                            );
-                        }
-                    }
-                }
-                out.records.push(Record {
-                    message: "fb_write".into(),
-                    channel: ch,
-                    values,
-                });
-            }
+            // Colour components, then source-0 alpha, source depth and the output mask,
+            // where present (FB_WRITE_LOGICAL_SRC_*).
+            let parts: Vec<(Operand, u32)> = [(0usize, comps), (2, 1), (3, 1), (6, 1)]
+                .into_iter()
+                .filter_map(|(slot, n)| srcs.get(slot).filter(|s| !s.is_bad()).map(|s| (*s, n)))
+                .collect();
+            record_writes(
+                t,
+                inst,
+                "fb_write",
+                &parts,
+                exec,
+                group,
+                enabled & pred,
+                out,
+            )?;
             return Ok(ctl.eot());
         }
         Opcode::UrbWriteLogical => {
@@ -399,24 +429,16 @@ fn execute(
                 .ok_or_else(|| fail("urb_write_logical without data".into()))?;
             let per_slot = srcs.get(1).is_some_and(|s| !s.is_bad()) as u32;
             let comps = (s.mlen as u32).saturating_sub(1 + per_slot) * 8 / exec.max(1);
-            for i in 0..exec {
-                let ch = group + i;
-                if (enabled & pred) & (1 << ch) == 0 {
-                    continue;
-                }
-                let mut values = Vec::new();
-                for k in 0..comps {
-                    values.push(
-                        t.read(&component(data, k, exec), i)
-                            .map_err(|e| e.with_inst(inst))?,
-                    );
-                }
-                out.records.push(Record {
-                    message: "urb_write".into(),
-                    channel: ch,
-                    values,
-                });
-            }
+            record_writes(
+                t,
+                inst,
+                "urb_write",
+                &[(*data, comps)],
+                exec,
+                group,
+                enabled & pred,
+                out,
+            )?;
             return Ok(ctl.eot());
         }
         Opcode::PixelX | Opcode::PixelY => {
