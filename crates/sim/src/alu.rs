@@ -16,30 +16,23 @@ use eubatch_ir::{Opcode, Type};
 
 use crate::value::Value;
 
-/// Evaluates a conditional modifier comparing `a` with `b`.
+/// Evaluates a conditional modifier comparing `a` with `b`: integers exactly, floats with
+/// NaN unordered.
 pub fn compare(cm: CondMod, a: Value, b: Value) -> bool {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        return match cm {
-            CondMod::Z => x == y,
-            CondMod::Nz => x != y,
-            CondMod::G => x > y,
-            CondMod::Ge => x >= y,
-            CondMod::L => x < y,
-            CondMod::Le => x <= y,
-            CondMod::O => true,
-            CondMod::U | CondMod::None => false,
-        };
-    }
-    let (x, y) = (a.as_f64(), b.as_f64());
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let ord = match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Some(x.cmp(&y)),
+        _ => a.as_f64().partial_cmp(&b.as_f64()),
+    };
     match cm {
-        CondMod::Z => x == y,
-        CondMod::Nz => x != y,
-        CondMod::G => x > y,
-        CondMod::Ge => x >= y,
-        CondMod::L => x < y,
-        CondMod::Le => x <= y,
-        CondMod::O => !x.is_nan() && !y.is_nan(),
-        CondMod::U => x.is_nan() || y.is_nan(),
+        CondMod::Z => ord == Some(Equal),
+        CondMod::Nz => ord != Some(Equal),
+        CondMod::G => ord == Some(Greater),
+        CondMod::Ge => matches!(ord, Some(Greater | Equal)),
+        CondMod::L => ord == Some(Less),
+        CondMod::Le => matches!(ord, Some(Less | Equal)),
+        CondMod::O => ord.is_some(),
+        CondMod::U => ord.is_none(),
         CondMod::None => false,
     }
 }
@@ -132,4 +125,22 @@ pub fn eval(op: Opcode, cmod: CondMod, s: &[Value], tys: &[Type]) -> Result<Valu
         F32to16 => Value::Int(half::f16::from_f64(fl(0)).to_bits() as i128),
         _ => return Err(format!("`{}` is not modelled yet", op.name())),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compares() {
+        let (one, two, nan) = (Value::Float(1.0), Value::Float(2.0), Value::Float(f64::NAN));
+        assert!(compare(CondMod::L, one, two) && !compare(CondMod::Ge, one, two));
+        assert!(compare(CondMod::Nz, nan, nan) && !compare(CondMod::Z, nan, nan));
+        assert!(compare(CondMod::U, nan, one) && !compare(CondMod::O, nan, one));
+        assert!(!compare(CondMod::G, nan, one) && !compare(CondMod::Le, nan, one));
+        let (a, b) = (Value::Int(-3), Value::Int(u32::MAX as i128));
+        assert!(
+            compare(CondMod::L, a, b) && compare(CondMod::O, a, b) && !compare(CondMod::U, a, b)
+        );
+    }
 }
