@@ -121,6 +121,34 @@ pub fn eval(op: Opcode, cmod: CondMod, s: &[Value], tys: &[Type]) -> Result<Valu
                 b
             }
         }
+        // PRM Vol. 2a "BFI1", "BFI2", "BFE": widths and offsets are 5-bit fields.
+        Bfi1 => {
+            let (w, o) = (int(0) & 31, int(1) & 31);
+            Value::Int((((1i128 << w) - 1) << o) & 0xffff_ffff)
+        }
+        Bfi2 => {
+            let (m, a, b) = (
+                bits_of(s[0], tys[0]),
+                bits_of(s[1], tys[1]),
+                bits_of(s[2], tys[2]),
+            );
+            Value::Int(((m & a) | (!m & b)) as u32 as i128)
+        }
+        Bfe => {
+            let (w, o) = ((int(0) & 31) as u32, (int(1) & 31) as u32);
+            let v = bits_of(s[2], tys[2]) as u32;
+            let field = if w == 0 {
+                0
+            } else {
+                (v >> o) & (u32::MAX >> (32 - w))
+            };
+            // Signed types sign-extend the field.
+            if tys[2].is_signed_int() && w != 0 && field >> (w - 1) & 1 == 1 {
+                Value::Int((field | !(u32::MAX >> (32 - w))) as i32 as i128)
+            } else {
+                Value::Int(field as i128)
+            }
+        }
         F16to32 => Value::Float(half::f16::from_bits(bits_of(s[0], tys[0]) as u16).to_f64()),
         F32to16 => Value::Int(half::f16::from_f64(fl(0)).to_bits() as i128),
         _ => return Err(format!("`{}` is not modelled yet", op.name())),
@@ -138,6 +166,35 @@ mod tests {
         assert!(compare(CondMod::Nz, nan, nan) && !compare(CondMod::Z, nan, nan));
         assert!(compare(CondMod::U, nan, one) && !compare(CondMod::O, nan, one));
         assert!(!compare(CondMod::G, nan, one) && !compare(CondMod::Le, nan, one));
+        let ud = [Type::UD, Type::UD, Type::UD];
+        let bfe = |w: i128, o: i128, v: i128, t: Type| {
+            eval(
+                Opcode::Bfe,
+                CondMod::None,
+                &[Value::Int(w), Value::Int(o), Value::Int(v)],
+                &[Type::UD, Type::UD, t],
+            )
+            .unwrap()
+        };
+        assert_eq!(bfe(8, 4, 0xabcd, Type::UD), Value::Int(0xbc));
+        assert_eq!(bfe(4, 4, 0xf0, Type::D), Value::Int(-1));
+        assert_eq!(bfe(0, 4, 0xf0, Type::UD), Value::Int(0));
+        let mask = eval(
+            Opcode::Bfi1,
+            CondMod::None,
+            &[Value::Int(4), Value::Int(8)],
+            &ud[..2],
+        )
+        .unwrap();
+        assert_eq!(mask, Value::Int(0xf00));
+        let ins = eval(
+            Opcode::Bfi2,
+            CondMod::None,
+            &[mask, Value::Int(0x500), Value::Int(0x1234)],
+            &ud,
+        )
+        .unwrap();
+        assert_eq!(ins, Value::Int(0x1534));
         let (a, b) = (Value::Int(-3), Value::Int(u32::MAX as i128));
         assert!(
             compare(CondMod::L, a, b) && compare(CondMod::O, a, b) && !compare(CondMod::U, a, b)

@@ -11,6 +11,7 @@
 
 pub mod alu;
 pub mod inputs;
+pub mod memory;
 pub mod run;
 pub mod sampler;
 pub mod state;

@@ -616,6 +616,38 @@ fn execute(
             }
             return Ok(false);
         }
+        Opcode::UntypedSurfaceReadLogical
+        | Opcode::UntypedSurfaceWriteLogical
+        | Opcode::ByteScatteredReadLogical
+        | Opcode::ByteScatteredWriteLogical => {
+            crate::memory::access(shader, t, inst, enabled & pred, out)?;
+            return Ok(false);
+        }
+        Opcode::Pack => {
+            // FS_OPCODE_PACK: the sources side by side in each channel's destination
+            // element, the first in the low bits.
+            let mut results = Vec::new();
+            for i in 0..exec {
+                if enabled & pred & (1 << (group + i)) == 0 {
+                    continue;
+                }
+                let (mut bits, mut shift) = (0u64, 0u32);
+                for s in srcs.iter().filter(|s| !s.is_bad()) {
+                    let v = encode(
+                        s.ty,
+                        decode(s.ty, t.read(s, i).map_err(|e| e.with_inst(inst))?),
+                        false,
+                    );
+                    bits |= v.checked_shl(shift).unwrap_or(0);
+                    shift += 8 * s.ty.size();
+                }
+                results.push((i, bits));
+            }
+            for (i, bits) in results {
+                t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(false);
+        }
         Opcode::FindLiveChannel => {
             // SHADER_OPCODE_FIND_LIVE_CHANNEL: the index of the first live channel (0 when
             // none is), written to every enabled channel.

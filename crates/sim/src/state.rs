@@ -21,6 +21,8 @@ pub struct Thread {
     pub acc: [u8; 128],
     /// Poisoned reads seen (first few kept for the report).
     pub poison_reads: u64,
+    /// Buffer memory written by surface messages.
+    pub memory: crate::memory::Memory,
 }
 
 impl Thread {
@@ -43,6 +45,7 @@ impl Thread {
             flags: 0,
             acc: [0; 128],
             poison_reads: 0,
+            memory: Default::default(),
         }
     }
 

@@ -258,3 +258,47 @@ fn sampler_is_a_function_of_the_message() {
         }
     }
 }
+
+/// A byte-scattered write is an output and is read back by a later read of the same
+/// address; `pack` puts its sources side by side.
+#[test]
+fn memory_and_pack() {
+    let s = shader(
+        "    mov(8) vgrf0:UD, g2<8,8,1>:UD
+    and(8) vgrf0:UD, vgrf0:UD, 255u
+    shl(8) vgrf1:D, vgrf0:D, 2d
+    byte_scattered_write_logical(8) (null):UD, 3u, (null):UD, vgrf1:D, vgrf0:UD, 1u, 32u, 1u
+    byte_scattered_read_logical(8) (size: 32) vgrf2:UD, 3u, (null):UD, vgrf1:D, (null):UD, 1u, 32u, 0u
+    pack(8) vgrf3:UQ, vgrf2:UD, vgrf0:UD
+    mov(8) vgrf4:UD, vgrf3<2>:UD
+    mov(8) vgrf4+1.0:UD, vgrf3+0.4<2>:UD
+    fb_write_logical(8) (EOT) (null):UD, vgrf4:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 2u
+",
+        "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x64\nvgrf4 2x32\n",
+    );
+    let out = run(&s, 2, None).unwrap();
+    let writes: Vec<_> = out
+        .records
+        .iter()
+        .filter(|r| r.message == "memory_write")
+        .collect();
+    let reads: Vec<_> = out
+        .records
+        .iter()
+        .filter(|r| r.message == "fb_write")
+        .collect();
+    assert_eq!((writes.len(), reads.len()), (8, 8));
+    for (w, r) in writes.iter().zip(&reads) {
+        let x = g(2, 2, w.channel as u64) as u64 & 255;
+        assert_eq!(w.values, vec![3, 4 * x, x]);
+        // Low dword of the packed value: what was read back (the last channel to write that
+        // address wins); high dword: x.
+        let last = writes
+            .iter()
+            .filter(|o| o.values[1] == 4 * x)
+            .last()
+            .unwrap()
+            .values[2];
+        assert_eq!(r.values, vec![last, x]);
+    }
+}

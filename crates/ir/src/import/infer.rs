@@ -130,6 +130,15 @@ fn message_dst_len(u: &InstUse<'_>) -> Option<u32> {
         // fs_visitor::VARYING_PULL_CONSTANT_LOAD: four components
         // (`size_written = 4 * component_size`).
         Opcode::VaryingPullConstLogical => Some(4 * u.exec_size * 4),
+        // Surface reads (surface_logical_srcs, Mesa 22.3): the immediate argument (source
+        // 5) is the component count of untyped reads; byte-scattered reads return one
+        // dword per channel.
+        Opcode::UntypedSurfaceReadLogical => u
+            .srcs
+            .get(5)
+            .filter(|s| s.file == RegFile::Imm)
+            .map(|s| s.imm_bits() as u32 * u.exec_size * 4),
+        Opcode::ByteScatteredReadLogical => Some(u.exec_size * 4),
         _ => None,
     }
 }
