@@ -73,25 +73,18 @@ pub fn access(
         op,
         Opcode::UntypedSurfaceWriteLogical | Opcode::ByteScatteredWriteLogical
     );
-    let bytes_of = |k: u32| {
-        if matches!(
-            op,
-            Opcode::ByteScatteredReadLogical | Opcode::ByteScatteredWriteLogical
-        ) {
-            (arg / 8, k)
-        } else {
-            (4, k)
-        }
-    };
-    let comps = if matches!(
+    // Components per channel and bytes per component: byte-scattered messages move one
+    // value of `arg` bits, untyped ones `arg` dwords.
+    let byte_scattered = matches!(
         op,
         Opcode::ByteScatteredReadLogical | Opcode::ByteScatteredWriteLogical
-    ) {
-        1
+    );
+    let shape = if byte_scattered {
+        (1, arg / 8)
     } else {
-        arg
+        (arg, 4)
     };
-    if !matches!(bytes_of(0).0, 1 | 2 | 4) {
+    if !matches!(shape.1, 1 | 2 | 4) {
         return Err(fail(format!(
             "byte-scattered access of {arg} bits is not modelled"
         )));
@@ -105,8 +98,7 @@ pub fn access(
         (ctl.group as u32, exec),
         enabled,
         write,
-        comps,
-        &bytes_of,
+        shape,
         out,
     );
     t.memory = mem;
@@ -129,8 +121,7 @@ fn run_channels(
     (group, exec): (u32, u32),
     enabled: u32,
     write: bool,
-    comps: u32,
-    bytes_of: &dyn Fn(u32) -> (u32, u32),
+    (comps, width): (u32, u32),
     out: &mut Outputs,
 ) -> Result<Vec<(u32, u32, u64)>, SimError> {
     let mut reads = Vec::new();
@@ -146,25 +137,18 @@ fn run_channels(
         let addr = t.read(&srcs[ADDRESS], i).map_err(|e| e.with_inst(inst))? & 0xffff_ffff;
         let mut values = vec![surface, addr];
         for k in 0..comps {
-            let (n, _) = bytes_of(k);
             let a = addr.wrapping_add(4 * k as u64);
             if write {
                 let v = t
                     .read(&element(&srcs[DATA], k, exec), i)
                     .map_err(|e| e.with_inst(inst))?;
-                for b in 0..n as u64 {
+                for b in 0..width as u64 {
                     mem.insert((surface, a + b), (v >> (8 * b)) as u8);
                 }
-                values.push(
-                    v & if n == 4 {
-                        0xffff_ffff
-                    } else {
-                        (1 << (8 * n)) - 1
-                    },
-                );
+                values.push(v & ((1u64 << (8 * width)) - 1));
             } else {
                 let mut v = 0u64;
-                for b in 0..n as u64 {
+                for b in 0..width as u64 {
                     v |= (read_byte(mem, t.seed, surface, a + b) as u64) << (8 * b);
                 }
                 reads.push((k, i, v));

@@ -11,6 +11,7 @@
 
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
 
+use crate::inputs::mix;
 use crate::state::Thread;
 use crate::SimError;
 
@@ -20,12 +21,6 @@ const SAMPLER: usize = 8;
 const COORD_COMPONENTS: usize = 12;
 const GRAD_COMPONENTS: usize = 13;
 const NUM_SRCS: usize = 14;
-
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 fn imm(shader: &Shader, inst: Inst, i: usize, what: &str) -> Result<u64, SimError> {
     match shader.srcs(inst).get(i) {

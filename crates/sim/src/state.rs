@@ -63,6 +63,29 @@ impl Thread {
         }
     }
 
+    /// The bytes `off..off+sz` of `op`'s VGRF, checked against its size.
+    fn vgrf_range(
+        &self,
+        op: &Operand,
+        off: u64,
+        sz: usize,
+        what: &str,
+    ) -> Result<std::ops::Range<usize>, SimError> {
+        let v = self
+            .vgrfs
+            .get(op.nr as usize)
+            .ok_or_else(|| SimError::msg(format!("vgrf{} does not exist", op.nr)))?;
+        let end = off as usize + sz;
+        if end > v.len() {
+            return Err(SimError::msg(format!(
+                "{what} of vgrf{} bytes {off}..{end} is out of bounds ({} bytes)",
+                op.nr,
+                v.len()
+            )));
+        }
+        Ok(off as usize..end)
+    }
+
     /// Reads element `i` of a source as raw bits.
     pub fn read(&mut self, op: &Operand, i: u32) -> Result<u64, SimError> {
         let sz = op.ty.size() as usize;
@@ -88,23 +111,10 @@ impl Thread {
         let mut buf = [0u8; 8];
         match op.file {
             RegFile::Vgrf => {
-                let v = self
-                    .vgrfs
-                    .get(op.nr as usize)
-                    .ok_or_else(|| SimError::msg(format!("vgrf{} does not exist", op.nr)))?;
-                let end = off as usize + sz;
-                if end > v.len() {
-                    return Err(SimError::msg(format!(
-                        "read of vgrf{} bytes {off}..{end} is out of bounds ({} bytes)",
-                        op.nr,
-                        v.len()
-                    )));
-                }
-                buf[..sz].copy_from_slice(&v[off as usize..end]);
-                if self.defined[op.nr as usize][off as usize..end]
-                    .iter()
-                    .any(|d| !d)
-                {
+                let r = self.vgrf_range(op, off, sz, "read")?;
+                let v = &self.vgrfs[op.nr as usize];
+                buf[..sz].copy_from_slice(&v[r.clone()]);
+                if self.defined[op.nr as usize][r].iter().any(|d| !d) {
                     self.poison_reads += 1;
                 }
             }
@@ -178,20 +188,9 @@ impl Thread {
         let bytes = bits.to_le_bytes();
         match op.file {
             RegFile::Vgrf => {
-                let v = self
-                    .vgrfs
-                    .get_mut(op.nr as usize)
-                    .ok_or_else(|| SimError::msg(format!("vgrf{} does not exist", op.nr)))?;
-                let end = off as usize + sz;
-                if end > v.len() {
-                    return Err(SimError::msg(format!(
-                        "write of vgrf{} bytes {off}..{end} is out of bounds ({} bytes)",
-                        op.nr,
-                        v.len()
-                    )));
-                }
-                v[off as usize..end].copy_from_slice(&bytes[..sz]);
-                self.defined[op.nr as usize][off as usize..end]
+                let r = self.vgrf_range(op, off, sz, "write")?;
+                self.vgrfs[op.nr as usize][r.clone()].copy_from_slice(&bytes[..sz]);
+                self.defined[op.nr as usize][r]
                     .iter_mut()
                     .for_each(|d| *d = true);
             }
