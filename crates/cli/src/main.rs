@@ -55,6 +55,9 @@ enum Cmd {
         /// With several shaders: seeds to run each on, from --seed.
         #[arg(long, default_value_t = 4)]
         seeds: u64,
+        /// Stop a run after this many executed instructions (an infinite loop?).
+        #[arg(long, default_value_t = eubatch_sim::STEP_LIMIT)]
+        steps: u64,
         /// Print every executed instruction with its channel mask (one shader).
         #[arg(long)]
         trace: bool,
@@ -95,8 +98,18 @@ fn main() -> ExitCode {
             target,
             seed,
             seeds,
+            steps,
             trace,
-        } => simulate::run(&paths, target, seed, seeds, trace),
+        } => simulate::run(
+            &paths,
+            &simulate::RunOptions {
+                target,
+                seed,
+                seeds,
+                steps,
+                trace,
+            },
+        ),
         Cmd::Print { file, target } => {
             let name = file.to_string_lossy().into_owned();
             match eubatch_ir::import::load_file(&file, &name, target) {

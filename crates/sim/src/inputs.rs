@@ -6,7 +6,7 @@
 //! 0.5, infinities, NaN, a denormal) or a small or random integer.
 
 /// The spaces inputs come from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
     /// The thread payload: fixed GRFs at thread start.
     Payload = 1,
@@ -54,6 +54,19 @@ pub fn word(seed: u64, space: Space, index: u64) -> u32 {
         140..=199 => r % 16,
         200..=229 => (r % 256).wrapping_sub(128),
         _ => r,
+    }
+}
+
+/// The input word `index` of `space` for `seed` where the shader uses it as an integer
+/// ([`crate::profile`]): a count or a small bit field, 0..=255, mostly under 16, so loops
+/// bounded by it end.
+pub fn integer_word(seed: u64, space: Space, index: u64) -> u32 {
+    let h = mix(mix(seed ^ ((space as u64) << 56) ^ (1 << 63)) ^ index);
+    let r = (h >> 8) as u32;
+    if h & 3 == 0 {
+        r % 256
+    } else {
+        r % 16
     }
 }
 

@@ -12,6 +12,7 @@
 pub mod alu;
 pub mod inputs;
 pub mod memory;
+pub mod profile;
 pub mod run;
 pub mod sampler;
 pub mod state;
@@ -98,7 +99,7 @@ impl Outputs {
     }
 }
 
-pub use run::{run, run_limited};
+pub use run::{run, run_limited, STEP_LIMIT};
 
 /// Where two shaders' outputs first differ.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,8 @@
 use eubatch_ir::operand::arf;
 use eubatch_ir::{Operand, RegFile, Shader, Type};
 
-use crate::inputs::{word, Space};
+use crate::inputs::{integer_word, word, Space};
+use crate::profile::Profile;
 use crate::SimError;
 
 /// Bytes of the general register file: 128 registers of 32 bytes (target description).
@@ -23,6 +24,8 @@ pub struct Thread {
     pub poison_reads: u64,
     /// Buffer memory written by surface messages.
     pub memory: crate::memory::Memory,
+    /// Which input words are integers.
+    pub profile: Profile,
 }
 
 impl Thread {
@@ -46,6 +49,16 @@ impl Thread {
             acc: [0; 128],
             poison_reads: 0,
             memory: Default::default(),
+            profile: Profile::of(shader),
+        }
+    }
+
+    /// Input word `index` of `space`, typed by the shader's [`Profile`].
+    pub fn input_word(&self, space: Space, index: u64) -> u32 {
+        if self.profile.is_integer(space, index) {
+            integer_word(self.seed, space, index)
+        } else {
+            word(self.seed, space, index)
         }
     }
 
@@ -143,7 +156,7 @@ impl Thread {
                 };
                 for (k, b) in buf[..sz].iter_mut().enumerate() {
                     let a = base + off + k as u64;
-                    *b = word(self.seed, space, a / 4).to_le_bytes()[(a % 4) as usize];
+                    *b = self.input_word(space, a / 4).to_le_bytes()[(a % 4) as usize];
                 }
             }
             RegFile::Arf => match op.nr & 0xf0 {

@@ -302,3 +302,44 @@ fn memory_and_pack() {
         assert_eq!(r.values, vec![last, x]);
     }
 }
+
+#[test]
+fn push_constants_used_as_integers_are_counts() {
+    // Mesa loads push constants as F and reinterprets them where used: the loop bound u1
+    // reaches the UD comparison through a raw copy, so it must be a small count (or this
+    // loop would run for billions of iterations), while u0, used only as a float, keeps
+    // the general distribution.
+    let s = shader(
+        "    mov(8) vgrf0:UD, 0u
+    mov(8) vgrf2:F, u1<0>:F
+block1:
+    do(8) (null):UD
+block2:
+    cmp.ge.f0.0(8) null:UD, vgrf0:UD, vgrf2:UD
+    (+f0.0) break(8) (null):UD
+block3:
+    add(8) vgrf0:UD, vgrf0:UD, 1u
+    while(8) (null):UD
+block4:
+    mov(8) vgrf1:F, u0<0>:F
+    mov(8) vgrf1+1.0:UD, vgrf0:UD
+    fb_write_logical(8) (EOT) (null):UD, vgrf1:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 2u
+",
+        "vgrf0 1x32\nvgrf1 2x32\nvgrf2 1x32\n",
+    );
+    let profile = eubatch_sim::profile::Profile::of(&s);
+    assert!(profile.is_integer(Space::Uniform, 1));
+    assert!(!profile.is_integer(Space::Uniform, 0));
+    let mut floats = std::collections::HashSet::new();
+    for seed in 0..16 {
+        let out = eubatch_sim::run_limited(&s, seed, 20_000, None).unwrap();
+        let count = out.records[0].values[1];
+        assert!(count <= 255, "seed {seed}: {count} iterations");
+        assert_eq!(
+            count as u32,
+            eubatch_sim::inputs::integer_word(seed, Space::Uniform, 1)
+        );
+        floats.insert(out.records[0].values[0]);
+    }
+    assert!(floats.len() > 8, "u0 should vary as a float: {floats:?}");
+}
