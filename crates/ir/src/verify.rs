@@ -167,7 +167,7 @@ fn verify_inst(shader: &Shader, target: &Target, inst: Inst, errs: &mut Vec<Veri
         );
     }
     let group = ctl.group as u32;
-    if group + exec > 32 || (exec > 0 && group % exec.min(8) != 0) {
+    if group + exec > 32 || (exec > 0 && !group.is_multiple_of(exec.min(8))) {
         err(
             errs,
             inst,
@@ -302,8 +302,8 @@ fn verify_operand(
         );
     }
     match op.file {
-        RegFile::Vgrf => {
-            if op.nr as usize >= shader.vgrfs.len() {
+        RegFile::Vgrf
+            if op.nr as usize >= shader.vgrfs.len() => {
                 err(
                     errs,
                     inst,
@@ -311,7 +311,6 @@ fn verify_operand(
                     format!("vgrf{} is not declared", op.nr),
                 );
             }
-        }
         RegFile::FixedGrf => {
             let end = op.nr as u64 * target.reg_size as u64
                 + op.offset as u64
@@ -328,8 +327,8 @@ fn verify_operand(
                 );
             }
         }
-        RegFile::Mrf => {
-            if op.nr >= target.mrf_count {
+        RegFile::Mrf
+            if op.nr >= target.mrf_count => {
                 err(
                     errs,
                     inst,
@@ -340,7 +339,6 @@ fn verify_operand(
                     ),
                 );
             }
-        }
         _ => {}
     }
     if matches!(op.file, RegFile::FixedGrf | RegFile::Arf) {

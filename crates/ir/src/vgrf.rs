@@ -61,13 +61,13 @@ impl VgrfLayout {
                 lo < data.0 || hi > data.1
             });
         }
-        if start % pitch == 0 && len % pitch == 0 {
+        if start.is_multiple_of(pitch) && len.is_multiple_of(pitch) {
             return false;
         }
         let first = start / pitch;
         let last = (start + len - 1) / pitch;
         if first != last {
-            return !(start % pitch == 0 && (start + len) % pitch == 0);
+            return !(start.is_multiple_of(pitch) && (start + len).is_multiple_of(pitch));
         }
         (start % pitch) + len > self.data as u32
     }

@@ -83,7 +83,7 @@ pub fn eval(op: Opcode, cmod: CondMod, s: &[Value], tys: &[Type]) -> Result<Valu
         Or => Value::Int(int(0) | int(1)),
         Xor => Value::Int(int(0) ^ int(1)),
         Shl | Shr | Asr => {
-            let width = (tys[0].size() * 8).max(32) as u32;
+            let width = (tys[0].size() * 8).max(32);
             let sh = (int(1) as u32) & (width - 1);
             let bits = bits_of(s[0], tys[0]) as u128;
             let mask = if width == 64 {

@@ -522,7 +522,7 @@ fn execute(
                 crate::inputs::word(
                     seed,
                     crate::inputs::Space::Constant,
-                    (surface as u64) << 32 | byte / 4,
+                    ((surface as u64) << 32) | (byte / 4),
                 )
             };
             let mut d = dst;

@@ -183,12 +183,12 @@ fn layout_of(f: &VgrfFacts) -> VgrfLayout {
         .iter()
         .filter(|a| a.alu_write)
         .filter_map(|a| a.len.map(|l| round_up(l.max(1), 32)))
-        .filter(|p| size % p == 0)
+        .filter(|p| size.is_multiple_of(*p))
         .collect();
     writes.sort_unstable_by(|a, b| b.cmp(a));
     let mut pitches: Vec<u32> = known()
         .map(|(_, l)| round_up(l, 32))
-        .filter(|p| size % p == 0)
+        .filter(|p| size.is_multiple_of(*p))
         .collect();
     pitches.push(size);
     pitches.sort_unstable();
@@ -202,7 +202,7 @@ fn layout_of(f: &VgrfFacts) -> VgrfLayout {
     // component; every read does too, or is a whole-component read by a message.
     let half = pitch / 2;
     let low = |a: &Access, l: u32| a.elem <= 2 && (a.offset % pitch) + l.max(1) <= half;
-    let whole = |a: &Access, l: u32| a.offset % pitch == 0 && l > 0 && l % pitch == 0;
+    let whole = |a: &Access, l: u32| a.offset.is_multiple_of(pitch) && l > 0 && l.is_multiple_of(pitch);
     let padded = pitch == 32
         && f.accesses.iter().any(|a| a.alu_write)
         && f.accesses.iter().all(|a| match a.len {

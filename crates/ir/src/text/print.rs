@@ -165,7 +165,7 @@ pub fn write_operand(op: &Operand, is_dst: bool, align16: bool, out: &mut String
             // Sub-register as the printers write it: in units of the type (scalar) or in
             // bytes (vec4), when it is one; a raw byte offset (`+R.B`) otherwise.
             let unit = if align16 { 1 } else { op.ty.size() };
-            if op.offset % unit == 0 && op.offset < 32 {
+            if op.offset.is_multiple_of(unit) && op.offset < 32 {
                 if op.offset != 0 {
                     let _ = write!(out, ".{}", op.offset / unit);
                 }
