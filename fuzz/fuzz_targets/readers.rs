@@ -15,7 +15,9 @@ use eubatch_ir::Gen;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     for (file, gen) in [
         ("FS16-GLSL1-00-00-start", Gen::Gen9),
         ("VS-GLSL1-00-00-start", Gen::Gen75),

@@ -16,31 +16,39 @@ use crate::entities::{Block, Inst};
 use crate::opcode::{ControlFlow, Opcode};
 use crate::shader::{BlockData, Layout};
 
+/// Whether an instruction of this kind starts a block (unless its block is empty so far).
+pub fn starts_block(cf: ControlFlow) -> bool {
+    matches!(
+        cf,
+        ControlFlow::Endif | ControlFlow::HaltTarget | ControlFlow::Do
+    )
+}
+
+/// Whether an instruction of this kind ends its block.
+pub fn ends_block(cf: ControlFlow) -> bool {
+    matches!(
+        cf,
+        ControlFlow::If
+            | ControlFlow::Else
+            | ControlFlow::While
+            | ControlFlow::Break
+            | ControlFlow::Continue
+            | ControlFlow::Halt
+            | ControlFlow::Do
+    )
+}
+
 /// Splits a flat instruction sequence into blocks at the control-flow boundaries.
 pub fn split_blocks(insts: &[Inst], opcode: impl Fn(Inst) -> Opcode) -> Layout {
     let mut blocks: IndexVec<Block, BlockData> = IndexVec::new();
     let mut cur = BlockData::default();
     for &inst in insts {
         let cf = opcode(inst).control_flow();
-        let starts = matches!(
-            cf,
-            ControlFlow::Endif | ControlFlow::HaltTarget | ControlFlow::Do
-        );
-        if starts && !cur.insts.is_empty() {
+        if starts_block(cf) && !cur.insts.is_empty() {
             blocks.push(std::mem::take(&mut cur));
         }
         cur.insts.push(inst);
-        let ends = matches!(
-            cf,
-            ControlFlow::If
-                | ControlFlow::Else
-                | ControlFlow::While
-                | ControlFlow::Break
-                | ControlFlow::Continue
-                | ControlFlow::Halt
-                | ControlFlow::Do
-        );
-        if ends {
+        if ends_block(cf) {
             blocks.push(std::mem::take(&mut cur));
         }
     }

@@ -10,6 +10,7 @@
 pub mod cfg;
 pub mod entities;
 pub mod error;
+pub mod generate;
 pub mod import;
 pub mod opcode;
 pub mod operand;

@@ -302,15 +302,14 @@ fn verify_operand(
         );
     }
     match op.file {
-        RegFile::Vgrf
-            if op.nr as usize >= shader.vgrfs.len() => {
-                err(
-                    errs,
-                    inst,
-                    Some(slot),
-                    format!("vgrf{} is not declared", op.nr),
-                );
-            }
+        RegFile::Vgrf if op.nr as usize >= shader.vgrfs.len() => {
+            err(
+                errs,
+                inst,
+                Some(slot),
+                format!("vgrf{} is not declared", op.nr),
+            );
+        }
         RegFile::FixedGrf => {
             let end = op.nr as u64 * target.reg_size as u64
                 + op.offset as u64
@@ -327,18 +326,17 @@ fn verify_operand(
                 );
             }
         }
-        RegFile::Mrf
-            if op.nr >= target.mrf_count => {
-                err(
-                    errs,
-                    inst,
-                    Some(slot),
-                    format!(
-                        "m{} is outside the {} message registers",
-                        op.nr, target.mrf_count
-                    ),
-                );
-            }
+        RegFile::Mrf if op.nr >= target.mrf_count => {
+            err(
+                errs,
+                inst,
+                Some(slot),
+                format!(
+                    "m{} is outside the {} message registers",
+                    op.nr, target.mrf_count
+                ),
+            );
+        }
         _ => {}
     }
     if matches!(op.file, RegFile::FixedGrf | RegFile::Arf) {

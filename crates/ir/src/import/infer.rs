@@ -202,7 +202,8 @@ fn layout_of(f: &VgrfFacts) -> VgrfLayout {
     // component; every read does too, or is a whole-component read by a message.
     let half = pitch / 2;
     let low = |a: &Access, l: u32| a.elem <= 2 && (a.offset % pitch) + l.max(1) <= half;
-    let whole = |a: &Access, l: u32| a.offset.is_multiple_of(pitch) && l > 0 && l.is_multiple_of(pitch);
+    let whole =
+        |a: &Access, l: u32| a.offset.is_multiple_of(pitch) && l > 0 && l.is_multiple_of(pitch);
     let padded = pitch == 32
         && f.accesses.iter().any(|a| a.alu_write)
         && f.accesses.iter().all(|a| match a.len {
