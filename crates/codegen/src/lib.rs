@@ -1,1 +1,4 @@
-//! Code generation: Mesa disassembly reader and binary encoder (issue 3 and later). Empty until then.
+//! Code generation: the reader of Mesa's final code listings (`asm`), which the binary
+//! assembler will share.
+
+pub mod asm;

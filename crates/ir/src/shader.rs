@@ -176,6 +176,10 @@ impl Control {
     pub const EOT: u8 = 8;
     /// Mesa 25's `has_no_mask_send_params`: the message's descriptor sources are uniform.
     pub const NO_MASK_PARAMS: u8 = 16;
+    /// Align16 access mode in scalar (hardware-level) code: operands carry swizzles and
+    /// writemasks (Mesa emits three-source instructions this way before gen10). Implied
+    /// for every instruction of a vec4 shader.
+    pub const ALIGN16: u8 = 32;
 
     pub fn new(exec_size: u8) -> Control {
         Control {
@@ -198,6 +202,9 @@ impl Control {
     }
     pub fn eot(&self) -> bool {
         self.flags & Self::EOT != 0
+    }
+    pub fn align16(&self) -> bool {
+        self.flags & Self::ALIGN16 != 0
     }
     pub fn set(&mut self, flag: u8, on: bool) {
         if on {

@@ -9,7 +9,8 @@
 //!    target's maximum; the channel group is a multiple of the execution size (or of 8 for
 //!    wider groups) and `group + exec_size <= 32`; the flag subregister exists on the target.
 //! 3. **Operands**: destinations are not immediates, uniforms or attributes; registers are
-//!    in range (VGRFs declared, fixed GRFs below `grf_count`, MRFs below `mrf_count`);
+//!    in range (VGRFs declared, fixed GRFs below `grf_count` — a message's fixed-register
+//!    payload by its first element, its length being the message's —, MRFs below `mrf_count`);
 //!    immediates have no source modifiers; types exist on the target (HF and Q/UQ from
 //!    gen8, `Target::has_hf`, `Target::has_64bit_int`); vector immediate types (V, UV, VF) appear only as
 //!    immediates; hardware regions are legal (width 1, 2, 4, 8 or 16; hstride 0, 1, 2 or 4;
@@ -311,9 +312,14 @@ fn verify_operand(
             );
         }
         RegFile::FixedGrf => {
-            let end = op.nr as u64 * target.reg_size as u64
-                + op.offset as u64
-                + op.footprint(shader.insts.control[inst].exec_size as u32) as u64;
+            // A message's payload is as long as the message says (mlen), whatever region
+            // the operand prints with: check its first element only.
+            let len = if shader.insts.opcode[inst].is_message() && slot != Slot::Dst {
+                op.ty.size()
+            } else {
+                op.footprint(shader.insts.control[inst].exec_size as u32)
+            };
+            let end = op.nr as u64 * target.reg_size as u64 + op.offset as u64 + len as u64;
             if op.nr >= target.grf_count || end > (target.grf_count * target.reg_size) as u64 {
                 err(
                     errs,

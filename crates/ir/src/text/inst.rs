@@ -129,7 +129,7 @@ impl ParsedInst {
 }
 
 /// Parses one instruction that fills the rest of the cursor's line.
-pub fn parse_inst(c: &mut Cursor<'_>, d: Dialect, out: &mut ParsedInst) -> PResult<()> {
+pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> PResult<()> {
     out.reset();
     c.skip_spaces();
     // Predicate: (+f0.0) or, in vec4, (+f0.0.any4h).
@@ -181,6 +181,10 @@ pub fn parse_inst(c: &mut Cursor<'_>, d: Dialect, out: &mut ParsedInst) -> PResu
         } else if r.starts_with("(EOT)") {
             c.pos += 4;
             out.control.set(Control::EOT, true);
+        } else if d.syntax == Syntax::Eubatch && r.starts_with("(align16)") {
+            c.pos += 8;
+            out.control.set(Control::ALIGN16, true);
+            d.align16 = true;
         } else if d.syntax == Syntax::Eubatch && r.starts_with("(") && !r.starts_with("(null)") {
             c.pos += 1;
             let key = c.ident();
@@ -437,7 +441,7 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
             }
             op.region.swizzle = swz;
         }
-    } else if d.align16 && is_dst {
+    } else if d.align16 && is_dst && op.file != RegFile::Bad {
         op.region.swizzle = Region::WRITEMASK_XYZW;
     }
     if mods & Mods::ABS != 0 {

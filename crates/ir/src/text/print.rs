@@ -47,7 +47,7 @@ fn escape(s: &str) -> String {
 pub fn write_inst(shader: &Shader, inst: Inst, out: &mut String) {
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
-    let align16 = shader.backend == Backend::Vec4;
+    let align16 = shader.backend == Backend::Vec4 || ctl.align16();
     if ctl.predicate != Predicate::None {
         let _ = write!(
             out,
@@ -101,6 +101,9 @@ pub fn write_inst(shader: &Shader, inst: Inst, out: &mut String) {
     }
     if ctl.eot() {
         out.push_str("(EOT) ");
+    }
+    if ctl.align16() && shader.backend != Backend::Vec4 {
+        out.push_str("(align16) ");
     }
     let sw = shader.insts.size_written[inst];
     if sw != shader.default_size_written(inst) {

@@ -1,0 +1,296 @@
+//! One instruction of Mesa's disassembly (`brw_disassemble_inst`) after its encoding bytes:
+//! predicate, opcode with saturate and conditional modifier, execution size, operands,
+//! jump labels, and the `{ ... }` options (access mode, channel group, WE_all, EOT).
+
+use eubatch_ir::shader::{CondMod, Predicate, SendInfo};
+use eubatch_ir::text::cursor::{Cursor, PResult};
+use eubatch_ir::{Control, Opcode, Operand, Type};
+
+use super::operand::{parse_operand, Parsed};
+
+/// An instruction as read, before it joins a shader.
+#[derive(Clone, Debug)]
+pub struct AsmInst {
+    pub opcode: Opcode,
+    pub control: Control,
+    pub dst: Operand,
+    pub srcs: Vec<Operand>,
+    /// Descriptor fields of a send (SFID from the decode line, lengths from the descriptor).
+    pub send: Option<SendInfo>,
+    /// JIP and UIP labels of a jump.
+    pub jip: Option<u32>,
+    pub uip: Option<u32>,
+    /// A `{ ... }` option list was read (a send's comes on the decode line).
+    pub has_options: bool,
+}
+
+/// Mesa's math function names (`math_function` in brw_disasm.c) and the eubatch opcodes with
+/// the same semantics. The three macro functions (`intdivmod`, `invm`, `rsqrtm`) have no
+/// logical counterpart.
+const MATH: [(&str, Opcode); 9] = [
+    ("inv", Opcode::Rcp),
+    ("log", Opcode::Log2),
+    ("exp", Opcode::Exp2),
+    ("sqrt", Opcode::Sqrt),
+    ("rsq", Opcode::Rsq),
+    ("sin", Opcode::Sin),
+    ("cos", Opcode::Cos),
+    ("pow", Opcode::Pow),
+    ("intdiv", Opcode::IntQuot),
+];
+
+fn math_opcode(name: &str) -> Option<Opcode> {
+    if name == "intmod" {
+        return Some(Opcode::IntRem);
+    }
+    MATH.iter().find(|(n, _)| *n == name).map(|(_, o)| *o)
+}
+
+/// Parses the disassembly of one instruction. `imm_bits`: the immediate field of the
+/// encoding, for the `Half Float IMM` the printer leaves out.
+pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst> {
+    let mut control = Control::new(1);
+    c.skip_spaces();
+    // Predicate: `(+f0.0)`, `(-f1.0.any4h)`, `(+f0.0.x)`.
+    if c.rest().starts_with("(+") || c.rest().starts_with("(-") {
+        c.pos += 1;
+        let invert = c.peek() == Some(b'-');
+        c.pos += 1;
+        c.expect("f")?;
+        let n = c.number_u8("a flag register")?;
+        c.expect(".")?;
+        let m = c.number_u8("a flag subregister")?;
+        let suffix = c.take_while(|b| b != b')');
+        control.predicate = Predicate::from_suffix(suffix)
+            .ok_or_else(|| c.error(format!("unknown predicate control `{suffix}`")))?;
+        c.expect(")")?;
+        control.set(Control::PRED_INVERT, invert);
+        control.flag_subreg = n * 2 + m;
+        c.skip_spaces();
+    }
+    let name_col = c.pos;
+    let name = c.take_while(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let mut opcode = if name == "math" {
+        None
+    } else {
+        Some(Opcode::from_name(name).ok_or_else(|| {
+            eubatch_ir::error::ParseError::new(
+                c.line,
+                name_col as u32 + 1,
+                format!("unknown opcode `{name}`"),
+            )
+        })?)
+    };
+    parse_mods(c, &mut control)?;
+    if opcode.is_none() {
+        c.expect(" ")?;
+        let f = c.take_while(|b| b.is_ascii_alphanumeric());
+        opcode = Some(math_opcode(f).ok_or_else(|| {
+            c.error(format!("math function `{f}` is not supported"))
+        })?);
+        parse_mods(c, &mut control)?;
+    }
+    let opcode = opcode.unwrap();
+    if opcode == Opcode::Nop {
+        c.skip_spaces();
+        c.eat(";");
+        return Ok(AsmInst {
+            opcode,
+            control,
+            dst: Operand::NULL,
+            srcs: Vec::new(),
+            send: None,
+            jip: None,
+            uip: None,
+            has_options: true,
+        });
+    }
+    c.expect("(")?;
+    control.exec_size = c.number_u8("an execution size")?;
+    c.expect(")")?;
+    // The access mode is known only from the options at the end of the line: look ahead.
+    // A send's options come on its descriptor line: read its operands accepting either
+    // mode's syntax, and settle the mode there.
+    let align16 = c.rest().contains("align16") || is_send(opcode);
+    let mut inst = AsmInst {
+        opcode,
+        control,
+        dst: Operand::NULL,
+        srcs: Vec::new(),
+        send: None,
+        jip: None,
+        uip: None,
+        has_options: false,
+    };
+    if matches!(
+        opcode.control_flow(),
+        eubatch_ir::opcode::ControlFlow::If
+            | eubatch_ir::opcode::ControlFlow::Else
+            | eubatch_ir::opcode::ControlFlow::Endif
+            | eubatch_ir::opcode::ControlFlow::While
+            | eubatch_ir::opcode::ControlFlow::Break
+            | eubatch_ir::opcode::ControlFlow::Continue
+            | eubatch_ir::opcode::ControlFlow::Halt
+    ) {
+        inst.dst = Operand::bad(Type::UD);
+        c.skip_spaces();
+        if c.eat("JIP:") {
+            inst.jip = Some(label(c)?);
+        }
+        c.skip_spaces();
+        if c.eat("UIP:") {
+            inst.uip = Some(label(c)?);
+        }
+    } else {
+        let mut first = true;
+        let mut descriptors: Vec<u32> = Vec::new();
+        loop {
+            c.skip_spaces();
+            let r = c.rest();
+            if r.is_empty() || r.starts_with('{') || r.starts_with(';') {
+                break;
+            }
+            // A send's descriptors: `0x0222a000` (send) or `0x02080017 0x00000200` (sends),
+            // without a type; `a0<0,1,0>UD` for a descriptor in a register.
+            if is_send(opcode) && r.starts_with("0x") && !first {
+                c.pos += 2;
+                let d = c.take_while(|b| b.is_ascii_hexdigit());
+                let v = u32::from_str_radix(d, 16)
+                    .map_err(|_| c.error("a 32-bit message descriptor"))?;
+                if descriptors.len() == 2 {
+                    return Err(c.error("a send has at most two descriptors"));
+                }
+                descriptors.push(v);
+                continue;
+            }
+            match parse_operand(c, first, align16)? {
+                Parsed::Operand(op) => {
+                    if first {
+                        inst.dst = op;
+                    } else {
+                        inst.srcs.push(op);
+                    }
+                }
+                Parsed::HalfFloatImm => {
+                    let bits = imm_bits.ok_or_else(|| {
+                        c.error("`Half Float IMM` without its encoding (the value is not printed)")
+                    })?;
+                    inst.srcs.push(Operand::imm(Type::HF, (bits & 0xffff) as u64 * 0x1_0001));
+                }
+            }
+            first = false;
+        }
+        if is_send(opcode) {
+            inst.send = Some(SendInfo {
+                desc: descriptors.first().copied().unwrap_or(0),
+                ex_desc: descriptors.get(1).copied().unwrap_or(0),
+                ..SendInfo::default()
+            });
+        }
+    }
+    c.skip_spaces();
+    if c.rest().starts_with('{') {
+        parse_options(c, &mut inst)?;
+    }
+    // Unary math prints a null second source; logical math takes one source.
+    if matches!(
+        opcode,
+        Opcode::Rcp | Opcode::Log2 | Opcode::Exp2 | Opcode::Sqrt | Opcode::Rsq | Opcode::Sin | Opcode::Cos
+    ) && inst.srcs.len() == 2
+        && inst.srcs[1].is_null()
+    {
+        inst.srcs.pop();
+    }
+    if align16 && !is_send(opcode) {
+        inst.control.set(Control::ALIGN16, true);
+    }
+    Ok(inst)
+}
+
+pub fn is_send(op: Opcode) -> bool {
+    matches!(op, Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc)
+}
+
+fn label(c: &mut Cursor<'_>) -> PResult<u32> {
+    c.skip_spaces();
+    c.expect("LABEL")?;
+    c.number("a label number")
+}
+
+/// `.sat`, `.l`, `.nz.f0.1` after the opcode.
+fn parse_mods(c: &mut Cursor<'_>, control: &mut Control) -> PResult<()> {
+    loop {
+        if c.eat(".sat") {
+            control.set(Control::SATURATE, true);
+        } else if c.rest().starts_with(".f") && c.rest()[2..].starts_with(|ch: char| ch.is_ascii_digit()) {
+            c.pos += 2;
+            let n = c.number_u8("a flag register")?;
+            c.expect(".")?;
+            let m = c.number_u8("a flag subregister")?;
+            control.flag_subreg = n * 2 + m;
+        } else if c.peek() == Some(b'.') {
+            let save = c.pos;
+            c.pos += 1;
+            let m = c.take_while(|b| b.is_ascii_alphabetic());
+            match CondMod::from_name(m) {
+                Some(cm) => control.cmod = cm,
+                None => {
+                    c.pos = save;
+                    return Err(c.error(format!("unknown conditional modifier `.{m}`")));
+                }
+            }
+        } else {
+            return Ok(());
+        }
+    }
+}
+
+/// `{ align1 1Q compacted }`, `{ align16 WE_all 1H EOT };`.
+pub fn parse_options(c: &mut Cursor<'_>, inst: &mut AsmInst) -> PResult<()> {
+    c.expect("{")?;
+    inst.has_options = true;
+    loop {
+        c.skip_spaces();
+        if c.eat("}") {
+            break;
+        }
+        let word = c.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b','));
+        if word.is_empty() {
+            return Err(c.expected("an instruction option or `}`"));
+        }
+        for w in word.split(',') {
+            let exec = inst.control.exec_size;
+            match w {
+                "align1" => {}
+                "align16" => inst.control.set(Control::ALIGN16, true),
+                "WE_all" => inst.control.set(Control::NO_MASK, true),
+                "EOT" => inst.control.set(Control::EOT, true),
+                // Scheduling and dependency hints with no effect on results.
+                "compacted" | "switch" | "NoDDClr" | "NoDDChk" | "BranchCtrl" | "AccWrEnable"
+                | "Breakpoint" | "atomic" => {}
+                _ => {
+                    let (n, unit) = w.split_at(w.len().saturating_sub(1));
+                    let n: u8 = n
+                        .parse()
+                        .map_err(|_| c.error(format!("unknown instruction option `{w}`")))?;
+                    // Quarter (8 channels), half (16) or nibble (4) control: the channel
+                    // group the instruction executes for (brw_disasm.c `qtr_ctrl`).
+                    let size = match unit {
+                        "Q" => 8,
+                        "H" => 16,
+                        "N" => 4,
+                        _ => return Err(c.error(format!("unknown instruction option `{w}`"))),
+                    };
+                    if n == 0 || n > 8 {
+                        return Err(c.error(format!("channel group `{w}` out of range")));
+                    }
+                    let _ = exec;
+                    inst.control.group = (n - 1) * size;
+                }
+            }
+        }
+    }
+    c.skip_spaces();
+    c.eat(";");
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! One operand of Mesa's disassembly (`brw_disasm.c`: `dest`, `src_da1`, `src_da16`,
+//! `src_ia1`, `imm`, the three-source printers), into an eubatch operand at the hardware
+//! level.
+//!
+//! Printer facts the reader relies on:
+//! - A sub-register `gN.S` counts elements of the operand's type in every access mode:
+//!   Align1 prints `subnr / type size`; Align16 can address only bytes 0 and 16 and prints
+//!   16 / type size for 16 (`src_da16`), so `g1.4<0>.wUD` and `g2.2<0>.xyxyDF` are both
+//!   byte 16. Flags and address registers follow the same rule (`f0.1<0,1,0>UW` is byte 2).
+//! - Align1 regions print as `<v,w,h>`, destinations as `<h>`; Align16 sources as `<v>` and a
+//!   swizzle (nothing for `.xyzw`, one letter when all four are equal), destinations `<1>`
+//!   and a writemask; Align16 three-source sources as `<v,w,h>` and a swizzle.
+//! - Logic instructions print a negated source as `~` (gen8+), others as `-`; `(abs)`
+//!   follows.
+//! - Immediates: hexadecimal with the type (`0x3f800000F /* 1F */`, `0x0VF`), decimal for
+//!   D and W (`-1D`, `3W`), and `Half Float IMM` for HF, whose value the printer drops (the
+//!   caller takes it from the encoding).
+
+use eubatch_ir::operand::arf;
+use eubatch_ir::text::cursor::{Cursor, PResult};
+use eubatch_ir::{Mods, Operand, RegFile, Region, Type};
+
+/// What the caller must supply for an operand the text does not spell out.
+pub enum Parsed {
+    Operand(Operand),
+    /// `Half Float IMM`: an HF immediate whose bits are in the encoding.
+    HalfFloatImm,
+}
+
+/// Parses one operand. `align16`: the instruction's access mode.
+pub fn parse_operand(c: &mut Cursor<'_>, is_dst: bool, align16: bool) -> PResult<Parsed> {
+    c.skip_spaces();
+    if c.eat("Half Float IMM") {
+        return Ok(Parsed::HalfFloatImm);
+    }
+    let r = c.rest();
+    let digit_after_minus = r
+        .strip_prefix('-')
+        .is_some_and(|s| s.starts_with(|ch: char| ch.is_ascii_digit()));
+    if r.starts_with(|ch: char| ch.is_ascii_digit()) || digit_after_minus {
+        return parse_imm(c).map(Parsed::Operand);
+    }
+    let mut mods = 0u8;
+    if c.eat("-") || c.eat("~") {
+        mods |= Mods::NEGATE;
+    }
+    if c.eat("(abs)") {
+        mods |= Mods::ABS;
+    }
+    let mut op = parse_register(c)?;
+    op.mods = Mods(mods);
+    let sub = c.dot_number("a subregister number")?;
+    // Region.
+    if c.eat("<") {
+        if c.eat("VxH") {
+            return Err(c.error("indirect addressing with a VxH region is not supported yet"));
+        }
+        let v = c.number_u8("a vertical stride")?;
+        if c.eat(",") {
+            let w = c.number_u8("a region width")?;
+            c.expect(",")?;
+            let h = c.number_u8("a horizontal stride")?;
+            op.region = Region::new(v, w, h);
+            op.stride = h;
+        } else if is_dst {
+            // `<h>`: the destination's horizontal stride.
+            op.region = Region::new(0, 1, v);
+            op.stride = v;
+        } else if align16 {
+            // Align16 `<v>`: four elements a row, horizontal stride 1.
+            op.region = Region::new(v, 4, 1);
+            op.stride = 1;
+        } else {
+            return Err(c.error("an Align1 source region needs `<v,w,h>`"));
+        }
+        c.expect(">")?;
+    } else {
+        // Send payloads and `sends` destinations print no region: whole registers.
+        op.region = Region::new(8, 8, 1);
+        op.stride = 1;
+    }
+    // Writemask (destination) or swizzle (source) in Align16.
+    if align16 {
+        if is_dst {
+            op.region.swizzle = Region::WRITEMASK_XYZW;
+        }
+        if c.peek() == Some(b'.') {
+            c.pos += 1;
+            let letters = c.take_while(|b| matches!(b, b'x' | b'y' | b'z' | b'w'));
+            if letters.is_empty() {
+                return Err(c.expected("a writemask or swizzle"));
+            }
+            if is_dst {
+                let mut mask = 0u8;
+                for ch in letters.bytes() {
+                    mask |= 1 << chan(ch);
+                }
+                op.region.swizzle = mask;
+            } else {
+                let chans: Vec<u8> = letters.bytes().map(chan).collect();
+                op.region.swizzle = match chans.len() {
+                    1 => chans[0] * 0b01_01_01_01,
+                    4 => chans[0] | chans[1] << 2 | chans[2] << 4 | chans[3] << 6,
+                    _ => return Err(c.error("a swizzle has one or four channels")),
+                };
+            }
+        }
+    }
+    let ty = parse_type(c)?;
+    op.ty = ty;
+    if let Some(s) = sub {
+        op.offset = s * ty.size();
+    }
+    Ok(Parsed::Operand(op))
+}
+
+fn chan(ch: u8) -> u8 {
+    match ch {
+        b'x' => 0,
+        b'y' => 1,
+        b'z' => 2,
+        _ => 3,
+    }
+}
+
+/// A register name: `g12`, `null`, `acc0`, `f1`, `a0`, `mask0`, `n0`, `sr0`, `cr0`, `ip`,
+/// `tdr0`, `tm0`, `ce0`, `m4` (MRF, gen6 and older).
+fn parse_register(c: &mut Cursor<'_>) -> PResult<Operand> {
+    if c.rest().starts_with("g[") {
+        return Err(c.error("indirect register addressing (`g[a0 ...]`) is not supported yet"));
+    }
+    let start = c.pos;
+    // `null` runs into its type when no region follows (`nullUD` in split sends).
+    if c.eat("null") {
+        return Ok(Operand::arf(arf::NULL, 0, Type::UD, Region::new(8, 8, 1)));
+    }
+    let word = c.take_while(|b| b.is_ascii_alphabetic() || b == b'_');
+    let fixed = |nr: u32| Operand::fixed(nr, 0, Type::UD, Region::new(8, 8, 1));
+    let arf_class = match word {
+        "g" => {
+            let nr = c.number("a register number")?;
+            if nr >= 128 {
+                return Err(c.error(format!("g{nr} is outside the register file (g0..g127)")));
+            }
+            return Ok(fixed(nr));
+        }
+        "m" => {
+            let nr = c.number("a message register number")?;
+            return Ok(Operand {
+                file: RegFile::Mrf,
+                nr,
+                ..fixed(0)
+            });
+        }
+        "ip" => return Ok(Operand::arf(arf::IP, 0, Type::UD, Region::new(8, 8, 1))),
+        "acc" => arf::ACCUMULATOR,
+        "f" => arf::FLAG,
+        "a" => arf::ADDRESS,
+        "mask" => arf::MASK,
+        "ms" => arf::MASK_STACK,
+        "msd" => arf::MASK_STACK_DEPTH,
+        "n" => arf::NOTIFICATION_COUNT,
+        "sr" => arf::STATE,
+        "cr" => arf::CONTROL,
+        "tdr" => arf::TDR,
+        "tm" => arf::TIMESTAMP,
+        _ => {
+            c.pos = start;
+            return Err(c.expected("a register or an immediate"));
+        }
+    };
+    let n = c.number("an architecture register number")?;
+    if n > 15 {
+        return Err(c.error("architecture register number out of range"));
+    }
+    Ok(Operand::arf(arf_class | n, 0, Type::UD, Region::new(8, 8, 1)))
+}
+
+/// The type letters after an operand (`brw_reg_type_to_letters`).
+fn parse_type(c: &mut Cursor<'_>) -> PResult<Type> {
+    let t = c.take_while(|b| b.is_ascii_alphabetic());
+    Type::from_letters(t).ok_or_else(|| c.error(format!("unknown type `{t}`")))
+}
+
+/// An immediate: `0x...TYPE` (hex bits, 64-bit when more than eight digits; Mesa prints
+/// the digits in lower case, so the upper-case letters after them are the type), or decimal
+/// with the type for D/UD/W/UW (`-1D`, `3W`). A `/* ... */` comment after it is skipped.
+fn parse_imm(c: &mut Cursor<'_>) -> PResult<Operand> {
+    let op = if c.eat("0x") {
+        let digits = c.take_while(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let ty = parse_type(c)?;
+        let bits = u64::from_str_radix(digits, 16)
+            .map_err(|_| c.error(format!("`0x{digits}` is not a 64-bit hexadecimal number")))?;
+        make_imm(ty, bits, digits.len() > 8)
+    } else {
+        let neg = c.eat("-");
+        let digits = c.take_while(|b| b.is_ascii_digit());
+        let v: i64 = digits
+            .parse()
+            .map_err(|_| c.error(format!("`{digits}` is not a number")))?;
+        let ty = parse_type(c)?;
+        make_imm(ty, (if neg { -v } else { v }) as u64, false)
+    };
+    c.skip_spaces();
+    if c.rest().starts_with("/*") {
+        match c.rest().find("*/") {
+            Some(end) => c.pos += end + 2,
+            None => return Err(c.expected("`*/` closing the comment")),
+        }
+    }
+    Ok(op)
+}
+
+/// The immediate operand of `ty` with `bits` (W/UW replicated in both halves, as Mesa stores
+/// them). A 64-bit payload printed with a 32-bit float type (`dim`'s) is a DF.
+fn make_imm(ty: Type, bits: u64, wide: bool) -> Operand {
+    match ty {
+        Type::W | Type::UW => {
+            let h = bits & 0xffff;
+            Operand::imm(ty, h | h << 16)
+        }
+        Type::F if wide => Operand::imm(Type::DF, bits),
+        Type::D | Type::UD | Type::F | Type::V | Type::UV | Type::VF => {
+            Operand::imm(ty, bits & 0xffff_ffff)
+        }
+        _ => Operand::imm(ty, bits),
+    }
+}
