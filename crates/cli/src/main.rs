@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use eubatch_ir::Gen;
 
 mod check;
+mod crosscheck;
 mod simulate;
 
 #[global_allocator]
@@ -41,6 +42,23 @@ enum Cmd {
         /// Also print every shader in eubatch's format, parse it back and require the same IR.
         #[arg(long)]
         round_trip: bool,
+    },
+    /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
+    /// in the same directory) on the same inputs and count where they agree.
+    Crosscheck {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(long, value_parser = parse_target)]
+        target: Option<Gen>,
+        /// Seeds to run each pair on.
+        #[arg(long, default_value_t = 4)]
+        seeds: u64,
+        /// Worker threads (default: the number of cores).
+        #[arg(short = 'j', long)]
+        jobs: Option<usize>,
+        /// Print every disagreement.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Simulate shaders: one file prints its outputs; several (or a directory of start dumps)
     /// print how many ran to completion and why the others stopped.
@@ -108,6 +126,22 @@ fn main() -> ExitCode {
                 seeds,
                 steps,
                 trace,
+            },
+        ),
+        Cmd::Crosscheck {
+            paths,
+            target,
+            seeds,
+            jobs,
+            verbose,
+        } => crosscheck::run(
+            &paths,
+            &crosscheck::Options {
+                target,
+                seeds,
+                jobs: jobs
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                verbose,
             },
         ),
         Cmd::Print { file, target } => {

@@ -55,7 +55,11 @@ fn walk(corpus: &str, target: Gen) -> Option<(usize, u64)> {
     };
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
-        let name = path.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
+        let name = path
+            .strip_prefix(&dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let progs = match read_asm(&text, &name, target) {
             Ok(p) => p,
             Err(e) => {

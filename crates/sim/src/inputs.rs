@@ -19,6 +19,32 @@ pub enum Space {
     Constant = 4,
 }
 
+/// Byte address of `u{nr}` / `attr{nr}` at byte `offset` in the logical input space of
+/// [`Space::Uniform`] / [`Space::Attr`]: regular uniforms are 4-byte slots; each pushed UBO
+/// range (`u65532`.., [`crate::layout::UBO_START`]) owns a 4 GiB window of its own; an
+/// attribute number owns 1 KiB.
+pub fn input_byte(space: Space, nr: u32, offset: u32) -> u64 {
+    match space {
+        Space::Uniform if nr >= crate::layout::UBO_START => {
+            ((nr - crate::layout::UBO_START + 1) as u64) << 32 | offset as u64
+        }
+        Space::Uniform => nr as u64 * 4 + offset as u64,
+        _ => nr as u64 * 1024 + offset as u64,
+    }
+}
+
+/// The register and byte of an input-space byte address ([`input_byte`]'s inverse).
+pub fn input_of_byte(space: Space, byte: u64) -> (u32, u32) {
+    match space {
+        Space::Uniform if byte >> 32 != 0 => (
+            crate::layout::UBO_START + (byte >> 32) as u32 - 1,
+            (byte & 0xffff_ffff) as u32,
+        ),
+        Space::Uniform => ((byte / 4) as u32, (byte % 4) as u32),
+        _ => ((byte / 1024) as u32, (byte % 1024) as u32),
+    }
+}
+
 /// SplitMix64's finalizer: a good 64-bit mix.
 pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -10,7 +10,10 @@
 //! with an error naming them until they are modelled.
 
 pub mod alu;
+pub mod crosscheck;
+pub mod hw_message;
 pub mod inputs;
+pub mod layout;
 pub mod memory;
 pub mod profile;
 pub mod run;
@@ -64,6 +67,9 @@ pub struct Record {
     pub channel: u32,
     /// Raw bits of each component written.
     pub values: Vec<u64>,
+    /// Bit k: component k came from bytes never written (its value is whatever the
+    /// registers held, so any other value matches it).
+    pub undefined: u64,
 }
 
 /// Everything a run produced, in order.
@@ -83,7 +89,18 @@ impl Outputs {
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         for r in &self.records {
-            let vals: Vec<String> = r.values.iter().map(|v| format!("0x{v:08x}")).collect();
+            let vals: Vec<String> = r
+                .values
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    if r.undefined & (1 << k.min(63)) != 0 {
+                        "undef".to_string()
+                    } else {
+                        format!("0x{v:08x}")
+                    }
+                })
+                .collect();
             s.push_str(&format!(
                 "{} ch{}: {}\n",
                 r.message,
@@ -99,7 +116,8 @@ impl Outputs {
     }
 }
 
-pub use run::{run, run_limited, STEP_LIMIT};
+pub use run::{run, run_hardware, run_limited, STEP_LIMIT};
+pub use state::HardwareInputs;
 
 /// Where two shaders' outputs first differ.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,29 +141,44 @@ pub fn equivalent(
             seed,
             what: format!("{}: {e}", after.name),
         })?;
-        if a.records.len() != b.records.len() {
-            return Err(Mismatch {
-                seed,
-                what: format!("{} records against {}", a.records.len(), b.records.len()),
-            });
-        }
-        for (x, y) in a.records.iter().zip(&b.records) {
-            if x != y {
-                return Err(Mismatch {
-                    seed,
-                    what: format!(
-                        "{} channel {}: {:x?} against {:x?}",
-                        x.message, x.channel, x.values, y.values
-                    ),
-                });
-            }
-        }
-        if a.final_mask != b.final_mask {
-            return Err(Mismatch {
-                seed,
-                what: format!("final mask {:#x} against {:#x}", a.final_mask, b.final_mask),
-            });
+        if let Some(what) = first_difference(&a, &b) {
+            return Err(Mismatch { seed, what });
         }
     }
     Ok(())
+}
+
+/// The first difference between two runs' outputs, if any.
+pub fn first_difference(a: &Outputs, b: &Outputs) -> Option<String> {
+    if a.records.len() != b.records.len() {
+        return Some(format!(
+            "{} records against {}",
+            a.records.len(),
+            b.records.len()
+        ));
+    }
+    for (x, y) in a.records.iter().zip(&b.records) {
+        let same_values = x.values.len() == y.values.len()
+            && x.values
+                .iter()
+                .zip(&y.values)
+                .enumerate()
+                .all(|(k, (u, v))| {
+                    let undef = (x.undefined | y.undefined) & (1 << k.min(63)) != 0;
+                    undef || u == v
+                });
+        if x.message != y.message || x.channel != y.channel || !same_values {
+            return Some(format!(
+                "{} channel {}: {:x?} against {} channel {}: {:x?}",
+                x.message, x.channel, x.values, y.message, y.channel, y.values
+            ));
+        }
+    }
+    if a.final_mask != b.final_mask {
+        return Some(format!(
+            "final mask {:#x} against {:#x}",
+            a.final_mask, b.final_mask
+        ));
+    }
+    None
 }

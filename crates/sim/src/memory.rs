@@ -159,6 +159,7 @@ fn run_channels(
                 message: "memory_write".into(),
                 channel: ch,
                 values,
+                undefined: 0,
             });
         }
     }

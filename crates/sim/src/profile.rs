@@ -23,11 +23,17 @@ pub struct Profile {
 }
 
 /// Word index of a push-constant or attribute operand's first byte, in the numbering
-/// [`crate::state`] reads inputs with (uniform slots of 4 bytes, attributes of 1 KiB).
+/// [`crate::state`] reads inputs with ([`crate::inputs::input_byte`]).
 pub fn input_word(op: &Operand) -> Option<(Space, u64)> {
     match op.file {
-        RegFile::Uniform => Some((Space::Uniform, (op.nr as u64 * 4 + op.offset as u64) / 4)),
-        RegFile::Attr => Some((Space::Attr, (op.nr as u64 * 1024 + op.offset as u64) / 4)),
+        RegFile::Uniform => Some((
+            Space::Uniform,
+            crate::inputs::input_byte(Space::Uniform, op.nr, op.offset) / 4,
+        )),
+        RegFile::Attr => Some((
+            Space::Attr,
+            crate::inputs::input_byte(Space::Attr, op.nr, op.offset) / 4,
+        )),
         _ => None,
     }
 }
@@ -84,6 +90,18 @@ impl Profile {
 
     pub fn is_integer(&self, space: Space, word: u64) -> bool {
         self.integer_words.contains(&(space as u8, word))
+    }
+
+    /// The integer input words.
+    pub fn words(&self) -> impl Iterator<Item = (Space, u64)> + '_ {
+        self.integer_words.iter().map(|&(s, w)| {
+            let space = if s == Space::Uniform as u8 {
+                Space::Uniform
+            } else {
+                Space::Attr
+            };
+            (space, w)
+        })
     }
 
     /// How many input words are integers.

@@ -11,7 +11,7 @@ use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Backend, Inst, Opcode, Operand, RegFile, Shader, Type};
 
 use crate::alu::{compare, eval};
-use crate::state::Thread;
+use crate::state::{HardwareInputs, Thread};
 use crate::value::{decode, encode, Value};
 use crate::{Outputs, Record, SimError};
 
@@ -109,6 +109,29 @@ pub fn run_limited(
     shader: &Shader,
     seed: u64,
     step_limit: u64,
+    trace: Option<&mut dyn FnMut(&str)>,
+) -> Result<Outputs, SimError> {
+    run_with(shader, seed, None, step_limit, trace)
+}
+
+/// Runs `shader` with `hw`'s register file at thread start, push constants and attributes
+/// read from their registers: how a logical shader and Mesa's final code for it run on the
+/// same inputs.
+pub fn run_hardware(
+    shader: &Shader,
+    seed: u64,
+    hw: &HardwareInputs,
+    step_limit: u64,
+    trace: Option<&mut dyn FnMut(&str)>,
+) -> Result<Outputs, SimError> {
+    run_with(shader, seed, Some(hw), step_limit, trace)
+}
+
+fn run_with(
+    shader: &Shader,
+    seed: u64,
+    hw: Option<&HardwareInputs>,
+    step_limit: u64,
     mut trace: Option<&mut dyn FnMut(&str)>,
 ) -> Result<Outputs, SimError> {
     if shader.backend == Backend::Vec4 {
@@ -125,6 +148,10 @@ pub fn run_limited(
         (1u32 << width) - 1
     };
     let mut t = Thread::new(shader, seed);
+    if let Some(hw) = hw {
+        t.grf.copy_from_slice(&hw.grf);
+        t.layout = Some(hw.layout.clone());
+    }
     let mut out = Outputs::default();
     let (mut cur, mut halted) = (all, 0u32);
     let mut frames: Vec<Frame> = Vec::new();
@@ -323,18 +350,24 @@ fn record_writes(
             continue;
         }
         let mut values = Vec::new();
+        let mut undefined = 0u64;
         for (op, n) in parts {
             for k in 0..*n {
+                let poison = t.poison_reads;
                 values.push(
                     t.read(&component(op, k, exec), i)
                         .map_err(|e| e.with_inst(inst))?,
                 );
+                if t.poison_reads != poison {
+                    undefined |= 1 << (values.len() - 1).min(63);
+                }
             }
         }
         out.records.push(Record {
             message: message.into(),
             channel: ch,
             values,
+            undefined,
         });
     }
     Ok(())
@@ -389,8 +422,11 @@ fn execute(
                     for i in 0..n {
                         let on = k < header || ctl.no_mask() || enabled & (1 << (group + i)) != 0;
                         if on {
+                            let poison = t.poison_reads;
                             let v = t.read(&src, i).map_err(|e| e.with_inst(inst))?;
-                            t.write(&d, i, v).map_err(|e| e.with_inst(inst))?;
+                            let defined = t.poison_reads == poison;
+                            t.write_copy(&d, i, v, defined)
+                                .map_err(|e| e.with_inst(inst))?;
                         }
                     }
                 }
@@ -462,6 +498,47 @@ fn execute(
                     _ => 0.0,
                 };
                 results.push((i, encode(dst.ty, Value::Float(xy + half), ctl.saturate())));
+            }
+            for (i, bits) in results {
+                t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(false);
+        }
+        Opcode::Pln => {
+            // PLN (gen < 11; PRM Vol. 2a "pln"): dst = a*u + b*v + c, the plane a, b, c at
+            // elements 0, 1 and 3 of src0, the barycentrics in src1 register pairs: for
+            // channels 8k..8k+7, u in register 2k and v in register 2k+1. The same
+            // arithmetic as `linterp`, which Mesa lowers to it.
+            let (setup, delta) = match srcs {
+                [s, d, ..] => (*s, *d),
+                _ => return Err(fail("pln needs a plane and a barycentric source".into())),
+            };
+            if delta.file != RegFile::FixedGrf {
+                return Err(fail("pln's barycentrics must be fixed registers".into()));
+            }
+            let coef = |t: &mut Thread, e: u32| -> Result<f64, SimError> {
+                let mut o = setup;
+                o.offset += e * 4;
+                o.region = eubatch_ir::Region::new(0, 1, 0);
+                Ok(decode(Type::F, t.read(&o, 0).map_err(|e| e.with_inst(inst))?).as_f64())
+            };
+            let (a, b, c) = (coef(t, 0)?, coef(t, 1)?, coef(t, 3)?);
+            let mut results = Vec::new();
+            for i in 0..exec {
+                if enabled & pred & (1 << (group + i)) == 0 {
+                    continue;
+                }
+                let lane = |t: &mut Thread, reg: u32| -> Result<f64, SimError> {
+                    let o =
+                        Operand::fixed(reg, (i % 8) * 4, Type::F, eubatch_ir::Region::new(0, 1, 0));
+                    Ok(decode(Type::F, t.read(&o, 0).map_err(|e| e.with_inst(inst))?).as_f64())
+                };
+                let base = delta.nr + 2 * (i / 8);
+                let (u, v) = (lane(t, base)?, lane(t, base + 1)?);
+                results.push((
+                    i,
+                    encode(dst.ty, Value::Float(a * u + b * v + c), ctl.saturate()),
+                ));
             }
             for (i, bits) in results {
                 t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
@@ -686,6 +763,9 @@ fn execute(
         }
         // A compute thread's end: no data (Mesa's CS_OPCODE_CS_TERMINATE).
         Opcode::CsTerminate => return Ok(true),
+        Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc => {
+            return crate::hw_message::send(shader, t, inst, enabled & pred, out);
+        }
         _ if op.is_message() => {
             return Err(fail(format!("message `{}` is not modelled yet", op.name())))
         }
@@ -695,7 +775,8 @@ fn execute(
     // destination).
     let tys: Vec<Type> = srcs.iter().map(|s| s.ty).collect();
     let is_sel_pred = op == Opcode::Sel && ctl.predicate != Predicate::None;
-    let mut results: Vec<(u32, u64, Option<bool>)> = Vec::with_capacity(exec as usize);
+    // (channel, bits, flag, computed from defined sources only)
+    let mut results: Vec<(u32, u64, Option<bool>, bool)> = Vec::with_capacity(exec as usize);
     let mut vals: Vec<Value> = Vec::with_capacity(srcs.len());
     for i in 0..exec {
         let ch = group + i;
@@ -707,6 +788,7 @@ fn execute(
             continue;
         }
         vals.clear();
+        let poison = t.poison_reads;
         for s in srcs.iter().filter(|s| !s.is_bad()) {
             let bits = t.read(s, i).map_err(|e| e.with_inst(inst))?;
             let mut v = decode(s.ty, bits);
@@ -750,10 +832,13 @@ fn execute(
             });
             (bits, flag)
         };
-        results.push((i, bits, flag));
+        // A value computed from undefined bytes is undefined itself: any value may stand
+        // for it (Mesa may compute something else there, and that is no miscompile).
+        results.push((i, bits, flag, t.poison_reads == poison));
     }
-    for (i, bits, flag) in results {
-        t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
+    for (i, bits, flag, defined) in results {
+        t.write_copy(&dst, i, bits, defined)
+            .map_err(|e| e.with_inst(inst))?;
         if let Some(f) = flag {
             t.set_flag(ctl.flag_subreg, group + i, f);
         }

@@ -4,6 +4,7 @@ use eubatch_ir::operand::arf;
 use eubatch_ir::{Operand, RegFile, Shader, Type};
 
 use crate::inputs::{integer_word, word, Space};
+use crate::layout::InputLayout;
 use crate::profile::Profile;
 use crate::SimError;
 
@@ -26,6 +27,43 @@ pub struct Thread {
     pub memory: crate::memory::Memory,
     /// Which input words are integers.
     pub profile: Profile,
+    /// Where push constants and attributes are in `grf`, when the run reads them there.
+    pub layout: Option<InputLayout>,
+}
+
+/// Inputs placed in the register file as Mesa's hardware thread receives them, shared by a
+/// logical shader and its final code so both run on the same values.
+#[derive(Clone, Debug)]
+pub struct HardwareInputs {
+    pub layout: InputLayout,
+    /// The register file at thread start.
+    pub grf: Vec<u8>,
+}
+
+impl HardwareInputs {
+    /// The inputs of `start` (a logical shader) for `seed`: every payload word from the
+    /// seed, and the push constants and attributes it reads as integers replaced by
+    /// integer words at their registers (as [`Profile`] does for logical runs).
+    pub fn of(start: &Shader, seed: u64) -> Result<HardwareInputs, SimError> {
+        let layout = InputLayout::of(start)?;
+        let mut grf = vec![0u8; GRF_BYTES];
+        for (i, chunk) in grf.chunks_mut(4).enumerate() {
+            chunk.copy_from_slice(&word(seed, Space::Payload, i as u64).to_le_bytes());
+        }
+        let profile = Profile::of(start);
+        for (space, w) in profile.words() {
+            let (nr, offset) = crate::inputs::input_of_byte(space, w * 4);
+            let byte = match space {
+                Space::Uniform => layout.uniform_byte(nr, offset),
+                Space::Attr => layout.attr_byte(nr, offset),
+                _ => continue,
+            } as usize;
+            if byte + 4 <= grf.len() {
+                grf[byte..byte + 4].copy_from_slice(&integer_word(seed, space, w).to_le_bytes());
+            }
+        }
+        Ok(HardwareInputs { layout, grf })
+    }
 }
 
 impl Thread {
@@ -50,6 +88,7 @@ impl Thread {
             poison_reads: 0,
             memory: Default::default(),
             profile: Profile::of(shader),
+            layout: None,
         }
     }
 
@@ -142,18 +181,34 @@ impl Thread {
                 }
                 buf[..sz].copy_from_slice(&self.grf[a as usize..end]);
             }
+            RegFile::Uniform | RegFile::Attr if self.layout.is_some() => {
+                // Inputs at their registers (a run compared against Mesa's final code).
+                let l = self.layout.as_ref().unwrap();
+                let base = if op.file == RegFile::Uniform {
+                    l.uniform_byte(op.nr, op.offset)
+                } else {
+                    l.attr_byte(op.nr, op.offset)
+                };
+                let a = (base + Self::element_addr(op, i)) as usize;
+                if a + sz > self.grf.len() {
+                    return Err(SimError::msg(format!(
+                        "{} is outside the register file in the hardware layout",
+                        if op.file == RegFile::Uniform {
+                            "push constant"
+                        } else {
+                            "attribute"
+                        }
+                    )));
+                }
+                buf[..sz].copy_from_slice(&self.grf[a..a + sz]);
+            }
             RegFile::Uniform | RegFile::Attr => {
                 let space = if op.file == RegFile::Uniform {
                     Space::Uniform
                 } else {
                     Space::Attr
                 };
-                // Uniform slots are 4 bytes; attribute numbers own 1 KiB each.
-                let base = if op.file == RegFile::Uniform {
-                    op.nr as u64 * 4
-                } else {
-                    op.nr as u64 * 1024
-                };
+                let base = crate::inputs::input_byte(space, op.nr, 0);
                 for (k, b) in buf[..sz].iter_mut().enumerate() {
                     let a = base + off + k as u64;
                     *b = self.input_word(space, a / 4).to_le_bytes()[(a % 4) as usize];
@@ -195,6 +250,28 @@ impl Thread {
     }
 
     /// Writes element `i` of a destination.
+    /// Writes element `i` as a copy of a source element that was `defined` or not: an
+    /// undefined source leaves the destination undefined (copies of never-written bytes stay
+    /// "don't care" through payload building, so outputs made of them match anything).
+    pub fn write_copy(
+        &mut self,
+        op: &Operand,
+        i: u32,
+        bits: u64,
+        defined: bool,
+    ) -> Result<(), SimError> {
+        self.write(op, i, bits)?;
+        if !defined && op.file == RegFile::Vgrf {
+            let sz = op.ty.size() as usize;
+            let off = op.offset as u64 + Self::element_addr(op, i);
+            let r = self.vgrf_range(op, off, sz, "write")?;
+            self.defined[op.nr as usize][r]
+                .iter_mut()
+                .for_each(|d| *d = false);
+        }
+        Ok(())
+    }
+
     pub fn write(&mut self, op: &Operand, i: u32, bits: u64) -> Result<(), SimError> {
         let sz = op.ty.size() as usize;
         let off = op.offset as u64 + Self::element_addr(op, i);

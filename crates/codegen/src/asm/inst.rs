@@ -85,9 +85,10 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
     if opcode.is_none() {
         c.expect(" ")?;
         let f = c.take_while(|b| b.is_ascii_alphanumeric());
-        opcode = Some(math_opcode(f).ok_or_else(|| {
-            c.error(format!("math function `{f}` is not supported"))
-        })?);
+        opcode = Some(
+            math_opcode(f)
+                .ok_or_else(|| c.error(format!("math function `{f}` is not supported")))?,
+        );
         parse_mods(c, &mut control)?;
     }
     let opcode = opcode.unwrap();
@@ -164,8 +165,15 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
                 continue;
             }
             match parse_operand(c, first, align16)? {
-                Parsed::Operand(op) => {
+                Parsed::Operand(mut op) => {
                     if first {
+                        // A destination region is its stride: rows of at most eight
+                        // elements, no wider than the instruction.
+                        let h = op.region.hstride;
+                        let w = inst.control.exec_size.clamp(1, 8);
+                        let swizzle = op.region.swizzle;
+                        op.region = eubatch_ir::Region::new(w * h, w, h);
+                        op.region.swizzle = swizzle;
                         inst.dst = op;
                     } else {
                         inst.srcs.push(op);
@@ -175,7 +183,8 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
                     let bits = imm_bits.ok_or_else(|| {
                         c.error("`Half Float IMM` without its encoding (the value is not printed)")
                     })?;
-                    inst.srcs.push(Operand::imm(Type::HF, (bits & 0xffff) as u64 * 0x1_0001));
+                    inst.srcs
+                        .push(Operand::imm(Type::HF, (bits & 0xffff) as u64 * 0x1_0001));
                 }
             }
             first = false;
@@ -195,7 +204,13 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
     // Unary math prints a null second source; logical math takes one source.
     if matches!(
         opcode,
-        Opcode::Rcp | Opcode::Log2 | Opcode::Exp2 | Opcode::Sqrt | Opcode::Rsq | Opcode::Sin | Opcode::Cos
+        Opcode::Rcp
+            | Opcode::Log2
+            | Opcode::Exp2
+            | Opcode::Sqrt
+            | Opcode::Rsq
+            | Opcode::Sin
+            | Opcode::Cos
     ) && inst.srcs.len() == 2
         && inst.srcs[1].is_null()
     {
@@ -208,7 +223,10 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
 }
 
 pub fn is_send(op: Opcode) -> bool {
-    matches!(op, Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc)
+    matches!(
+        op,
+        Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc
+    )
 }
 
 fn label(c: &mut Cursor<'_>) -> PResult<u32> {
@@ -222,7 +240,9 @@ fn parse_mods(c: &mut Cursor<'_>, control: &mut Control) -> PResult<()> {
     loop {
         if c.eat(".sat") {
             control.set(Control::SATURATE, true);
-        } else if c.rest().starts_with(".f") && c.rest()[2..].starts_with(|ch: char| ch.is_ascii_digit()) {
+        } else if c.rest().starts_with(".f")
+            && c.rest()[2..].starts_with(|ch: char| ch.is_ascii_digit())
+        {
             c.pos += 2;
             let n = c.number_u8("a flag register")?;
             c.expect(".")?;

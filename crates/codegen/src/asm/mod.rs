@@ -53,6 +53,8 @@ pub struct AsmProgram {
     /// Line of its `Native code for ...` header.
     pub line: u32,
     pub stage: Stage,
+    /// The program's name in the header (`GLSL1`, `(null)` for SPIR-V), as in dump names.
+    pub program: String,
     /// Compiled by the vec4 back end (`VS vec4 shader:`): SIMD4x2, mostly Align16.
     pub vec4: bool,
     pub stats: AsmStats,
@@ -97,6 +99,7 @@ const STAGES: [(&str, Stage); 8] = [
 struct Partial {
     line: u32,
     stage: Stage,
+    program: String,
     vec4: bool,
     width: u8,
     stats: Option<AsmStats>,
@@ -121,14 +124,19 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
                 programs.push(finish(p, name, programs.len(), target)?);
             }
             let words = rest.strip_prefix("unnamed ").unwrap_or(rest);
-            let stage = STAGES
+            let (stage, after) = STAGES
                 .iter()
-                .find(|(w, _)| words.starts_with(w) && words[w.len()..].starts_with(" shader"))
-                .map(|(_, s)| *s)
+                .find_map(|(w, s)| Some((*s, words.strip_prefix(w)?.strip_prefix(" shader ")?)))
                 .ok_or_else(|| err(16, format!("unknown shader stage in `{rest}`")))?;
+            // `GLSL1 (src_hash ...) (sha1 ...)`, `(null) (sha1 ...)`.
+            let program = match after.find(" (s") {
+                Some(i) => after[..i].to_string(),
+                None => after.to_string(),
+            };
             cur = Some(Partial {
                 line: line_no,
                 stage,
+                program,
                 vec4: false,
                 width: 0,
                 stats: None,
@@ -143,13 +151,13 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
             if line.trim().is_empty() {
                 continue;
             }
-            return Err(err(0, "expected `Native code for ...` before the first program".into()));
+            return Err(err(
+                0,
+                "expected `Native code for ...` before the first program".into(),
+            ));
         };
         let trimmed = line.trim_start();
-        if trimmed.is_empty()
-            || trimmed.starts_with("START B")
-            || trimmed.starts_with("END B")
-        {
+        if trimmed.is_empty() || trimmed.starts_with("START B") || trimmed.starts_with("END B") {
             continue;
         }
         if p.stats.is_none() {
@@ -159,7 +167,10 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
             p.stats = Some(stats);
             continue;
         }
-        if let Some(l) = trimmed.strip_prefix("LABEL").and_then(|l| l.strip_suffix(':')) {
+        if let Some(l) = trimmed
+            .strip_prefix("LABEL")
+            .and_then(|l| l.strip_suffix(':'))
+        {
             let n: u32 = l
                 .parse()
                 .map_err(|_| err(0, format!("bad label `{trimmed}`")))?;
@@ -192,7 +203,10 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
         if is_send(inst.opcode) {
             p.pending_send = true;
         } else if !inst.has_options {
-            return Err(err(line.len(), "expected the instruction's `{ ... }` options".into()));
+            return Err(err(
+                line.len(),
+                "expected the instruction's `{ ... }` options".into(),
+            ));
         }
         p.insts.push(inst);
     }
@@ -209,8 +223,13 @@ fn encoding(line: &str) -> Option<(Vec<u8>, usize)> {
     let mut pos = 0;
     while bytes.len() < 16 && pos + 2 <= b.len() {
         let pair = &line[pos..pos + 2];
-        let Ok(v) = u8::from_str_radix(pair, 16) else { break };
-        if !pair.bytes().all(|x| x.is_ascii_hexdigit() && !x.is_ascii_uppercase()) {
+        let Ok(v) = u8::from_str_radix(pair, 16) else {
+            break;
+        };
+        if !pair
+            .bytes()
+            .all(|x| x.is_ascii_hexdigit() && !x.is_ascii_uppercase())
+        {
             break;
         }
         if b.get(pos + 2) != Some(&b' ') {
@@ -231,11 +250,15 @@ fn encoding(line: &str) -> Option<(Vec<u8>, usize)> {
 /// `SIMD8 shader: 22 instructions. 0 loops. 814 cycles. 0:0 spills:fills, 2 sends, ...` or
 /// `VS vec4 shader: ...`.
 fn parse_stats(line: &str) -> Result<(u8, bool, AsmStats), String> {
-    let (head, rest) = line
-        .split_once(" shader: ")
-        .ok_or_else(|| format!("expected the statistics line `SIMDn shader: N instructions. ...`, found `{line}`"))?;
+    let (head, rest) = line.split_once(" shader: ").ok_or_else(|| {
+        format!("expected the statistics line `SIMDn shader: N instructions. ...`, found `{line}`")
+    })?;
     let (width, vec4) = if let Some(w) = head.strip_prefix("SIMD") {
-        (w.parse::<u8>().map_err(|_| format!("bad SIMD width `{head}`"))?, false)
+        (
+            w.parse::<u8>()
+                .map_err(|_| format!("bad SIMD width `{head}`"))?,
+            false,
+        )
     } else if head.ends_with(" vec4") {
         (8, true)
     } else {
@@ -259,9 +282,7 @@ fn parse_stats(line: &str) -> Result<(u8, bool, AsmStats), String> {
             .ok_or("statistics line without spills:fills")?;
         let before = &rest[..i];
         let start = before.rfind(' ').map_or(0, |k| k + 1);
-        let (s, f) = before[start..]
-            .split_once(':')
-            .ok_or("bad spills:fills")?;
+        let (s, f) = before[start..].split_once(':').ok_or("bad spills:fills")?;
         (
             s.parse().map_err(|_| "bad spill count")?,
             f.parse().map_err(|_| "bad fill count")?,
@@ -287,9 +308,9 @@ fn read_send_decode(line: &str, line_no: u32, inst: &mut AsmInst) -> Result<(), 
     let trimmed = line.trim_start();
     let col = line.len() - trimmed.len();
     let err = |msg: String| ParseError::new(line_no, col as u32 + 1, msg);
-    let (sfid_name, _) = trimmed
-        .split_once(" MsgDesc:")
-        .ok_or_else(|| err("expected the send's descriptor line `<function> MsgDesc: ...`".into()))?;
+    let (sfid_name, _) = trimmed.split_once(" MsgDesc:").ok_or_else(|| {
+        err("expected the send's descriptor line `<function> MsgDesc: ...`".into())
+    })?;
     let sfid = SFIDS
         .iter()
         .find(|(n, _)| *n == sfid_name)
@@ -332,7 +353,13 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
             .iter()
             .find(|(l, _)| *l == n)
             .map(|(_, at)| *at)
-            .ok_or_else(|| ParseError::new(p.line, 1, format!("jump to LABEL{n}, which the program does not define")))
+            .ok_or_else(|| {
+                ParseError::new(
+                    p.line,
+                    1,
+                    format!("jump to LABEL{n}, which the program does not define"),
+                )
+            })
     };
     // Pseudo-instructions to insert before instruction index `at`: (at, order key, inst).
     let mut inserts: Vec<(usize, usize, AsmInst)> = Vec::new();
@@ -365,7 +392,11 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
                 if let Some(uip) = inst.uip {
                     let at = label_at(uip)?;
                     if halt_target.is_some_and(|h| h != at) {
-                        return Err(ParseError::new(p.line, 1, "halts jump to different targets"));
+                        return Err(ParseError::new(
+                            p.line,
+                            1,
+                            "halts jump to different targets",
+                        ));
                     }
                     if halt_target.is_none() {
                         halt_target = Some(at);
@@ -418,6 +449,7 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
     Ok(AsmProgram {
         line: p.line,
         stage: p.stage,
+        program: p.program,
         vec4: p.vec4,
         stats,
         encoded: p.insts.len() as u32,

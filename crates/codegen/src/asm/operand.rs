@@ -63,8 +63,8 @@ pub fn parse_operand(c: &mut Cursor<'_>, is_dst: bool, align16: bool) -> PResult
             op.region = Region::new(v, w, h);
             op.stride = h;
         } else if is_dst {
-            // `<h>`: the destination's horizontal stride.
-            op.region = Region::new(0, 1, v);
+            // `<h>`: the destination's horizontal stride; element i at i * h.
+            op.region = Region::new(8 * v, 8, v);
             op.stride = v;
         } else if align16 {
             // Align16 `<v>`: four elements a row, horizontal stride 1.
@@ -173,7 +173,12 @@ fn parse_register(c: &mut Cursor<'_>) -> PResult<Operand> {
     if n > 15 {
         return Err(c.error("architecture register number out of range"));
     }
-    Ok(Operand::arf(arf_class | n, 0, Type::UD, Region::new(8, 8, 1)))
+    Ok(Operand::arf(
+        arf_class | n,
+        0,
+        Type::UD,
+        Region::new(8, 8, 1),
+    ))
 }
 
 /// The type letters after an operand (`brw_reg_type_to_letters`).

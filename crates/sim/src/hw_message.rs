@@ -1,0 +1,154 @@
+//! Raw `send`s of register-allocated code: the message is decoded from its shared function
+//! (SFID) and descriptor, the payload read from the registers the instruction names (`mlen`
+//! registers from the first source, `ex_mlen` from the second of a split send), and the
+//! effect recorded in the same form as the logical opcode the message came from, so a
+//! logical shader and its final code produce comparable outputs.
+//!
+//! Modelled so far:
+//! - URB SIMD8 writes (SFID 6, opcode 7 in descriptor bits 3:0; PRM Vol. 2d "URB SIMD8
+//!   Write"): header (URB handles), per-slot offsets when descriptor bit 17 is set, channel
+//!   masks when bit 15 is set, then the data, one register per written dword: recorded per
+//!   channel as `urb_write` with the data dwords, as `urb_write_logical` records them.
+//! - Render target writes (SFID 5, message type 12) of colour only, SIMD8 and SIMD16:
+//!   recorded per channel as `fb_write` with R, G, B, A, as `fb_write_logical` records them.
+//!
+//! Anything else stops the run with "not modelled yet".
+
+use eubatch_ir::{Inst, Operand, RegFile, Shader, Type};
+
+use crate::state::Thread;
+use crate::{Outputs, Record, SimError};
+
+/// BRW_SFID_URB (brw_eu_defines.h).
+const SFID_URB: u8 = 6;
+/// GFX8_URB_OPCODE_SIMD8_WRITE (brw_eu_defines.h).
+const URB_SIMD8_WRITE: u32 = 7;
+/// GFX6_SFID_DATAPORT_RENDER_CACHE (brw_eu_defines.h).
+const SFID_RENDER: u8 = 5;
+/// GFX6_DATAPORT_WRITE_MESSAGE_RENDER_TARGET_WRITE (brw_eu_defines.h), descriptor bits 17:14.
+const RT_WRITE: u32 = 12;
+
+/// Executes a raw send for the `enabled` channels. Returns true at the end of the thread.
+pub fn send(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    enabled: u32,
+    out: &mut Outputs,
+) -> Result<bool, SimError> {
+    let info = shader
+        .send_info(inst)
+        .copied()
+        .ok_or_else(|| SimError::at(inst, "send without a descriptor"))?;
+    let ctl = shader.insts.control[inst];
+    let srcs = shader.srcs(inst);
+    let fail = |m: String| SimError::at(inst, m);
+    // Payload registers, in order: the first source's mlen, then the second's ex_mlen.
+    let mut regs: Vec<u32> = Vec::new();
+    let reg_of = |op: Option<&Operand>, what: &str| -> Result<u32, SimError> {
+        match op {
+            Some(o) if o.file == RegFile::FixedGrf && o.offset == 0 => Ok(o.nr),
+            _ => Err(SimError::at(
+                inst,
+                format!("a send's {what} must be a whole fixed register"),
+            )),
+        }
+    };
+    let src0 = reg_of(srcs.first(), "payload")?;
+    regs.extend((0..info.mlen as u32).map(|k| src0 + k));
+    if info.ex_mlen > 0 {
+        let src1 = reg_of(srcs.get(1), "second payload")?;
+        regs.extend((0..info.ex_mlen as u32).map(|k| src1 + k));
+    }
+    let exec = ctl.exec_size as u32;
+    let group = ctl.group as u32;
+    match info.sfid {
+        SFID_URB if info.desc & 0xf == URB_SIMD8_WRITE => {
+            if exec != 8 {
+                return Err(fail(format!("URB SIMD8 write at execution size {exec}")));
+            }
+            let mut skip = 1; // header
+            if info.desc & (1 << 17) != 0 {
+                skip += 1; // per-slot offsets
+            }
+            if info.desc & (1 << 15) != 0 {
+                skip += 1; // channel masks
+            }
+            let data = regs.get(skip..).unwrap_or(&[]);
+            for i in 0..exec {
+                let ch = group + i;
+                if enabled & (1 << ch) == 0 {
+                    continue;
+                }
+                let mut values = Vec::with_capacity(data.len());
+                for &r in data {
+                    let op = Operand::fixed(r, i * 4, Type::UD, eubatch_ir::Region::new(0, 1, 0));
+                    values.push(t.read(&op, 0).map_err(|e| e.with_inst(inst))?);
+                }
+                out.records.push(Record {
+                    message: "urb_write".into(),
+                    channel: ch,
+                    values,
+                    undefined: 0,
+                });
+            }
+            Ok(ctl.eot())
+        }
+        SFID_RENDER if (info.desc >> 14) & 0xf == RT_WRITE => {
+            // Render target write (PRM Vol. 2d "Render Target Write"; Mesa's
+            // lower_fb_write_logical_send): message subtype in bits 10:8 (0 SIMD16 single
+            // source, 4 SIMD8 single source), slot group (high half) in bit 11, header in
+            // bit 19. The payload: the header (2 registers), then R, G, B, A of one register
+            // per 8 channels each. Payloads with source-0 alpha, oMask or depth (longer than
+            // that) are not decoded yet.
+            let subtype = (info.desc >> 8) & 7;
+            let regs_per_comp = match subtype {
+                0 => 2,
+                4 => 1,
+                _ => {
+                    return Err(fail(format!(
+                        "render target write subtype {subtype} is not modelled yet"
+                    )))
+                }
+            };
+            let header = 2 * ((info.desc >> 19) & 1) as usize;
+            if regs.len() != header + 4 * regs_per_comp {
+                return Err(fail(format!(
+                    "render target write with {} payload registers (source-0 alpha, oMask or depth) is not modelled yet",
+                    regs.len()
+                )));
+            }
+            let hi = if info.desc & (1 << 11) != 0 { 16 } else { 0 };
+            let colors = &regs[header..];
+            for i in 0..exec {
+                let ch = group + i;
+                if enabled & (1 << ch) == 0 {
+                    continue;
+                }
+                let lane = (ch - hi) as usize;
+                let mut values = Vec::with_capacity(4);
+                for c in 0..4 {
+                    let r = colors[c * regs_per_comp + lane / 8];
+                    let op = Operand::fixed(
+                        r,
+                        (lane % 8) as u32 * 4,
+                        Type::UD,
+                        eubatch_ir::Region::new(0, 1, 0),
+                    );
+                    values.push(t.read(&op, 0).map_err(|e| e.with_inst(inst))?);
+                }
+                out.records.push(Record {
+                    message: "fb_write".into(),
+                    channel: ch,
+                    values,
+                    undefined: 0,
+                });
+            }
+            Ok(ctl.eot())
+        }
+        sfid => Err(fail(format!(
+            "raw send to shared function {sfid} (descriptor {:#010x}) is not modelled yet",
+            info.desc
+        ))),
+    }
+}
