@@ -2,32 +2,15 @@
 //! same outputs in the simulator; a miscompile planted in the final code is caught; and over
 //! the SKL corpus nothing disagrees and at least as many pairs agree as when last raised.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use eubatch_codegen::asm::read_asm;
 use eubatch_ir::import::load_file;
 use eubatch_ir::text::{parse_shader, print_shader};
 use eubatch_ir::Gen;
 use eubatch_sim::crosscheck::{crosscheck, Verdict};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+mod common;
 
-fn eubatch(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_eubatch"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
-}
+use common::{eubatch, root};
 
 /// (agree, differ) from the summary line.
 fn counts(out: &str) -> (usize, usize) {

@@ -2,7 +2,7 @@
 //! predicate, opcode with saturate and conditional modifier, execution size, operands,
 //! jump labels, and the `{ ... }` options (access mode, channel group, WE_all, EOT).
 
-use eubatch_ir::shader::{CondMod, Predicate, SendInfo};
+use eubatch_ir::shader::{CondMod, SendInfo};
 use eubatch_ir::text::cursor::{Cursor, PResult};
 use eubatch_ir::{Control, Opcode, Operand, Type};
 
@@ -51,23 +51,7 @@ fn math_opcode(name: &str) -> Option<Opcode> {
 pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst> {
     let mut control = Control::new(1);
     c.skip_spaces();
-    // Predicate: `(+f0.0)`, `(-f1.0.any4h)`, `(+f0.0.x)`.
-    if c.rest().starts_with("(+") || c.rest().starts_with("(-") {
-        c.pos += 1;
-        let invert = c.peek() == Some(b'-');
-        c.pos += 1;
-        c.expect("f")?;
-        let n = c.number_u8("a flag register")?;
-        c.expect(".")?;
-        let m = c.number_u8("a flag subregister")?;
-        let suffix = c.take_while(|b| b != b')');
-        control.predicate = Predicate::from_suffix(suffix)
-            .ok_or_else(|| c.error(format!("unknown predicate control `{suffix}`")))?;
-        c.expect(")")?;
-        control.set(Control::PRED_INVERT, invert);
-        control.flag_subreg = n * 2 + m;
-        c.skip_spaces();
-    }
+    eubatch_ir::text::inst::parse_predicate(c, &mut control)?;
     let name_col = c.pos;
     let name = c.take_while(|b| b.is_ascii_alphanumeric() || b == b'_');
     let mut opcode = if name == "math" {
@@ -92,27 +76,6 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
         parse_mods(c, &mut control)?;
     }
     let opcode = opcode.unwrap();
-    if opcode == Opcode::Nop {
-        c.skip_spaces();
-        c.eat(";");
-        return Ok(AsmInst {
-            opcode,
-            control,
-            dst: Operand::NULL,
-            srcs: Vec::new(),
-            send: None,
-            jip: None,
-            uip: None,
-            has_options: true,
-        });
-    }
-    c.expect("(")?;
-    control.exec_size = c.number_u8("an execution size")?;
-    c.expect(")")?;
-    // The access mode is known only from the options at the end of the line: look ahead.
-    // A send's options come on its descriptor line: read its operands accepting either
-    // mode's syntax, and settle the mode there.
-    let align16 = c.rest().contains("align16") || is_send(opcode);
     let mut inst = AsmInst {
         opcode,
         control,
@@ -123,6 +86,20 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
         uip: None,
         has_options: false,
     };
+    if opcode == Opcode::Nop {
+        c.skip_spaces();
+        c.eat(";");
+        inst.has_options = true;
+        return Ok(inst);
+    }
+    c.expect("(")?;
+    let control = &mut inst.control;
+    control.exec_size = c.number_u8("an execution size")?;
+    c.expect(")")?;
+    // The access mode is known only from the options at the end of the line: look ahead.
+    // A send's options come on its descriptor line: read its operands accepting either
+    // mode's syntax, and settle the mode there.
+    let align16 = c.rest().contains("align16") || is_send(opcode);
     if matches!(
         opcode.control_flow(),
         eubatch_ir::opcode::ControlFlow::If

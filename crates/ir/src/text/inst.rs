@@ -128,28 +128,34 @@ impl ParsedInst {
     }
 }
 
+/// A predicate, if the text has one: `(+f0.0)`, `(-f1.0.any4h)`, `(+f0.0.x)` (the syntax
+/// of Mesa's IR printers and of its disassembler alike). Sets predicate, inversion and flag.
+pub fn parse_predicate(c: &mut Cursor<'_>, control: &mut Control) -> PResult<()> {
+    if !(c.rest().starts_with("(+") || c.rest().starts_with("(-")) {
+        return Ok(());
+    }
+    c.pos += 1;
+    let invert = c.peek() == Some(b'-');
+    c.pos += 1;
+    c.expect("f")?;
+    let n = c.number_u8("a flag register")?;
+    c.expect(".")?;
+    let m = c.number_u8("a flag subregister")?;
+    let suffix = c.take_while(|b| b != b')');
+    control.predicate = Predicate::from_suffix(suffix)
+        .ok_or_else(|| c.error(format!("unknown predicate control `{suffix}`")))?;
+    c.expect(")")?;
+    control.set(Control::PRED_INVERT, invert);
+    control.flag_subreg = n * 2 + m;
+    c.skip_spaces();
+    Ok(())
+}
+
 /// Parses one instruction that fills the rest of the cursor's line.
 pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> PResult<()> {
     out.reset();
     c.skip_spaces();
-    // Predicate: (+f0.0) or, in vec4, (+f0.0.any4h).
-    if c.rest().starts_with("(+") || c.rest().starts_with("(-") {
-        c.pos += 1;
-        let invert = c.peek() == Some(b'-');
-        c.pos += 1;
-        c.expect("f")?;
-        let n = c.number_u8("flag register")?;
-        c.expect(".")?;
-        let m = c.number_u8("flag subregister")?;
-        let suffix = c.take_while(|b| b != b')');
-        let pred = Predicate::from_suffix(suffix)
-            .ok_or_else(|| c.error(format!("unknown predicate control `{suffix}`")))?;
-        c.expect(")")?;
-        out.control.predicate = pred;
-        out.control.set(Control::PRED_INVERT, invert);
-        out.control.flag_subreg = n * 2 + m;
-        c.skip_spaces();
-    }
+    parse_predicate(c, &mut out.control)?;
     let name_col = c.pos;
     let name =
         c.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'<' | b'>' | b','));
