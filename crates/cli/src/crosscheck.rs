@@ -24,6 +24,8 @@ pub struct Options {
     pub jobs: usize,
     /// Print every disagreement (not only the counts and the first few).
     pub verbose: bool,
+    /// Print both runs of every disagreeing pair, instruction by instruction.
+    pub trace: bool,
 }
 
 fn listings(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -198,6 +200,9 @@ fn check_dir(asm: &Path, opts: &Options, tally: &Mutex<Tally>) {
                     .0 += 1
             }
             Verdict::Differ { seed, what } => {
+                if opts.trace {
+                    print_traces(&start, &prog.shader, seed);
+                }
                 let mut t = tally.lock().unwrap();
                 t.by_stage.entry(stage.into()).or_default().1 += 1;
                 t.differences
@@ -205,5 +210,22 @@ fn check_dir(asm: &Path, opts: &Options, tally: &Mutex<Tally>) {
             }
             Verdict::NotModelled(m) => note(stage, m, path.display().to_string()),
         }
+    }
+}
+
+/// Both runs of a pair on `seed`, instruction by instruction, with each destination's value.
+fn print_traces(start: &eubatch_ir::Shader, final_code: &eubatch_ir::Shader, seed: u64) {
+    let Ok(hw) = eubatch_sim::HardwareInputs::of(start, seed) else {
+        return;
+    };
+    for (what, shader) in [("start IR", start), ("final code", final_code)] {
+        let mut lines = Vec::new();
+        let mut tr = |l: &str| lines.push(l.to_string());
+        let _ = eubatch_sim::run_hardware(shader, seed, &hw, STEPS, Some(&mut tr));
+        println!(
+            "== {what}: {} (seed {seed})\n{}",
+            shader.name,
+            lines.join("\n")
+        );
     }
 }

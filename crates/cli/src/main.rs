@@ -59,6 +59,9 @@ enum Cmd {
         /// Print every disagreement.
         #[arg(long)]
         verbose: bool,
+        /// Print both runs of every disagreeing pair (seed of the difference).
+        #[arg(long)]
+        trace: bool,
     },
     /// Simulate shaders: one file prints its outputs; several (or a directory of start dumps)
     /// print how many ran to completion and why the others stopped.
@@ -134,6 +137,7 @@ fn main() -> ExitCode {
             seeds,
             jobs,
             verbose,
+            trace,
         } => crosscheck::run(
             &paths,
             &crosscheck::Options {
@@ -142,6 +146,7 @@ fn main() -> ExitCode {
                 jobs: jobs
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 verbose,
+                trace,
             },
         ),
         Cmd::Print { file, target } => {

@@ -12,6 +12,7 @@ pub mod entities;
 pub mod error;
 pub mod generate;
 pub mod import;
+pub mod message;
 pub mod opcode;
 pub mod operand;
 pub mod shader;

@@ -12,6 +12,9 @@
 //! - Render target writes (SFID 5, message type 12) of colour only, SIMD8 and SIMD16:
 //!   recorded per channel as `fb_write` with R, G, B, A, as `fb_write_logical` records them.
 //!
+//! - Sampler messages (SFID 2): decoded with [`eubatch_ir::message::sampler`] and answered
+//!   by [`crate::sampler::texel`], the function logical texturing uses.
+//!
 //! Anything else stops the run with "not modelled yet".
 
 use eubatch_ir::{Inst, Operand, RegFile, Shader, Type};
@@ -19,12 +22,11 @@ use eubatch_ir::{Inst, Operand, RegFile, Shader, Type};
 use crate::state::Thread;
 use crate::{Outputs, Record, SimError};
 
-/// BRW_SFID_URB (brw_eu_defines.h).
-const SFID_URB: u8 = 6;
+use eubatch_ir::message::sfid::{
+    RENDER_CACHE as SFID_RENDER, SAMPLER as SFID_SAMPLER, URB as SFID_URB,
+};
 /// GFX8_URB_OPCODE_SIMD8_WRITE (brw_eu_defines.h).
 const URB_SIMD8_WRITE: u32 = 7;
-/// GFX6_SFID_DATAPORT_RENDER_CACHE (brw_eu_defines.h).
-const SFID_RENDER: u8 = 5;
 /// GFX6_DATAPORT_WRITE_MESSAGE_RENDER_TARGET_WRITE (brw_eu_defines.h), descriptor bits 17:14.
 const RT_WRITE: u32 = 12;
 
@@ -144,6 +146,10 @@ pub fn send(
                     undefined: 0,
                 });
             }
+            Ok(ctl.eot())
+        }
+        SFID_SAMPLER => {
+            crate::sampler::sample_raw(shader, t, inst, enabled, &regs, info.desc)?;
             Ok(ctl.eot())
         }
         sfid => Err(fail(format!(

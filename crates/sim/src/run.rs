@@ -287,6 +287,17 @@ fn run_with(
                 if let Some(tr) = trace.as_deref_mut() {
                     let mut s = String::new();
                     eubatch_ir::text::print::write_inst(shader, inst, &mut s);
+                    // The destination's value in the first enabled channel.
+                    let dst = shader.insts.dst[inst];
+                    let first = (0..ctl.exec_size as u32)
+                        .find(|i| enabled & (1 << (ctl.group as u32 + i)) != 0);
+                    if let (Some(i), false) = (first, dst.is_null()) {
+                        let poison = t.poison_reads;
+                        if let Ok(v) = t.read(&dst, i) {
+                            s.push_str(&format!("   => ch{}: {v:#x}", ctl.group as u32 + i));
+                        }
+                        t.poison_reads = poison;
+                    }
                     tr(&format!("[{:08x}] {s}", enabled));
                 }
                 if done {
@@ -763,6 +774,8 @@ fn execute(
         }
         // A compute thread's end: no data (Mesa's CS_OPCODE_CS_TERMINATE).
         Opcode::CsTerminate => return Ok(true),
+        // Hardware NOPs (scheduling and workaround padding in final code).
+        Opcode::Nop => return Ok(false),
         Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc => {
             return crate::hw_message::send(shader, t, inst, enabled & pred, out);
         }

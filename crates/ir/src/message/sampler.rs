@@ -1,0 +1,281 @@
+//! Sampler messages (SFID 2) on gen7-gen9: the descriptor and how a logical texturing
+//! instruction becomes one, as Mesa 22.3 lowers it (`lower_sampler_logical_send_gfx7` and
+//! `sampler_msg_type` in brw_lower_logical_sends.cpp; PRM Vol. 2d "Sampler Message
+//! Descriptor" and "Message Types"). The lowering pass and the simulator share this, so a
+//! logical `tex_logical` and the `send` Mesa made of it are the same message.
+
+use crate::opcode::Opcode;
+use crate::operand::{Operand, RegFile};
+
+/// Message types (descriptor bits 16:12; brw_eu_defines.h `GFX5_SAMPLER_MESSAGE_*`,
+/// `GFX7_*`, `GFX9_*`, `HSW_*`).
+pub mod msg {
+    pub const SAMPLE: u32 = 0;
+    pub const SAMPLE_B: u32 = 1;
+    pub const SAMPLE_L: u32 = 2;
+    pub const SAMPLE_C: u32 = 3;
+    pub const SAMPLE_D: u32 = 4;
+    pub const SAMPLE_B_C: u32 = 5;
+    pub const SAMPLE_L_C: u32 = 6;
+    pub const LD: u32 = 7;
+    pub const GATHER4: u32 = 8;
+    pub const LOD: u32 = 9;
+    pub const RESINFO: u32 = 10;
+    pub const SAMPLEINFO: u32 = 11;
+    pub const GATHER4_C: u32 = 16;
+    pub const GATHER4_PO: u32 = 17;
+    pub const GATHER4_PO_C: u32 = 18;
+    pub const SAMPLE_D_C: u32 = 20;
+    pub const SAMPLE_LZ: u32 = 24;
+    pub const SAMPLE_C_LZ: u32 = 25;
+    pub const LD_LZ: u32 = 26;
+    pub const LD2DMS_W: u32 = 28;
+    pub const LD_MCS: u32 = 29;
+    pub const LD2DMS: u32 = 30;
+    pub const LD2DSS: u32 = 31;
+}
+
+/// Sources of the logical texturing opcodes (Mesa 22.3 `enum tex_logical_srcs`).
+pub mod src {
+    pub const COORDINATE: usize = 0;
+    pub const SHADOW_C: usize = 1;
+    pub const LOD: usize = 2;
+    pub const LOD2: usize = 3;
+    pub const MIN_LOD: usize = 4;
+    pub const SAMPLE_INDEX: usize = 5;
+    pub const MCS: usize = 6;
+    pub const SURFACE: usize = 7;
+    pub const SAMPLER: usize = 8;
+    pub const SURFACE_HANDLE: usize = 9;
+    pub const SAMPLER_HANDLE: usize = 10;
+    pub const TG4_OFFSET: usize = 11;
+    pub const COORD_COMPONENTS: usize = 12;
+    pub const GRAD_COMPONENTS: usize = 13;
+    /// Sources in Mesa 22.3 (Mesa 25 adds a residency source).
+    pub const COUNT: usize = 14;
+}
+
+/// SIMD mode (descriptor bits 18:17, `BRW_SAMPLER_SIMD_MODE_*`).
+pub const SIMD8: u32 = 1;
+pub const SIMD16: u32 = 2;
+
+/// The fields of a sampler message descriptor (`brw_sampler_desc`, gen7+).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Desc {
+    pub surface: u32,
+    pub sampler: u32,
+    pub msg_type: u32,
+    pub simd_mode: u32,
+}
+
+impl Desc {
+    pub fn decode(desc: u32) -> Desc {
+        Desc {
+            surface: desc & 0xff,
+            sampler: (desc >> 8) & 0xf,
+            msg_type: (desc >> 12) & 0x1f,
+            simd_mode: (desc >> 17) & 0x3,
+        }
+    }
+}
+
+/// Type of a message parameter as the lowering moves it into the payload.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ParamType {
+    /// `payload_type` (F for 32-bit payloads): the source is converted.
+    Float,
+    /// `payload_signed_type` / `payload_unsigned_type`: the source's bits, retyped.
+    Int,
+}
+
+/// One payload parameter (one register per eight channels).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// Component `comp` of logical source `src`.
+    Src {
+        src: usize,
+        comp: u32,
+        ty: ParamType,
+    },
+    /// The immediate 0 (`brw_imm_d(0)`).
+    Zero,
+    /// A parameter slot the message skips (padding before `min_lod`).
+    Unused,
+}
+
+/// A logical texturing instruction as a message: its type and its parameters in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lowered {
+    pub msg_type: u32,
+    pub params: Vec<Param>,
+}
+
+fn imm(s: &Operand) -> Option<u64> {
+    (s.file == RegFile::Imm).then(|| s.imm_bits())
+}
+
+fn present(s: Option<&Operand>) -> bool {
+    s.is_some_and(|s| !s.is_bad())
+}
+
+/// `fs_reg::is_zero`: an immediate 0 (of any type; -0.0 is not zero).
+fn is_zero(s: &Operand) -> bool {
+    imm(s) == Some(0)
+}
+
+/// The message Mesa 22.3 builds for gen9 from a logical texturing instruction (its 14
+/// sources), or why it cannot say.
+pub fn lower_gen9(op: Opcode, srcs: &[Operand]) -> Result<Lowered, String> {
+    use msg::*;
+    if srcs.len() != src::COUNT {
+        return Err(format!(
+            "`{}` with {} sources (Mesa 22.3 has {})",
+            op.name(),
+            srcs.len(),
+            src::COUNT
+        ));
+    }
+    let count = |k: usize, what: &str| {
+        imm(&srcs[k])
+            .map(|v| v as u32)
+            .ok_or_else(|| format!("a non-immediate {what}"))
+    };
+    let coords = count(src::COORD_COMPONENTS, "coordinate count")?;
+    let grads = count(src::GRAD_COMPONENTS, "gradient count")?;
+    let shadow = present(srcs.get(src::SHADOW_C));
+    let f = |src: usize, comp: u32| Param::Src {
+        src,
+        comp,
+        ty: ParamType::Float,
+    };
+    let i = |src: usize, comp: u32| Param::Src {
+        src,
+        comp,
+        ty: ParamType::Int,
+    };
+    let mut p = Vec::new();
+    if shadow {
+        p.push(f(src::SHADOW_C, 0));
+    }
+    let pick = |plain: u32, compare: u32| if shadow { compare } else { plain };
+    let mut coordinate_done = false;
+    let msg_type = match op {
+        Opcode::TexLogical => pick(SAMPLE, SAMPLE_C),
+        Opcode::TxbLogical => {
+            p.push(f(src::LOD, 0));
+            pick(SAMPLE_B, SAMPLE_B_C)
+        }
+        Opcode::TxlLogical if is_zero(&srcs[src::LOD]) => pick(SAMPLE_LZ, SAMPLE_C_LZ),
+        Opcode::TxlLogical => {
+            p.push(f(src::LOD, 0));
+            pick(SAMPLE_L, SAMPLE_L_C)
+        }
+        Opcode::TxdLogical => {
+            for c in 0..coords {
+                p.push(f(src::COORDINATE, c));
+                if c < grads {
+                    p.push(f(src::LOD, c));
+                    p.push(f(src::LOD2, c));
+                }
+            }
+            coordinate_done = true;
+            pick(SAMPLE_D, SAMPLE_D_C)
+        }
+        Opcode::TxsLogical => {
+            p.push(i(src::LOD, 0));
+            RESINFO
+        }
+        Opcode::ImageSizeLogical => {
+            p.push(Param::Zero);
+            RESINFO
+        }
+        Opcode::TxfLogical => {
+            // gen9 LD: u, v, lod, r (v is 0 for 1D).
+            p.push(i(src::COORDINATE, 0));
+            p.push(if coords >= 2 {
+                i(src::COORDINATE, 1)
+            } else {
+                Param::Zero
+            });
+            let lz = is_zero(&srcs[src::LOD]);
+            if !lz {
+                p.push(i(src::LOD, 0));
+            }
+            for c in 2..coords {
+                p.push(i(src::COORDINATE, c));
+            }
+            coordinate_done = true;
+            if lz {
+                LD_LZ
+            } else {
+                LD
+            }
+        }
+        Opcode::TxfCmsLogical
+        | Opcode::TxfCmsWLogical
+        | Opcode::TxfUmsLogical
+        | Opcode::TxfMcsLogical => {
+            if op != Opcode::TxfMcsLogical {
+                p.push(i(src::SAMPLE_INDEX, 0));
+            }
+            let mcs = match op {
+                Opcode::TxfCmsLogical => 1,
+                Opcode::TxfCmsWLogical => 2,
+                _ => 0,
+            };
+            for c in 0..mcs {
+                // An immediate MCS is used for every component.
+                let comp = if imm(&srcs[src::MCS]).is_some() { 0 } else { c };
+                p.push(i(src::MCS, comp));
+            }
+            for c in 0..coords {
+                p.push(i(src::COORDINATE, c));
+            }
+            coordinate_done = true;
+            match op {
+                Opcode::TxfCmsLogical => LD2DMS,
+                Opcode::TxfCmsWLogical => LD2DMS_W,
+                Opcode::TxfUmsLogical => LD2DSS,
+                _ => LD_MCS,
+            }
+        }
+        Opcode::Tg4Logical => pick(GATHER4, GATHER4_C),
+        Opcode::Tg4OffsetLogical => {
+            p.push(f(src::COORDINATE, 0));
+            p.push(f(src::COORDINATE, 1));
+            p.push(i(src::TG4_OFFSET, 0));
+            p.push(i(src::TG4_OFFSET, 1));
+            if coords == 3 {
+                p.push(f(src::COORDINATE, 2));
+            }
+            coordinate_done = true;
+            pick(GATHER4_PO, GATHER4_PO_C)
+        }
+        Opcode::LodLogical => LOD,
+        Opcode::SampleInfoLogical => SAMPLEINFO,
+        _ => return Err(format!("`{}` is not a sampler message", op.name())),
+    };
+    if !coordinate_done {
+        for c in 0..coords {
+            p.push(f(src::COORDINATE, c));
+        }
+    }
+    if present(srcs.get(src::MIN_LOD)) {
+        let mut skip = 4u32.saturating_sub(coords);
+        if op == Opcode::TxdLogical {
+            skip += 3u32.saturating_sub(grads) * 2;
+        }
+        p.extend((0..skip).map(|_| Param::Unused));
+        p.push(f(src::MIN_LOD, 0));
+    }
+    Ok(Lowered {
+        msg_type,
+        params: p,
+    })
+}
+
+/// Whether the response of a message is integer data regardless of the surface (sizes and
+/// sample counts); other messages return texels.
+pub fn returns_integers(msg_type: u32) -> bool {
+    matches!(msg_type, msg::RESINFO | msg::SAMPLEINFO | msg::LD_MCS)
+}
