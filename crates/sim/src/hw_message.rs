@@ -12,6 +12,8 @@
 //! - Render target writes (SFID 5, message type 12) of colour only, SIMD8 and SIMD16:
 //!   recorded per channel as `fb_write` with R, G, B, A, as `fb_write_logical` records them.
 //!
+//! - Constant-cache OWord block reads (SFID 9): consecutive words of the constant buffer,
+//!   the words `uniform_pull_const` reads.
 //! - Sampler messages (SFID 2): decoded with [`eubatch_ir::message::sampler`] and answered
 //!   by [`crate::sampler::texel`], the function logical texturing uses.
 //!
@@ -23,8 +25,13 @@ use crate::state::Thread;
 use crate::{Outputs, Record, SimError};
 
 use eubatch_ir::message::sfid::{
-    RENDER_CACHE as SFID_RENDER, SAMPLER as SFID_SAMPLER, URB as SFID_URB,
+    CONSTANT_CACHE as SFID_CONSTANT, RENDER_CACHE as SFID_RENDER, SAMPLER as SFID_SAMPLER,
+    URB as SFID_URB,
 };
+
+/// Constant-cache OWord block read (descriptor bits 17:14 = 0; brw_eu_defines.h
+/// `GFX6_DATAPORT_READ_MESSAGE_OWORD_BLOCK_READ`).
+const OWORD_BLOCK_READ: u32 = 0;
 /// GFX8_URB_OPCODE_SIMD8_WRITE (brw_eu_defines.h).
 const URB_SIMD8_WRITE: u32 = 7;
 /// GFX6_DATAPORT_WRITE_MESSAGE_RENDER_TARGET_WRITE (brw_eu_defines.h), descriptor bits 17:14.
@@ -145,6 +152,38 @@ pub fn send(
                     values,
                     undefined: 0,
                 });
+            }
+            Ok(ctl.eot())
+        }
+        SFID_CONSTANT if (info.desc >> 14) & 0xf == OWORD_BLOCK_READ => {
+            // Constant-cache OWord block read (PRM Vol. 2d "OWord Block Read"; Mesa's
+            // uniform pull-constant load): the header's dword 2 is the offset in OWords
+            // (16 bytes), the surface is descriptor bits 7:0, and the response fills rlen
+            // registers with consecutive dwords of the buffer, for all channels.
+            let header = *regs
+                .first()
+                .ok_or_else(|| fail("a block read without its header".into()))?;
+            let h2 = Operand::fixed(header, 8, Type::UD, eubatch_ir::Region::new(0, 1, 0));
+            let offset = t.read(&h2, 0).map_err(|e| e.with_inst(inst))? * 16;
+            let surface = (info.desc & 0xff) as u64;
+            let dst = shader.insts.dst[inst];
+            let rlen = eubatch_ir::message::rlen(info.desc);
+            if dst.file != RegFile::FixedGrf {
+                return Err(fail("a block read into a non-register".into()));
+            }
+            for k in 0..rlen * 8 {
+                let w = crate::inputs::word(
+                    t.seed,
+                    crate::inputs::Space::Constant,
+                    surface << 32 | (offset / 4 + k as u64),
+                );
+                let o = Operand::fixed(
+                    dst.nr + k / 8,
+                    (k % 8) * 4,
+                    Type::UD,
+                    eubatch_ir::Region::new(0, 1, 0),
+                );
+                t.write(&o, 0, w as u64).map_err(|e| e.with_inst(inst))?;
             }
             Ok(ctl.eot())
         }

@@ -181,6 +181,26 @@ fn run_with(
                     }
                     Ok(m)
                 }
+                // ANY4H / ALL4H (PRM Vol. 7 "Predication"): each channel takes the OR / AND
+                // of the flag bits of its group of four channels (a 2x2 subspan in a
+                // fragment shader); the inversion applies to the combined value.
+                Predicate::Align16Any4h | Predicate::Align16All4h => {
+                    let any = ctl.predicate == Predicate::Align16Any4h;
+                    let mut m = 0u32;
+                    for g in 0..8 {
+                        let bits: Vec<bool> =
+                            (0..4).map(|k| t.flag(ctl.flag_subreg, g * 4 + k)).collect();
+                        let v = if any {
+                            bits.iter().any(|b| *b)
+                        } else {
+                            bits.iter().all(|b| *b)
+                        };
+                        if v != ctl.pred_invert() {
+                            m |= 0xf << (g * 4);
+                        }
+                    }
+                    Ok(m)
+                }
                 _ => Err(SimError::at(
                     inst,
                     "Align16 predicates are not simulated yet",
@@ -616,8 +636,9 @@ fn execute(
             let mut d = dst;
             d.ty = Type::UD;
             if op == Opcode::UniformPullConst {
-                // FS_OPCODE_UNIFORM_PULL_CONSTANT_LOAD: one 32-byte block at an immediate
-                // offset, into one register, for all channels.
+                // FS_OPCODE_UNIFORM_PULL_CONSTANT_LOAD: a block of consecutive dwords at an
+                // immediate offset, as long as the destination (one register a SIMD8
+                // half), for all channels.
                 let off = srcs
                     .get(1)
                     .filter(|s| s.file == RegFile::Imm)
@@ -629,7 +650,8 @@ fn execute(
                         )
                     })?;
                 d.stride = 1;
-                for k in 0..8u32 {
+                let dwords = (shader.insts.size_written[inst] / 4).max(8);
+                for k in 0..dwords {
                     t.write(&d, k, word_at(off + 4 * k as u64) as u64)
                         .map_err(|e| e.with_inst(inst))?;
                 }
