@@ -411,6 +411,21 @@ fn component(op: &Operand, k: u32, exec: u32) -> Operand {
     o
 }
 
+/// Sets the flag of channel `ch` from a written value as a conditional modifier does (the
+/// value compared with zero), when the instruction has one.
+fn cmod_flag(t: &mut Thread, ctl: eubatch_ir::Control, ty: Type, ch: u32, bits: u64) {
+    if ctl.cmod == CondMod::None {
+        return;
+    }
+    let written = decode(ty, bits);
+    let zero = if ty.is_float() {
+        Value::Float(0.0)
+    } else {
+        Value::Int(0)
+    };
+    t.set_flag(ctl.flag_subreg, ch, compare(ctl.cmod, written, zero));
+}
+
 /// Executes one non-control-flow instruction for the `enabled` channels. Returns true at
 /// the end of the thread.
 fn execute(
@@ -573,6 +588,7 @@ fn execute(
             }
             for (i, bits) in results {
                 t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
+                cmod_flag(t, ctl, dst.ty, group + i, bits);
             }
             return Ok(false);
         }
@@ -610,6 +626,7 @@ fn execute(
             }
             for (i, bits) in results {
                 t.write(&dst, i, bits).map_err(|e| e.with_inst(inst))?;
+                cmod_flag(t, ctl, dst.ty, group + i, bits);
             }
             return Ok(false);
         }
