@@ -20,6 +20,11 @@ pub enum RegFile {
     Uniform,
     /// Shader input `attrN`, before inputs get their fixed registers.
     Attr,
+    /// A general register addressed indirectly, `g[a0.S+IMM]`: the byte address in address
+    /// subregister `S` (16-bit units; kept in `nr`) plus the signed byte offset `IMM` (kept
+    /// in `offset`), with a hardware region; [`Region::VXH`] as vertical stride marks a VxH
+    /// region, one address subregister per row (PRM Vol. 7 "Register Region Restrictions").
+    Indirect,
     /// Immediate value.
     Imm,
     /// Virtual address register `vaN.M` (Mesa 25's ADDRESS file with a number other than
@@ -91,6 +96,8 @@ pub struct Region {
 }
 
 impl Region {
+    /// Vertical stride of a VxH (Vx1) indirect region: each row has its own address.
+    pub const VXH: u8 = 0xff;
     /// The identity swizzle `.xyzw` (`BRW_SWIZZLE_XYZW`).
     pub const XYZW: u8 = 0b11_10_01_00;
     /// All four channels enabled (`WRITEMASK_XYZW`).
@@ -218,7 +225,7 @@ impl Operand {
     /// a strided region ends with its last element, not with its stride.
     pub fn span(&self, exec_size: u32) -> u32 {
         match self.file {
-            RegFile::FixedGrf | RegFile::Arf => self.footprint(exec_size),
+            RegFile::FixedGrf | RegFile::Arf | RegFile::Indirect => self.footprint(exec_size),
             _ if self.stride == 0 || exec_size == 0 => self.ty.size(),
             _ => ((exec_size - 1) * self.stride as u32 + 1) * self.ty.size(),
         }
@@ -231,7 +238,8 @@ impl Operand {
         let sz = self.ty.size() as u64;
         let exec = exec_size as u64;
         let bytes = match self.file {
-            RegFile::FixedGrf | RegFile::Arf => {
+            RegFile::Indirect if self.region.vstride == Region::VXH => exec * sz,
+            RegFile::FixedGrf | RegFile::Arf | RegFile::Indirect => {
                 let r = self.region;
                 if r.width == 0 {
                     sz

@@ -29,7 +29,7 @@
 
 use crate::cfg::{split_blocks, Cfg};
 use crate::entities::Inst;
-use crate::operand::{Operand, RegFile};
+use crate::operand::{Operand, RegFile, Region};
 use crate::shader::Shader;
 use crate::target::Target;
 
@@ -332,6 +332,14 @@ fn verify_operand(
                 );
             }
         }
+        RegFile::Indirect if op.nr >= 16 => {
+            err(
+                errs,
+                inst,
+                Some(slot),
+                format!("a0.{} is not an address subregister (a0.0..a0.15)", op.nr),
+            );
+        }
         RegFile::Mrf if op.nr >= target.mrf_count => {
             err(
                 errs,
@@ -345,11 +353,15 @@ fn verify_operand(
         }
         _ => {}
     }
-    if matches!(op.file, RegFile::FixedGrf | RegFile::Arf) {
+    if matches!(
+        op.file,
+        RegFile::FixedGrf | RegFile::Arf | RegFile::Indirect
+    ) {
         let r = op.region;
+        let vxh = op.file == RegFile::Indirect && r.vstride == Region::VXH;
         if !matches!(r.width, 1 | 2 | 4 | 8 | 16)
             || !matches!(r.hstride, 0 | 1 | 2 | 4)
-            || !matches!(r.vstride, 0 | 1 | 2 | 4 | 8 | 16 | 32)
+            || !(vxh || matches!(r.vstride, 0 | 1 | 2 | 4 | 8 | 16 | 32))
         {
             err(
                 errs,

@@ -63,6 +63,19 @@ pub fn send(
             )),
         }
     };
+    // A descriptor in the address register is ORed into the immediate one (Mesa's
+    // `brw_send_indirect_message`); its lengths then come from it.
+    let mut info = info;
+    if let Some(a0) = srcs
+        .iter()
+        .find(|s| s.file == RegFile::Arf && s.nr == eubatch_ir::operand::arf::ADDRESS)
+    {
+        let mut o = *a0;
+        o.ty = Type::UD;
+        info.desc |= t.read(&o, 0).map_err(|e| e.with_inst(inst))? as u32;
+        info.mlen = eubatch_ir::message::mlen(info.desc) as u8;
+        info.header_size = eubatch_ir::message::header_present(info.desc) as u8;
+    }
     let src0 = reg_of(srcs.first(), "payload")?;
     regs.extend((0..info.mlen as u32).map(|k| src0 + k));
     if info.ex_mlen > 0 {

@@ -302,6 +302,7 @@ fn run_with(
             }
             ControlFlow::None => {
                 let enabled = if ctl.no_mask() { range } else { cur & range };
+                t.live = cur;
                 let p = pred(&t)?;
                 let done = execute(shader, &mut t, inst, enabled, cur & range, p, &mut out)?;
                 if let Some(tr) = trace.as_deref_mut() {

@@ -11,6 +11,18 @@ use crate::SimError;
 /// Bytes of the general register file: 128 registers of 32 bytes (target description).
 const GRF_BYTES: usize = 128 * 32;
 
+/// The register file at thread start: every word from the seed, but the header word the
+/// hardware clears: g0.2 is 0 for vertex and fragment threads (Mesa's sampler lowering
+/// copies g0 into message headers relying on it; brw_lower_logical_sends.cpp).
+fn payload(seed: u64) -> Vec<u8> {
+    let mut grf = vec![0u8; GRF_BYTES];
+    for (i, chunk) in grf.chunks_mut(4).enumerate() {
+        chunk.copy_from_slice(&word(seed, Space::Payload, i as u64).to_le_bytes());
+    }
+    grf[8..12].fill(0);
+    grf
+}
+
 /// Register state of one thread.
 pub struct Thread {
     pub seed: u64,
@@ -21,6 +33,12 @@ pub struct Thread {
     /// Flag subregisters f0.0, f0.1, f1.0, f1.1: 16 channel bits each.
     pub flags: u64,
     pub acc: [u8; 128],
+    /// The channels that are live (enabled by control flow) at the current instruction:
+    /// what the channel-enable register `mask0` (ce0) reads.
+    pub live: u32,
+    /// The address register a0: sixteen 16-bit subregisters holding register-file byte
+    /// addresses for indirect operands.
+    pub addr: [u8; 32],
     /// Poisoned reads seen (first few kept for the report).
     pub poison_reads: u64,
     /// Buffer memory written by surface messages.
@@ -46,10 +64,7 @@ impl HardwareInputs {
     /// integer words at their registers (as [`Profile`] does for logical runs).
     pub fn of(start: &Shader, seed: u64) -> Result<HardwareInputs, SimError> {
         let layout = InputLayout::of(start)?;
-        let mut grf = vec![0u8; GRF_BYTES];
-        for (i, chunk) in grf.chunks_mut(4).enumerate() {
-            chunk.copy_from_slice(&word(seed, Space::Payload, i as u64).to_le_bytes());
-        }
+        let mut grf = payload(seed);
         let profile = Profile::of(start);
         for (space, w) in profile.words() {
             let (nr, offset) = crate::inputs::input_of_byte(space, w * 4);
@@ -74,10 +89,7 @@ impl Thread {
             .map(|l| vec![0xAA; l.size() as usize])
             .collect();
         let defined = vgrfs.iter().map(|v| vec![false; v.len()]).collect();
-        let mut grf = vec![0u8; GRF_BYTES];
-        for (i, chunk) in grf.chunks_mut(4).enumerate() {
-            chunk.copy_from_slice(&word(seed, Space::Payload, i as u64).to_le_bytes());
-        }
+        let grf = payload(seed);
         Thread {
             seed,
             vgrfs,
@@ -85,6 +97,8 @@ impl Thread {
             grf,
             flags: 0,
             acc: [0; 128],
+            addr: [0; 32],
+            live: 0,
             poison_reads: 0,
             memory: Default::default(),
             profile: Profile::of(shader),
@@ -101,11 +115,34 @@ impl Thread {
         }
     }
 
+    /// Register-file byte of element `i` of an indirect operand: the address subregister's
+    /// value plus the immediate offset and the element's place in the region; in a VxH
+    /// region each row takes the next address subregister.
+    fn indirect_byte(&self, op: &Operand, i: u32) -> Result<usize, SimError> {
+        let r = op.region;
+        let (sub, within) = if r.vstride == eubatch_ir::Region::VXH {
+            let w = r.width.max(1) as u32;
+            (
+                op.nr + i / w,
+                (i % w) as u64 * r.hstride as u64 * op.ty.size() as u64,
+            )
+        } else {
+            (op.nr, Self::element_addr(op, i))
+        };
+        let k = 2 * sub as usize;
+        let a = self
+            .addr
+            .get(k..k + 2)
+            .ok_or_else(|| SimError::msg(format!("a0.{sub} is not an address subregister")))?;
+        let base = u16::from_le_bytes([a[0], a[1]]) as i64;
+        Ok((base + op.offset as i32 as i64 + within as i64).max(0) as usize)
+    }
+
     /// Byte address of element `i` of `op` (its `i`-th channel of the instruction).
     fn element_addr(op: &Operand, i: u32) -> u64 {
         let sz = op.ty.size() as u64;
         match op.file {
-            RegFile::FixedGrf | RegFile::Arf => {
+            RegFile::FixedGrf | RegFile::Arf | RegFile::Indirect => {
                 let r = op.region;
                 let w = r.width.max(1) as u64;
                 let (row, col) = (i as u64 / w, i as u64 % w);
@@ -230,6 +267,18 @@ impl Thread {
                     }
                     buf[..sz].copy_from_slice(&self.acc[a..a + sz]);
                 }
+                arf::ADDRESS if op.nr == arf::ADDRESS => {
+                    let a = off as usize;
+                    if a + sz > self.addr.len() {
+                        return Err(SimError::msg("address register read out of range"));
+                    }
+                    buf[..sz].copy_from_slice(&self.addr[a..a + sz]);
+                }
+                // mask0 / ce0: the channel enables of the live channels (PRM Vol. 7
+                // "Channel Enable Register"); Mesa's find-live-channel reads it with `fbl`.
+                arf::MASK if op.offset == 0 => {
+                    buf[..4].copy_from_slice(&self.live.to_le_bytes());
+                }
                 _ => {
                     return Err(SimError::msg(format!(
                         "reading this architecture register (nr 0x{:x}) is not modelled",
@@ -237,6 +286,15 @@ impl Thread {
                     )))
                 }
             },
+            RegFile::Indirect => {
+                let a = self.indirect_byte(op, i)?;
+                if a + sz > self.grf.len() {
+                    return Err(SimError::msg(format!(
+                        "indirect read of byte {a} is outside the register file"
+                    )));
+                }
+                buf[..sz].copy_from_slice(&self.grf[a..a + sz]);
+            }
             RegFile::Bad => return Err(SimError::msg("read of a null source")),
             RegFile::Mrf | RegFile::VAddr => {
                 return Err(SimError::msg(format!(
@@ -321,6 +379,13 @@ impl Thread {
                     }
                     self.acc[a..a + sz].copy_from_slice(&bytes[..sz]);
                 }
+                arf::ADDRESS if op.nr == arf::ADDRESS => {
+                    let a = off as usize;
+                    if a + sz > self.addr.len() {
+                        return Err(SimError::msg("address register write out of range"));
+                    }
+                    self.addr[a..a + sz].copy_from_slice(&bytes[..sz]);
+                }
                 _ => {
                     return Err(SimError::msg(format!(
                         "writing this architecture register (nr 0x{:x}) is not modelled",
@@ -328,6 +393,15 @@ impl Thread {
                     )))
                 }
             },
+            RegFile::Indirect => {
+                let a = self.indirect_byte(op, i)?;
+                if a + sz > self.grf.len() {
+                    return Err(SimError::msg(format!(
+                        "indirect write of byte {a} is outside the register file"
+                    )));
+                }
+                self.grf[a..a + sz].copy_from_slice(&bytes[..sz]);
+            }
             RegFile::Bad => {}
             _ => {
                 return Err(SimError::msg(format!(

@@ -167,9 +167,22 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
             first = false;
         }
         if is_send(opcode) {
+            // A descriptor in the address register (`a0<0,1,0>UD`, "MsgDesc: indirect")
+            // leaves only the extended descriptor printed.
+            let indirect = inst.srcs.iter().any(|s| {
+                s.file == eubatch_ir::RegFile::Arf && s.nr == eubatch_ir::operand::arf::ADDRESS
+            });
+            let (desc, ex_desc) = if indirect {
+                (0, descriptors.first().copied().unwrap_or(0))
+            } else {
+                (
+                    descriptors.first().copied().unwrap_or(0),
+                    descriptors.get(1).copied().unwrap_or(0),
+                )
+            };
             inst.send = Some(SendInfo {
-                desc: descriptors.first().copied().unwrap_or(0),
-                ex_desc: descriptors.get(1).copied().unwrap_or(0),
+                desc,
+                ex_desc,
                 ..SendInfo::default()
             });
         }

@@ -49,13 +49,18 @@ pub fn parse_operand(c: &mut Cursor<'_>, is_dst: bool, align16: bool) -> PResult
     }
     let mut op = parse_register(c)?;
     op.mods = Mods(mods);
-    let sub = c.dot_number("a subregister number")?;
+    let sub = if op.file == RegFile::Indirect {
+        None
+    } else {
+        c.dot_number("a subregister number")?
+    };
     // Region.
     if c.eat("<") {
-        if c.eat("VxH") {
-            return Err(c.error("indirect addressing with a VxH region is not supported yet"));
-        }
-        let v = c.number_u8("a vertical stride")?;
+        let v = if op.file == RegFile::Indirect && c.eat("VxH") {
+            Region::VXH
+        } else {
+            c.number_u8("a vertical stride")?
+        };
         if c.eat(",") {
             let w = c.number_u8("a region width")?;
             c.expect(",")?;
@@ -126,8 +131,22 @@ fn chan(ch: u8) -> u8 {
 /// A register name: `g12`, `null`, `acc0`, `f1`, `a0`, `mask0`, `n0`, `sr0`, `cr0`, `ip`,
 /// `tdr0`, `tm0`, `ce0`, `m4` (MRF, gen6 and older).
 fn parse_register(c: &mut Cursor<'_>) -> PResult<Operand> {
-    if c.rest().starts_with("g[") {
-        return Err(c.error("indirect register addressing (`g[a0 ...]`) is not supported yet"));
+    if c.eat("g[a0") {
+        // `g[a0.S IMM]` (src_ia1): address subregister S, signed byte offset IMM.
+        let nr = c.dot_number("an address subregister")?.unwrap_or(0);
+        let mut imm = 0i32;
+        if c.eat(" ") {
+            let neg = c.eat("-");
+            let v = c.number("an address offset")? as i32;
+            imm = if neg { -v } else { v };
+        }
+        c.expect("]")?;
+        return Ok(Operand {
+            file: RegFile::Indirect,
+            nr,
+            offset: imm as u32,
+            ..Operand::fixed(0, 0, Type::UD, Region::new(8, 8, 1))
+        });
     }
     let start = c.pos;
     // `null` runs into its type when no region follows (`nullUD` in split sends).

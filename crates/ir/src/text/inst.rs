@@ -344,6 +344,17 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
         op.nr = c.number("a register number")?;
         c.expect(".")?;
         op.offset = c.number("a subregister number")?;
+    } else if c.eat("g[a0") {
+        // Indirect: `g[a0.S+IMM]`.
+        op.file = RegFile::Indirect;
+        op.nr = c.dot_number("an address subregister")?.unwrap_or(0);
+        let neg = c.eat("-");
+        if neg || c.eat("+") {
+            let v = c.number("a byte offset")? as i32;
+            op.offset = (if neg { -v } else { v }) as u32;
+        }
+        c.expect("]")?;
+        has_region_default = true;
     } else if c.eat("vgrf") || (d.syntax == Syntax::Mesa25 && (c.eat("%") || c.eat("v"))) {
         op.file = RegFile::Vgrf;
         op.nr = c.number("a register number")?;
@@ -454,7 +465,19 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
         c.expect("|")?;
     }
     op.mods = Mods(mods);
-    if c.eat("<") {
+    if op.file == RegFile::Indirect && c.eat("<VxH,") {
+        let w = c.number_u8("a region width")?;
+        c.expect(",")?;
+        let h = c.number_u8("a horizontal stride")?;
+        c.expect(">")?;
+        op.region = Region {
+            vstride: Region::VXH,
+            width: w,
+            hstride: h,
+            swizzle: op.region.swizzle,
+        };
+        op.stride = h;
+    } else if c.eat("<") {
         let a = c.number_u8("a stride")?;
         if c.eat(",") || c.eat(";") {
             if !has_region_default {

@@ -161,6 +161,14 @@ pub fn write_operand(op: &Operand, is_dst: bool, align16: bool, out: &mut String
         RegFile::VAddr => {
             let _ = write!(out, "va{}.{}", op.nr, op.offset);
         }
+        RegFile::Indirect => {
+            let imm = op.offset as i32;
+            let _ = match imm {
+                0 => write!(out, "g[a0.{}]", op.nr),
+                i if i > 0 => write!(out, "g[a0.{}+{i}]", op.nr),
+                i => write!(out, "g[a0.{}{i}]", op.nr),
+            };
+        }
         RegFile::Imm => unreachable!(),
     }
     match op.file {
@@ -176,7 +184,7 @@ pub fn write_operand(op: &Operand, is_dst: bool, align16: bool, out: &mut String
                 let _ = write!(out, "+{}.{}", op.offset / 32, op.offset % 32);
             }
         }
-        RegFile::Arf | RegFile::Bad | RegFile::VAddr => {}
+        RegFile::Arf | RegFile::Bad | RegFile::VAddr | RegFile::Indirect => {}
         _ => {
             if op.offset != 0 {
                 let unit = if op.file == RegFile::Uniform {
@@ -213,7 +221,11 @@ pub fn write_operand(op: &Operand, is_dst: bool, align16: bool, out: &mut String
         out.push('|');
     }
     match op.file {
-        RegFile::FixedGrf | RegFile::Arf => {
+        RegFile::Indirect if op.region.vstride == Region::VXH => {
+            let r = op.region;
+            let _ = write!(out, "<VxH,{},{}>", r.width, r.hstride);
+        }
+        RegFile::FixedGrf | RegFile::Arf | RegFile::Indirect => {
             let r = op.region;
             let _ = write!(out, "<{},{},{}>", r.vstride, r.width, r.hstride);
         }
