@@ -119,45 +119,74 @@ pub fn send(
         SFID_RENDER if (info.desc >> 14) & 0xf == RT_WRITE => {
             // Render target write (PRM Vol. 2d "Render Target Write"; Mesa's
             // lower_fb_write_logical_send): message subtype in bits 10:8 (0 SIMD16 single
-            // source, 4 SIMD8 single source), slot group (high half) in bit 11, header in
-            // bit 19. The payload: the header (2 registers), then R, G, B, A of one register
-            // per 8 channels each. Payloads with source-0 alpha, oMask or depth (longer than
-            // that) are not decoded yet.
+            // source, 2/3 SIMD8 dual source low/high, 4 SIMD8 single source), header in
+            // bit 19. The payload, in order: the header (2 registers), source-0 alpha (a
+            // register per 8 channels), oMask (one register of 16-bit values), colour 0
+            // (R, G, B, A, a register per 8 channels each), colour 1 (dual source), source
+            // depth, stencil (8-bit, SIMD8). Which of these are present is pipeline state,
+            // taken from the logical shader ([`crate::layout::FbLayout`]).
             let subtype = (info.desc >> 8) & 7;
-            let regs_per_comp = match subtype {
-                0 => 2,
-                4 => 1,
+            let (per, dual) = match subtype {
+                0 => (2usize, false),
+                2 | 3 => (1, true),
+                4 => (1, false),
                 _ => {
                     return Err(fail(format!(
                         "render target write subtype {subtype} is not modelled yet"
                     )))
                 }
             };
-            let header = 2 * ((info.desc >> 19) & 1) as usize;
-            if regs.len() != header + 4 * regs_per_comp {
+            let fb = t.fb.clone().ok_or_else(|| {
+                fail("a render target write without the shader's output layout".into())
+            })?;
+            if dual != fb.color1 {
+                return Err(fail(
+                    "dual-source write against a single-source shader".into(),
+                ));
+            }
+            // Register index of each part.
+            let mut at = 2 * ((info.desc >> 19) & 1) as usize;
+            let mut take = |n: usize| {
+                let start = at;
+                at += n;
+                start
+            };
+            let alpha = fb.src0_alpha.then(|| take(per));
+            let omask = fb.omask.then(|| take(1));
+            let color0 = take(4 * per);
+            let color1 = fb.color1.then(|| take(4 * per));
+            let depth = fb.src_depth.then(|| take(per));
+            let stencil = fb.src_stencil.then(|| take(1));
+            if at != regs.len() {
                 return Err(fail(format!(
-                    "render target write with {} payload registers (source-0 alpha, oMask or depth) is not modelled yet",
+                    "a render target write of {} registers where the shader's outputs take {at}",
                     regs.len()
                 )));
             }
-            let hi = if info.desc & (1 << 11) != 0 { 16 } else { 0 };
-            let colors = &regs[header..];
+            let dword = |t: &mut Thread, reg: u32, byte: u32| -> Result<u64, SimError> {
+                let op = Operand::fixed(reg, byte, Type::UD, eubatch_ir::Region::new(0, 1, 0));
+                t.read(&op, 0).map_err(|e| e.with_inst(inst))
+            };
             for i in 0..exec {
                 let ch = group + i;
                 if enabled & (1 << ch) == 0 {
                     continue;
                 }
-                let lane = (ch - hi) as usize;
-                let mut values = Vec::with_capacity(4);
-                for c in 0..4 {
-                    let r = colors[c * regs_per_comp + lane / 8];
-                    let op = Operand::fixed(
-                        r,
-                        (lane % 8) as u32 * 4,
-                        Type::UD,
-                        eubatch_ir::Region::new(0, 1, 0),
-                    );
-                    values.push(t.read(&op, 0).map_err(|e| e.with_inst(inst))?);
+                let (row, lane) = ((i / 8) as usize, (i % 8) * 4);
+                let mut values = Vec::new();
+                for base in [Some(color0), color1].into_iter().flatten() {
+                    for c in 0..fb.components as usize {
+                        values.push(dword(t, regs[base + c * per + row], lane)?);
+                    }
+                }
+                for base in [alpha, depth].into_iter().flatten() {
+                    values.push(dword(t, regs[base + row], lane)?);
+                }
+                if let Some(s) = stencil {
+                    values.push(dword(t, regs[s], i)? & 0xff);
+                }
+                if let Some(m) = omask {
+                    values.push(dword(t, regs[m], (ch % 16) * 2)? & 0xffff);
                 }
                 out.records.push(Record {
                     message: "fb_write".into(),

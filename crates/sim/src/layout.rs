@@ -119,3 +119,51 @@ impl InputLayout {
         }
     }
 }
+
+/// What a fragment shader's render-target writes carry besides colour 0: pipeline state
+/// (3DSTATE_PS_EXTRA, blend state) that the hardware message does not describe, taken from
+/// the logical `fb_write_logical` sources (Mesa 22.3 `enum fb_write_logical_srcs`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FbLayout {
+    /// Colour components written (`FB_WRITE_LOGICAL_SRC_COMPONENTS`).
+    pub components: u32,
+    pub color1: bool,
+    pub src0_alpha: bool,
+    pub src_depth: bool,
+    pub src_stencil: bool,
+    pub omask: bool,
+}
+
+/// `fb_write_logical` source slots.
+pub mod fb_src {
+    pub const COLOR0: usize = 0;
+    pub const COLOR1: usize = 1;
+    pub const SRC0_ALPHA: usize = 2;
+    pub const SRC_DEPTH: usize = 3;
+    pub const SRC_STENCIL: usize = 5;
+    pub const OMASK: usize = 6;
+    pub const COMPONENTS: usize = 7;
+}
+
+impl FbLayout {
+    /// The layout of the first render-target write of `start`, if it has one.
+    pub fn of(start: &Shader) -> Option<FbLayout> {
+        let inst = start
+            .layout
+            .insts()
+            .find(|&i| start.insts.opcode[i] == eubatch_ir::Opcode::FbWriteLogical)?;
+        let srcs = start.srcs(inst);
+        let has = |k: usize| srcs.get(k).is_some_and(|s| !s.is_bad());
+        Some(FbLayout {
+            components: srcs
+                .get(fb_src::COMPONENTS)
+                .filter(|s| s.file == RegFile::Imm)
+                .map_or(4, |s| s.imm_bits() as u32),
+            color1: has(fb_src::COLOR1),
+            src0_alpha: has(fb_src::SRC0_ALPHA),
+            src_depth: has(fb_src::SRC_DEPTH),
+            src_stencil: has(fb_src::SRC_STENCIL),
+            omask: has(fb_src::OMASK),
+        })
+    }
+}

@@ -151,6 +151,7 @@ fn run_with(
     if let Some(hw) = hw {
         t.grf.copy_from_slice(&hw.grf);
         t.layout = Some(hw.layout.clone());
+        t.fb = hw.fb.clone();
     }
     let mut out = Outputs::default();
     let (mut cur, mut halted) = (all, 0u32);
@@ -486,12 +487,23 @@ fn execute(
                 .get(7)
                 .filter(|s| s.file == RegFile::Imm)
                 .map_or(4, |s| s.imm_bits() as u32);
-            // Colour components, then source-0 alpha, source depth and the output mask,
-            // where present (FB_WRITE_LOGICAL_SRC_*).
-            let parts: Vec<(Operand, u32)> = [(0usize, comps), (2, 1), (3, 1), (6, 1)]
+            // Colour 0, colour 1 (dual source), source-0 alpha, source depth, stencil and
+            // the output mask, where present (FB_WRITE_LOGICAL_SRC_*): the order raw
+            // render-target writes are recorded in too (hw_message.rs).
+            use crate::layout::fb_src;
+            let slots = [
+                (fb_src::COLOR0, comps),
+                (fb_src::COLOR1, comps),
+                (fb_src::SRC0_ALPHA, 1),
+                (fb_src::SRC_DEPTH, 1),
+                (fb_src::SRC_STENCIL, 1),
+                (fb_src::OMASK, 1),
+            ];
+            let parts: Vec<(Operand, u32)> = slots
                 .into_iter()
                 .filter_map(|(slot, n)| srcs.get(slot).filter(|s| !s.is_bad()).map(|s| (*s, n)))
                 .collect();
+            let first = out.records.len();
             record_writes(
                 t,
                 inst,
@@ -502,6 +514,19 @@ fn execute(
                 enabled & pred,
                 out,
             )?;
+            // The hardware takes the low 16 bits of oMask and the low 8 of stencil.
+            let omask = srcs.get(fb_src::OMASK).is_some_and(|s| !s.is_bad());
+            let stencil = srcs.get(fb_src::SRC_STENCIL).is_some_and(|s| !s.is_bad());
+            for r in &mut out.records[first..] {
+                let n = r.values.len();
+                if omask {
+                    r.values[n - 1] &= 0xffff;
+                }
+                if stencil {
+                    let k = n - 1 - omask as usize;
+                    r.values[k] &= 0xff;
+                }
+            }
             return Ok(ctl.eot());
         }
         Opcode::UrbWriteLogical => {

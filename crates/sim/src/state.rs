@@ -47,6 +47,8 @@ pub struct Thread {
     pub profile: Profile,
     /// Where push constants and attributes are in `grf`, when the run reads them there.
     pub layout: Option<InputLayout>,
+    /// What raw render-target writes carry, when the run is of final code.
+    pub fb: Option<crate::layout::FbLayout>,
 }
 
 /// Inputs placed in the register file as Mesa's hardware thread receives them, shared by a
@@ -54,6 +56,8 @@ pub struct Thread {
 #[derive(Clone, Debug)]
 pub struct HardwareInputs {
     pub layout: InputLayout,
+    /// What render-target writes carry (fragment shaders).
+    pub fb: Option<crate::layout::FbLayout>,
     /// The register file at thread start.
     pub grf: Vec<u8>,
 }
@@ -77,7 +81,11 @@ impl HardwareInputs {
                 grf[byte..byte + 4].copy_from_slice(&integer_word(seed, space, w).to_le_bytes());
             }
         }
-        Ok(HardwareInputs { layout, grf })
+        Ok(HardwareInputs {
+            layout,
+            fb: crate::layout::FbLayout::of(start),
+            grf,
+        })
     }
 }
 
@@ -103,6 +111,7 @@ impl Thread {
             memory: Default::default(),
             profile: Profile::of(shader),
             layout: None,
+            fb: None,
         }
     }
 
