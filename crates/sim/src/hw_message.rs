@@ -14,6 +14,7 @@
 //!
 //! - Constant-cache OWord block reads (SFID 9): consecutive words of the constant buffer,
 //!   the words `uniform_pull_const` reads.
+//! - Scratch OWord block reads and writes (SFID 10, stateless): register spills and fills.
 //! - Sampler messages (SFID 2): decoded with [`eubatch_ir::message::sampler`] and answered
 //!   by [`crate::sampler::texel`], the function logical texturing uses.
 //!
@@ -25,9 +26,16 @@ use crate::state::Thread;
 use crate::{Outputs, Record, SimError};
 
 use eubatch_ir::message::sfid::{
-    CONSTANT_CACHE as SFID_CONSTANT, RENDER_CACHE as SFID_RENDER, SAMPLER as SFID_SAMPLER,
-    URB as SFID_URB,
+    CONSTANT_CACHE as SFID_CONSTANT, DATA_CACHE as SFID_DATA, RENDER_CACHE as SFID_RENDER,
+    SAMPLER as SFID_SAMPLER, URB as SFID_URB,
 };
+
+/// Data-cache message types (descriptor bits 18:14; brw_eu_defines.h
+/// `GFX7_DATAPORT_DC_OWORD_BLOCK_READ` / `_WRITE`).
+const DC_OWORD_BLOCK_READ: u32 = 0;
+const DC_OWORD_BLOCK_WRITE: u32 = 8;
+/// Binding table indices of stateless (scratch) accesses (`GFX8_BTI_STATELESS_*`).
+const BTI_STATELESS: [u32; 2] = [253, 255];
 
 /// Constant-cache OWord block read (descriptor bits 17:14 = 0; brw_eu_defines.h
 /// `GFX6_DATAPORT_READ_MESSAGE_OWORD_BLOCK_READ`).
@@ -226,6 +234,55 @@ pub fn send(
                     eubatch_ir::Region::new(0, 1, 0),
                 );
                 t.write(&o, 0, w as u64).map_err(|e| e.with_inst(inst))?;
+            }
+            Ok(ctl.eot())
+        }
+        SFID_DATA
+            if BTI_STATELESS.contains(&(info.desc & 0xff))
+                && matches!((info.desc >> 14) & 0x1f, DC_OWORD_BLOCK_READ | DC_OWORD_BLOCK_WRITE) =>
+        {
+            // Scratch (register spills and fills, brw_fs_generator.cpp
+            // `generate_scratch_write` / `_read`): OWord block messages whose header dword 2
+            // is the offset in OWords and whose size is in bits 10:8 (0: one low OWord, 1:
+            // one high, 2: two, 3: four, 4: eight). Thread-private memory, not an output.
+            let header = *regs
+                .first()
+                .ok_or_else(|| fail("a block message without its header".into()))?;
+            let h2 = Operand::fixed(header, 8, Type::UD, eubatch_ir::Region::new(0, 1, 0));
+            let base = t.read(&h2, 0).map_err(|e| e.with_inst(inst))? * 16;
+            let (skip, owords) = match (info.desc >> 8) & 7 {
+                0 => (0u64, 1u64),
+                1 => (16, 1),
+                2 => (0, 2),
+                3 => (0, 4),
+                4 => (0, 8),
+                n => return Err(fail(format!("OWord block size {n} is not modelled"))),
+            };
+            let byte_reg = |t: &mut Thread, reg: u32, k: u64| -> Result<u64, SimError> {
+                let o = Operand::fixed(reg, (k % 32) as u32, Type::UB, eubatch_ir::Region::new(0, 1, 0));
+                t.read(&o, 0).map_err(|e| e.with_inst(inst))
+            };
+            if (info.desc >> 14) & 0x1f == DC_OWORD_BLOCK_WRITE {
+                let data = &regs[1..];
+                for k in 0..owords * 16 {
+                    let reg = *data
+                        .get((k / 32) as usize)
+                        .ok_or_else(|| fail("a block write shorter than its size".into()))?;
+                    let v = byte_reg(t, reg, k)? as u8;
+                    t.scratch.insert(base + skip + k, v);
+                }
+            } else {
+                let dst = shader.insts.dst[inst];
+                for k in 0..owords * 16 {
+                    let v = t.scratch.get(&(base + skip + k)).copied().unwrap_or(0);
+                    let o = Operand::fixed(
+                        dst.nr + (k / 32) as u32,
+                        (k % 32) as u32,
+                        Type::UB,
+                        eubatch_ir::Region::new(0, 1, 0),
+                    );
+                    t.write(&o, 0, v as u64).map_err(|e| e.with_inst(inst))?;
+                }
             }
             Ok(ctl.eot())
         }

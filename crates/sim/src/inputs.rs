@@ -96,6 +96,12 @@ pub fn integer_word(seed: u64, space: Space, index: u64) -> u32 {
     }
 }
 
+/// The input word `index` of `space` where the shader compares it as a float inside a loop
+/// ([`crate::profile::Kind::FloatCount`]): a whole float 0..=16, so the loop ends.
+pub fn float_count_word(seed: u64, space: Space, index: u64) -> u32 {
+    ((integer_word(seed, space, index) % 17) as f32).to_bits()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,9 @@
 //! between types of one size (Mesa's NIR-to-IR translation loads every push constant as
 //! `F` and reinterprets it where used, e.g. `mov vgrf355:F, u65533+2.0<0>:F` then
 //! `cmp.ge vgrf356:UD, vgrf59:UD, vgrf355:UD`). Copies are followed transitively.
-//! Everything else keeps the general distribution of [`crate::inputs::word`].
+//! A float compared inside a loop (`for (float i = 0.; i < u_count; i++)`) is a count too,
+//! a small whole float. Everything else keeps the general distribution of
+//! [`crate::inputs::word`].
 
 use hashbrown::{HashMap, HashSet};
 
@@ -16,10 +18,19 @@ use eubatch_ir::{Opcode, Operand, RegFile, Shader};
 
 use crate::inputs::Space;
 
-/// Input words read as integers: (space, 32-bit word index in that space).
+/// How a shader uses an input word that is a count.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Read as an integer: a small integer.
+    Integer,
+    /// A float compared inside a loop: a small whole float.
+    FloatCount,
+}
+
+/// Input words that are counts: (space, 32-bit word index in that space) → kind.
 #[derive(Clone, Debug, Default)]
 pub struct Profile {
-    integer_words: HashSet<(u8, u64)>,
+    kinds: HashMap<(u8, u64), Kind>,
 }
 
 /// Word index of a push-constant or attribute operand's first byte, in the numbering
@@ -41,14 +52,20 @@ pub fn input_word(op: &Operand) -> Option<(Space, u64)> {
 impl Profile {
     pub fn of(shader: &Shader) -> Profile {
         // Which input word (each) VGRF byte offset holds a raw copy of, and the copies
-        // between VGRFs, so integer uses can be traced back to the input.
+        // between VGRFs, so uses can be traced back to the input.
         let mut copied_from: HashMap<(u32, u32), Copy> = HashMap::new();
-        let mut integer_uses: Vec<Copy> = Vec::new();
+        let mut uses: Vec<(Copy, Kind)> = Vec::new();
+        let mut loop_depth = 0u32;
         for inst in shader.layout.insts() {
             let op = shader.insts.opcode[inst];
             let ctl = shader.insts.control[inst];
             let dst = shader.insts.dst[inst];
             let srcs = shader.srcs(inst);
+            match op {
+                Opcode::Do => loop_depth += 1,
+                Opcode::While => loop_depth = loop_depth.saturating_sub(1),
+                _ => {}
+            }
             let raw_copy = op == Opcode::Mov
                 && !ctl.saturate()
                 && srcs.len() == 1
@@ -60,57 +77,77 @@ impl Profile {
                     copied_from.insert((dst.nr, dst.offset), from);
                 }
             }
+            // A float compared inside a loop bounds it (`for (float i = 0.; i < n; i++)`):
+            // a count too.
+            let float_count = op == Opcode::Cmp && loop_depth > 0;
             for s in srcs {
-                if !s.ty.is_float() && s.file != RegFile::Imm {
-                    if let Some(c) = Copy::of(s) {
-                        integer_uses.push(c);
-                    }
+                if s.file == RegFile::Imm {
+                    continue;
+                }
+                let kind = if !s.ty.is_float() {
+                    Kind::Integer
+                } else if float_count && s.ty == eubatch_ir::Type::F {
+                    Kind::FloatCount
+                } else {
+                    continue;
+                };
+                if let Some(c) = Copy::of(s) {
+                    uses.push((c, kind));
                 }
             }
         }
-        let mut integer_words = HashSet::new();
+        let mut kinds: HashMap<(u8, u64), Kind> = HashMap::new();
         let mut seen = HashSet::new();
-        while let Some(c) = integer_uses.pop() {
-            if !seen.insert(c) {
+        while let Some((c, kind)) = uses.pop() {
+            if !seen.insert((c, kind)) {
                 continue;
             }
             match c {
                 Copy::Input(space, w) => {
-                    integer_words.insert((space as u8, w));
+                    // An integer use wins: the word's bits are what the shader counts with.
+                    let e = kinds.entry((space as u8, w)).or_insert(kind);
+                    if kind == Kind::Integer {
+                        *e = Kind::Integer;
+                    }
                 }
                 Copy::Vgrf(nr, off) => {
                     if let Some(from) = copied_from.get(&(nr, off)) {
-                        integer_uses.push(*from);
+                        uses.push((*from, kind));
                     }
                 }
             }
         }
-        Profile { integer_words }
+        Profile { kinds }
+    }
+
+    /// How the shader uses input word `word` of `space`, if it is a count.
+    pub fn kind(&self, space: Space, word: u64) -> Option<Kind> {
+        self.kinds.get(&(space as u8, word)).copied()
     }
 
     pub fn is_integer(&self, space: Space, word: u64) -> bool {
-        self.integer_words.contains(&(space as u8, word))
+        self.kind(space, word) == Some(Kind::Integer)
     }
 
-    /// The integer input words.
-    pub fn words(&self) -> impl Iterator<Item = (Space, u64)> + '_ {
-        self.integer_words.iter().map(|&(s, w)| {
+    /// The input words that are counts, with their kind.
+    pub fn words(&self) -> impl Iterator<Item = (Space, u64, Kind)> + '_ {
+        self.kinds.iter().map(|(&(s, w), &k)| {
             let space = if s == Space::Uniform as u8 {
                 Space::Uniform
             } else {
                 Space::Attr
             };
-            (space, w)
+            (space, w, k)
         })
     }
 
-    /// How many input words are integers.
+    /// How many input words are counts.
     pub fn len(&self) -> usize {
-        self.integer_words.len()
+        self.kinds.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.integer_words.is_empty()
+        self.kinds.is_empty()
     }
 }
 

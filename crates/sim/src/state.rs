@@ -11,6 +11,17 @@ use crate::SimError;
 /// Bytes of the general register file: 128 registers of 32 bytes (target description).
 const GRF_BYTES: usize = 128 * 32;
 
+/// Input word `index` of `space`, typed by the shader's [`Profile`]: counts are small.
+fn counted_word(profile: &Profile, seed: u64, space: Space, index: u64) -> u32 {
+    match profile.kind(space, index) {
+        Some(crate::profile::Kind::Integer) => integer_word(seed, space, index),
+        Some(crate::profile::Kind::FloatCount) => {
+            crate::inputs::float_count_word(seed, space, index)
+        }
+        None => word(seed, space, index),
+    }
+}
+
 /// The register file at thread start: every word from the seed, but the header word the
 /// hardware clears: g0.2 is 0 for vertex and fragment threads (Mesa's sampler lowering
 /// copies g0 into message headers relying on it; brw_lower_logical_sends.cpp).
@@ -33,6 +44,8 @@ pub struct Thread {
     /// Flag subregisters f0.0, f0.1, f1.0, f1.1: 16 channel bits each.
     pub flags: u64,
     pub acc: [u8; 128],
+    /// The thread's scratch memory (register spills), by byte address.
+    pub scratch: hashbrown::HashMap<u64, u8>,
     /// The channels that are live (enabled by control flow) at the current instruction:
     /// what the channel-enable register `mask0` (ce0) reads.
     pub live: u32,
@@ -70,7 +83,7 @@ impl HardwareInputs {
         let layout = InputLayout::of(start)?;
         let mut grf = payload(seed);
         let profile = Profile::of(start);
-        for (space, w) in profile.words() {
+        for (space, w, _) in profile.words() {
             let (nr, offset) = crate::inputs::input_of_byte(space, w * 4);
             let byte = match space {
                 Space::Uniform => layout.uniform_byte(nr, offset),
@@ -78,7 +91,7 @@ impl HardwareInputs {
                 _ => continue,
             } as usize;
             if byte + 4 <= grf.len() {
-                grf[byte..byte + 4].copy_from_slice(&integer_word(seed, space, w).to_le_bytes());
+                grf[byte..byte + 4].copy_from_slice(&counted_word(&profile, seed, space, w).to_le_bytes());
             }
         }
         Ok(HardwareInputs {
@@ -107,6 +120,7 @@ impl Thread {
             acc: [0; 128],
             addr: [0; 32],
             live: 0,
+            scratch: Default::default(),
             poison_reads: 0,
             memory: Default::default(),
             profile: Profile::of(shader),
@@ -117,11 +131,7 @@ impl Thread {
 
     /// Input word `index` of `space`, typed by the shader's [`Profile`].
     pub fn input_word(&self, space: Space, index: u64) -> u32 {
-        if self.profile.is_integer(space, index) {
-            integer_word(self.seed, space, index)
-        } else {
-            word(self.seed, space, index)
-        }
+        counted_word(&self.profile, self.seed, space, index)
     }
 
     /// Register-file byte of element `i` of an indirect operand: the address subregister's
