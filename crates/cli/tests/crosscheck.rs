@@ -9,6 +9,8 @@ use eubatch_ir::Gen;
 use eubatch_sim::crosscheck::{crosscheck, Verdict};
 
 mod common;
+#[path = "../../ir/tests/common/mod.rs"]
+mod corpora;
 
 use common::{eubatch, root};
 
@@ -75,7 +77,7 @@ fn a_planted_miscompile_is_caught() {
 }
 
 /// SKL pairs that agreed when this was last raised (raise it as messages get modelled).
-const SKL_AGREE_AT_LEAST: usize = 1640;
+const SKL_AGREE_AT_LEAST: usize = 1646;
 
 #[test]
 fn shaderdb_skl_agrees_with_mesa() {
@@ -89,4 +91,26 @@ fn shaderdb_skl_agrees_with_mesa() {
     let (agree, differ) = counts(&out);
     assert_eq!(differ, 0, "{out}");
     assert!(agree >= SKL_AGREE_AT_LEAST, "only {agree} agree:\n{out}");
+}
+
+/// BDW pairs that agreed when this was last raised.
+const BDW_AGREE_AT_LEAST: usize = 1605;
+
+#[test]
+fn shaderdb_bdw_agrees_with_mesa() {
+    let Some(corpus) = corpora::corpus("shaderdb-bdw") else {
+        return;
+    };
+    let (_, out) = eubatch(&[
+        "crosscheck",
+        corpus.to_str().unwrap(),
+        "--target",
+        "bdw",
+        "-j",
+        "2",
+    ]);
+    eprintln!("{out}");
+    let (agree, differ) = counts(&out);
+    assert_eq!(differ, 0, "{out}");
+    assert!(agree >= BDW_AGREE_AT_LEAST, "only {agree} agree:\n{out}");
 }

@@ -239,7 +239,10 @@ pub fn send(
         }
         SFID_DATA
             if BTI_STATELESS.contains(&(info.desc & 0xff))
-                && matches!((info.desc >> 14) & 0x1f, DC_OWORD_BLOCK_READ | DC_OWORD_BLOCK_WRITE) =>
+                && matches!(
+                    (info.desc >> 14) & 0x1f,
+                    DC_OWORD_BLOCK_READ | DC_OWORD_BLOCK_WRITE
+                ) =>
         {
             // Scratch (register spills and fills, brw_fs_generator.cpp
             // `generate_scratch_write` / `_read`): OWord block messages whose header dword 2
@@ -259,7 +262,12 @@ pub fn send(
                 n => return Err(fail(format!("OWord block size {n} is not modelled"))),
             };
             let byte_reg = |t: &mut Thread, reg: u32, k: u64| -> Result<u64, SimError> {
-                let o = Operand::fixed(reg, (k % 32) as u32, Type::UB, eubatch_ir::Region::new(0, 1, 0));
+                let o = Operand::fixed(
+                    reg,
+                    (k % 32) as u32,
+                    Type::UB,
+                    eubatch_ir::Region::new(0, 1, 0),
+                );
                 t.read(&o, 0).map_err(|e| e.with_inst(inst))
             };
             if (info.desc >> 14) & 0x1f == DC_OWORD_BLOCK_WRITE {

@@ -9,7 +9,7 @@
 //! floats in [0, 1) (as from a UNORM texture) whatever the destination type, sizes and
 //! sample counts (`resinfo`, `sampleinfo`, `ld_mcs`) small powers of two.
 
-use eubatch_ir::message::sampler::{self as msg, lower_gen9, Desc, Param, ParamType};
+use eubatch_ir::message::sampler::{self as msg, lower, Desc, Param, ParamType};
 use eubatch_ir::{Inst, Operand, RegFile, Region, Shader, Type};
 
 use crate::inputs::mix;
@@ -65,7 +65,7 @@ pub fn texel(
 pub fn sample(shader: &Shader, t: &mut Thread, inst: Inst, enabled: u32) -> Result<(), SimError> {
     let op = shader.insts.opcode[inst];
     let srcs = shader.srcs(inst);
-    let lowered = lower_gen9(op, srcs)
+    let lowered = lower(op, srcs, shader.target)
         .map_err(|m| SimError::at(inst, format!("sampler message not modelled yet: {m}")))?;
     if lowered.params.contains(&Param::Unused) {
         return Err(SimError::at(

@@ -91,7 +91,8 @@ impl HardwareInputs {
                 _ => continue,
             } as usize;
             if byte + 4 <= grf.len() {
-                grf[byte..byte + 4].copy_from_slice(&counted_word(&profile, seed, space, w).to_le_bytes());
+                grf[byte..byte + 4]
+                    .copy_from_slice(&counted_word(&profile, seed, space, w).to_le_bytes());
             }
         }
         Ok(HardwareInputs {

@@ -6,6 +6,7 @@
 
 use crate::opcode::Opcode;
 use crate::operand::{Operand, RegFile};
+use crate::target::Gen;
 
 /// Message types (descriptor bits 16:12; brw_eu_defines.h `GFX5_SAMPLER_MESSAGE_*`,
 /// `GFX7_*`, `GFX9_*`, `HSW_*`).
@@ -123,9 +124,11 @@ fn is_zero(s: &Operand) -> bool {
     imm(s) == Some(0)
 }
 
-/// The message Mesa 22.3 builds for gen9 from a logical texturing instruction (its 14
-/// sources), or why it cannot say.
-pub fn lower_gen9(op: Opcode, srcs: &[Operand]) -> Result<Lowered, String> {
+/// The message Mesa 22.3 builds on `gen` (gen7+) from a logical texturing instruction (its
+/// 14 sources), or why it cannot say. Gen9 added the LOD-zero messages (`sample_lz`,
+/// `ld_lz`) and moved `ld`'s LOD after `v`.
+pub fn lower(op: Opcode, srcs: &[Operand], gen: Gen) -> Result<Lowered, String> {
+    let gen9 = gen >= Gen::Gen9;
     use msg::*;
     if srcs.len() != src::COUNT {
         return Err(format!(
@@ -165,7 +168,7 @@ pub fn lower_gen9(op: Opcode, srcs: &[Operand]) -> Result<Lowered, String> {
             p.push(f(src::LOD, 0));
             pick(SAMPLE_B, SAMPLE_B_C)
         }
-        Opcode::TxlLogical if is_zero(&srcs[src::LOD]) => pick(SAMPLE_LZ, SAMPLE_C_LZ),
+        Opcode::TxlLogical if gen9 && is_zero(&srcs[src::LOD]) => pick(SAMPLE_LZ, SAMPLE_C_LZ),
         Opcode::TxlLogical => {
             p.push(f(src::LOD, 0));
             pick(SAMPLE_L, SAMPLE_L_C)
@@ -190,18 +193,20 @@ pub fn lower_gen9(op: Opcode, srcs: &[Operand]) -> Result<Lowered, String> {
             RESINFO
         }
         Opcode::TxfLogical => {
-            // gen9 LD: u, v, lod, r (v is 0 for 1D).
+            // LD: u, lod, v, r before gen9; u, v, lod, r on gen9 (v is 0 for 1D).
             p.push(i(src::COORDINATE, 0));
-            p.push(if coords >= 2 {
-                i(src::COORDINATE, 1)
-            } else {
-                Param::Zero
-            });
-            let lz = is_zero(&srcs[src::LOD]);
+            if gen9 {
+                p.push(if coords >= 2 {
+                    i(src::COORDINATE, 1)
+                } else {
+                    Param::Zero
+                });
+            }
+            let lz = gen9 && is_zero(&srcs[src::LOD]);
             if !lz {
                 p.push(i(src::LOD, 0));
             }
-            for c in 2..coords {
+            for c in if gen9 { 2 } else { 1 }..coords {
                 p.push(i(src::COORDINATE, c));
             }
             coordinate_done = true;
