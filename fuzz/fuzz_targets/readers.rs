@@ -1,8 +1,9 @@
-//! Every reader on arbitrary bytes: Mesa 22 scalar, vec4 and Mesa 25 dumps and eubatch's
-//! format. Nothing may panic; whatever is accepted must verify without panicking and print
-//! and parse back to the same IR, and whatever verifies must simulate without panicking
-//! (errors are fine) and deterministically. The property tests in `crates/ir/tests/no_panic.rs` check
-//! the same on mutated real dumps.
+//! Every reader on arbitrary bytes: Mesa 22 scalar, vec4 and Mesa 25 dumps, eubatch's
+//! format and Mesa's final-code listings. Nothing may panic; whatever is accepted must
+//! verify without panicking and print and parse back to the same IR, and whatever verifies
+//! must simulate without panicking (errors are fine) and deterministically. The property
+//! tests in `crates/ir/tests/no_panic.rs` and `crates/codegen/tests/no_panic.rs` check the
+//! same on mutated real dumps and listings.
 //!
 //! `cargo fuzz run readers` (nightly, cargo-fuzz), seeds in `fuzz/corpus/readers`.
 
@@ -37,5 +38,12 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(shader) = parse_shader(text) {
         let _ = verify(&shader);
         check_round_trip(&shader).expect("parsed shader round-trips");
+    }
+    // Mesa's final-code listings (asm.txt).
+    if let Ok(programs) = eubatch_codegen::asm::read_asm(text, "asm.txt", Gen::Gen9) {
+        for p in &programs {
+            let _ = verify(&p.shader);
+            check_round_trip(&p.shader).expect("a listing's program round-trips");
+        }
     }
 });

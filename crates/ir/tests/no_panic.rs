@@ -7,6 +7,10 @@ use eubatch_ir::verify::verify;
 use eubatch_ir::Gen;
 use proptest::prelude::*;
 
+#[path = "common/mutate.rs"]
+mod mutate;
+use mutate::apply;
+
 const SCALAR: &str = "{  1}    0: add(32) vgrf2:UW, g1<0>:UW, 11001010V NoMask 
 {  2}    1: pixel_x(16) vgrf0:F, vgrf2:UW, 0u 
 {  6}    3: cmp.l.f0.0(16) null:F, vgrf0:F, -1e-05f 
@@ -47,60 +51,6 @@ END B0
 /// Characters that matter to the grammar, for insertions.
 const ALPHABET: &[u8] = b"0123456789+-.,:;<>()[]{}|%vgrfmuatx yzwNoMask group FUDHBQVxl";
 
-#[derive(Debug, Clone)]
-enum Edit {
-    Delete(usize, usize),
-    Insert(usize, u8),
-    Replace(usize, u8),
-    SwapLines(usize, usize),
-    Truncate(usize),
-}
-
-fn edit() -> impl Strategy<Value = Edit> {
-    prop_oneof![
-        (any::<usize>(), 1usize..8).prop_map(|(a, n)| Edit::Delete(a, n)),
-        (any::<usize>(), any::<usize>())
-            .prop_map(|(a, c)| Edit::Insert(a, ALPHABET[c % ALPHABET.len()])),
-        (any::<usize>(), any::<usize>())
-            .prop_map(|(a, c)| Edit::Replace(a, ALPHABET[c % ALPHABET.len()])),
-        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Edit::SwapLines(a, b)),
-        any::<usize>().prop_map(Edit::Truncate),
-    ]
-}
-
-fn apply(text: &str, edits: &[Edit]) -> String {
-    let mut b = text.as_bytes().to_vec();
-    for e in edits {
-        let n = b.len().max(1);
-        match *e {
-            Edit::Delete(a, k) => {
-                let a = a % n;
-                let end = (a + k).min(b.len());
-                if a < end {
-                    b.drain(a..end);
-                }
-            }
-            Edit::Insert(a, c) => b.insert(a % (b.len() + 1), c),
-            Edit::Replace(a, c) => {
-                if !b.is_empty() {
-                    b[a % n] = c;
-                }
-            }
-            Edit::SwapLines(x, y) => {
-                let s = String::from_utf8_lossy(&b).into_owned();
-                let mut lines: Vec<&str> = s.lines().collect();
-                if !lines.is_empty() {
-                    let l = lines.len();
-                    lines.swap(x % l, y % l);
-                }
-                b = lines.join("\n").into_bytes();
-            }
-            Edit::Truncate(a) => b.truncate(a % n),
-        }
-    }
-    String::from_utf8_lossy(&b).into_owned()
-}
-
 /// Whatever imports must verify without panicking and survive a round trip.
 fn check_import(text: &str, file: &str, gen: Gen) {
     let dump = DumpName::parse(file).unwrap();
@@ -116,22 +66,22 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     #[test]
-    fn mutated_scalar_dumps(edits in prop::collection::vec(edit(), 1..6)) {
+    fn mutated_scalar_dumps(edits in prop::collection::vec(mutate::edit(ALPHABET), 1..6)) {
         check_import(&apply(SCALAR, &edits), "FS16-GLSL1-00-00-start", Gen::Gen9);
     }
 
     #[test]
-    fn mutated_vec4_dumps(edits in prop::collection::vec(edit(), 1..6)) {
+    fn mutated_vec4_dumps(edits in prop::collection::vec(mutate::edit(ALPHABET), 1..6)) {
         check_import(&apply(VEC4, &edits), "VS-GLSL1-00-00-start", Gen::Gen75);
     }
 
     #[test]
-    fn mutated_mesa25_dumps(edits in prop::collection::vec(edit(), 1..6)) {
+    fn mutated_mesa25_dumps(edits in prop::collection::vec(mutate::edit(ALPHABET), 1..6)) {
         check_import(&apply(MESA25, &edits), "FS8-GLSL1-00-00-start", Gen::Gen9);
     }
 
     #[test]
-    fn mutated_eubatch_text(edits in prop::collection::vec(edit(), 1..6)) {
+    fn mutated_eubatch_text(edits in prop::collection::vec(mutate::edit(ALPHABET), 1..6)) {
         let dump = DumpName::parse("FS16-GLSL1-00-00-start").unwrap();
         let shader = import_mesa_dump(SCALAR, &dump, "x", Gen::Gen9).unwrap();
         let text = apply(&print_shader(&shader), &edits);

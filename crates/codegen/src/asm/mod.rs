@@ -156,6 +156,13 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
                 "expected `Native code for ...` before the first program".into(),
             ));
         };
+        if p.pending_send {
+            // The line right after a send decodes its descriptor.
+            p.pending_send = false;
+            let last = p.insts.last_mut().unwrap();
+            read_send_decode(line, line_no, last)?;
+            continue;
+        }
         let trimmed = line.trim_start();
         if trimmed.is_empty() || trimmed.starts_with("START B") || trimmed.starts_with("END B") {
             continue;
@@ -175,12 +182,6 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
                 .parse()
                 .map_err(|_| err(0, format!("bad label `{trimmed}`")))?;
             p.labels.push((n, p.insts.len()));
-            continue;
-        }
-        if p.pending_send {
-            p.pending_send = false;
-            let last = p.insts.last_mut().unwrap();
-            read_send_decode(line, line_no, last)?;
             continue;
         }
         let (bytes, disasm_col) = encoding(line).ok_or_else(|| {
@@ -345,6 +346,13 @@ fn read_send_decode(line: &str, line_no: u32, inst: &mut AsmInst) -> Result<(), 
 /// Builds the shader of a program: pseudo-instructions for loop heads and halt targets,
 /// columns, and the block layout.
 fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgram, ParseError> {
+    if p.pending_send {
+        return Err(ParseError::new(
+            p.line,
+            1,
+            "the program ends after a send, without the send's descriptor line",
+        ));
+    }
     let stats = p
         .stats
         .ok_or_else(|| ParseError::new(p.line + 1, 1, "program without its statistics line"))?;
