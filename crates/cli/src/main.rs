@@ -82,6 +82,10 @@ enum Cmd {
         /// Print every executed instruction with its channel mask (one shader).
         #[arg(long)]
         trace: bool,
+        /// Where inputs come from: `logical` (seeded spaces for push constants and
+        /// attributes) or `hardware` (Mesa's register layout, as `crosscheck` uses).
+        #[arg(long, value_enum, default_value_t = simulate::Inputs::Logical)]
+        inputs: simulate::Inputs,
     },
     /// Print one shader in eubatch's format.
     Print {
@@ -101,6 +105,14 @@ fn parse_target(s: &str) -> Result<Gen, String> {
 }
 
 fn main() -> ExitCode {
+    // Output piped into `head` and closed early ends the program quietly, as a Unix tool
+    // does, instead of panicking on the failed write (Rust ignores SIGPIPE by default).
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of one signal at start-up, before any
+    // other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Check {
@@ -121,6 +133,7 @@ fn main() -> ExitCode {
             seeds,
             steps,
             trace,
+            inputs,
         } => simulate::run(
             &paths,
             &simulate::RunOptions {
@@ -129,6 +142,7 @@ fn main() -> ExitCode {
                 seeds,
                 steps,
                 trace,
+                inputs,
             },
         ),
         Cmd::Crosscheck {

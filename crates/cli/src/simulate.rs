@@ -8,12 +8,23 @@ use std::process::ExitCode;
 use eubatch_ir::import::{discover, load_file, InputKind};
 use eubatch_ir::Gen;
 
+/// Where a shader's inputs come from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Inputs {
+    /// Push constants, attributes and payload as separate seeded spaces.
+    Logical,
+    /// Push constants and attributes in the registers Mesa's thread setup puts them in
+    /// (what `crosscheck` runs start dumps with).
+    Hardware,
+}
+
 pub struct RunOptions {
     pub target: Option<Gen>,
     pub seed: u64,
     pub seeds: u64,
     pub steps: u64,
     pub trace: bool,
+    pub inputs: Inputs,
 }
 
 pub fn run(paths: &[PathBuf], opts: &RunOptions) -> ExitCode {
@@ -23,8 +34,12 @@ pub fn run(paths: &[PathBuf], opts: &RunOptions) -> ExitCode {
         seeds,
         steps,
         trace,
+        inputs,
     } = *opts;
     let single = paths.len() == 1 && paths[0].is_file();
+    if single && paths[0].file_name().is_some_and(|n| n == "asm.txt") {
+        return run_listing(&paths[0], opts);
+    }
     let files = match discover(paths, |k| match k {
         InputKind::Mesa(d) => d.is_start(),
         InputKind::Eubatch => true,
@@ -50,7 +65,12 @@ pub fn run(paths: &[PathBuf], opts: &RunOptions) -> ExitCode {
         };
         let mut tracer = |line: &str| eprintln!("{line}");
         let tr: Option<&mut dyn FnMut(&str)> = if trace { Some(&mut tracer) } else { None };
-        return match eubatch_sim::run_limited(&shader, seed, steps, tr) {
+        let result = match inputs {
+            Inputs::Logical => eubatch_sim::run_limited(&shader, seed, steps, tr),
+            Inputs::Hardware => eubatch_sim::HardwareInputs::of(&shader, seed)
+                .and_then(|hw| eubatch_sim::run_hardware(&shader, seed, &hw, steps, tr)),
+        };
+        return match result {
             Ok(out) => {
                 print!("{}", out.to_text());
                 ExitCode::SUCCESS
@@ -115,4 +135,47 @@ pub fn run(paths: &[PathBuf], opts: &RunOptions) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `eubatch run asm.txt`: every program of a Mesa final-code listing, on the register file
+/// of the seed.
+fn run_listing(path: &std::path::Path, opts: &RunOptions) -> ExitCode {
+    let target = opts
+        .target
+        .or_else(|| eubatch_ir::import::guess_target(path))
+        .unwrap_or(Gen::Gen9);
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let programs = match eubatch_codegen::asm::read_asm(&text, &path.to_string_lossy(), target) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {}", e.in_file(&path.display().to_string()));
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut status = ExitCode::SUCCESS;
+    for (i, p) in programs.iter().enumerate() {
+        println!(
+            "# program {i}: {} {} SIMD{} (line {})",
+            p.stage.abbrev(),
+            p.program,
+            p.shader.dispatch_width,
+            p.line
+        );
+        let mut tracer = |line: &str| eprintln!("{line}");
+        let tr: Option<&mut dyn FnMut(&str)> = if opts.trace { Some(&mut tracer) } else { None };
+        match eubatch_sim::run_limited(&p.shader, opts.seed, opts.steps, tr) {
+            Ok(out) => print!("{}", out.to_text()),
+            Err(e) => {
+                eprintln!("error: {}: program {i}: {e}", path.display());
+                status = ExitCode::FAILURE;
+            }
+        }
+    }
+    status
 }

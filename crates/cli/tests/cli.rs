@@ -78,3 +78,22 @@ fn run_prints_outputs_and_traces() {
         "{t}"
     );
 }
+
+#[test]
+fn run_simulates_mesa_final_code_and_hardware_inputs() {
+    let dir = "examples/corpus/piglit-fp64-skl/tests/spec/arb_gpu_shader_int64/execution/fs-ishl-then-ishr-loop";
+    let (ok, out) = eubatch(&["run", &format!("{dir}/asm.txt"), "--seed", "3"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("# program 0: FS GLSL1 SIMD8"), "{out}");
+    assert!(out.contains("fb_write ch0:"), "{out}");
+    let (again, out2) = eubatch(&["run", &format!("{dir}/asm.txt"), "--seed", "3"]);
+    assert!(again && out == out2, "not deterministic");
+    let (ok, out) = eubatch(&[
+        "run",
+        &format!("{dir}/FS8-GLSL1-00-00-start"),
+        "--inputs",
+        "hardware",
+    ]);
+    assert!(ok, "{out}");
+    assert!(out.contains("fb_write ch0:"), "{out}");
+}

@@ -144,9 +144,12 @@ pub fn send(
                     )))
                 }
             };
-            let fb = t.fb.clone().ok_or_else(|| {
-                fail("a render target write without the shader's output layout".into())
-            })?;
+            // Without the logical shader's outputs (final code run alone), colour only.
+            let fb = t.fb.clone().unwrap_or(crate::layout::FbLayout {
+                components: 4,
+                color1: dual,
+                ..Default::default()
+            });
             if dual != fb.color1 {
                 return Err(fail(
                     "dual-source write against a single-source shader".into(),
