@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use eubatch_ir::Gen;
 
 mod check;
+mod compile;
 mod crosscheck;
 mod simulate;
 
@@ -42,6 +43,33 @@ enum Cmd {
         /// Also print every shader in eubatch's format, parse it back and require the same IR.
         #[arg(long)]
         round_trip: bool,
+    },
+    /// Import shaders and run passes on them (in parallel): instruction counts before and
+    /// after, time, and what every pass did.
+    Compile {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(long, value_parser = parse_target)]
+        target: Option<Gen>,
+        /// Worker threads (default: the number of cores).
+        #[arg(short = 'j', long)]
+        jobs: Option<usize>,
+        /// The stage to stop after: `opt` (the optimization loop).
+        #[arg(long, default_value = "opt")]
+        stop_after: String,
+        /// A pipeline instead: pass names and `loop(...)`, comma-separated
+        /// (`algebraic,copy_prop,dce`, `loop(copy_prop,dce)`, `opt`).
+        #[arg(long)]
+        passes: Option<String>,
+        /// Compare every pass's input and output in the simulator (on 2 seeds).
+        #[arg(long)]
+        verify: bool,
+        /// Print the IR after this pass, each time it runs.
+        #[arg(long)]
+        dump_after: Option<String>,
+        /// Write the IR after every pass into this directory.
+        #[arg(long)]
+        dump_all: Option<PathBuf>,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -145,6 +173,38 @@ fn main() -> ExitCode {
                 inputs,
             },
         ),
+        Cmd::Compile {
+            paths,
+            target,
+            jobs,
+            stop_after,
+            passes,
+            verify,
+            dump_after,
+            dump_all,
+        } => {
+            let pipeline = match (passes, stop_after.as_str()) {
+                (Some(p), _) => p,
+                (None, "opt") => "opt".to_string(),
+                (None, other) => {
+                    eprintln!("error: --stop-after: unknown stage `{other}` (stages: opt)");
+                    return ExitCode::FAILURE;
+                }
+            };
+            compile::run(
+                &paths,
+                &compile::Options {
+                    target,
+                    jobs: jobs.unwrap_or_else(|| {
+                        std::thread::available_parallelism().map_or(1, |n| n.get())
+                    }),
+                    pipeline,
+                    verify_seeds: verify.then_some(2),
+                    dump_after,
+                    dump_all,
+                },
+            )
+        }
         Cmd::Crosscheck {
             paths,
             target,

@@ -19,8 +19,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use eubatch_ir::import::{import_mesa_dump, DumpName};
 use eubatch_ir::text::{parse_shader, print_shader};
 use eubatch_ir::verify::verify;
@@ -58,66 +56,7 @@ fn run_pipeline(pipeline: &str, input: &str) -> String {
     out
 }
 
-struct Fixture {
-    header: String,
-    pipeline: String,
-    input: String,
-    expected: String,
-}
-
-fn read_fixture(path: &Path) -> Fixture {
-    let text = std::fs::read_to_string(path).unwrap();
-    let (head, rest) = text
-        .split_once("\ninput:\n")
-        .unwrap_or_else(|| panic!("{}: no `input:` line", path.display()));
-    let (input, expected) = rest.split_once("\nexpected:\n").unwrap_or((rest, ""));
-    let (header, pipeline) = head
-        .rsplit_once("pipeline: ")
-        .unwrap_or_else(|| panic!("{}: no `pipeline:` line", path.display()));
-    Fixture {
-        header: header.to_string(),
-        pipeline: pipeline.trim().to_string(),
-        input: format!("{input}\n"),
-        expected: expected.to_string(),
-    }
-}
-
 #[test]
 fn fixtures() {
-    let dir = common::workspace_root().join("tests/fixtures/ir");
-    let bless = std::env::var_os("EUBATCH_BLESS").is_some();
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "fixture"))
-        .collect();
-    paths.sort();
-    assert!(!paths.is_empty(), "no fixtures in {}", dir.display());
-    let mut failed = Vec::new();
-    for path in &paths {
-        let f = read_fixture(path);
-        let got = run_pipeline(&f.pipeline, &f.input);
-        if got != f.expected {
-            if bless {
-                let text = format!(
-                    "{}pipeline: {}\ninput:\n{}expected:\n{}",
-                    f.header, f.pipeline, f.input, got
-                );
-                std::fs::write(path, text).unwrap();
-            } else {
-                failed.push(format!(
-                    "{}:\n--- expected\n{}--- got\n{}",
-                    path.display(),
-                    f.expected,
-                    got
-                ));
-            }
-        }
-    }
-    assert!(
-        failed.is_empty(),
-        "{} fixtures differ (EUBATCH_BLESS=1 to accept):\n{}",
-        failed.len(),
-        failed.join("\n")
-    );
+    common::fixture::run_dir("tests/fixtures/ir", run_pipeline);
 }

@@ -1,0 +1,280 @@
+//! What an instruction reads and writes, precise to the 4-byte slot: the unit every
+//! analysis in this crate tracks.
+//!
+//! A VGRF is a run of slots (4 bytes each; [`Slots`] numbers them across the shader), and
+//! the flag registers f0 and f1 are eight more slots of eight channel bits each. A write
+//! *fully defines* a slot when it writes all of its bytes unconditionally; that is what lets
+//! liveness, copy propagation and dead-code elimination see that the second SIMD8 write of
+//! a half-float component (16 data bytes of a padded 32-byte component, seed 003) or the
+//! second strided half of a DF value (seed 002) completes a value, where Mesa only
+//! recognizes writes of whole 32-byte registers. What is not exact is conservative: a
+//! predicated write defines nothing fully, a message's VGRF sources read to the end of their
+//! VGRF, anything touching fixed registers or other ARFs is a side effect.
+
+use eubatch_ir::operand::arf;
+use eubatch_ir::shader::Predicate;
+use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
+
+/// Bytes per slot.
+pub const SLOT: u32 = 4;
+/// Flag slots: f0 and f1, 32 channel bits each, in slots of 8 bits.
+pub const FLAG_SLOTS: u32 = 8;
+
+/// The slot numbering of a shader: VGRF `v`'s byte `b` is slot `base[v] + b / 4`; the flag
+/// slots come after all VGRF slots.
+#[derive(Clone, Debug)]
+pub struct Slots {
+    pub base: Vec<u32>,
+    /// VGRF slots in all (flag slots start here).
+    pub vgrf_slots: u32,
+}
+
+impl Slots {
+    pub fn of(shader: &Shader) -> Slots {
+        let mut base = Vec::with_capacity(shader.vgrfs.len());
+        let mut n = 0u32;
+        for l in shader.vgrfs.iter() {
+            base.push(n);
+            n += l.size().div_ceil(SLOT);
+        }
+        Slots {
+            base,
+            vgrf_slots: n,
+        }
+    }
+
+    pub fn count(&self) -> u32 {
+        self.vgrf_slots + FLAG_SLOTS
+    }
+
+    /// The slot of flag bit `bit` (flag subregister × 16 + channel).
+    pub fn flag(&self, bit: u32) -> u32 {
+        self.vgrf_slots + (bit / 8).min(FLAG_SLOTS - 1)
+    }
+
+    /// The slots of VGRF `nr`.
+    pub fn vgrf(&self, shader: &Shader, nr: u32) -> std::ops::Range<u32> {
+        let b = self.base[nr as usize];
+        b..b + shader.vgrfs[eubatch_ir::Vgrf::from_usize(nr as usize)]
+            .size()
+            .div_ceil(SLOT)
+    }
+}
+
+/// Messages and virtual opcodes with no effect but their destination (so an instruction
+/// whose destination is dead can go); everything else not a plain ALU opcode is kept.
+pub fn is_pure(op: Opcode) -> bool {
+    use Opcode::*;
+    if let Some(_) = op.alu_arity() {
+        // The accumulator-writing and carry ALU ops have an effect besides their destination.
+        return !matches!(op, Mac | Mach | Addc | Subb);
+    }
+    matches!(
+        op,
+        Undef
+            | LoadPayload
+            | Linterp
+            | PixelX
+            | PixelY
+            | DdxCoarse
+            | DdxFine
+            | DdyCoarse
+            | DdyFine
+            | FindLiveChannel
+            | Broadcast
+            | UniformPullConst
+            | UniformPullConstGfx7
+            | VaryingPullConstLogical
+            | TexLogical
+            | TxdLogical
+            | TxfLogical
+            | TxlLogical
+            | TxsLogical
+            | TxbLogical
+            | TxfCmsLogical
+            | TxfCmsWLogical
+            | TxfUmsLogical
+            | TxfMcsLogical
+            | LodLogical
+            | Tg4Logical
+            | Tg4OffsetLogical
+            | SampleInfoLogical
+            | ImageSizeLogical
+            | UntypedSurfaceReadLogical
+            | ByteScatteredReadLogical
+            | DwordScatteredReadLogical
+    )
+}
+
+/// Whether the instruction's result depends on the channel mask only through what it
+/// writes: true for everything but the cross-channel ops, which read other channels.
+fn reads_other_channels(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        DdxCoarse | DdxFine | DdyCoarse | DdyFine | FindLiveChannel | Broadcast | Shuffle
+            | QuadSwizzle | ClusterBroadcast
+    )
+}
+
+/// The bytes `[start, end)` of each element of a region operand over `exec` channels, as
+/// (byte offset within the VGRF, length) pairs.
+fn elements(op: &Operand, exec: u32, mut f: impl FnMut(u32, u32)) {
+    let sz = op.ty.size();
+    if op.stride == 0 {
+        f(op.offset, sz);
+        return;
+    }
+    for i in 0..exec {
+        f(op.offset + i * op.stride as u32 * sz, sz);
+    }
+}
+
+/// Calls `f(slot, fully)` for each slot an instruction writes: `fully` when all four bytes
+/// of the slot are written unconditionally.
+pub fn for_each_def(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(u32, bool)) {
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    let conditional = ctl.predicate != Predicate::None && op != Opcode::Sel;
+    let exec = ctl.exec_size as u32;
+    if dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
+        let base = slots.base[dst.nr as usize];
+        let size = shader.vgrfs[eubatch_ir::Vgrf::from_usize(dst.nr as usize)].size();
+        // Bytes written per slot, as a 4-bit mask.
+        let mut cover: Vec<(u32, u8)> = Vec::new();
+        let mut mark = |start: u32, len: u32| {
+            for b in start..(start + len).min(size) {
+                let s = b / SLOT;
+                match cover.last_mut() {
+                    Some((last, m)) if *last == s => *m |= 1 << (b % SLOT),
+                    _ => cover.push((s, 1 << (b % SLOT))),
+                }
+            }
+        };
+        if op.has_free_size_written() {
+            mark(dst.offset, shader.insts.size_written[inst]);
+        } else {
+            elements(&dst, exec, &mut mark);
+        }
+        cover.sort_unstable_by_key(|c| c.0);
+        let mut merged: Vec<(u32, u8)> = Vec::with_capacity(cover.len());
+        for (s, m) in cover {
+            match merged.last_mut() {
+                Some((last, mm)) if *last == s => *mm |= m,
+                _ => merged.push((s, m)),
+            }
+        }
+        for (s, m) in merged {
+            f(base + s, !conditional && m == 0xf);
+        }
+    }
+    if dst.file == RegFile::Arf && dst.nr & 0xf0 == arf::FLAG {
+        // A flag written as a register: all of it, conservatively partially.
+        for k in 0..FLAG_SLOTS {
+            f(slots.vgrf_slots + k, false);
+        }
+    }
+    if writes_flag(op, ctl.cmod) {
+        let first = ctl.flag_subreg as u32 * 16 + ctl.group as u32;
+        let mut bits = [0u8; FLAG_SLOTS as usize];
+        for c in 0..exec {
+            let bit = first + c;
+            if bit < 32 * 2 {
+                bits[(bit / 8) as usize] |= 1 << (bit % 8);
+            }
+        }
+        for (k, m) in bits.iter().enumerate() {
+            if *m != 0 {
+                f(slots.vgrf_slots + k as u32, !conditional && *m == 0xff);
+            }
+        }
+    }
+}
+
+/// Whether a conditional modifier writes the flag (`sel`'s selects min/max instead).
+pub fn writes_flag(op: Opcode, cmod: eubatch_ir::shader::CondMod) -> bool {
+    cmod != eubatch_ir::shader::CondMod::None && !matches!(op, Opcode::Sel | Opcode::Csel)
+}
+
+/// Calls `f(slot)` for each slot an instruction reads.
+pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(u32)) {
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let srcs = shader.srcs(inst);
+    let header = shader.send_info(inst).map_or(0, |s| s.header_size as usize);
+    for (k, s) in srcs.iter().enumerate() {
+        match s.file {
+            RegFile::Vgrf if (s.nr as usize) < slots.base.len() => {
+                let range = slots.vgrf(shader, s.nr);
+                let base = range.start;
+                let first = s.offset / SLOT;
+                if op == Opcode::LoadPayload {
+                    let len = if k < header { 32 } else { exec * s.ty.size() };
+                    let last = (s.offset + len).div_ceil(SLOT);
+                    for slot in base + first..(base + last).min(range.end) {
+                        f(slot);
+                    }
+                } else if op.is_message() || op.alu_arity().is_none() && !reads_other_channels(op) && op != Opcode::Undef {
+                    // A message or virtual opcode reads as much as it needs: to the end.
+                    for slot in base + first..range.end {
+                        f(slot);
+                    }
+                } else {
+                    elements(s, exec, |start, len| {
+                        for b in (start / SLOT)..(start + len).div_ceil(SLOT) {
+                            if base + b < range.end {
+                                f(base + b);
+                            }
+                        }
+                    });
+                    if reads_other_channels(op) {
+                        // Other channels' values: the whole component.
+                        for slot in base + first..range.end {
+                            f(slot);
+                        }
+                    }
+                }
+            }
+            RegFile::Arf if s.nr & 0xf0 == arf::FLAG => {
+                for k in 0..FLAG_SLOTS {
+                    f(slots.vgrf_slots + k);
+                }
+            }
+            _ => {}
+        }
+    }
+    // The predicate reads the flag bits of the instruction's channels (the whole group of
+    // four for the ANY4H/ALL4H forms, which stays inside a slot).
+    if ctl.predicate != Predicate::None {
+        let first = ctl.flag_subreg as u32 * 16 + ctl.group as u32;
+        let mut seen = [false; FLAG_SLOTS as usize];
+        for c in 0..exec.max(1) {
+            let k = (((first + c) / 8) as usize).min(FLAG_SLOTS as usize - 1);
+            if !seen[k] {
+                seen[k] = true;
+                f(slots.vgrf_slots + k as u32);
+            }
+        }
+    }
+    // A predicated write keeps the old value in the channels it skips.
+    if ctl.predicate != Predicate::None && op != Opcode::Sel {
+        for_each_def(shader, slots, inst, |s, _| f(s));
+    }
+}
+
+/// Whether removing the instruction could change anything but its destination and flags.
+pub fn has_side_effects(shader: &Shader, inst: Inst) -> bool {
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    if !is_pure(op) || ctl.eot() || op.control_flow() != eubatch_ir::opcode::ControlFlow::None {
+        return true;
+    }
+    match dst.file {
+        RegFile::Vgrf | RegFile::Bad => false,
+        RegFile::Arf => !(dst.nr == arf::NULL || dst.nr & 0xf0 == arf::FLAG),
+        _ => true,
+    }
+}

@@ -1,0 +1,86 @@
+//! Algebraic simplification: operations with an identity operand become moves, and moves
+//! of a register onto itself go. Only identities that hold bit for bit (IEEE 754 included:
+//! `x + -0.0` is `x` for every x, `x + 0.0` is not for x = -0.0; `x * 1.0` is `x`, `x * 0.0`
+//! is not for NaN or infinities) — what the simulator checks. The instruction keeps its
+//! saturate, conditional modifier and predicate, which act on the same result.
+//! (Mesa: brw_fs.cpp `fs_visitor::opt_algebraic`.)
+
+use eubatch_ir::{Mods, Opcode, Operand, RegFile, Shader, Type};
+
+use crate::PassCx;
+
+fn imm_is(op: &Operand, ty_float: f64, ty_int: i64) -> bool {
+    if op.file != RegFile::Imm || op.mods != Mods::NONE {
+        return false;
+    }
+    let bits = op.imm_bits();
+    match op.ty {
+        Type::F => bits as u32 == (ty_float as f32).to_bits(),
+        Type::DF => bits == ty_float.to_bits(),
+        Type::HF => (bits & 0xffff) as u16 == half::f16::from_f64(ty_float).to_bits(),
+        Type::D | Type::UD => bits as u32 == ty_int as u32,
+        Type::W | Type::UW => (bits & 0xffff) as u16 == ty_int as u16,
+        Type::Q | Type::UQ => bits == ty_int as u64,
+        _ => false,
+    }
+}
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let mut progress = false;
+    let mut remove = Vec::new();
+    for inst in shader.layout.insts().collect::<Vec<_>>() {
+        let op = shader.insts.opcode[inst];
+        let srcs = shader.srcs(inst).to_vec();
+        let dst = shader.insts.dst[inst];
+        let float = dst.ty.is_float();
+        // The operand that the result equals, if any.
+        let same = match (op, srcs.as_slice()) {
+            (Opcode::Mul, [a, b]) if a.ty == dst.ty && imm_is(b, 1.0, 1) => Some(*a),
+            (Opcode::Add, [a, b]) if a.ty == dst.ty && float && imm_is(b, -0.0, i64::MIN) => {
+                Some(*a)
+            }
+            (Opcode::Add | Opcode::Or | Opcode::Xor | Opcode::Shl | Opcode::Shr | Opcode::Asr, [a, b])
+                if !float && a.ty == dst.ty && imm_is(b, f64::NAN, 0) =>
+            {
+                Some(*a)
+            }
+            (Opcode::And, [a, b]) if !float && a.ty == dst.ty && imm_is(b, f64::NAN, -1) => Some(*a),
+            // Whatever the flag or the comparison chooses, it is the same value.
+            (Opcode::Sel, [a, b]) if a == b => Some(*a),
+            _ => None,
+        };
+        if let Some(a) = same {
+            shader.insts.opcode[inst] = Opcode::Mov;
+            let r = shader.insts.srcs[inst];
+            shader.operands[r.start as usize] = a;
+            shader.insts.srcs[inst].len = 1;
+            // A `sel` chose by the flag; the move no longer reads it.
+            if op == Opcode::Sel {
+                shader.insts.control[inst].predicate = eubatch_ir::shader::Predicate::None;
+                shader.insts.control[inst].cmod = eubatch_ir::shader::CondMod::None;
+                shader.insts.control[inst].set(eubatch_ir::Control::PRED_INVERT, false);
+            }
+            progress = true;
+            continue;
+        }
+        // A move of a register onto itself.
+        let ctl = shader.insts.control[inst];
+        if op == Opcode::Mov
+            && srcs.len() == 1
+            && srcs[0] == dst
+            && dst.file == RegFile::Vgrf
+            && !ctl.saturate()
+            && ctl.cmod == eubatch_ir::shader::CondMod::None
+        {
+            remove.push(inst);
+            progress = true;
+        }
+    }
+    if !remove.is_empty() {
+        for b in shader.layout.blocks.iter_mut() {
+            b.insts.retain(|i| !remove.contains(i));
+        }
+        crate::relayout(shader);
+    }
+    progress
+}

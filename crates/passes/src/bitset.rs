@@ -1,0 +1,50 @@
+//! A fixed-size set of slot numbers, as 64-bit words.
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BitSet {
+    words: Vec<u64>,
+}
+
+impl BitSet {
+    pub fn new(bits: u32) -> BitSet {
+        BitSet {
+            words: vec![0; (bits as usize).div_ceil(64)],
+        }
+    }
+
+    pub fn contains(&self, i: u32) -> bool {
+        self.words
+            .get(i as usize / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    pub fn insert(&mut self, i: u32) {
+        if let Some(w) = self.words.get_mut(i as usize / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    pub fn remove(&mut self, i: u32) {
+        if let Some(w) = self.words.get_mut(i as usize / 64) {
+            *w &= !(1 << (i % 64));
+        }
+    }
+
+    /// `self |= other`; whether anything was added.
+    pub fn union_with(&mut self, other: &BitSet) -> bool {
+        let mut changed = false;
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            let n = *a | b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
+    }
+
+    /// `self = gen | (self & !kill)`.
+    pub fn transfer(&mut self, gen: &BitSet, kill: &BitSet) {
+        for ((a, g), k) in self.words.iter_mut().zip(&gen.words).zip(&kill.words) {
+            *a = g | (*a & !k);
+        }
+    }
+}

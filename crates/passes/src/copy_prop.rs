@@ -1,0 +1,171 @@
+//! Copy and immediate propagation within a block: after `mov(N) A:T, B:T` (no modifiers,
+//! saturate, predicate or conditional modifier), later reads of A's copied elements read B
+//! instead, until A or B is written again. The copied source may be a VGRF region of any
+//! stride (the strided 32-bit halves of a 64-bit value, seed 002), a push constant or
+//! attribute, or an immediate; the copy may cover a padded 16-bit component (seed 003).
+//!
+//! Rules that limit it (Mesa: brw_fs_copy_propagation.cpp `try_copy_propagate`,
+//! `try_constant_propagate`): the read must use the copy's type and a stride of one element
+//! (so element k of A is element k of B); its own source modifiers are kept; immediates go
+//! only where the hardware takes them — the second source of a two-source ALU instruction
+//! other than the math box, and the source of a `mov` — and 64-bit immediates only into
+//! `mov`; nothing is propagated into messages, payload builders or virtual opcodes, whose
+//! sources have layouts of their own.
+
+use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
+
+use crate::access::{for_each_def, Slots, SLOT};
+use crate::PassCx;
+
+/// An available copy: `dst` (a VGRF region of `len` bytes) holds `src`.
+#[derive(Clone, Debug)]
+struct Copy {
+    dst: Operand,
+    len: u32,
+    src: Operand,
+    /// Slots of `dst` and of `src` (when a VGRF): the copy dies when one is written.
+    slots: Vec<u32>,
+}
+
+fn copy_of(shader: &Shader, slots: &Slots, inst: Inst) -> Option<Copy> {
+    let ctl = shader.insts.control[inst];
+    if shader.insts.opcode[inst] != Opcode::Mov
+        || ctl.predicate != Predicate::None
+        || ctl.saturate()
+        || ctl.cmod != CondMod::None
+    {
+        return None;
+    }
+    let dst = shader.insts.dst[inst];
+    let src = *shader.srcs(inst).first()?;
+    if dst.file != RegFile::Vgrf
+        || dst.stride != 1
+        || src.ty != dst.ty
+        || src.mods != eubatch_ir::Mods::NONE
+        || !matches!(
+            src.file,
+            RegFile::Vgrf | RegFile::Uniform | RegFile::Attr | RegFile::Imm
+        )
+    {
+        return None;
+    }
+    // A copy onto itself (or overlapping itself) is not a copy to propagate.
+    if src.file == RegFile::Vgrf && src.nr == dst.nr {
+        return None;
+    }
+    let exec = ctl.exec_size as u32;
+    let len = exec * dst.ty.size();
+    let mut s = Vec::new();
+    for_each_def(shader, slots, inst, |slot, _| s.push(slot));
+    if src.file == RegFile::Vgrf {
+        let range = slots.vgrf(shader, src.nr);
+        let span = src.span(exec);
+        for b in (src.offset / SLOT)..(src.offset + span).div_ceil(SLOT) {
+            if range.start + b < range.end {
+                s.push(range.start + b);
+            }
+        }
+    }
+    Some(Copy {
+        dst,
+        len,
+        src,
+        slots: s,
+    })
+}
+
+/// Where an immediate may replace source `k` of `op`.
+fn takes_immediate(op: Opcode, k: usize, imm: &Operand) -> bool {
+    if imm.ty.is_64bit() {
+        return op == Opcode::Mov && k == 0;
+    }
+    match op {
+        Opcode::Mov => k == 0,
+        Opcode::Pow | Opcode::IntQuot | Opcode::IntRem => false,
+        _ => op.alu_arity() == Some(2) && k == 1,
+    }
+}
+
+/// The source to read instead of `use_`, if `copy` covers it.
+fn propagate(copy: &Copy, use_: &Operand, exec: u32) -> Option<Operand> {
+    let d = &copy.dst;
+    if use_.file != RegFile::Vgrf || use_.nr != d.nr || use_.ty != d.ty {
+        return None;
+    }
+    let tsize = d.ty.size();
+    let span = use_.span(exec);
+    if use_.offset < d.offset
+        || use_.offset + span > d.offset + copy.len
+        || (use_.offset - d.offset) % tsize != 0
+        || !(use_.stride == 1 || use_.stride == 0)
+    {
+        return None;
+    }
+    let k = (use_.offset - d.offset) / tsize;
+    let mut new = copy.src;
+    new.mods = use_.mods;
+    match copy.src.file {
+        RegFile::Imm => {
+            if use_.mods != eubatch_ir::Mods::NONE {
+                return None;
+            }
+        }
+        _ if copy.src.stride == 0 => {}
+        _ => {
+            new.offset = copy.src.offset + k * copy.src.stride as u32 * tsize;
+            new.stride = if use_.stride == 0 { 0 } else { copy.src.stride };
+        }
+    }
+    Some(new)
+}
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let slots = Slots::of(shader);
+    let mut progress = false;
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let insts = shader.layout.blocks[block].insts.clone();
+        let mut acp: Vec<Copy> = Vec::new();
+        for inst in insts {
+            let op = shader.insts.opcode[inst];
+            let exec = shader.insts.control[inst].exec_size as u32;
+            // Propagate into this instruction's sources.
+            if op.alu_arity().is_some() && !acp.is_empty() {
+                let n = shader.srcs(inst).len();
+                for k in 0..n {
+                    let s = shader.srcs(inst)[k];
+                    if s.file != RegFile::Vgrf {
+                        continue;
+                    }
+                    if let Some(new) = acp.iter().rev().find_map(|c| propagate(c, &s, exec)) {
+                        if new.file == RegFile::Imm && !takes_immediate(op, k, &new) {
+                            continue;
+                        }
+                        if new.file != RegFile::Imm && is_three_source(op) && new.file != RegFile::Vgrf {
+                            // Three-source instructions take registers (and scalars
+                            // through replicate) but keep to VGRFs here.
+                            continue;
+                        }
+                        shader.srcs_mut(inst)[k] = new;
+                        progress = true;
+                    }
+                }
+            }
+            // Kill copies whose destination or source this instruction writes.
+            let mut written: Vec<u32> = Vec::new();
+            for_each_def(shader, &slots, inst, |s, _| written.push(s));
+            if !written.is_empty() {
+                acp.retain(|c| !c.slots.iter().any(|s| written.contains(s)));
+            }
+            if let Some(c) = copy_of(shader, &slots, inst) {
+                acp.push(c);
+            }
+        }
+    }
+    progress
+}
+
+fn is_three_source(op: Opcode) -> bool {
+    op.alu_arity() == Some(3)
+}

@@ -1,0 +1,83 @@
+//! Dead-code elimination: removes instructions whose every write is dead and that have no
+//! other effect; an instruction whose VGRF result is dead but whose flag write is live keeps
+//! only the flag (its destination becomes null).
+//!
+//! Liveness is per 4-byte slot ([`crate::liveness`]), so a value overwritten by two SIMD8
+//! half-float writes, or by its two strided 32-bit halves, is dead after them (Mesa, which
+//! only sees whole-register writes, keeps it: seeds 002 and 003). Rules that limit it:
+//! messages and virtual opcodes not known to be pure ([`crate::access::is_pure`]), writes to
+//! fixed registers or architecture registers other than the flags, `EOT` and control flow
+//! are never removed.
+
+use eubatch_ir::{Operand, RegFile, Shader};
+
+use crate::access::{for_each_def, for_each_use, has_side_effects, writes_flag};
+use crate::liveness::Liveness;
+use crate::PassCx;
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let Ok(live) = Liveness::compute(shader) else {
+        return false;
+    };
+    let slots = &live.slots;
+    let mut progress = false;
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let mut l = live.live_out[block].clone();
+        let insts = shader.layout.blocks[block].insts.clone();
+        let mut keep = vec![true; insts.len()];
+        for (k, &inst) in insts.iter().enumerate().rev() {
+            let (mut vgrf_live, mut flag_live, mut writes) = (false, false, false);
+            for_each_def(shader, slots, inst, |s, _| {
+                writes = true;
+                if l.contains(s) {
+                    if s >= slots.vgrf_slots {
+                        flag_live = true;
+                    } else {
+                        vgrf_live = true;
+                    }
+                }
+            });
+            let dst = shader.insts.dst[inst];
+            let op = shader.insts.opcode[inst];
+            let ctl = shader.insts.control[inst];
+            if !has_side_effects(shader, inst) && !vgrf_live && !flag_live {
+                // `undef` and everything pure that writes nothing live.
+                let _ = writes;
+                keep[k] = false;
+                progress = true;
+                continue;
+            }
+            if !has_side_effects(shader, inst)
+                && !vgrf_live
+                && dst.file == RegFile::Vgrf
+                && writes_flag(op, ctl.cmod)
+                && op.alu_arity().is_some()
+            {
+                // Keep the flag write only.
+                let mut null = Operand::arf(eubatch_ir::operand::arf::NULL, 0, dst.ty, eubatch_ir::Region::new(8, 8, 1));
+                null.stride = 1;
+                shader.insts.dst[inst] = null;
+                shader.insts.size_written[inst] = 0;
+                progress = true;
+            }
+            for_each_def(shader, slots, inst, |s, full| {
+                if full {
+                    l.remove(s);
+                }
+            });
+            for_each_use(shader, slots, inst, |s| l.insert(s));
+        }
+        if keep.iter().any(|k| !k) {
+            let mut i = 0;
+            shader.layout.blocks[block].insts.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+        }
+    }
+    if progress {
+        crate::relayout(shader);
+    }
+    progress
+}

@@ -1,0 +1,68 @@
+//! Liveness of every slot ([`crate::access`]): which 4-byte pieces of VGRFs and which flag
+//! bytes may still be read, at the end of every block. A write kills a slot only when it
+//! fully defines it, so two SIMD8 half-float writes into padded components, or two strided
+//! halves of a 64-bit value, each kill exactly what they write. Per-path reasoning over the
+//! CFG covers channels disabled by control flow, as in Mesa's `fs_live_variables`.
+
+use index_vec::IndexVec;
+
+use eubatch_ir::cfg::Cfg;
+use eubatch_ir::{Block, Shader};
+
+use crate::access::{for_each_def, for_each_use, Slots};
+use crate::bitset::BitSet;
+
+pub struct Liveness {
+    pub slots: Slots,
+    pub live_out: IndexVec<Block, BitSet>,
+}
+
+impl Liveness {
+    pub fn compute(shader: &Shader) -> Result<Liveness, String> {
+        let slots = Slots::of(shader);
+        let n = slots.count();
+        let cfg = Cfg::build(&shader.layout, |i| shader.insts.opcode[i])
+            .map_err(|e| format!("{}: {}", e.inst, e.msg))?;
+        let nb = shader.layout.blocks.len();
+        // Per block: slots read before being fully defined (gen), slots fully defined (kill).
+        let mut gens: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
+        let mut kills: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
+        for block in shader.layout.blocks.iter() {
+            let (mut gen, mut kill) = (BitSet::new(n), BitSet::new(n));
+            for &inst in &block.insts {
+                for_each_use(shader, &slots, inst, |s| {
+                    if !kill.contains(s) {
+                        gen.insert(s);
+                    }
+                });
+                for_each_def(shader, &slots, inst, |s, full| {
+                    if full {
+                        kill.insert(s);
+                    }
+                });
+            }
+            gens.push(gen);
+            kills.push(kill);
+        }
+        let mut live_in: IndexVec<Block, BitSet> = gens.clone();
+        let mut live_out: IndexVec<Block, BitSet> =
+            IndexVec::from_vec(vec![BitSet::new(n); nb]);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in (0..nb).rev().map(Block::from_usize) {
+                for &s in &cfg.succs[b] {
+                    let li = live_in[s].clone();
+                    changed |= live_out[b].union_with(&li);
+                }
+                let mut li = live_out[b].clone();
+                li.transfer(&gens[b], &kills[b]);
+                if li != live_in[b] {
+                    live_in[b] = li;
+                    changed = true;
+                }
+            }
+        }
+        Ok(Liveness { slots, live_out })
+    }
+}
