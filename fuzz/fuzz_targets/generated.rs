@@ -1,8 +1,8 @@
 //! Shaders from the shared random generator (`eubatch_ir::generate`, the one behind the
 //! property test `crates/sim/tests/generated.rs`): each must verify, print and parse back
 //! to the same IR, and run to completion with the same outputs twice and no reads of
-//! undefined bytes. As passes land, this target runs them too and checks the result with
-//! `eubatch_sim::equivalent`.
+//! undefined bytes; and the optimization loop keeps it equivalent, every pass checked in
+//! the simulator.
 //!
 //! `cargo fuzz run generated` (nightly, cargo-fuzz).
 
@@ -28,4 +28,16 @@ fuzz_target!(|data: &[u8]| {
     let b = eubatch_sim::run(&back, 0, None).unwrap();
     assert_eq!(a, b, "not deterministic\n{text}");
     assert_eq!(a.poison_reads, 0, "reads of undefined bytes\n{text}");
+    // The optimization loop keeps it equivalent: every pass checked in the simulator.
+    let mut opt = shader.clone();
+    let steps = eubatch_passes::manager::parse("opt").unwrap();
+    let mut checks = eubatch_passes::manager::Checks {
+        verify_ir: true,
+        simulate_seeds: Some(0..2),
+        after_pass: None,
+    };
+    let mut stats = eubatch_passes::manager::Stats::new();
+    if let Err(e) = eubatch_passes::manager::run(&mut opt, &steps, &mut checks, &mut stats) {
+        panic!("{e}\n{text}");
+    }
 });

@@ -156,7 +156,12 @@ fn compile_one(path: &Path, opts: &Options, steps: &[manager::Step], totals: &mu
         simulate_seeds: opts.verify_seeds.map(|n| 0..n),
         after_pass: if wants_dumps { Some(&mut hook) } else { None },
     };
-    let result = manager::run(&mut shader, steps, &mut checks, totals.stats.as_mut().unwrap());
+    let result = manager::run(
+        &mut shader,
+        steps,
+        &mut checks,
+        totals.stats.as_mut().unwrap(),
+    );
     drop(checks);
     if let Err(e) = result {
         totals.failures.push(format!("{name}: {e}"));
@@ -164,11 +169,20 @@ fn compile_one(path: &Path, opts: &Options, steps: &[manager::Step], totals: &mu
     totals.after += shader.num_insts();
     for (k, (pass, text)) in dumps.iter().enumerate() {
         if let Some(dir) = &opts.dump_all {
-            let file = dir.join(format!(
-                "{}-{:03}-{pass}.eu",
-                path.file_name().unwrap_or_default().to_string_lossy(),
-                k + 1
-            ));
+            // The whole path, flattened: dumps of many directories share file names.
+            let flat: String = path
+                .to_string_lossy()
+                .trim_start_matches(['.', '/'])
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || matches!(c, '-' | '.') {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let file = dir.join(format!("{flat}-{:03}-{pass}.eu", k + 1));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&file, text)) {
                 totals.failures.push(format!("{}: {e}", file.display()));
             }

@@ -4,10 +4,12 @@
 //! `cont` and `halt` end a block; `endif` and `halt_target` start one; `do` sits alone in a
 //! block of its own, ahead of the loop body. Edges:
 //! * `if` → the next block and the block after the matching `else` (or the `endif` block);
-//! * `else` → the `endif` block;
+//! * `else` → the `endif` block, and the block after the `else` (the SIMD machine runs the
+//!   else-part after the then-part, so a NoMask read there sees the then-part's writes);
 //! * `while` → the first block of the loop body and the block after the loop;
-//! * `break` → the block after the loop, `cont` → the `while` block; both also fall through
-//!   (they are predicated or per-channel);
+//! * `break` → the block after the loop; `cont` → the loop's first block and the block
+//!   after the loop (it lands on the `while`, not on what precedes it in its block); both
+//!   also fall through (they are predicated or per-channel);
 //! * `halt` → the next block and the next `halt_target` block.
 
 use index_vec::IndexVec;
@@ -126,6 +128,12 @@ impl Cfg {
                                 // `if` jumps past the then-part to the block after `else`.
                                 if let Some(after_else) = next(e) {
                                     succs[if_block].push(after_else);
+                                    // The machine runs the else-part after the then-part,
+                                    // for the other channels: what the then-part wrote is
+                                    // there for the else-part's NoMask reads.
+                                    if after_else != b {
+                                        succs[e].push(after_else);
+                                    }
                                 }
                             }
                             None => succs[if_block].push(b),
@@ -213,8 +221,15 @@ impl Cfg {
                             succs[b].push(body);
                         }
                         succs[b].extend(fall);
+                        // `cont` lands on the `while` itself, not on the instructions of
+                        // its block before it: its channels go round again (the loop's
+                        // first block, as Mesa's brw_cfg.cpp links `continue` to the `do`)
+                        // or, under a predicated `while`, leave (the block after the loop).
                         for c in conts {
-                            succs[c].push(b);
+                            if let Some(body) = next(do_block) {
+                                succs[c].push(body);
+                            }
+                            succs[c].extend(fall);
                         }
                         for br in breaks {
                             succs[br].extend(fall);

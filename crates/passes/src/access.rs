@@ -9,7 +9,9 @@
 //! second strided half of a DF value (seed 002) completes a value, where Mesa only
 //! recognizes writes of whole 32-byte registers. What is not exact is conservative: a
 //! predicated write defines nothing fully, a message's VGRF sources read to the end of their
-//! VGRF, anything touching fixed registers or other ARFs is a side effect.
+//! VGRF, anything touching fixed registers or other ARFs is a side effect, and a write under
+//! the channel mask does not fully define a VGRF that some instruction reads regardless of
+//! the mask (NoMask, or another channel's element): disabled channels keep the old value.
 
 use eubatch_ir::operand::arf;
 use eubatch_ir::shader::Predicate;
@@ -27,6 +29,12 @@ pub struct Slots {
     pub base: Vec<u32>,
     /// VGRF slots in all (flag slots start here).
     pub vgrf_slots: u32,
+    /// VGRFs whose values cross the channel mask: some instruction reads them in channels
+    /// that may be disabled (NoMask, or another channel's element), or writes them NoMask
+    /// inside control flow (reaching channels on another path). For them only a NoMask
+    /// write defines a slot fully, since a write under the mask leaves disabled channels'
+    /// old values, and those are observed.
+    pub read_unmasked: Vec<bool>,
 }
 
 impl Slots {
@@ -37,9 +45,41 @@ impl Slots {
             base.push(n);
             n += l.size().div_ceil(SLOT);
         }
+        let mut read_unmasked = vec![false; base.len()];
+        let mut depth = 0u32;
+        for inst in shader.layout.insts() {
+            let op = shader.insts.opcode[inst];
+            match op.control_flow() {
+                eubatch_ir::opcode::ControlFlow::If | eubatch_ir::opcode::ControlFlow::Do => {
+                    depth += 1
+                }
+                eubatch_ir::opcode::ControlFlow::Endif | eubatch_ir::opcode::ControlFlow::While => {
+                    depth = depth.saturating_sub(1)
+                }
+                _ => {}
+            }
+            let dst = shader.insts.dst[inst];
+            // A NoMask write inside control flow writes channels that are on another path:
+            // its value reaches them past the CFG's edges.
+            if shader.insts.control[inst].no_mask()
+                && depth > 0
+                && dst.file == RegFile::Vgrf
+                && (dst.nr as usize) < read_unmasked.len()
+            {
+                read_unmasked[dst.nr as usize] = true;
+            }
+            if shader.insts.control[inst].no_mask() || reads_other_channels(op) {
+                for s in shader.srcs(inst) {
+                    if s.file == RegFile::Vgrf && (s.nr as usize) < read_unmasked.len() {
+                        read_unmasked[s.nr as usize] = true;
+                    }
+                }
+            }
+        }
         Slots {
             base,
             vgrf_slots: n,
+            read_unmasked,
         }
     }
 
@@ -112,8 +152,15 @@ fn reads_other_channels(op: Opcode) -> bool {
     use Opcode::*;
     matches!(
         op,
-        DdxCoarse | DdxFine | DdyCoarse | DdyFine | FindLiveChannel | Broadcast | Shuffle
-            | QuadSwizzle | ClusterBroadcast
+        DdxCoarse
+            | DdxFine
+            | DdyCoarse
+            | DdyFine
+            | FindLiveChannel
+            | Broadcast
+            | Shuffle
+            | QuadSwizzle
+            | ClusterBroadcast
     )
 }
 
@@ -165,8 +212,9 @@ pub fn for_each_def(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
                 _ => merged.push((s, m)),
             }
         }
+        let masked = !ctl.no_mask() && slots.read_unmasked[dst.nr as usize];
         for (s, m) in merged {
-            f(base + s, !conditional && m == 0xf);
+            f(base + s, !conditional && !masked && m == 0xf);
         }
     }
     if dst.file == RegFile::Arf && dst.nr & 0xf0 == arf::FLAG {
@@ -216,7 +264,9 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
                     for slot in base + first..(base + last).min(range.end) {
                         f(slot);
                     }
-                } else if op.is_message() || op.alu_arity().is_none() && !reads_other_channels(op) && op != Opcode::Undef {
+                } else if op.is_message()
+                    || op.alu_arity().is_none() && !reads_other_channels(op) && op != Opcode::Undef
+                {
                     // A message or virtual opcode reads as much as it needs: to the end.
                     for slot in base + first..range.end {
                         f(slot);

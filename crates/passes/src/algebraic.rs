@@ -39,12 +39,13 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             (Opcode::Add, [a, b]) if a.ty == dst.ty && float && imm_is(b, -0.0, i64::MIN) => {
                 Some(*a)
             }
-            (Opcode::Add | Opcode::Or | Opcode::Xor | Opcode::Shl | Opcode::Shr | Opcode::Asr, [a, b])
-                if !float && a.ty == dst.ty && imm_is(b, f64::NAN, 0) =>
-            {
+            (
+                Opcode::Add | Opcode::Or | Opcode::Xor | Opcode::Shl | Opcode::Shr | Opcode::Asr,
+                [a, b],
+            ) if !float && a.ty == dst.ty && imm_is(b, f64::NAN, 0) => Some(*a),
+            (Opcode::And, [a, b]) if !float && a.ty == dst.ty && imm_is(b, f64::NAN, -1) => {
                 Some(*a)
             }
-            (Opcode::And, [a, b]) if !float && a.ty == dst.ty && imm_is(b, f64::NAN, -1) => Some(*a),
             // Whatever the flag or the comparison chooses, it is the same value.
             (Opcode::Sel, [a, b]) if a == b => Some(*a),
             _ => None,

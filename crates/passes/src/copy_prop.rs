@@ -5,7 +5,8 @@
 //! attribute, or an immediate; the copy may cover a padded 16-bit component (seed 003).
 //!
 //! Rules that limit it (Mesa: brw_fs_copy_propagation.cpp `try_copy_propagate`,
-//! `try_constant_propagate`): the read must use the copy's type and a stride of one element
+//! `try_constant_propagate`): the read must use a type of the copy's size (the copy is a
+//! raw move, so the bits are what they were) and a stride of one element
 //! (so element k of A is element k of B); its own source modifiers are kept; immediates go
 //! only where the hardware takes them — the second source of a two-source ALU instruction
 //! other than the math box, and the source of a `mov` — and 64-bit immediates only into
@@ -26,6 +27,9 @@ struct Copy {
     src: Operand,
     /// Slots of `dst` and of `src` (when a VGRF): the copy dies when one is written.
     slots: Vec<u32>,
+    /// The channels that wrote it: the first, and whether all did (NoMask).
+    group: u32,
+    no_mask: bool,
 }
 
 fn copy_of(shader: &Shader, slots: &Slots, inst: Inst) -> Option<Copy> {
@@ -72,6 +76,8 @@ fn copy_of(shader: &Shader, slots: &Slots, inst: Inst) -> Option<Copy> {
         len,
         src,
         slots: s,
+        group: ctl.group as u32,
+        no_mask: ctl.no_mask(),
     })
 }
 
@@ -87,10 +93,22 @@ fn takes_immediate(op: Opcode, k: usize, imm: &Operand) -> bool {
     }
 }
 
-/// The source to read instead of `use_`, if `copy` covers it.
-fn propagate(copy: &Copy, use_: &Operand, exec: u32) -> Option<Operand> {
+/// The source to read instead of `use_` (read by channels `group..` of an instruction that
+/// is NoMask or not), if `copy` covers it. Each element must be read by the channel that
+/// copied it, unless the copy wrote every channel: a channel disabled by control flow did
+/// not copy, and its element still holds the old value a NoMask reader, or a reader in
+/// another channel, would see (Mesa: the `force_writemask_all` check of
+/// `try_copy_propagate`).
+fn propagate(copy: &Copy, use_: &Operand, exec: u32, group: u32, no_mask: bool) -> Option<Operand> {
     let d = &copy.dst;
-    if use_.file != RegFile::Vgrf || use_.nr != d.nr || use_.ty != d.ty {
+    // A raw copy (same type on both sides) can be read as any type of the same size: the
+    // bits are the same (Mesa's `is_raw_move`); immediates are not retyped.
+    let retyped = use_.ty != d.ty;
+    if use_.file != RegFile::Vgrf
+        || use_.nr != d.nr
+        || use_.ty.size() != d.ty.size()
+        || (retyped && copy.src.file == RegFile::Imm)
+    {
         return None;
     }
     let tsize = d.ty.size();
@@ -103,8 +121,13 @@ fn propagate(copy: &Copy, use_: &Operand, exec: u32) -> Option<Operand> {
         return None;
     }
     let k = (use_.offset - d.offset) / tsize;
+    let same_channels = !no_mask && use_.stride == 1 && copy.group + k == group;
+    if !copy.no_mask && !same_channels {
+        return None;
+    }
     let mut new = copy.src;
     new.mods = use_.mods;
+    new.ty = use_.ty;
     match copy.src.file {
         RegFile::Imm => {
             if use_.mods != eubatch_ir::Mods::NONE {
@@ -129,7 +152,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let mut acp: Vec<Copy> = Vec::new();
         for inst in insts {
             let op = shader.insts.opcode[inst];
-            let exec = shader.insts.control[inst].exec_size as u32;
+            let ctl = shader.insts.control[inst];
+            let exec = ctl.exec_size as u32;
             // Propagate into this instruction's sources.
             if op.alu_arity().is_some() && !acp.is_empty() {
                 let n = shader.srcs(inst).len();
@@ -138,11 +162,18 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     if s.file != RegFile::Vgrf {
                         continue;
                     }
-                    if let Some(new) = acp.iter().rev().find_map(|c| propagate(c, &s, exec)) {
+                    let found = acp
+                        .iter()
+                        .rev()
+                        .find_map(|c| propagate(c, &s, exec, ctl.group as u32, ctl.no_mask()));
+                    if let Some(new) = found {
                         if new.file == RegFile::Imm && !takes_immediate(op, k, &new) {
                             continue;
                         }
-                        if new.file != RegFile::Imm && is_three_source(op) && new.file != RegFile::Vgrf {
+                        if new.file != RegFile::Imm
+                            && is_three_source(op)
+                            && new.file != RegFile::Vgrf
+                        {
                             // Three-source instructions take registers (and scalars
                             // through replicate) but keep to VGRFs here.
                             continue;

@@ -55,7 +55,12 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 && op.alu_arity().is_some()
             {
                 // Keep the flag write only.
-                let mut null = Operand::arf(eubatch_ir::operand::arf::NULL, 0, dst.ty, eubatch_ir::Region::new(8, 8, 1));
+                let mut null = Operand::arf(
+                    eubatch_ir::operand::arf::NULL,
+                    0,
+                    dst.ty,
+                    eubatch_ir::Region::new(8, 8, 1),
+                );
                 null.stride = 1;
                 shader.insts.dst[inst] = null;
                 shader.insts.size_written[inst] = 0;

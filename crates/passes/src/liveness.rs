@@ -45,8 +45,7 @@ impl Liveness {
             kills.push(kill);
         }
         let mut live_in: IndexVec<Block, BitSet> = gens.clone();
-        let mut live_out: IndexVec<Block, BitSet> =
-            IndexVec::from_vec(vec![BitSet::new(n); nb]);
+        let mut live_out: IndexVec<Block, BitSet> = IndexVec::from_vec(vec![BitSet::new(n); nb]);
         let mut changed = true;
         while changed {
             changed = false;

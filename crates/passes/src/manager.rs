@@ -39,7 +39,10 @@ pub fn parse(pipeline: &str) -> Result<Vec<Step>, String> {
     let mut pos = 0;
     let steps = parse_list(text.as_bytes(), &mut pos)?;
     if pos != text.len() {
-        return Err(format!("unexpected `{}` in pipeline `{pipeline}`", &text[pos..]));
+        return Err(format!(
+            "unexpected `{}` in pipeline `{pipeline}`",
+            &text[pos..]
+        ));
     }
     Ok(steps)
 }
@@ -65,7 +68,10 @@ fn parse_list(s: &[u8], pos: &mut usize) -> Result<Vec<Step>, String> {
         } else {
             let k = PASSES.iter().position(|(n, _)| *n == name).ok_or_else(|| {
                 let names: Vec<&str> = PASSES.iter().map(|p| p.0).collect();
-                format!("unknown pass `{name}` (passes: {}, loop(...), opt)", names.join(", "))
+                format!(
+                    "unknown pass `{name}` (passes: {}, loop(...), opt)",
+                    names.join(", ")
+                )
             })?;
             steps.push(Step::Pass(k));
         }
@@ -192,7 +198,8 @@ fn run_pass(
     }
     if progress {
         if let (Some(seeds), Some(before)) = (checks.simulate_seeds.clone(), before) {
-            check_equivalent(&before, shader, seeds).map_err(|msg| PassError { pass: name, msg })?;
+            check_equivalent(&before, shader, seeds)
+                .map_err(|msg| PassError { pass: name, msg })?;
         }
     }
     if let Some(hook) = checks.after_pass.as_mut() {
@@ -208,11 +215,13 @@ fn check_equivalent(
     after: &Shader,
     seeds: std::ops::Range<u64>,
 ) -> Result<(), String> {
+    // One set of inputs for both, typed by the input shader's uses.
+    let profile = eubatch_sim::profile::Profile::of(before);
     for seed in seeds {
-        let Ok(a) = eubatch_sim::run_limited(before, seed, STEPS, None) else {
+        let Ok(a) = eubatch_sim::run_profiled(before, seed, &profile, STEPS, None) else {
             return Ok(());
         };
-        let b = eubatch_sim::run_limited(after, seed, STEPS, None)
+        let b = eubatch_sim::run_profiled(after, seed, &profile, STEPS, None)
             .map_err(|e| format!("seed {seed}: the result does not run: {e}"))?;
         if let Some(d) = eubatch_sim::first_difference(&a, &b) {
             return Err(format!("seed {seed}: outputs differ: {d}"));

@@ -116,7 +116,7 @@ impl Outputs {
     }
 }
 
-pub use run::{run, run_hardware, run_limited, STEP_LIMIT};
+pub use run::{run, run_hardware, run_limited, run_profiled, STEP_LIMIT};
 pub use state::HardwareInputs;
 
 /// Where two shaders' outputs first differ.
@@ -132,12 +132,14 @@ pub fn equivalent(
     after: &Shader,
     seeds: impl IntoIterator<Item = u64>,
 ) -> Result<(), Mismatch> {
+    // One set of inputs for both: typed by the original's uses.
+    let profile = crate::profile::Profile::of(before);
     for seed in seeds {
-        let a = run(before, seed, None).map_err(|e| Mismatch {
+        let a = run_profiled(before, seed, &profile, STEP_LIMIT, None).map_err(|e| Mismatch {
             seed,
             what: format!("{}: {e}", before.name),
         })?;
-        let b = run(after, seed, None).map_err(|e| Mismatch {
+        let b = run_profiled(after, seed, &profile, STEP_LIMIT, None).map_err(|e| Mismatch {
             seed,
             what: format!("{}: {e}", after.name),
         })?;

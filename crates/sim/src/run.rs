@@ -111,7 +111,21 @@ pub fn run_limited(
     step_limit: u64,
     trace: Option<&mut dyn FnMut(&str)>,
 ) -> Result<Outputs, SimError> {
-    run_with(shader, seed, None, step_limit, trace)
+    run_with(shader, seed, None, None, step_limit, trace)
+}
+
+/// [`run_limited`] with the inputs typed by `profile` instead of by the shader's own
+/// uses: what comparing a shader before and after a transformation needs, since the
+/// transformation may change how inputs are used (a removed copy, a retyped read) and so
+/// the profile a shader would give itself. Both runs take the profile of the original.
+pub fn run_profiled(
+    shader: &Shader,
+    seed: u64,
+    profile: &crate::profile::Profile,
+    step_limit: u64,
+    trace: Option<&mut dyn FnMut(&str)>,
+) -> Result<Outputs, SimError> {
+    run_with(shader, seed, None, Some(profile), step_limit, trace)
 }
 
 /// Runs `shader` with `hw`'s register file at thread start, push constants and attributes
@@ -124,13 +138,14 @@ pub fn run_hardware(
     step_limit: u64,
     trace: Option<&mut dyn FnMut(&str)>,
 ) -> Result<Outputs, SimError> {
-    run_with(shader, seed, Some(hw), step_limit, trace)
+    run_with(shader, seed, Some(hw), None, step_limit, trace)
 }
 
 fn run_with(
     shader: &Shader,
     seed: u64,
     hw: Option<&HardwareInputs>,
+    profile: Option<&crate::profile::Profile>,
     step_limit: u64,
     mut trace: Option<&mut dyn FnMut(&str)>,
 ) -> Result<Outputs, SimError> {
@@ -148,6 +163,9 @@ fn run_with(
         (1u32 << width) - 1
     };
     let mut t = Thread::new(shader, seed);
+    if let Some(p) = profile {
+        t.profile = p.clone();
+    }
     if let Some(hw) = hw {
         t.grf.copy_from_slice(&hw.grf);
         t.layout = Some(hw.layout.clone());

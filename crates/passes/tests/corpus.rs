@@ -1,0 +1,115 @@
+//! The optimization loop over every start dump of the SKL and BDW corpora: every pass that
+//! makes progress is compared in the simulator with its input (2 seeds), and the final
+//! shader with the imported one (4 seeds); no output may differ. Prints the number of
+//! shader × seed runs and the instruction counts. Skipped where `../shared` is absent.
+//! Run in release mode.
+
+#[path = "../../ir/tests/common/mod.rs"]
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use eubatch_ir::import::{discover, load_file, InputKind};
+use eubatch_ir::Gen;
+use eubatch_passes::manager::{self, Checks, Stats};
+
+fn walk(corpus: &str, target: Gen) {
+    let Some(dir) = common::corpus(corpus) else {
+        return;
+    };
+    let files = discover(&[dir], |k| matches!(k, InputKind::Mesa(d) if d.is_start())).unwrap();
+    let steps = manager::parse("opt").unwrap();
+    let next = AtomicUsize::new(0);
+    let (before, after, runs) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..std::thread::available_parallelism().map_or(2, |n| n.get()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(path) = files.get(i) else { break };
+                let name = path.to_string_lossy();
+                let original = load_file(path, &name, Some(target)).unwrap();
+                let mut shader = original.clone();
+                let mut checks = Checks {
+                    verify_ir: true,
+                    simulate_seeds: Some(0..2),
+                    after_pass: None,
+                };
+                let mut stats = Stats::new();
+                if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut stats) {
+                    failures.lock().unwrap().push(format!("{name}: {e}"));
+                    continue;
+                }
+                let checked: u64 = stats.progress.iter().sum();
+                runs.fetch_add(2 * checked as usize, Ordering::Relaxed);
+                before.fetch_add(original.num_insts(), Ordering::Relaxed);
+                after.fetch_add(shader.num_insts(), Ordering::Relaxed);
+                let profile = eubatch_sim::profile::Profile::of(&original);
+                for seed in 0..4 {
+                    let a = eubatch_sim::run_profiled(
+                        &original,
+                        seed,
+                        &profile,
+                        eubatch_sim::STEP_LIMIT,
+                        None,
+                    )
+                    .unwrap();
+                    let b = match eubatch_sim::run_profiled(
+                        &shader,
+                        seed,
+                        &profile,
+                        eubatch_sim::STEP_LIMIT,
+                        None,
+                    ) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            failures
+                                .lock()
+                                .unwrap()
+                                .push(format!("{name}: optimized shader fails: {e}"));
+                            break;
+                        }
+                    };
+                    runs.fetch_add(1, Ordering::Relaxed);
+                    if let Some(d) = eubatch_sim::first_difference(&a, &b) {
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("{name} (seed {seed}): {d}"));
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    eprintln!(
+        "{corpus}: {} shaders, {} -> {} instructions, {} shader x seed simulator comparisons, {} mismatches",
+        files.len(),
+        before.load(Ordering::Relaxed),
+        after.load(Ordering::Relaxed),
+        runs.load(Ordering::Relaxed),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures; first:\n{}",
+        failures.len(),
+        failures[..failures.len().min(10)].join("\n")
+    );
+}
+
+#[test]
+fn shaderdb_skl() {
+    walk("shaderdb-skl", Gen::Gen9);
+}
+
+#[test]
+fn shaderdb_bdw() {
+    walk("shaderdb-bdw", Gen::Gen8);
+}

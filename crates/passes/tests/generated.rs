@@ -1,0 +1,23 @@
+//! The optimization loop on random shaders from the shared generator
+//! (`eubatch_ir::generate`): every pass that makes progress must keep the simulator's
+//! outputs (3 seeds) and the verifier happy.
+
+use arbitrary::Unstructured;
+use proptest::prelude::*;
+
+use eubatch_passes::manager::{self, Checks, Stats};
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    #[test]
+    fn opt_keeps_random_shaders_equivalent(bytes in proptest::collection::vec(any::<u8>(), 64..2048)) {
+        let mut u = Unstructured::new(&bytes);
+        let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
+        let text = eubatch_ir::text::print_shader(&shader);
+        let mut checks = Checks { verify_ir: true, simulate_seeds: Some(0..3), after_pass: None };
+        let steps = manager::parse("opt").unwrap();
+        if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut Stats::new()) {
+            return Err(TestCaseError::fail(format!("{e}\n{text}")));
+        }
+    }
+}
