@@ -13,6 +13,8 @@
 //! `mov`; nothing is propagated into messages, payload builders or virtual opcodes, whose
 //! sources have layouts of their own.
 
+use hashbrown::HashMap;
+
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
@@ -149,22 +151,30 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
-        let mut acp: Vec<Copy> = Vec::new();
+        // Available copies; those of each destination VGRF (newest last); those each slot's
+        // write ends.
+        let mut acp: Vec<Option<Copy>> = Vec::new();
+        let mut by_dst: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut by_slot: HashMap<u32, Vec<usize>> = HashMap::new();
         for inst in insts {
             let op = shader.insts.opcode[inst];
             let ctl = shader.insts.control[inst];
             let exec = ctl.exec_size as u32;
             // Propagate into this instruction's sources.
-            if op.alu_arity().is_some() && !acp.is_empty() {
+            if op.alu_arity().is_some() && !by_dst.is_empty() {
                 let n = shader.srcs(inst).len();
                 for k in 0..n {
                     let s = shader.srcs(inst)[k];
                     if s.file != RegFile::Vgrf {
                         continue;
                     }
-                    let found = acp
+                    let Some(cands) = by_dst.get(&s.nr) else {
+                        continue;
+                    };
+                    let found = cands
                         .iter()
                         .rev()
+                        .filter_map(|&i| acp[i].as_ref())
                         .find_map(|c| propagate(c, &s, exec, ctl.group as u32, ctl.no_mask()));
                     if let Some(new) = found {
                         if new.file == RegFile::Imm && !takes_immediate(op, k, &new) {
@@ -184,13 +194,20 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 }
             }
             // Kill copies whose destination or source this instruction writes.
-            let mut written: Vec<u32> = Vec::new();
-            for_each_def(shader, &slots, inst, |s, _| written.push(s));
-            if !written.is_empty() {
-                acp.retain(|c| !c.slots.iter().any(|s| written.contains(s)));
-            }
+            for_each_def(shader, &slots, inst, |s, _| {
+                if let Some(v) = by_slot.remove(&s) {
+                    for i in v {
+                        acp[i] = None;
+                    }
+                }
+            });
             if let Some(c) = copy_of(shader, &slots, inst) {
-                acp.push(c);
+                let i = acp.len();
+                by_dst.entry(c.dst.nr).or_default().push(i);
+                for &s in &c.slots {
+                    by_slot.entry(s).or_default().push(i);
+                }
+                acp.push(Some(c));
             }
         }
     }

@@ -63,7 +63,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 );
                 null.stride = 1;
                 shader.insts.dst[inst] = null;
-                shader.insts.size_written[inst] = 0;
+                shader.insts.size_written[inst] = shader.default_size_written(inst);
                 progress = true;
             }
             for_each_def(shader, slots, inst, |s, full| {

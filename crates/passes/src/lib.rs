@@ -5,7 +5,9 @@
 pub mod access;
 pub mod algebraic;
 pub mod bitset;
+pub mod cmod_prop;
 pub mod copy_prop;
+pub mod cse;
 pub mod dce;
 pub mod liveness;
 pub mod manager;

@@ -19,12 +19,14 @@ pub type PassFn = fn(&mut Shader, &mut PassCx) -> bool;
 /// Every pass, by name.
 pub const PASSES: &[(&str, PassFn)] = &[
     ("algebraic", crate::algebraic::run),
+    ("cmod_prop", crate::cmod_prop::run),
     ("copy_prop", crate::copy_prop::run),
+    ("cse", crate::cse::run),
     ("dce", crate::dce::run),
 ];
 
 /// The optimization loop.
-pub const OPT: &str = "loop(algebraic,copy_prop,dce)";
+pub const OPT: &str = "loop(algebraic,cse,copy_prop,cmod_prop,dce)";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -37,7 +37,10 @@ fn report(name: &str, shader: &Shader) {
 
 fn main() {
     for n in [1_000, 10_000, 100_000] {
-        report(&format!("synthetic {n}"), &eubatch_perf::synthetic_shader(n));
+        report(
+            &format!("synthetic {n}"),
+            &eubatch_perf::synthetic_shader(n),
+        );
     }
     let dir = eubatch_perf::workspace_root().join("../shared/corpora/shaderdb-skl");
     if !dir.is_dir() {
@@ -51,7 +54,15 @@ fn main() {
         .collect();
     shaders.sort_by_key(|s| std::cmp::Reverse(s.num_insts()));
     for s in shaders.iter().take(5) {
-        let name: String = s.name.chars().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
+        let name: String = s
+            .name
+            .chars()
+            .rev()
+            .take(40)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         report(&name, s);
     }
 }

@@ -54,7 +54,11 @@ pub fn synthetic_shader(n: usize) -> eubatch_ir::Shader {
     let mut numbered = String::new();
     let mut k = 0;
     for line in text.lines() {
-        if line == "vgrf 1x32" || line == "vgrf 1x16+16" || line == "vgrf 1x64" || line == "vgrf 4x32" {
+        if line == "vgrf 1x32"
+            || line == "vgrf 1x16+16"
+            || line == "vgrf 1x64"
+            || line == "vgrf 4x32"
+        {
             let _ = writeln!(numbered, "vgrf{k} {}", &line[5..]);
             k += 1;
         } else {

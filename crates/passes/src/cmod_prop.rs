@@ -1,0 +1,145 @@
+//! Conditional-modifier propagation: `cmp.<c>.fN null, X, 0` (or `mov.<c>.fN null, X`)
+//! right after the instruction that computed X becomes that instruction's own conditional
+//! modifier, and the comparison goes: the hardware compares every result with zero
+//! when asked. (Mesa: brw_fs_cmod_propagation.cpp.)
+//!
+//! A test for non-zero of a comparison's own result, with the flag that comparison already
+//! set, goes too.
+//!
+//! Rules that limit it: X is the whole destination of an earlier instruction in the same
+//! block, of the comparison's type, with no source modifier in the comparison; that
+//! instruction is a plain ALU one that takes a conditional modifier (not `sel`, `csel`,
+//! math-box functions, or one already with one), not predicated or saturated, in the same
+//! channels (execution size, group, NoMask); nothing in between writes X or touches the
+//! flag.
+
+use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::{Inst, Opcode, RegFile, Shader};
+
+use crate::access::{for_each_def, for_each_use, Slots};
+use crate::PassCx;
+
+/// The compared value of a comparison with zero whose result only goes to the flag.
+fn compare_with_zero(shader: &Shader, inst: Inst) -> Option<eubatch_ir::Operand> {
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    if ctl.cmod == CondMod::None
+        || ctl.predicate != Predicate::None
+        || ctl.saturate()
+        || !dst.is_null()
+    {
+        return None;
+    }
+    let srcs = shader.srcs(inst);
+    let x = match (op, srcs) {
+        (Opcode::Cmp, [x, z]) if z.file == RegFile::Imm && z.imm_bits() == 0 && z.ty == x.ty => *x,
+        (Opcode::Mov, [x]) if x.ty == dst.ty => *x,
+        _ => return None,
+    };
+    (x.file == RegFile::Vgrf && x.mods == eubatch_ir::Mods::NONE && x.stride == 1).then_some(x)
+}
+
+fn takes_cmod(op: Opcode) -> bool {
+    use Opcode::*;
+    op.alu_arity().is_some()
+        && !matches!(
+            op,
+            Sel | Csel
+                | Rcp
+                | Rsq
+                | Sqrt
+                | Exp2
+                | Log2
+                | Sin
+                | Cos
+                | Pow
+                | IntQuot
+                | IntRem
+                | Mac
+                | Mach
+                | Addc
+                | Subb
+        )
+}
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let slots = Slots::of(shader);
+    let flag_first = slots.vgrf_slots;
+    let mut progress = false;
+    let mut removed = Vec::new();
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let insts = shader.layout.blocks[block].insts.clone();
+        for (k, &cmp) in insts.iter().enumerate() {
+            let Some(x) = compare_with_zero(shader, cmp) else {
+                continue;
+            };
+            let cctl = shader.insts.control[cmp];
+            let exec = cctl.exec_size as u32;
+            // X's slots.
+            let range = slots.vgrf(shader, x.nr);
+            let first = range.start + x.offset / 4;
+            let last = range.start + (x.offset + x.span(exec)).div_ceil(4);
+            for &prev in insts[..k].iter().rev() {
+                let dst = shader.insts.dst[prev];
+                let pctl = shader.insts.control[prev];
+                let defines_x = dst.file == RegFile::Vgrf
+                    && dst.nr == x.nr
+                    && dst.offset == x.offset
+                    && dst.ty == x.ty
+                    && dst.stride == 1;
+                if defines_x {
+                    let op = shader.insts.opcode[prev];
+                    let same_channels = pctl.exec_size == cctl.exec_size
+                        && pctl.group == cctl.group
+                        && pctl.no_mask() == cctl.no_mask()
+                        && pctl.predicate == Predicate::None;
+                    // X came from a comparison (all ones or zero per channel) that set the
+                    // same flag: testing X for non-zero sets the flag it already holds.
+                    if op == Opcode::Cmp
+                        && pctl.cmod != CondMod::None
+                        && cctl.cmod == CondMod::Nz
+                        && pctl.flag_subreg == cctl.flag_subreg
+                        && same_channels
+                    {
+                        removed.push(cmp);
+                        progress = true;
+                        break;
+                    }
+                    if takes_cmod(op)
+                        && pctl.cmod == CondMod::None
+                        && pctl.predicate == Predicate::None
+                        && !pctl.saturate()
+                        && pctl.exec_size == cctl.exec_size
+                        && pctl.group == cctl.group
+                        && pctl.no_mask() == cctl.no_mask()
+                    {
+                        let c = &mut shader.insts.control[prev];
+                        c.cmod = cctl.cmod;
+                        c.flag_subreg = cctl.flag_subreg;
+                        removed.push(cmp);
+                        progress = true;
+                    }
+                    break;
+                }
+                // Anything else in between must leave X and the flag alone.
+                let mut blocks = false;
+                for_each_def(shader, &slots, prev, |s, _| {
+                    blocks |= (first..last).contains(&s) || s >= flag_first;
+                });
+                for_each_use(shader, &slots, prev, |s| blocks |= s >= flag_first);
+                if blocks {
+                    break;
+                }
+            }
+        }
+    }
+    if !removed.is_empty() {
+        for b in shader.layout.blocks.iter_mut() {
+            b.insts.retain(|i| !removed.contains(i));
+        }
+        crate::relayout(shader);
+    }
+    progress
+}

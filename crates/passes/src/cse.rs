@@ -1,0 +1,137 @@
+//! Common-subexpression elimination within a block: an instruction that computes what an
+//! earlier one in the block already computed — same opcode, execution control, saturate,
+//! types and sources, none of them written since, and the earlier result still in place —
+//! becomes a move of that result, which copy propagation and dead-code elimination then
+//! fold away. (Mesa: brw_fs_cse.cpp `opt_cse_local`.)
+//!
+//! Rules that limit it: only plain ALU opcodes without side effects; no predicated
+//! instructions (what they keep depends on the old destination) and none with a
+//! conditional modifier (the flag is another result); destinations written whole with a
+//! stride of one element (the move that replaces it copies exactly that region) and not
+//! overlapping their own sources; the two in the same channels (execution size, group and
+//! NoMask), so the earlier result holds the value in every channel the later one writes.
+
+use eubatch_ir::shader::{CondMod, Predicate};
+use hashbrown::HashMap;
+
+use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
+
+use crate::access::{for_each_def, is_pure, Slots, SLOT};
+use crate::PassCx;
+
+fn candidate(shader: &Shader, inst: Inst) -> bool {
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    op.alu_arity().is_some()
+        && is_pure(op)
+        && op != Opcode::Mov
+        && ctl.predicate == Predicate::None
+        && ctl.cmod == CondMod::None
+        && dst.file == RegFile::Vgrf
+        && dst.stride == 1
+        && dst.mods == eubatch_ir::Mods::NONE
+        && !shader
+            .srcs(inst)
+            .iter()
+            .any(|s| s.file == RegFile::Vgrf && s.nr == dst.nr)
+}
+
+fn same(shader: &Shader, a: Inst, b: Inst) -> bool {
+    let (ca, cb) = (shader.insts.control[a], shader.insts.control[b]);
+    shader.insts.opcode[a] == shader.insts.opcode[b]
+        && ca.exec_size == cb.exec_size
+        && ca.group == cb.group
+        && ca.no_mask() == cb.no_mask()
+        && ca.saturate() == cb.saturate()
+        && shader.insts.dst[a].ty == shader.insts.dst[b].ty
+        && shader.srcs(a) == shader.srcs(b)
+}
+
+fn slots_of(shader: &Shader, slots: &Slots, inst: Inst) -> Vec<u32> {
+    let mut v = Vec::new();
+    for_each_def(shader, slots, inst, |s, _| v.push(s));
+    let exec = shader.insts.control[inst].exec_size as u32;
+    for s in shader.srcs(inst) {
+        if s.file == RegFile::Vgrf && (s.nr as usize) < slots.base.len() {
+            let range = slots.vgrf(shader, s.nr);
+            let span = s.span(exec);
+            for b in (s.offset / SLOT)..(s.offset + span).div_ceil(SLOT) {
+                if range.start + b < range.end {
+                    v.push(range.start + b);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// A hash of what makes two instructions compute the same value ([`same`] decides).
+fn key(shader: &Shader, inst: Inst) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    shader.insts.opcode[inst].hash(&mut h);
+    let c = shader.insts.control[inst];
+    (c.exec_size, c.group, c.no_mask(), c.saturate()).hash(&mut h);
+    shader.insts.dst[inst].ty.hash(&mut h);
+    shader.srcs(inst).hash(&mut h);
+    h.finish()
+}
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let slots = Slots::of(shader);
+    let mut progress = false;
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let insts = shader.layout.blocks[block].insts.clone();
+        // Available expressions, by key; and which of them each slot's write ends.
+        let mut entries: Vec<Option<Inst>> = Vec::new();
+        let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut by_slot: HashMap<u32, Vec<usize>> = HashMap::new();
+        for inst in insts {
+            let mut replaced = false;
+            let is_candidate = candidate(shader, inst);
+            let k = if is_candidate { key(shader, inst) } else { 0 };
+            if is_candidate {
+                let found = by_key.get(&k).and_then(|v| {
+                    v.iter()
+                        .filter_map(|&i| entries[i])
+                        .find(|&e| same(shader, e, inst))
+                });
+                if let Some(e) = found {
+                    // dst = earlier dst: a move of the whole written region.
+                    let earlier = shader.insts.dst[e];
+                    let ty = shader.insts.dst[inst].ty;
+                    let src = Operand {
+                        ty,
+                        mods: eubatch_ir::Mods::NONE,
+                        ..earlier
+                    };
+                    shader.insts.opcode[inst] = Opcode::Mov;
+                    let r = shader.insts.srcs[inst];
+                    shader.operands[r.start as usize] = src;
+                    shader.insts.srcs[inst].len = 1;
+                    shader.insts.control[inst].set(eubatch_ir::Control::SATURATE, false);
+                    progress = true;
+                    replaced = true;
+                }
+            }
+            for_each_def(shader, &slots, inst, |s, _| {
+                if let Some(v) = by_slot.remove(&s) {
+                    for i in v {
+                        entries[i] = None;
+                    }
+                }
+            });
+            if !replaced && is_candidate {
+                let i = entries.len();
+                entries.push(Some(inst));
+                by_key.entry(k).or_default().push(i);
+                for s in slots_of(shader, &slots, inst) {
+                    by_slot.entry(s).or_default().push(i);
+                }
+            }
+        }
+    }
+    progress
+}
