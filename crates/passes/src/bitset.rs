@@ -30,6 +30,21 @@ impl BitSet {
         }
     }
 
+    /// The members, in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(k, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros();
+                w &= w - 1;
+                Some(k as u32 * 64 + b)
+            })
+        })
+    }
+
     /// `self |= other`; whether anything was added.
     pub fn union_with(&mut self, other: &BitSet) -> bool {
         let mut changed = false;

@@ -6,6 +6,7 @@ pub mod access;
 pub mod algebraic;
 pub mod bitset;
 pub mod cmod_prop;
+pub mod coalesce;
 pub mod copy_prop;
 pub mod cse;
 pub mod dce;

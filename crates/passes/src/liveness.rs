@@ -14,6 +14,7 @@ use crate::bitset::BitSet;
 
 pub struct Liveness {
     pub slots: Slots,
+    pub live_in: IndexVec<Block, BitSet>,
     pub live_out: IndexVec<Block, BitSet>,
 }
 
@@ -62,6 +63,10 @@ impl Liveness {
                 }
             }
         }
-        Ok(Liveness { slots, live_out })
+        Ok(Liveness {
+            slots,
+            live_in,
+            live_out,
+        })
     }
 }

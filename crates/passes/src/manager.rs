@@ -20,13 +20,14 @@ pub type PassFn = fn(&mut Shader, &mut PassCx) -> bool;
 pub const PASSES: &[(&str, PassFn)] = &[
     ("algebraic", crate::algebraic::run),
     ("cmod_prop", crate::cmod_prop::run),
+    ("coalesce", crate::coalesce::run),
     ("copy_prop", crate::copy_prop::run),
     ("cse", crate::cse::run),
     ("dce", crate::dce::run),
 ];
 
 /// The optimization loop.
-pub const OPT: &str = "loop(algebraic,cse,copy_prop,cmod_prop,dce)";
+pub const OPT: &str = "loop(algebraic,cse,copy_prop,cmod_prop,dce,coalesce)";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]

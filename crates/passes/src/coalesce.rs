@@ -1,0 +1,147 @@
+//! Register coalescing: `mov A.k, B` copying the whole of a one-component VGRF B into
+//! component k of A (or all of a VGRF into another of its layout) is removed by giving B's
+//! value A's storage — every operand of B is renamed to A's component — when their live
+//! ranges do not overlap: B's last use is that move and A's component holds nothing live
+//! before it. (Mesa: brw_fs_register_coalesce.cpp.)
+//!
+//! Live ranges are linear intervals of instruction positions per 4-byte slot
+//! ([`crate::liveness`] across block boundaries), so a half-float component with padding
+//! coalesces into a padded component of the same shape. Rules that limit it: the move has
+//! no modifiers, saturate, predicate or conditional modifier, copies a stride-one region of
+//! the same type size, and covers exactly one component of A whose data and padding equal
+//! B's; a pair coalesces once per run (intervals change), the optimization loop repeats.
+
+use hashbrown::HashSet;
+
+use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::{Inst, Opcode, RegFile, Shader, Vgrf};
+
+use crate::access::{for_each_def, for_each_use, SLOT};
+use crate::liveness::Liveness;
+use crate::PassCx;
+
+/// Per slot: the first and last instruction position it is live or accessed at.
+fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)> {
+    let n = live.slots.count() as usize;
+    let mut iv = vec![(u32::MAX, 0u32); n];
+    let touch = |iv: &mut Vec<(u32, u32)>, s: u32, ip: u32| {
+        let e = &mut iv[s as usize];
+        e.0 = e.0.min(ip);
+        e.1 = e.1.max(ip);
+    };
+    let mut ip = 0u32;
+    for (b, block) in shader.layout.blocks.iter_enumerated() {
+        let start = ip;
+        for &inst in &block.insts {
+            for_each_use(shader, &live.slots, inst, |s| touch(&mut iv, s, ip));
+            for_each_def(shader, &live.slots, inst, |s, _| touch(&mut iv, s, ip));
+            ip += 1;
+        }
+        let end = ip.saturating_sub(1).max(start);
+        for s in live.live_in[b].iter() {
+            touch(&mut iv, s, start);
+        }
+        for s in live.live_out[b].iter() {
+            touch(&mut iv, s, end);
+        }
+    }
+    let _ = order;
+    iv
+}
+
+/// A move that copies bits: the same type, or integers of one size (a float conversion
+/// is an operation, not a copy).
+fn raw_move(src: eubatch_ir::Type, dst: eubatch_ir::Type) -> bool {
+    src == dst || (src.size() == dst.size() && !src.is_float() && !dst.is_float())
+}
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let Ok(live) = Liveness::compute(shader) else {
+        return false;
+    };
+    let order: Vec<Inst> = shader.layout.insts().collect();
+    let iv = intervals(shader, &live, &order);
+    let slots = &live.slots;
+    let range = |lo: u32, hi: u32| -> (u32, u32) {
+        (lo..hi).fold((u32::MAX, 0), |(a, b), s| {
+            let (x, y) = iv[s as usize];
+            (a.min(x), b.max(y))
+        })
+    };
+    let mut touched: HashSet<u32> = HashSet::new();
+    // (mov, B, A, byte offset of the component in A)
+    let mut merges: Vec<(Inst, u32, u32, u32)> = Vec::new();
+    for (ip, &inst) in order.iter().enumerate() {
+        let ip = ip as u32;
+        let ctl = shader.insts.control[inst];
+        if shader.insts.opcode[inst] != Opcode::Mov
+            || ctl.predicate != Predicate::None
+            || ctl.saturate()
+            || ctl.cmod != CondMod::None
+        {
+            continue;
+        }
+        let dst = shader.insts.dst[inst];
+        let src = shader.srcs(inst)[0];
+        if dst.file != RegFile::Vgrf
+            || src.file != RegFile::Vgrf
+            || src.nr == dst.nr
+            || src.offset != 0
+            || src.mods != eubatch_ir::Mods::NONE
+            || src.stride != 1
+            || dst.stride != 1
+            || !raw_move(src.ty, dst.ty)
+            || touched.contains(&src.nr)
+            || touched.contains(&dst.nr)
+        {
+            continue;
+        }
+        let lb = shader.vgrfs[Vgrf::from_usize(src.nr as usize)];
+        let la = shader.vgrfs[Vgrf::from_usize(dst.nr as usize)];
+        let bytes = ctl.exec_size as u32 * dst.ty.size();
+        // B is one component; the move copies all its data into one component of A of
+        // the same shape.
+        let pitch = la.pitch();
+        let whole_b = lb.components == 1 && bytes == lb.data as u32;
+        let same_shape = la.data == lb.data && la.padding == lb.padding;
+        if !whole_b || !same_shape || dst.offset % pitch.max(1) != 0 {
+            continue;
+        }
+        let b_slots = slots.vgrf(shader, src.nr);
+        let a_first = slots.base[dst.nr as usize] + dst.offset / SLOT;
+        let a_comp = (a_first, a_first + pitch.div_ceil(SLOT));
+        let (_, b_end) = range(b_slots.start, b_slots.end);
+        let (a_start, _) = range(a_comp.0, a_comp.1);
+        if b_end > ip || a_start < ip {
+            continue;
+        }
+        merges.push((inst, src.nr, dst.nr, dst.offset));
+        touched.insert(src.nr);
+        touched.insert(dst.nr);
+    }
+    if merges.is_empty() {
+        return false;
+    }
+    let removed: HashSet<Inst> = merges.iter().map(|m| m.0).collect();
+    let renames: hashbrown::HashMap<u32, (u32, u32)> =
+        merges.iter().map(|&(_, b, a, off)| (b, (a, off))).collect();
+    let rename = |o: &mut eubatch_ir::Operand| {
+        if o.file == RegFile::Vgrf {
+            if let Some(&(a, off)) = renames.get(&o.nr) {
+                o.nr = a;
+                o.offset += off;
+            }
+        }
+    };
+    for inst in &order {
+        rename(&mut shader.insts.dst[*inst]);
+        for s in shader.srcs_mut(*inst) {
+            rename(s);
+        }
+    }
+    for block in shader.layout.blocks.iter_mut() {
+        block.insts.retain(|i| !removed.contains(i));
+    }
+    crate::relayout(shader);
+    true
+}
