@@ -7,11 +7,13 @@ pub mod algebraic;
 pub mod bitset;
 pub mod cmod_prop;
 pub mod coalesce;
+pub mod compact;
 pub mod copy_prop;
 pub mod cse;
 pub mod dce;
 pub mod liveness;
 pub mod manager;
+pub mod sat_prop;
 
 use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::Shader;

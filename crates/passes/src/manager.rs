@@ -21,13 +21,15 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("algebraic", crate::algebraic::run),
     ("cmod_prop", crate::cmod_prop::run),
     ("coalesce", crate::coalesce::run),
+    ("compact", crate::compact::run),
     ("copy_prop", crate::copy_prop::run),
     ("cse", crate::cse::run),
     ("dce", crate::dce::run),
+    ("sat_prop", crate::sat_prop::run),
 ];
 
 /// The optimization loop.
-pub const OPT: &str = "loop(algebraic,cse,copy_prop,cmod_prop,dce,coalesce)";
+pub const OPT: &str = "loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,coalesce),compact";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]

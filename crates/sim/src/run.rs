@@ -329,8 +329,17 @@ fn run_with(
                     eubatch_ir::text::print::write_inst(shader, inst, &mut s);
                     // The destination's value in the first enabled channel.
                     let dst = shader.insts.dst[inst];
-                    let first = (0..ctl.exec_size as u32)
-                        .find(|i| enabled & (1 << (ctl.group as u32 + i)) != 0);
+                    // The first enabled channel, or the one EUBATCH_TRACE_CHANNEL names.
+                    let wanted = std::env::var("EUBATCH_TRACE_CHANNEL")
+                        .ok()
+                        .and_then(|v| v.parse::<u32>().ok());
+                    let first = match wanted {
+                        Some(c) => c
+                            .checked_sub(ctl.group as u32)
+                            .filter(|i| *i < ctl.exec_size as u32),
+                        None => (0..ctl.exec_size as u32)
+                            .find(|i| enabled & (1 << (ctl.group as u32 + i)) != 0),
+                    };
                     if let (Some(i), false) = (first, dst.is_null()) {
                         let poison = t.poison_reads;
                         if let Ok(v) = t.read(&dst, i) {

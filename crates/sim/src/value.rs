@@ -7,7 +7,8 @@
 //!   (PRM Vol. 7, "Float to Integer conversion");
 //! * integer → integer: keep the low bits (wrap), or clamp to the range with `.sat`;
 //! * float → narrower float: round to nearest even (F and HF), once, from the `f64` result;
-//! * `.sat` on a float destination clamps to [0, 1], NaN → 0.
+//! * `.sat` on a float destination clamps the value rounded to the destination type to
+//!   [0, 1], NaN → 0.
 
 use eubatch_ir::Type;
 
@@ -66,14 +67,23 @@ fn int_range(ty: Type) -> (i128, i128) {
 /// Encodes `v` as `ty`, applying the conversion rules above.
 pub fn encode(ty: Type, v: Value, saturate: bool) -> u64 {
     if ty.is_float() {
-        let mut f = v.as_f64();
-        if saturate {
-            f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
-        }
+        // Round to the destination's precision, then saturate the rounded value: the
+        // hardware clamps the result it computed, so a tiny negative product that rounds
+        // to -0.0 stays -0.0 (whether `.sat` is on the instruction or on a later move).
+        let sat = |f: f64| {
+            if !saturate {
+                f
+            } else if f.is_nan() {
+                0.0
+            } else {
+                f.clamp(0.0, 1.0)
+            }
+        };
+        let f = v.as_f64();
         return match ty {
-            Type::HF => half::f16::from_f64(f).to_bits() as u64,
-            Type::DF => f.to_bits(),
-            _ => (f as f32).to_bits() as u64,
+            Type::HF => half::f16::from_f64(sat(half::f16::from_f64(f).to_f64())).to_bits() as u64,
+            Type::DF => sat(f).to_bits(),
+            _ => (sat((f as f32) as f64) as f32).to_bits() as u64,
         };
     }
     let (lo, hi) = int_range(ty);

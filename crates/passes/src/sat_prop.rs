@@ -1,0 +1,76 @@
+//! Saturate propagation: `mov.sat D, X` where X is read nowhere else becomes a plain move
+//! and the instruction that computed X saturates instead — clamping where the value is
+//! made is free on the hardware. Copy propagation and coalescing then remove the move.
+//! (Mesa: brw_fs_saturate_propagation.cpp.)
+//!
+//! Rules that limit it: X is the whole destination of an earlier instruction in the same
+//! block, a float ALU instruction of X's type with no conditional modifier (the flag
+//! would see the clamped value) and no predicate, in the same channels; nothing between
+//! writes X; the move reads X without modifiers, as the same type.
+
+use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::{Control, Opcode, RegFile, Shader};
+
+use crate::PassCx;
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    // How many instructions read each VGRF.
+    let mut reads = vec![0u32; shader.vgrfs.len()];
+    for inst in shader.layout.insts() {
+        for s in shader.srcs(inst) {
+            if s.file == RegFile::Vgrf && (s.nr as usize) < reads.len() {
+                reads[s.nr as usize] += 1;
+            }
+        }
+    }
+    let mut progress = false;
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let insts = shader.layout.blocks[block].insts.clone();
+        for (k, &mov) in insts.iter().enumerate() {
+            let ctl = shader.insts.control[mov];
+            if shader.insts.opcode[mov] != Opcode::Mov
+                || !ctl.saturate()
+                || ctl.predicate != Predicate::None
+                || ctl.cmod != CondMod::None
+            {
+                continue;
+            }
+            let x = shader.srcs(mov)[0];
+            let dst = shader.insts.dst[mov];
+            if x.file != RegFile::Vgrf
+                || x.mods != eubatch_ir::Mods::NONE
+                || x.stride != 1
+                || x.ty != dst.ty
+                || !x.ty.is_float()
+                || reads[x.nr as usize] != 1
+            {
+                continue;
+            }
+            for &prev in insts[..k].iter().rev() {
+                let pd = shader.insts.dst[prev];
+                if pd.file == RegFile::Vgrf && pd.nr == x.nr {
+                    let pctl = shader.insts.control[prev];
+                    let op = shader.insts.opcode[prev];
+                    let ok = pd.offset == x.offset
+                        && pd.ty == x.ty
+                        && pd.stride == 1
+                        && op.alu_arity().is_some()
+                        && !matches!(op, Opcode::Sel | Opcode::Csel)
+                        && pctl.cmod == CondMod::None
+                        && pctl.predicate == Predicate::None
+                        && pctl.exec_size == ctl.exec_size
+                        && pctl.group == ctl.group
+                        && pctl.no_mask() == ctl.no_mask();
+                    if ok {
+                        shader.insts.control[prev].set(Control::SATURATE, true);
+                        shader.insts.control[mov].set(Control::SATURATE, false);
+                        progress = true;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    progress
+}
