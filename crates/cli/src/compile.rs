@@ -30,6 +30,9 @@ struct Totals {
     files: usize,
     before: usize,
     after: usize,
+    /// Sums over shaders of the most registers live at once, before and after.
+    pressure_before: u64,
+    pressure_after: u64,
     stats: Option<Stats>,
     failures: Vec<String>,
 }
@@ -82,6 +85,8 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
                 t.files += local.files;
                 t.before += local.before;
                 t.after += local.after;
+                t.pressure_before += local.pressure_before;
+                t.pressure_after += local.pressure_after;
                 t.failures.extend(local.failures);
                 match (&mut t.stats, &local.stats) {
                     (Some(a), Some(b)) => a.add(b),
@@ -111,6 +116,10 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     } else {
         0.0
     };
+    println!(
+        "register pressure (most registers live at once, summed over shaders): {} before, {} after",
+        t.pressure_before, t.pressure_after
+    );
     println!(
         "compiled {} shaders with `{}`: {} instructions before, {} after ({:.2}% fewer) in {:.2} s; {} failures{}",
         t.files,
@@ -144,6 +153,12 @@ fn compile_one(path: &Path, opts: &Options, steps: &[manager::Step], totals: &mu
     };
     totals.files += 1;
     totals.before += shader.num_insts();
+    let max_pressure = |s: &eubatch_ir::Shader| {
+        eubatch_passes::PassCx::default()
+            .pressure(s)
+            .map_or(0, |p| p.max as u64)
+    };
+    totals.pressure_before += max_pressure(&shader);
     let mut dumps: Vec<(String, String)> = Vec::new();
     let wants_dumps = opts.dump_after.is_some() || opts.dump_all.is_some();
     let mut hook = |pass: &str, s: &eubatch_ir::Shader| {
@@ -167,6 +182,7 @@ fn compile_one(path: &Path, opts: &Options, steps: &[manager::Step], totals: &mu
         totals.failures.push(format!("{name}: {e}"));
     }
     totals.after += shader.num_insts();
+    totals.pressure_after += max_pressure(&shader);
     for (k, (pass, text)) in dumps.iter().enumerate() {
         if let Some(dir) = &opts.dump_all {
             // The whole path, flattened: dumps of many directories share file names.

@@ -1,5 +1,6 @@
-//! Algebraic simplification: operations with an identity operand become moves, and moves
-//! of a register onto itself go. Only identities that hold bit for bit (IEEE 754 included:
+//! Algebraic simplification and constant folding: operations on immediates only become
+//! moves of the result, operations with an identity operand become moves, and moves of a
+//! register onto itself go. Only identities that hold bit for bit (IEEE 754 included:
 //! `x + -0.0` is `x` for every x, `x + 0.0` is not for x = -0.0; `x * 1.0` is `x`, `x * 0.0`
 //! is not for NaN or infinities) — what the simulator checks. The instruction keeps its
 //! saturate, conditional modifier and predicate, which act on the same result.
@@ -25,6 +26,50 @@ fn imm_is(op: &Operand, ty_float: f64, ty_int: i64) -> bool {
     }
 }
 
+/// The bits of `op` on immediate sources, written as `ty`, if it can be folded.
+fn fold(op: Opcode, srcs: &[Operand], ty: Type, ctl: eubatch_ir::Control) -> Option<u64> {
+    use Opcode::*;
+    let foldable = matches!(
+        op,
+        Add | Mul
+            | And
+            | Or
+            | Xor
+            | Not
+            | Shl
+            | Shr
+            | Asr
+            | Sel
+            | Mad
+            | Frc
+            | Rndd
+            | Rnde
+            | Rndu
+            | Rndz
+    );
+    if !foldable
+        || srcs.is_empty()
+        || ctl.predicate != eubatch_ir::shader::Predicate::None
+        || (op == Sel && ctl.cmod == eubatch_ir::shader::CondMod::None)
+        || !matches!(
+            ty,
+            Type::F | Type::D | Type::UD | Type::DF | Type::Q | Type::UQ
+        )
+        || srcs
+            .iter()
+            .any(|s| s.file != RegFile::Imm || s.ty.is_vector_imm() || s.ty.size() < 4)
+    {
+        return None;
+    }
+    let vals: Vec<_> = srcs
+        .iter()
+        .map(|s| eubatch_sim::value::decode(s.ty, s.imm_bits()))
+        .collect();
+    let tys: Vec<Type> = srcs.iter().map(|s| s.ty).collect();
+    let v = eubatch_sim::alu::eval(op, ctl.cmod, &vals, &tys).ok()?;
+    Some(eubatch_sim::value::encode(ty, v, ctl.saturate()))
+}
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let mut progress = false;
     let mut remove = Vec::new();
@@ -33,6 +78,18 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let srcs = shader.srcs(inst).to_vec();
         let dst = shader.insts.dst[inst];
         let float = dst.ty.is_float();
+        // Constant folding: every source an immediate, the result computed by the
+        // simulator's own definition of the operation (so folding is exact by
+        // construction). Math-box functions, vector immediates and 16-bit results stay.
+        if let Some(bits) = fold(op, &srcs, dst.ty, shader.insts.control[inst]) {
+            shader.insts.opcode[inst] = Opcode::Mov;
+            let r = shader.insts.srcs[inst];
+            shader.operands[r.start as usize] = Operand::imm(dst.ty, bits);
+            shader.insts.srcs[inst].len = 1;
+            shader.insts.control[inst].set(eubatch_ir::Control::SATURATE, false);
+            progress = true;
+            continue;
+        }
         // The operand that the result equals, if any.
         let same = match (op, srcs.as_slice()) {
             (Opcode::Mul, [a, b]) if a.ty == dst.ty && imm_is(b, 1.0, 1) => Some(*a),

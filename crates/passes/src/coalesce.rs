@@ -55,8 +55,8 @@ fn raw_move(src: eubatch_ir::Type, dst: eubatch_ir::Type) -> bool {
     src == dst || (src.size() == dst.size() && !src.is_float() && !dst.is_float())
 }
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let Ok(live) = Liveness::compute(shader) else {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+    let Some(live) = cx.liveness(shader) else {
         return false;
     };
     let order: Vec<Inst> = shader.layout.insts().collect();

@@ -12,11 +12,10 @@
 use eubatch_ir::{Operand, RegFile, Shader};
 
 use crate::access::{for_each_def, for_each_use, has_side_effects, writes_flag};
-use crate::liveness::Liveness;
 use crate::PassCx;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let Ok(live) = Liveness::compute(shader) else {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+    let Some(live) = cx.liveness(shader) else {
         return false;
     };
     let slots = &live.slots;

@@ -13,14 +13,51 @@ pub mod cse;
 pub mod dce;
 pub mod liveness;
 pub mod manager;
+pub mod pressure;
 pub mod sat_prop;
+pub mod split;
 
 use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::Shader;
 
-/// What passes share while they run on one shader.
+/// What passes share while they run on one shader: the analyses, computed on demand and
+/// kept until a pass reports that it changed the shader (the manager then calls
+/// [`PassCx::invalidate`]).
 #[derive(Default)]
-pub struct PassCx {}
+pub struct PassCx {
+    liveness: Option<std::rc::Rc<liveness::Liveness>>,
+    pressure: Option<std::rc::Rc<pressure::Pressure>>,
+    /// How many times each analysis was computed (for the pass statistics).
+    pub computed: u64,
+}
+
+impl PassCx {
+    /// Liveness of `shader`, computed once until invalidated.
+    pub fn liveness(&mut self, shader: &Shader) -> Option<std::rc::Rc<liveness::Liveness>> {
+        if self.liveness.is_none() {
+            self.computed += 1;
+            self.liveness = liveness::Liveness::compute(shader)
+                .ok()
+                .map(std::rc::Rc::new);
+        }
+        self.liveness.clone()
+    }
+
+    /// Register pressure of `shader`, computed once until invalidated.
+    pub fn pressure(&mut self, shader: &Shader) -> Option<std::rc::Rc<pressure::Pressure>> {
+        if self.pressure.is_none() {
+            let live = self.liveness(shader)?;
+            self.pressure = Some(std::rc::Rc::new(pressure::Pressure::compute(shader, &live)));
+        }
+        self.pressure.clone()
+    }
+
+    /// The shader changed: every analysis is stale.
+    pub fn invalidate(&mut self) {
+        self.liveness = None;
+        self.pressure = None;
+    }
+}
 
 /// Re-splits the blocks after instructions were removed (a block left empty would no
 /// longer be where control flow puts one).

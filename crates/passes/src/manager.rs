@@ -26,10 +26,11 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("cse", crate::cse::run),
     ("dce", crate::dce::run),
     ("sat_prop", crate::sat_prop::run),
+    ("split", crate::split::run),
 ];
 
 /// The optimization loop.
-pub const OPT: &str = "loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,coalesce),compact";
+pub const OPT: &str = "split,loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,coalesce),compact";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,6 +191,9 @@ fn run_pass(
     let before = checks.simulate_seeds.as_ref().map(|_| shader.clone());
     let t = Instant::now();
     let progress = f(shader, cx);
+    if progress {
+        cx.invalidate();
+    }
     stats.time[k] += t.elapsed();
     stats.runs[k] += 1;
     stats.progress[k] += progress as u64;

@@ -1,0 +1,92 @@
+//! VGRF splitting: a VGRF of several components whose every access stays inside one
+//! component becomes one VGRF per component, so liveness, coalescing and (later)
+//! allocation treat the components as the independent values they are. (Mesa: brw_fs.cpp
+//! `split_virtual_grfs`, which splits per register; here per component, padding included,
+//! so a padded half-float component is a VGRF of its own shape.)
+//!
+//! Rules that limit it: what a message, payload builder or virtual opcode reads is taken
+//! to reach the end of the VGRF (its layout is the message's), and what it writes is its
+//! `size_written`; such VGRFs are split only where those stay inside one component.
+
+use index_vec::IndexVec;
+
+use eubatch_ir::{Operand, RegFile, Shader, Vgrf, VgrfLayout};
+
+use crate::PassCx;
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let n = shader.vgrfs.len();
+    let mut ok: Vec<bool> = shader.vgrfs.iter().map(|l| l.components > 1).collect();
+    if !ok.iter().any(|o| *o) {
+        return false;
+    }
+    let insts: Vec<_> = shader.layout.insts().collect();
+    let mut check = |op: &Operand, end: u32| {
+        if op.file != RegFile::Vgrf || (op.nr as usize) >= n || !ok[op.nr as usize] {
+            return;
+        }
+        let l = shader.vgrfs[Vgrf::from_usize(op.nr as usize)];
+        let pitch = l.pitch().max(1);
+        let end = end.max(op.offset + 1);
+        if op.offset / pitch != (end - 1) / pitch {
+            ok[op.nr as usize] = false;
+        }
+    };
+    for &inst in &insts {
+        let opc = shader.insts.opcode[inst];
+        let exec = shader.insts.control[inst].exec_size as u32;
+        let dst = shader.insts.dst[inst];
+        let dend = if opc.has_free_size_written() {
+            dst.offset + shader.insts.size_written[inst]
+        } else {
+            dst.offset + dst.span(exec)
+        };
+        check(&dst, dend);
+        let plain = opc.alu_arity().is_some();
+        for s in shader.srcs(inst) {
+            let end = if plain {
+                s.offset + s.span(exec)
+            } else if s.file == RegFile::Vgrf && (s.nr as usize) < n {
+                shader.vgrfs[Vgrf::from_usize(s.nr as usize)].size()
+            } else {
+                0
+            };
+            check(s, end);
+        }
+    }
+    if !ok.iter().any(|o| *o) {
+        return false;
+    }
+    // New VGRFs for components 1.. of each split one (component 0 keeps the number).
+    let mut first_new: Vec<u32> = vec![u32::MAX; n];
+    let mut vgrfs: IndexVec<Vgrf, VgrfLayout> = shader.vgrfs.clone();
+    for v in 0..n {
+        if ok[v] {
+            let l = shader.vgrfs[Vgrf::from_usize(v)];
+            let one = VgrfLayout { components: 1, ..l };
+            vgrfs[Vgrf::from_usize(v)] = one;
+            first_new[v] = vgrfs.len() as u32;
+            for _ in 1..l.components {
+                vgrfs.push(one);
+            }
+        }
+    }
+    let old = std::mem::replace(&mut shader.vgrfs, vgrfs);
+    let rename = |o: &mut Operand| {
+        if o.file == RegFile::Vgrf && (o.nr as usize) < n && ok[o.nr as usize] {
+            let pitch = old[Vgrf::from_usize(o.nr as usize)].pitch();
+            let k = o.offset / pitch;
+            if k > 0 {
+                o.nr = first_new[o.nr as usize] + k - 1;
+                o.offset -= k * pitch;
+            }
+        }
+    };
+    for &inst in &insts {
+        rename(&mut shader.insts.dst[inst]);
+        for s in shader.srcs_mut(inst) {
+            rename(s);
+        }
+    }
+    true
+}
