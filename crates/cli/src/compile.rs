@@ -23,6 +23,8 @@ pub struct Options {
     pub verify_seeds: Option<u64>,
     pub dump_after: Option<String>,
     pub dump_all: Option<PathBuf>,
+    /// Print how many instructions of each opcode the output has.
+    pub histogram: bool,
 }
 
 #[derive(Default)]
@@ -33,6 +35,8 @@ struct Totals {
     /// Sums over shaders of the most registers live at once, before and after.
     pressure_before: u64,
     pressure_after: u64,
+    /// Instructions per opcode in the output.
+    opcodes: std::collections::BTreeMap<&'static str, usize>,
     stats: Option<Stats>,
     failures: Vec<String>,
 }
@@ -87,6 +91,9 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
                 t.after += local.after;
                 t.pressure_before += local.pressure_before;
                 t.pressure_after += local.pressure_after;
+                for (k, v) in local.opcodes {
+                    *t.opcodes.entry(k).or_default() += v;
+                }
                 t.failures.extend(local.failures);
                 match (&mut t.stats, &local.stats) {
                     (Some(a), Some(b)) => a.add(b),
@@ -116,6 +123,13 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     } else {
         0.0
     };
+    if opts.histogram {
+        let mut ops: Vec<_> = t.opcodes.iter().collect();
+        ops.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
+        for (name, n) in ops {
+            println!("{n:9}  {name}");
+        }
+    }
     println!(
         "register pressure (most registers live at once, summed over shaders): {} before, {} after",
         t.pressure_before, t.pressure_after
@@ -182,6 +196,14 @@ fn compile_one(path: &Path, opts: &Options, steps: &[manager::Step], totals: &mu
         totals.failures.push(format!("{name}: {e}"));
     }
     totals.after += shader.num_insts();
+    if opts.histogram {
+        for inst in shader.layout.insts() {
+            *totals
+                .opcodes
+                .entry(shader.insts.opcode[inst].name())
+                .or_default() += 1;
+        }
+    }
     totals.pressure_after += max_pressure(&shader);
     for (k, (pass, text)) in dumps.iter().enumerate() {
         if let Some(dir) = &opts.dump_all {

@@ -70,6 +70,9 @@ enum Cmd {
         /// Write the IR after every pass into this directory.
         #[arg(long)]
         dump_all: Option<PathBuf>,
+        /// Print how many instructions of each opcode the output has.
+        #[arg(long)]
+        histogram: bool,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -182,6 +185,7 @@ fn main() -> ExitCode {
             verify,
             dump_after,
             dump_all,
+            histogram,
         } => {
             let pipeline = match (passes, stop_after.as_str()) {
                 (Some(p), _) => p,
@@ -202,6 +206,7 @@ fn main() -> ExitCode {
                     verify_seeds: verify.then_some(2),
                     dump_after,
                     dump_all,
+                    histogram,
                 },
             )
         }

@@ -1,15 +1,19 @@
-//! Copy and immediate propagation within a block: after `mov(N) A:T, B:T` (no modifiers,
-//! saturate, predicate or conditional modifier), later reads of A's copied elements read B
-//! instead, until A or B is written again. The copied source may be a VGRF region of any
-//! stride (the strided 32-bit halves of a 64-bit value, seed 002), a push constant or
-//! attribute, or an immediate; the copy may cover a padded 16-bit component (seed 003).
+//! Copy and immediate propagation within a block: after `mov(N) A:T, B:T` (no saturate,
+//! predicate or conditional modifier), later reads of A's copied elements read B instead,
+//! until A or B is written again. The copied source may be a VGRF region of any stride
+//! (the strided 32-bit halves of a 64-bit value, seed 002), a push constant or attribute,
+//! possibly negated or absolute, or an immediate; the copy may cover a padded 16-bit
+//! component (seed 003).
 //!
 //! Rules that limit it (Mesa: brw_fs_copy_propagation.cpp `try_copy_propagate`,
 //! `try_constant_propagate`): the read must use a type of the copy's size (the copy is a
-//! raw move, so the bits are what they were) and a stride of one element
-//! (so element k of A is element k of B); its own source modifiers are kept; immediates go
+//! raw move, so the bits are what they were) and a stride of one element (so element k of
+//! A is element k of B); its own source modifiers are kept, and a copy's negate or
+//! absolute value (of a float) goes only into a reader without modifiers of its own, of
+//! the copy's type, that takes them (not logic instructions, where a negate is a bitwise not); immediates go
 //! only where the hardware takes them — the second source of a two-source ALU instruction
-//! other than the math box, and the source of a `mov` — and 64-bit immediates only into
+//! other than the math box (a commutative one swaps its sources to get it there), the
+//! source of a `mov`, never a three-source instruction — and 64-bit immediates only into
 //! `mov`; nothing is propagated into messages, payload builders or virtual opcodes, whose
 //! sources have layouts of their own.
 
@@ -48,7 +52,7 @@ fn copy_of(shader: &Shader, slots: &Slots, inst: Inst) -> Option<Copy> {
     if dst.file != RegFile::Vgrf
         || dst.stride != 1
         || src.ty != dst.ty
-        || src.mods != eubatch_ir::Mods::NONE
+        || (src.mods != eubatch_ir::Mods::NONE && src.file == RegFile::Imm)
         || !matches!(
             src.file,
             RegFile::Vgrf | RegFile::Uniform | RegFile::Attr | RegFile::Imm
@@ -128,7 +132,17 @@ fn propagate(copy: &Copy, use_: &Operand, exec: u32, group: u32, no_mask: bool) 
         return None;
     }
     let mut new = copy.src;
-    new.mods = use_.mods;
+    if copy.src.mods != eubatch_ir::Mods::NONE {
+        // A negated or absolute copy goes only where the reader adds no modifier of its
+        // own and reads the copy's type (the modifier means what it meant).
+        // Floats only: an integer negate wraps when the copy writes it, but not when a
+        // reader converting to another type applies it.
+        if use_.mods != eubatch_ir::Mods::NONE || retyped || !copy.src.ty.is_float() {
+            return None;
+        }
+    } else {
+        new.mods = use_.mods;
+    }
     new.ty = use_.ty;
     match copy.src.file {
         RegFile::Imm => {
@@ -177,15 +191,27 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         .filter_map(|&i| acp[i].as_ref())
                         .find_map(|c| propagate(c, &s, exec, ctl.group as u32, ctl.no_mask()));
                     if let Some(new) = found {
-                        if new.file == RegFile::Imm && !takes_immediate(op, k, &new) {
+                        if new.mods != eubatch_ir::Mods::NONE && !takes_modifiers(op) {
                             continue;
                         }
-                        if new.file != RegFile::Imm
-                            && is_three_source(op)
-                            && new.file != RegFile::Vgrf
-                        {
-                            // Three-source instructions take registers (and scalars
-                            // through replicate) but keep to VGRFs here.
+                        if new.file == RegFile::Imm && !takes_immediate(op, k, &new) {
+                            // A commutative operation takes it as its other source.
+                            let other = shader.srcs(inst).get(1).copied();
+                            let can_swap = k == 0
+                                && n == 2
+                                && is_commutative(op)
+                                && other.is_some_and(|o| o.file != RegFile::Imm)
+                                && takes_immediate(op, 1, &new);
+                            if !can_swap {
+                                continue;
+                            }
+                            let srcs = shader.srcs_mut(inst);
+                            srcs[0] = other.unwrap();
+                            srcs[1] = new;
+                            progress = true;
+                            continue;
+                        }
+                        if new.file == RegFile::Imm && is_three_source(op) {
                             continue;
                         }
                         shader.srcs_mut(inst)[k] = new;
@@ -212,6 +238,25 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         }
     }
     progress
+}
+
+/// Source modifiers mean negation and absolute value here; on logic instructions a negate
+/// is a bitwise not (gen8+), so negated copies do not go there.
+fn takes_modifiers(op: Opcode) -> bool {
+    use Opcode::*;
+    op.alu_arity().is_some()
+        && !matches!(
+            op,
+            And | Or | Xor | Not | Bfrev | Bfe | Bfi1 | Bfi2 | Shl | Shr | Asr | Rol | Ror
+        )
+}
+
+/// Two-source operations whose sources may swap.
+fn is_commutative(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Add | Opcode::Mul | Opcode::And | Opcode::Or | Opcode::Xor
+    )
 }
 
 fn is_three_source(op: Opcode) -> bool {
