@@ -255,11 +255,12 @@ fn parse_stats(line: &str) -> Result<(u8, bool, AsmStats), String> {
         format!("expected the statistics line `SIMDn shader: N instructions. ...`, found `{line}`")
     })?;
     let (width, vec4) = if let Some(w) = head.strip_prefix("SIMD") {
-        (
-            w.parse::<u8>()
-                .map_err(|_| format!("bad SIMD width `{head}`"))?,
-            false,
-        )
+        let w = w
+            .parse::<u8>()
+            .ok()
+            .filter(|w| matches!(w, 8 | 16 | 32))
+            .ok_or_else(|| format!("bad SIMD width `{head}` (SIMD8, SIMD16 or SIMD32)"))?;
+        (w, false)
     } else if head.ends_with(" vec4") {
         (8, true)
     } else {

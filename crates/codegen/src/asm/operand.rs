@@ -216,6 +216,7 @@ fn parse_imm(c: &mut Cursor<'_>) -> PResult<Operand> {
         let bits = u64::from_str_radix(digits, 16)
             .map_err(|_| c.error(format!("`0x{digits}` is not a 64-bit hexadecimal number")))?;
         make_imm(ty, bits, digits.len() > 8)
+            .ok_or_else(|| c.error(format!("no {ty:?} immediates exist")))?
     } else {
         let neg = c.eat("-");
         let digits = c.take_while(|b| b.is_ascii_digit());
@@ -224,6 +225,7 @@ fn parse_imm(c: &mut Cursor<'_>) -> PResult<Operand> {
             .map_err(|_| c.error(format!("`{digits}` is not a number")))?;
         let ty = parse_type(c)?;
         make_imm(ty, (if neg { -v } else { v }) as u64, false)
+            .ok_or_else(|| c.error(format!("no {ty:?} immediates exist")))?
     };
     c.skip_spaces();
     if c.rest().starts_with("/*") {
@@ -235,11 +237,12 @@ fn parse_imm(c: &mut Cursor<'_>) -> PResult<Operand> {
     Ok(op)
 }
 
-/// The immediate operand of `ty` with `bits` (W/UW replicated in both halves, as Mesa stores
-/// them). A 64-bit payload printed with a 32-bit float type (`dim`'s) is a DF.
-fn make_imm(ty: Type, bits: u64, wide: bool) -> Operand {
-    match ty {
-        Type::W | Type::UW => {
+/// The immediate operand of `ty` with `bits` (W/UW/HF replicated in both halves, as Mesa
+/// stores them). A 64-bit payload printed with a 32-bit float type (`dim`'s) is a DF.
+/// Byte immediates do not exist (the hardware's immediate types are 16 bits and wider).
+fn make_imm(ty: Type, bits: u64, wide: bool) -> Option<Operand> {
+    Some(match ty {
+        Type::W | Type::UW | Type::HF => {
             let h = bits & 0xffff;
             Operand::imm(ty, h | h << 16)
         }
@@ -247,6 +250,7 @@ fn make_imm(ty: Type, bits: u64, wide: bool) -> Operand {
         Type::D | Type::UD | Type::F | Type::V | Type::UV | Type::VF => {
             Operand::imm(ty, bits & 0xffff_ffff)
         }
+        Type::B | Type::UB => return None,
         _ => Operand::imm(ty, bits),
-    }
+    })
 }
