@@ -11,6 +11,7 @@ pub mod compact;
 pub mod copy_prop;
 pub mod cse;
 pub mod dce;
+pub mod dead_cf;
 pub mod defs;
 pub mod liveness;
 pub mod manager;

@@ -25,12 +25,14 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("copy_prop", crate::copy_prop::run),
     ("cse", crate::cse::run),
     ("dce", crate::dce::run),
+    ("dead_cf", crate::dead_cf::run),
     ("sat_prop", crate::sat_prop::run),
     ("split", crate::split::run),
 ];
 
 /// The optimization loop.
-pub const OPT: &str = "split,loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,coalesce),compact";
+pub const OPT: &str =
+    "split,loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]

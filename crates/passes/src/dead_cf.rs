@@ -1,0 +1,46 @@
+//! Dead control flow: an `if` immediately followed by its `endif` (nothing to do either
+//! way) goes with it; an `else` with nothing before its `endif` goes, as does a
+//! `halt_target` in a shader with no `halt` (nothing jumps there). (Mesa:
+//! brw_fs_dead_control_flow.cpp `dead_control_flow_eliminate`; the generator emits nothing
+//! for an unused halt target.) The comparison that fed a removed `if` is left to dead-code
+//! elimination.
+
+use eubatch_ir::opcode::ControlFlow;
+use eubatch_ir::{Inst, Shader};
+
+use crate::PassCx;
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let order: Vec<Inst> = shader.layout.insts().collect();
+    let cf = |i: Inst| shader.insts.opcode[i].control_flow();
+    let has_halt = order.iter().any(|&i| cf(i) == ControlFlow::Halt);
+    let mut remove = vec![false; order.len()];
+    for k in 0..order.len() {
+        let here = cf(order[k]);
+        let next = order.get(k + 1).map(|&i| cf(i));
+        match (here, next) {
+            (ControlFlow::If, Some(ControlFlow::Endif)) => {
+                remove[k] = true;
+                remove[k + 1] = true;
+            }
+            (ControlFlow::Else, Some(ControlFlow::Endif)) => remove[k] = true,
+            (ControlFlow::HaltTarget, _) if !has_halt => remove[k] = true,
+            _ => {}
+        }
+    }
+    // `if; else; endif`: the else goes first, the if/endif pair on the next run.
+    if !remove.iter().any(|r| *r) {
+        return false;
+    }
+    let gone: hashbrown::HashSet<Inst> = order
+        .iter()
+        .zip(&remove)
+        .filter(|(_, r)| **r)
+        .map(|(i, _)| *i)
+        .collect();
+    for b in shader.layout.blocks.iter_mut() {
+        b.insts.retain(|i| !gone.contains(i));
+    }
+    crate::relayout(shader);
+    true
+}
