@@ -135,6 +135,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         }
     }
     if !remove.is_empty() {
+        let remove: hashbrown::HashSet<_> = remove.into_iter().collect();
         for b in shader.layout.blocks.iter_mut() {
             b.insts.retain(|i| !remove.contains(i));
         }

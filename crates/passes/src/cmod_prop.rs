@@ -136,6 +136,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         }
     }
     if !removed.is_empty() {
+        let removed: hashbrown::HashSet<_> = removed.into_iter().collect();
         for b in shader.layout.blocks.iter_mut() {
             b.insts.retain(|i| !removed.contains(i));
         }
