@@ -6,11 +6,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use eubatch_ir::import::{discover, load_file, InputKind};
+use eubatch_ir::import::{discover, load_text, InputKind};
 use eubatch_ir::Gen;
 use eubatch_passes::manager::{self, Checks, Stats, PASSES};
 
@@ -25,21 +23,40 @@ pub struct Options {
     pub dump_all: Option<PathBuf>,
     /// Print how many instructions of each opcode the output has.
     pub histogram: bool,
+    /// Write per-shader statistics here (JSON lines or CSV, by extension).
+    pub stats: Option<PathBuf>,
+    /// The stage the pipeline stops after, recorded in the statistics file.
+    pub stage: String,
 }
 
-#[derive(Default)]
-struct Totals {
-    files: usize,
-    before: usize,
-    after: usize,
-    /// Sums over shaders of the most registers live at once, before and after.
-    pressure_before: u64,
-    pressure_after: u64,
-    /// Instructions per opcode in the output.
+/// What one thread keeps from shader to shader.
+struct Worker {
+    /// Pass runs, progress and time.
+    stats: Stats,
+    /// Instructions per opcode in the output (`--histogram`).
     opcodes: std::collections::BTreeMap<&'static str, usize>,
-    stats: Option<Stats>,
-    failures: Vec<String>,
+    /// The file being read, reused: its capacity grows to the largest shader seen.
+    text: String,
 }
+
+/// What compiling one shader gives; small, so memory grows with the shaders in flight and
+/// not with the corpus (IR dumps for `--dump-after` excepted, kept only when asked for).
+#[derive(Default)]
+struct Compiled {
+    /// Instruction counts and most registers live at once, before and after; absent when
+    /// the shader could not be read.
+    counts: Option<[u64; 4]>,
+    stats: Option<crate::stats::ShaderStats>,
+    /// The target the shader was compiled for.
+    target: Option<&'static str>,
+    failure: Option<String>,
+    /// `--dump-after`: the IR after that pass, printed in input order at the end.
+    dumps: Vec<(String, String)>,
+}
+
+/// Fault injection for the driver's failure-isolation test: a shader whose path contains
+/// this variable's value panics in the middle of its compilation.
+const INJECT_PANIC: &str = "EUBATCH_INJECT_PANIC";
 
 pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     let steps = match manager::parse(&opts.pipeline) {
@@ -56,56 +73,102 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         }
     }
     // Start dumps and eubatch files: the input of the optimization loop.
-    let files = match discover(paths, |k| match k {
-        InputKind::Mesa(d) => d.is_start(),
-        InputKind::Eubatch => true,
-    }) {
-        Ok(f) if !f.is_empty() => f,
-        Ok(_) => {
-            eprintln!("error: no start dumps or .eu files found");
-            return ExitCode::FAILURE;
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let files =
+        match discover(paths, |k| match k {
+            InputKind::Mesa(d) => d.is_start(),
+            InputKind::Eubatch => true,
+        }) {
+            Ok(f) if !f.is_empty() => f,
+            Ok(_) => {
+                eprintln!(
+                "error: nothing to compile: no start dumps (`*-00-00-start`) or .eu files under {}",
+                paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+            );
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+    let inject_panic = std::env::var(INJECT_PANIC).ok().filter(|s| !s.is_empty());
     let start = Instant::now();
-    let totals = Mutex::new(Totals::default());
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..opts.jobs.max(1) {
-            s.spawn(|| {
-                let mut local = Totals {
-                    stats: Some(Stats::new()),
-                    ..Totals::default()
-                };
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = files.get(i) else { break };
-                    compile_one(path, opts, &steps, &mut local);
+    let bar = crate::parallel::progress(files.len(), "compiling");
+    let (results, workers) = crate::parallel::map_with(
+        &files,
+        opts.jobs,
+        crate::parallel::file_size,
+        || Worker {
+            stats: Stats::new(),
+            opcodes: Default::default(),
+            text: String::new(),
+        },
+        |w, path| {
+            // A panic in a pass is a bug to report, not the end of the run.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                compile_one(path, paths, opts, &steps, w, inject_panic.as_deref())
+            }))
+            .unwrap_or_else(|p| {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Compiled {
+                    failure: Some(format!(
+                        "{}: eubatch bug: a pass panicked: {msg}",
+                        path.display()
+                    )),
+                    ..Compiled::default()
                 }
-                let mut t = totals.lock().unwrap();
-                t.files += local.files;
-                t.before += local.before;
-                t.after += local.after;
-                t.pressure_before += local.pressure_before;
-                t.pressure_after += local.pressure_after;
-                for (k, v) in local.opcodes {
-                    *t.opcodes.entry(k).or_default() += v;
-                }
-                t.failures.extend(local.failures);
-                match (&mut t.stats, &local.stats) {
-                    (Some(a), Some(b)) => a.add(b),
-                    (a @ None, b) => *a = b.clone(),
-                    _ => {}
-                }
-            });
-        }
-    });
+            })
+        },
+        &bar,
+    );
     let elapsed = start.elapsed();
-    let t = totals.into_inner().unwrap();
-    let stats = t.stats.unwrap_or_else(Stats::new);
+    let mut stats = Stats::new();
+    let mut opcodes = std::collections::BTreeMap::<&'static str, usize>::new();
+    for w in &workers {
+        stats.add(&w.stats);
+        for (k, v) in &w.opcodes {
+            *opcodes.entry(k).or_default() += v;
+        }
+    }
+    let mut sums = [0u64; 4];
+    let mut compiled = 0usize;
+    let mut shaders = Vec::new();
+    let mut failures = Vec::new();
+    let mut targets = std::collections::BTreeSet::new();
+    for r in results {
+        if let Some(c) = r.counts {
+            compiled += 1;
+            for k in 0..4 {
+                sums[k] += c[k];
+            }
+        }
+        for (what, text) in &r.dumps {
+            println!("# {what}\n{text}");
+        }
+        targets.extend(r.target);
+        shaders.extend(r.stats);
+        failures.extend(r.failure);
+    }
+    let [before, after, pressure_before, pressure_after] = sums;
+    if let Some(out) = &opts.stats {
+        // Sorted by key: the same file whatever the thread count.
+        shaders.sort_by(|a, b| a.key.cmp(&b.key));
+        let header = crate::stats::Header {
+            tool: "eubatch".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            target: crate::stats::target_name(opts.target, &targets),
+            stage: opts.stage.clone(),
+            options: opts.pipeline.clone(),
+        };
+        if let Err(e) = crate::stats::write(out, &header, &shaders) {
+            eprintln!("error: {}: {e}", out.display());
+            return ExitCode::FAILURE;
+        }
+    }
     println!("pass          runs  progress      time");
     for (k, (name, _)) in PASSES.iter().enumerate() {
         println!(
@@ -115,37 +178,34 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             format_duration(stats.time[k])
         );
     }
-    for f in t.failures.iter().take(20) {
+    for f in &failures {
         println!("error: {f}");
     }
-    let reduction = if t.before > 0 {
-        100.0 * (t.before as f64 - t.after as f64) / t.before as f64
+    let reduction = if before > 0 {
+        100.0 * (before as f64 - after as f64) / before as f64
     } else {
         0.0
     };
     if opts.histogram {
-        let mut ops: Vec<_> = t.opcodes.iter().collect();
+        let mut ops: Vec<_> = opcodes.iter().collect();
         ops.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
         for (name, n) in ops {
             println!("{n:9}  {name}");
         }
     }
     println!(
-        "register pressure (most registers live at once, summed over shaders): {} before, {} after",
-        t.pressure_before, t.pressure_after
+        "register pressure (most registers live at once, summed over shaders): {pressure_before} before, {pressure_after} after"
     );
+    let secs = elapsed.as_secs_f64();
     println!(
-        "compiled {} shaders with `{}`: {} instructions before, {} after ({:.2}% fewer) in {:.2} s; {} failures{}",
-        t.files,
+        "compiled {compiled} of {} shaders with `{}`: {before} instructions before, {after} after ({reduction:.2}% fewer) in {secs:.2} s ({:.0} shaders/s); {} failures{}",
+        files.len(),
         opts.pipeline,
-        t.before,
-        t.after,
-        reduction,
-        elapsed.as_secs_f64(),
-        t.failures.len(),
+        files.len() as f64 / secs.max(1e-9),
+        failures.len(),
         if opts.verify_seeds.is_some() { ", every pass checked in the simulator" } else { "" }
     );
-    if t.failures.is_empty() {
+    if failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -156,26 +216,45 @@ fn format_duration(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
-fn compile_one(path: &Path, opts: &Options, steps: &[manager::Step], totals: &mut Totals) {
+fn compile_one(
+    path: &Path,
+    roots: &[PathBuf],
+    opts: &Options,
+    steps: &[manager::Step],
+    w: &mut Worker,
+    inject_panic: Option<&str>,
+) -> Compiled {
     let name = path.to_string_lossy().into_owned();
-    let mut shader = match load_file(path, &name, opts.target) {
+    let mut out = Compiled::default();
+    w.text.clear();
+    if let Err(e) = std::fs::File::open(path).and_then(|mut f| {
+        use std::io::Read;
+        f.read_to_string(&mut w.text)
+    }) {
+        out.failure = Some(format!("{name}: cannot read: {e}"));
+        return out;
+    }
+    let mut shader = match load_text(path, &w.text, &name, opts.target) {
         Ok(s) => s,
         Err(e) => {
-            totals.failures.push(e.to_string());
-            return;
+            out.failure = Some(e.to_string());
+            return out;
         }
     };
-    totals.files += 1;
-    totals.before += shader.num_insts();
     let max_pressure = |s: &eubatch_ir::Shader| {
         eubatch_passes::PassCx::default()
             .pressure(s)
             .map_or(0, |p| p.max as u64)
     };
-    totals.pressure_before += max_pressure(&shader);
+    out.target = Some(shader.target.name());
+    let before = shader.num_insts() as u64;
+    let pressure_before = max_pressure(&shader);
     let mut dumps: Vec<(String, String)> = Vec::new();
     let wants_dumps = opts.dump_after.is_some() || opts.dump_all.is_some();
     let mut hook = |pass: &str, s: &eubatch_ir::Shader| {
+        if inject_panic.is_some_and(|p| name.contains(p)) {
+            panic!("injected by {INJECT_PANIC} after {pass}");
+        }
         if opts.dump_all.is_some() || opts.dump_after.as_deref() == Some(pass) {
             dumps.push((pass.to_string(), eubatch_ir::text::print_shader(s)));
         }
@@ -183,29 +262,29 @@ fn compile_one(path: &Path, opts: &Options, steps: &[manager::Step], totals: &mu
     let mut checks = Checks {
         verify_ir: true,
         simulate_seeds: opts.verify_seeds.map(|n| 0..n),
-        after_pass: if wants_dumps { Some(&mut hook) } else { None },
+        after_pass: if wants_dumps || inject_panic.is_some() {
+            Some(&mut hook)
+        } else {
+            None
+        },
     };
-    let result = manager::run(
-        &mut shader,
-        steps,
-        &mut checks,
-        totals.stats.as_mut().unwrap(),
-    );
-    drop(checks);
+    let result = manager::run(&mut shader, steps, &mut checks, &mut w.stats);
     if let Err(e) = result {
-        totals.failures.push(format!("{name}: {e}"));
+        out.failure = Some(format!("{name}: {e}"));
     }
-    totals.after += shader.num_insts();
     if opts.histogram {
         for inst in shader.layout.insts() {
-            *totals
-                .opcodes
+            *w.opcodes
                 .entry(shader.insts.opcode[inst].name())
                 .or_default() += 1;
         }
     }
-    totals.pressure_after += max_pressure(&shader);
-    for (k, (pass, text)) in dumps.iter().enumerate() {
+    let pressure = max_pressure(&shader);
+    out.counts = Some([before, shader.num_insts() as u64, pressure_before, pressure]);
+    if opts.stats.is_some() {
+        out.stats = Some(shader_stats(path, roots, &shader, pressure));
+    }
+    for (k, (pass, text)) in dumps.into_iter().enumerate() {
         if let Some(dir) = &opts.dump_all {
             // The whole path, flattened: dumps of many directories share file names.
             let flat: String = path
@@ -221,11 +300,55 @@ fn compile_one(path: &Path, opts: &Options, steps: &[manager::Step], totals: &mu
                 })
                 .collect();
             let file = dir.join(format!("{flat}-{:03}-{pass}.eu", k + 1));
-            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&file, text)) {
-                totals.failures.push(format!("{}: {e}", file.display()));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&file, &text))
+            {
+                out.failure = Some(format!("{}: {e}", file.display()));
             }
         } else {
-            println!("# {name} after {pass}\n{text}");
+            out.dumps.push((format!("{name} after {pass}"), text));
         }
+    }
+    out
+}
+
+/// The statistics of a compiled shader, keyed by where its dump is under the paths given.
+fn shader_stats(
+    path: &Path,
+    roots: &[PathBuf],
+    shader: &eubatch_ir::Shader,
+    pressure: u64,
+) -> crate::stats::ShaderStats {
+    let root = roots
+        .iter()
+        .find(|r| r.is_dir() && path.starts_with(r))
+        .cloned()
+        .unwrap_or_else(|| path.parent().unwrap_or(Path::new("")).to_path_buf());
+    let file = path.file_name().unwrap_or_default().to_string_lossy();
+    let key = match eubatch_ir::import::DumpName::parse(&file) {
+        Some(name) => crate::stats::key(&root, path, &name),
+        None => path
+            .strip_prefix(&root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned(),
+    };
+    let count = |f: &dyn Fn(eubatch_ir::Opcode) -> bool| -> u64 {
+        shader
+            .layout
+            .insts()
+            .filter(|&i| f(shader.insts.opcode[i]))
+            .count() as u64
+    };
+    crate::stats::ShaderStats {
+        key,
+        stage: shader.stage.abbrev().to_string(),
+        simd: (shader.backend == eubatch_ir::Backend::Scalar).then_some(shader.dispatch_width),
+        instructions: Some(shader.num_insts() as u64),
+        sends: Some(count(&|o| o.is_message())),
+        loops: Some(count(&|o| o == eubatch_ir::Opcode::Do)),
+        cycles: None,
+        spills: None,
+        fills: None,
+        max_live_registers: Some(pressure),
     }
 }

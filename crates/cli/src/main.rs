@@ -9,7 +9,12 @@ use eubatch_ir::Gen;
 mod check;
 mod compile;
 mod crosscheck;
+mod mesa_stats;
+mod parallel;
+mod report;
+mod report_html;
 mod simulate;
+mod stats;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -73,6 +78,9 @@ enum Cmd {
         /// Print how many instructions of each opcode the output has.
         #[arg(long)]
         histogram: bool,
+        /// Write per-shader statistics (JSON lines for .json/.jsonl, CSV for .csv).
+        #[arg(long)]
+        stats: Option<PathBuf>,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -118,6 +126,43 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = simulate::Inputs::Logical)]
         inputs: simulate::Inputs,
     },
+    /// Statistics Mesa reports for a corpus, in the format of `compile --stats`: the
+    /// pre_register_allocate dumps of every variant, or stats.txt's final code of the variants
+    /// Mesa kept.
+    Stats {
+        /// The corpus (a directory of Mesa dumps, such as ../shared/corpora/shaderdb-skl).
+        #[arg(long, required = true)]
+        mesa: PathBuf,
+        /// Which numbers: `pre-ra` (to compare with eubatch before register allocation) or
+        /// `final`.
+        #[arg(long, value_enum, default_value_t = mesa_stats::MesaStage::PreRa)]
+        stage: mesa_stats::MesaStage,
+        #[arg(long, value_parser = parse_target)]
+        target: Option<Gen>,
+        /// Worker threads (default: the number of cores).
+        #[arg(short = 'j', long)]
+        jobs: Option<usize>,
+        /// The statistics file to write (JSON lines for .json/.jsonl, CSV for .csv).
+        #[arg(short = 'o', long)]
+        out: PathBuf,
+    },
+    /// Compare two statistics files (`compile --stats`, `stats --mesa`): totals, helped and
+    /// hurt shaders per statistic, the most changed shaders, shaders only one side has.
+    Report {
+        /// The baseline.
+        a: PathBuf,
+        /// The new numbers.
+        b: PathBuf,
+        /// Also write one self-contained HTML page with the tables and plots.
+        #[arg(long)]
+        html: Option<PathBuf>,
+        /// How many shaders to list as most helped and most hurt.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// Compare files for different targets, versions or stages anyway.
+        #[arg(long)]
+        force: bool,
+    },
     /// Print one shader in eubatch's format.
     Print {
         file: PathBuf,
@@ -133,6 +178,12 @@ fn parse_target(s: &str) -> Result<Gen, String> {
             Gen::all_names().collect::<Vec<_>>().join(", ")
         )
     })
+}
+
+/// `-j`, or the number of cores.
+fn default_jobs(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
 }
 
 fn main() -> ExitCode {
@@ -151,12 +202,7 @@ fn main() -> ExitCode {
             target,
             jobs,
             round_trip,
-        } => {
-            let jobs = jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-                .max(1);
-            check::run(&paths, target, jobs, round_trip)
-        }
+        } => check::run(&paths, target, default_jobs(jobs), round_trip),
         Cmd::Run {
             paths,
             target,
@@ -186,6 +232,7 @@ fn main() -> ExitCode {
             dump_after,
             dump_all,
             histogram,
+            stats,
         } => {
             let pipeline = match (passes, stop_after.as_str()) {
                 (Some(p), _) => p,
@@ -199,14 +246,14 @@ fn main() -> ExitCode {
                 &paths,
                 &compile::Options {
                     target,
-                    jobs: jobs.unwrap_or_else(|| {
-                        std::thread::available_parallelism().map_or(1, |n| n.get())
-                    }),
+                    jobs: default_jobs(jobs),
                     pipeline,
                     verify_seeds: verify.then_some(2),
                     dump_after,
                     dump_all,
                     histogram,
+                    stats,
+                    stage: stop_after.clone(),
                 },
             )
         }
@@ -222,12 +269,33 @@ fn main() -> ExitCode {
             &crosscheck::Options {
                 target,
                 seeds,
-                jobs: jobs
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                jobs: default_jobs(jobs),
                 verbose,
                 trace,
             },
         ),
+        Cmd::Stats {
+            mesa,
+            stage,
+            target,
+            jobs,
+            out,
+        } => mesa_stats::run(
+            &mesa,
+            &mesa_stats::Options {
+                target,
+                stage,
+                jobs: default_jobs(jobs),
+                out,
+            },
+        ),
+        Cmd::Report {
+            a,
+            b,
+            html,
+            top,
+            force,
+        } => report::run(&a, &b, &report::Options { force, html, top }),
         Cmd::Print { file, target } => {
             let name = file.to_string_lossy().into_owned();
             match eubatch_ir::import::load_file(&file, &name, target) {

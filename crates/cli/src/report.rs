@@ -1,0 +1,350 @@
+//! `eubatch report A B`: what changed from statistics file A to B, shader by shader, in
+//! the terms of shader-db's `report.py`: totals with absolute and relative change, how many
+//! shaders each statistic helped (B smaller) and hurt (B larger), the most changed shaders,
+//! and the shaders only one side has.
+//!
+//! Totals and helped/hurt counts are taken over the shaders both files have, and for each
+//! statistic only over the shaders where both sides have it; a statistic one side does not
+//! have at all is shown as absent, never as zero. Files about different targets, different
+//! eubatch versions or incomparable stages (before register allocation against final code)
+//! are refused unless `--force`, and then the difference is printed above the tables.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::stats::{Header, ShaderStats, STATS};
+
+pub struct Options {
+    /// Compare files that do not describe comparable things.
+    pub force: bool,
+    /// Write a self-contained HTML page here too.
+    pub html: Option<PathBuf>,
+    /// How many shaders to list as most changed, each way.
+    pub top: usize,
+}
+
+/// One side of the comparison.
+pub struct Side {
+    pub path: String,
+    pub header: Header,
+    pub shaders: Vec<ShaderStats>,
+}
+
+/// One statistic's row.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Row {
+    pub name: &'static str,
+    /// Summed over the shaders where both sides have the statistic; `None` when a side
+    /// has it for no shader at all.
+    pub total_a: Option<u64>,
+    pub total_b: Option<u64>,
+    pub helped: usize,
+    pub hurt: usize,
+    pub unchanged: usize,
+}
+
+impl Row {
+    pub fn change(&self) -> Option<(i64, f64)> {
+        let (a, b) = (self.total_a?, self.total_b?);
+        let d = b as i64 - a as i64;
+        Some((
+            d,
+            if a == 0 {
+                0.0
+            } else {
+                100.0 * d as f64 / a as f64
+            },
+        ))
+    }
+}
+
+/// One shader's values of a statistic on both sides.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub key: String,
+    pub a: u64,
+    pub b: u64,
+}
+
+impl Change {
+    /// Relative change in percent; from 0 to anything counts as +100%.
+    pub fn percent(&self) -> f64 {
+        if self.a == 0 {
+            if self.b == 0 {
+                0.0
+            } else {
+                100.0
+            }
+        } else {
+            100.0 * (self.b as f64 - self.a as f64) / self.a as f64
+        }
+    }
+}
+
+pub struct Report {
+    pub rows: Vec<Row>,
+    /// Per-shader values of every statistic both sides have, by statistic name.
+    pub changes: BTreeMap<&'static str, Vec<Change>>,
+    pub only_a: Vec<String>,
+    pub only_b: Vec<String>,
+    pub in_both: usize,
+}
+
+/// Why A and B should not be compared, if they should not.
+pub fn incompatibilities(a: &Header, b: &Header) -> Vec<String> {
+    let mut why = Vec::new();
+    if a.target != b.target {
+        why.push(format!(
+            "different targets: A is for {}, B for {}",
+            a.target, b.target
+        ));
+    }
+    if a.tool == b.tool && a.version != b.version {
+        why.push(format!(
+            "different {} versions: A is {}, B is {}",
+            a.tool, a.version, b.version
+        ));
+    }
+    let before_ra = |s: &str| s != "final";
+    if before_ra(&a.stage) != before_ra(&b.stage) {
+        why.push(format!(
+            "different stages: A counts `{}`, B counts `{}` (code before register allocation is compared with code before it, final code with final code)",
+            a.stage, b.stage
+        ));
+    }
+    why
+}
+
+/// Compares A with B.
+pub fn compare(a: &[ShaderStats], b: &[ShaderStats]) -> Report {
+    let index_b: BTreeMap<&str, &ShaderStats> = b.iter().map(|s| (s.key.as_str(), s)).collect();
+    let keys_a: std::collections::BTreeSet<&str> = a.iter().map(|s| s.key.as_str()).collect();
+    let mut pairs = Vec::new();
+    let mut only_a = Vec::new();
+    for s in a {
+        match index_b.get(s.key.as_str()) {
+            Some(t) => pairs.push((s, *t)),
+            None => only_a.push(s.key.clone()),
+        }
+    }
+    let only_b = b
+        .iter()
+        .filter(|s| !keys_a.contains(s.key.as_str()))
+        .map(|s| s.key.clone())
+        .collect();
+    let mut rows = Vec::new();
+    let mut changes = BTreeMap::new();
+    for (name, get) in STATS {
+        let has_a = a.iter().any(|s| get(s).is_some());
+        let has_b = b.iter().any(|s| get(s).is_some());
+        let mut row = Row {
+            name,
+            total_a: None,
+            total_b: None,
+            helped: 0,
+            hurt: 0,
+            unchanged: 0,
+        };
+        if has_a && has_b {
+            let (mut ta, mut tb) = (0, 0);
+            let mut list = Vec::new();
+            for (s, t) in &pairs {
+                if let (Some(x), Some(y)) = (get(s), get(t)) {
+                    ta += x;
+                    tb += y;
+                    match y.cmp(&x) {
+                        std::cmp::Ordering::Less => row.helped += 1,
+                        std::cmp::Ordering::Greater => row.hurt += 1,
+                        std::cmp::Ordering::Equal => row.unchanged += 1,
+                    }
+                    list.push(Change {
+                        key: s.key.clone(),
+                        a: x,
+                        b: y,
+                    });
+                }
+            }
+            row.total_a = Some(ta);
+            row.total_b = Some(tb);
+            changes.insert(name, list);
+        } else {
+            // Whatever a side does have is still its total: absent is only the side without.
+            let total = |v: &[ShaderStats], has: bool| has.then(|| v.iter().filter_map(get).sum());
+            row.total_a = total(a, has_a);
+            row.total_b = total(b, has_b);
+        }
+        rows.push(row);
+    }
+    Report {
+        rows,
+        changes,
+        only_a,
+        only_b,
+        in_both: pairs.len(),
+    }
+}
+
+/// The `n` most helped and most hurt shaders of a statistic, by relative change (then
+/// absolute change, then key, so ties come out the same every time).
+pub fn most_changed(list: &[Change], n: usize) -> (Vec<&Change>, Vec<&Change>) {
+    let mut moved: Vec<&Change> = list.iter().filter(|c| c.a != c.b).collect();
+    moved.sort_by(|x, y| {
+        x.percent()
+            .total_cmp(&y.percent())
+            .then((x.b as i64 - x.a as i64).cmp(&(y.b as i64 - y.a as i64)))
+            .then(x.key.cmp(&y.key))
+    });
+    let helped = moved
+        .iter()
+        .take_while(|c| c.b < c.a)
+        .take(n)
+        .copied()
+        .collect();
+    let hurt = moved
+        .iter()
+        .rev()
+        .take_while(|c| c.b > c.a)
+        .take(n)
+        .copied()
+        .collect();
+    (helped, hurt)
+}
+
+fn describe(h: &Header) -> String {
+    let mut s = format!(
+        "{} {}, target {}, stage {}",
+        h.tool, h.version, h.target, h.stage
+    );
+    if !h.options.is_empty() {
+        s.push_str(&format!(", options `{}`", h.options));
+    }
+    s
+}
+
+fn cell(v: Option<u64>) -> String {
+    v.map_or("absent".into(), |v| v.to_string())
+}
+
+/// The report as text.
+pub fn render_text(a: &Side, b: &Side, r: &Report, warnings: &[String], top: usize) -> String {
+    let mut o = String::new();
+    for w in warnings {
+        o.push_str(&format!("warning: compared anyway (--force): {w}\n"));
+    }
+    o.push_str(&format!(
+        "A: {} ({} shaders): {}\n",
+        a.path,
+        a.shaders.len(),
+        describe(&a.header)
+    ));
+    o.push_str(&format!(
+        "B: {} ({} shaders): {}\n",
+        b.path,
+        b.shaders.len(),
+        describe(&b.header)
+    ));
+    o.push_str(&format!(
+        "{} shaders in both; totals below are over them, for each statistic where both sides have it\n\n",
+        r.in_both
+    ));
+    o.push_str(&format!(
+        "{:20} {:>12} {:>12} {:>22} {:>8} {:>8} {:>10}\n",
+        "statistic", "A", "B", "change", "helped", "hurt", "unchanged"
+    ));
+    for row in &r.rows {
+        let change = match row.change() {
+            Some((d, p)) => format!("{d:+} ({p:+.2}%)"),
+            None => "-".into(),
+        };
+        let counts = if row.total_a.is_some() && row.total_b.is_some() {
+            format!("{:>8} {:>8} {:>10}", row.helped, row.hurt, row.unchanged)
+        } else {
+            format!("{:>28}", "")
+        };
+        o.push_str(&format!(
+            "{:20} {:>12} {:>12} {:>22} {counts}\n",
+            row.name,
+            cell(row.total_a),
+            cell(row.total_b),
+            change
+        ));
+    }
+    if let Some(list) = r.changes.get("instructions") {
+        let (helped, hurt) = most_changed(list, top);
+        for (title, set) in [("most helped", helped), ("most hurt", hurt)] {
+            if set.is_empty() {
+                continue;
+            }
+            o.push_str(&format!("\n{title} (instructions):\n"));
+            for c in set {
+                o.push_str(&format!(
+                    "  {:>7} -> {:>7} ({:+.2}%)  {}\n",
+                    c.a,
+                    c.b,
+                    c.percent(),
+                    c.key
+                ));
+            }
+        }
+    }
+    for (title, keys) in [("only in A", &r.only_a), ("only in B", &r.only_b)] {
+        if keys.is_empty() {
+            continue;
+        }
+        o.push_str(&format!("\n{title}: {} shaders\n", keys.len()));
+        for k in keys.iter().take(top) {
+            o.push_str(&format!("  {k}\n"));
+        }
+        if keys.len() > top {
+            o.push_str(&format!("  ... and {} more\n", keys.len() - top));
+        }
+    }
+    o
+}
+
+fn load(path: &Path) -> Result<Side, String> {
+    let (header, shaders) = crate::stats::read(path)?;
+    let mut seen = std::collections::HashSet::new();
+    if let Some(dup) = shaders.iter().find(|s| !seen.insert(s.key.as_str())) {
+        return Err(format!(
+            "{}: shader `{}` appears twice",
+            path.display(),
+            dup.key
+        ));
+    }
+    Ok(Side {
+        path: path.display().to_string(),
+        header,
+        shaders,
+    })
+}
+
+pub fn run(a: &Path, b: &Path, opts: &Options) -> ExitCode {
+    let (a, b) = match (load(a), load(b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let why = incompatibilities(&a.header, &b.header);
+    if !why.is_empty() && !opts.force {
+        for w in &why {
+            eprintln!("error: not comparable: {w}");
+        }
+        eprintln!("(--force compares them anyway)");
+        return ExitCode::FAILURE;
+    }
+    let report = compare(&a.shaders, &b.shaders);
+    print!("{}", render_text(&a, &b, &report, &why, opts.top));
+    if let Some(out) = &opts.html {
+        let page = crate::report_html::render(&a, &b, &report, &why, opts.top);
+        if let Err(e) = std::fs::write(out, page) {
+            eprintln!("error: {}: {e}", out.display());
+            return ExitCode::FAILURE;
+        }
+        println!("\nHTML report written to {}", out.display());
+    }
+    ExitCode::SUCCESS
+}
