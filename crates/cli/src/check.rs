@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use eubatch_ir::import::{discover, load_text};
@@ -70,37 +69,17 @@ pub fn run(paths: &[PathBuf], target: Option<Gen>, jobs: usize, round_trip: bool
         );
         return ExitCode::FAILURE;
     }
-    // Work is handed out one file at a time from a shared counter: files differ in size by
-    // two orders of magnitude, so fixed chunks would leave threads idle.
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<FileResult>> = (0..files.len()).map(|_| None).collect();
-    let chunks: Vec<Vec<(usize, FileResult)>> = crossbeam::thread::scope(|s| {
-        let handles: Vec<_> = (0..jobs.min(files.len()))
-            .map(|_| {
-                s.spawn(|_| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= files.len() {
-                            break;
-                        }
-                        out.push((i, check_file(&files[i], target, round_trip)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("checker thread panicked"))
-            .collect()
-    })
-    .expect("checker threads panicked");
-    for (i, r) in chunks.into_iter().flatten() {
-        results[i] = Some(r);
-    }
+    let bar = crate::parallel::progress(files.len(), "checking");
+    let (results, _) = crate::parallel::map_with(
+        &files,
+        jobs,
+        crate::parallel::file_size,
+        || (),
+        |_, path| check_file(path, target, round_trip),
+        &bar,
+    );
     let (mut insts, mut bytes, mut bad) = (0usize, 0usize, 0usize);
-    for r in results.iter().flatten() {
+    for r in &results {
         insts += r.insts;
         bytes += r.bytes;
         if !r.errors.is_empty() {

@@ -30,11 +30,11 @@ pub struct Options {
 }
 
 /// What one thread keeps from shader to shader.
-struct Worker {
+pub struct Worker {
     /// Pass runs, progress and time.
-    stats: Stats,
+    pub stats: Stats,
     /// Instructions per opcode in the output (`--histogram`).
-    opcodes: std::collections::BTreeMap<&'static str, usize>,
+    pub opcodes: std::collections::BTreeMap<&'static str, usize>,
     /// The file being read, reused: its capacity grows to the largest shader seen.
     text: String,
 }
@@ -42,16 +42,16 @@ struct Worker {
 /// What compiling one shader gives; small, so memory grows with the shaders in flight and
 /// not with the corpus (IR dumps for `--dump-after` excepted, kept only when asked for).
 #[derive(Default)]
-struct Compiled {
+pub struct Compiled {
     /// Instruction counts and most registers live at once, before and after; absent when
     /// the shader could not be read.
-    counts: Option<[u64; 4]>,
-    stats: Option<crate::stats::ShaderStats>,
+    pub counts: Option<[u64; 4]>,
+    pub stats: Option<crate::stats::ShaderStats>,
     /// The target the shader was compiled for.
-    target: Option<&'static str>,
-    failure: Option<String>,
+    pub target: Option<&'static str>,
+    pub failure: Option<String>,
     /// `--dump-after`: the IR after that pass, printed in input order at the end.
-    dumps: Vec<(String, String)>,
+    pub dumps: Vec<(String, String)>,
 }
 
 /// Fault injection for the driver's failure-isolation test: a shader whose path contains
@@ -72,59 +72,16 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    // Start dumps and eubatch files: the input of the optimization loop.
-    let files =
-        match discover(paths, |k| match k {
-            InputKind::Mesa(d) => d.is_start(),
-            InputKind::Eubatch => true,
-        }) {
-            Ok(f) if !f.is_empty() => f,
-            Ok(_) => {
-                eprintln!(
-                "error: nothing to compile: no start dumps (`*-00-00-start`) or .eu files under {}",
-                paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-            );
-                return ExitCode::FAILURE;
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-    let inject_panic = std::env::var(INJECT_PANIC).ok().filter(|s| !s.is_empty());
+    let files = match inputs(paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let start = Instant::now();
     let bar = crate::parallel::progress(files.len(), "compiling");
-    let (results, workers) = crate::parallel::map_with(
-        &files,
-        opts.jobs,
-        crate::parallel::file_size,
-        || Worker {
-            stats: Stats::new(),
-            opcodes: Default::default(),
-            text: String::new(),
-        },
-        |w, path| {
-            // A panic in a pass is a bug to report, not the end of the run.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                compile_one(path, paths, opts, &steps, w, inject_panic.as_deref())
-            }))
-            .unwrap_or_else(|p| {
-                let msg = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                Compiled {
-                    failure: Some(format!(
-                        "{}: eubatch bug: a pass panicked: {msg}",
-                        path.display()
-                    )),
-                    ..Compiled::default()
-                }
-            })
-        },
-        &bar,
-    );
+    let (results, workers) = compile_files(&files, paths, opts, &steps, &bar);
     let elapsed = start.elapsed();
     let mut stats = Stats::new();
     let mut opcodes = std::collections::BTreeMap::<&'static str, usize>::new();
@@ -210,6 +167,70 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// What `compile` takes under `paths`: start dumps and eubatch files, sorted; finding
+/// nothing is an error.
+pub fn inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let files = discover(paths, |k| match k {
+        InputKind::Mesa(d) => d.is_start(),
+        InputKind::Eubatch => true,
+    })
+    .map_err(|e| e.to_string())?;
+    if files.is_empty() {
+        return Err(format!(
+            "nothing to compile: no start dumps (`*-00-00-start`) or .eu files under {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Ok(files)
+}
+
+/// The driver proper: compiles `files` (found under `roots`) on `opts.jobs` threads and
+/// returns what each gave, in the order of `files`, and every thread's totals.
+pub fn compile_files(
+    files: &[PathBuf],
+    roots: &[PathBuf],
+    opts: &Options,
+    steps: &[manager::Step],
+    bar: &indicatif::ProgressBar,
+) -> (Vec<Compiled>, Vec<Worker>) {
+    let inject_panic = std::env::var(INJECT_PANIC).ok().filter(|s| !s.is_empty());
+    crate::parallel::map_with(
+        files,
+        opts.jobs,
+        crate::parallel::file_size,
+        || Worker {
+            stats: Stats::new(),
+            opcodes: Default::default(),
+            text: String::new(),
+        },
+        |w, path| {
+            // A panic in a pass is a bug to report, not the end of the run.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                compile_one(path, roots, opts, steps, w, inject_panic.as_deref())
+            }))
+            .unwrap_or_else(|p| {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Compiled {
+                    failure: Some(format!(
+                        "{}: eubatch bug: a pass panicked: {msg}",
+                        path.display()
+                    )),
+                    ..Compiled::default()
+                }
+            })
+        },
+        bar,
+    )
 }
 
 fn format_duration(d: Duration) -> String {

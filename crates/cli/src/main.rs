@@ -6,15 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use eubatch_ir::Gen;
 
-mod check;
-mod compile;
-mod crosscheck;
-mod mesa_stats;
-mod parallel;
-mod report;
-mod report_html;
-mod simulate;
-mod stats;
+use eubatch::{check, compile, crosscheck, mesa_stats, report, simulate};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -234,6 +226,7 @@ fn main() -> ExitCode {
             histogram,
             stats,
         } => {
+            let custom = passes.is_some();
             let pipeline = match (passes, stop_after.as_str()) {
                 (Some(p), _) => p,
                 (None, "opt") => "opt".to_string(),
@@ -253,7 +246,12 @@ fn main() -> ExitCode {
                     dump_all,
                     histogram,
                     stats,
-                    stage: stop_after.clone(),
+                    // A pipeline of one's own is not a stage: the options name it.
+                    stage: if custom {
+                        "passes".into()
+                    } else {
+                        stop_after.clone()
+                    },
                 },
             )
         }

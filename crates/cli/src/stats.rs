@@ -82,6 +82,16 @@ pub fn write(path: &Path, header: &Header, shaders: &[ShaderStats]) -> std::io::
             header.tool, header.version, header.target, header.stage, header.options
         ));
         let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+        // Keys are paths; one with a comma or a line break would shift the columns.
+        if let Some(s) = shaders.iter().find(|s| s.key.contains([',', '\n', '\r'])) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "shader `{}` has a comma in its name: write JSON lines (.json) instead of CSV",
+                    s.key
+                ),
+            ));
+        }
         for s in shaders {
             out.push_str(&format!(
                 "{},{},{},{},{},{},{},{},{},{}\n",
