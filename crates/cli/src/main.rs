@@ -51,7 +51,9 @@ enum Cmd {
         /// Worker threads (default: the number of cores).
         #[arg(short = 'j', long)]
         jobs: Option<usize>,
-        /// The stage to stop after: `opt` (the optimization loop).
+        /// The stage to stop after: `opt` (the optimization loop) or `lower` (lowering to
+        /// hardware form so far: SIMD-width splitting of ALU instructions, load_payload to
+        /// moves, then the loop again).
         #[arg(long, default_value = "opt")]
         stop_after: String,
         /// A pipeline instead: pass names and `loop(...)`, comma-separated
@@ -230,8 +232,9 @@ fn main() -> ExitCode {
             let pipeline = match (passes, stop_after.as_str()) {
                 (Some(p), _) => p,
                 (None, "opt") => "opt".to_string(),
+                (None, "lower") => "lower".to_string(),
                 (None, other) => {
-                    eprintln!("error: --stop-after: unknown stage `{other}` (stages: opt)");
+                    eprintln!("error: --stop-after: unknown stage `{other}` (stages: opt, lower)");
                     return ExitCode::FAILURE;
                 }
             };

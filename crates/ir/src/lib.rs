@@ -21,6 +21,7 @@ pub mod text;
 pub mod types;
 pub mod verify;
 pub mod vgrf;
+pub mod width_rules;
 
 pub use entities::{Block, Inst, SendIdx, Vgrf};
 pub use opcode::Opcode;

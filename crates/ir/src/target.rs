@@ -87,7 +87,8 @@ impl std::fmt::Display for Gen {
     }
 }
 
-/// Hardware facts for one generation.
+/// Hardware facts for one generation. The rules that limit execution width per opcode,
+/// type and generation are in [`crate::width_rules`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Target {
     pub gen: Gen,

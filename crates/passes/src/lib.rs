@@ -14,6 +14,7 @@ pub mod dce;
 pub mod dead_cf;
 pub mod defs;
 pub mod liveness;
+pub mod lower;
 pub mod manager;
 pub mod pressure;
 pub mod sat_prop;

@@ -26,6 +26,8 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("cse", crate::cse::run),
     ("dce", crate::dce::run),
     ("dead_cf", crate::dead_cf::run),
+    ("lower_load_payload", crate::lower::load_payload::run),
+    ("lower_simd_width", crate::lower::simd_width::run),
     ("sat_prop", crate::sat_prop::run),
     ("split", crate::split::run),
 ];
@@ -33,6 +35,11 @@ pub const PASSES: &[(&str, PassFn)] = &[
 /// The optimization loop.
 pub const OPT: &str =
     "split,loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
+
+/// Lowering to hardware form, after the optimization loop and followed by it again (what
+/// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
+pub const LOWER: &str = "opt,lower_simd_width,lower_load_payload,\
+     loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,6 +72,8 @@ fn parse_list(s: &[u8], pos: &mut usize) -> Result<Vec<Step>, String> {
         let name = std::str::from_utf8(&s[start..*pos]).unwrap();
         if name == "opt" {
             steps.extend(parse(OPT)?);
+        } else if name == "lower" {
+            steps.extend(parse(LOWER)?);
         } else if name == "loop" && s.get(*pos) == Some(&b'(') {
             *pos += 1;
             let body = parse_list(s, pos)?;
@@ -77,7 +86,7 @@ fn parse_list(s: &[u8], pos: &mut usize) -> Result<Vec<Step>, String> {
             let k = PASSES.iter().position(|(n, _)| *n == name).ok_or_else(|| {
                 let names: Vec<&str> = PASSES.iter().map(|p| p.0).collect();
                 format!(
-                    "unknown pass `{name}` (passes: {}, loop(...), opt)",
+                    "unknown pass `{name}` (passes: {}, loop(...), opt, lower)",
                     names.join(", ")
                 )
             })?;

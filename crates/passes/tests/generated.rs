@@ -21,3 +21,20 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// SIMD-width lowering alone (on the generator's SIMD8/16/32 shaders, mixed types, HF and
+    /// DF, partial writes, predication): every split keeps the outputs.
+    #[test]
+    fn simd_width_lowering_keeps_random_shaders_equivalent(bytes in proptest::collection::vec(any::<u8>(), 64..2048)) {
+        let mut u = Unstructured::new(&bytes);
+        let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
+        let text = eubatch_ir::text::print_shader(&shader);
+        let mut checks = Checks { verify_ir: true, simulate_seeds: Some(0..3), after_pass: None };
+        let steps = manager::parse("lower_simd_width,lower_load_payload").unwrap();
+        if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut Stats::new()) {
+            return Err(TestCaseError::fail(format!("{e}\n{text}")));
+        }
+    }
+}

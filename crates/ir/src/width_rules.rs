@@ -1,0 +1,280 @@
+//! The target rules that limit an instruction's execution width, as data: one entry per
+//! rule, each with where it comes from. The SIMD-width lowering pass splits an instruction
+//! into channel groups of the narrowest width any rule allows; the hardware-form check
+//! reports the rule an instruction breaks. Part of the target description ([`crate::target`]).
+//!
+//! Sources: the PRMs as Mesa quotes them in `brw_fs.cpp`
+//! (`get_fpu_lowered_simd_width`, `get_lowered_simd_width`; `brw_lower_simd_width.cpp` in
+//! current Mesa). Only the plain ALU and math opcodes are covered so far; messages and
+//! virtual opcodes keep their width (`None` from [`alu_width_rules_apply`]).
+
+use crate::operand::RegFile;
+use crate::shader::CondMod;
+use crate::target::Gen;
+use crate::{Inst, Opcode, Operand, Shader, Type};
+
+/// What a rule looks at.
+pub struct WidthCx<'a> {
+    pub gen: Gen,
+    pub op: Opcode,
+    pub exec: u32,
+    pub no_mask: bool,
+    pub cmod: CondMod,
+    pub dst: &'a Operand,
+    pub srcs: &'a [Operand],
+    /// Bytes written (`size_written`).
+    pub size_written: u32,
+}
+
+impl WidthCx<'_> {
+    pub fn of(shader: &Shader, inst: Inst) -> WidthCx<'_> {
+        let ctl = shader.insts.control[inst];
+        WidthCx {
+            gen: shader.target,
+            op: shader.insts.opcode[inst],
+            exec: ctl.exec_size as u32,
+            no_mask: ctl.no_mask(),
+            cmod: ctl.cmod,
+            dst: &shader.insts.dst[inst],
+            srcs: shader.srcs(inst),
+            size_written: shader.insts.size_written[inst],
+        }
+    }
+
+    /// Bytes source `i` reads (Mesa's `size_read`): nothing for immediates, one element
+    /// for scalar regions.
+    pub fn size_read(&self, i: usize) -> u32 {
+        let s = &self.srcs[i];
+        match s.file {
+            RegFile::Imm | RegFile::Bad => 0,
+            _ => s.footprint(self.exec),
+        }
+    }
+
+    fn regs(bytes: u32) -> u32 {
+        bytes.div_ceil(32)
+    }
+
+    /// Registers the widest operand spans.
+    fn max_regs(&self) -> u32 {
+        (0..self.srcs.len())
+            .map(|i| Self::regs(self.size_read(i)))
+            .chain([Self::regs(self.size_written)])
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn is_3src(&self) -> bool {
+        self.op.alu_arity() == Some(3)
+    }
+
+    /// Size in bytes of the execution type (the widest source type, or the destination's).
+    fn exec_type_size(&self) -> u32 {
+        self.srcs
+            .iter()
+            .filter(|s| !s.is_bad())
+            .map(|s| s.ty.size())
+            .max()
+            .unwrap_or(0)
+            .max(if self.dst.is_bad() {
+                0
+            } else {
+                self.dst.ty.size()
+            })
+    }
+}
+
+/// One rule: a name, where it comes from, and the widest execution size it allows for an
+/// instruction (`None`: the rule does not apply).
+pub struct WidthRule {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub limit: fn(&WidthCx) -> Option<u32>,
+}
+
+fn is_math(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(op, Rcp | Rsq | Sqrt | Exp2 | Log2 | Sin | Cos | Pow)
+}
+
+/// Every rule, in the order they are checked.
+pub const WIDTH_RULES: &[WidthRule] = &[
+    WidthRule {
+        name: "two-register regions",
+        source: "PRM: \"a source cannot span more than 2 adjacent GRF registers; a destination \
+                 cannot span more than 2 adjacent GRF registers\" (brw_fs.cpp, \
+                 get_fpu_lowered_simd_width)",
+        limit: |c| {
+            let regs = c.max_regs();
+            (regs > 2).then(|| c.exec / regs.div_ceil(2))
+        },
+    },
+    WidthRule {
+        name: "SIMD32 execution mask before gen8",
+        source: "IVB/HSW PRM: \"when an instruction is SIMD32, the low 16 bits of the execution \
+                 mask are applied for both halves\" (brw_fs.cpp, get_fpu_lowered_simd_width)",
+        limit: |c| (c.gen < Gen::Gen8 && !c.no_mask).then_some(16),
+    },
+    WidthRule {
+        name: "conditional modifier in SIMD32",
+        source: "IVB PRM: \"instructions with condition modifiers must not use SIMD32\"; BDW+: \
+                 \"ternary instruction with condition modifiers must not use SIMD32\" \
+                 (brw_fs.cpp, get_fpu_lowered_simd_width)",
+        limit: |c| {
+            (c.cmod != CondMod::None && (c.gen < Gen::Gen8 || c.is_3src() && c.gen < Gen::Gen12))
+                .then_some(16)
+        },
+    },
+    WidthRule {
+        name: "three-source SIMD16 before gen8",
+        source: "IVB PRM: \"in Align16 access mode, SIMD16 is not allowed for DW operations and \
+                 SIMD8 is not allowed for DF operations\" (brw_fs.cpp, \
+                 get_fpu_lowered_simd_width; devinfo->supports_simd16_3src is gen8+)",
+        limit: |c| (c.is_3src() && c.gen < Gen::Gen8).then(|| c.exec / c.max_regs().max(1)),
+    },
+    WidthRule {
+        name: "compressed halves before gen8",
+        source: "pre-gen8 EUs use QtrCtrl+1 for the second half of a compressed instruction: \
+                 exactly 8 channels (4 for DF) per register, and IVB DF under the mask at \
+                 SIMD4 (brw_fs.cpp, get_fpu_lowered_simd_width)",
+        limit: |c| {
+            if c.gen >= Gen::Gen8 || c.size_written <= 32 || c.no_mask {
+                return None;
+            }
+            let per_grf = c.exec / c.size_written.div_ceil(32);
+            let ts = c.exec_type_size();
+            let mut w = c.exec;
+            if per_grf != if ts == 8 { 4 } else { 8 } {
+                w = w.min(per_grf);
+            }
+            if c.gen == Gen::Gen7 && (ts == 8 || c.dst.ty.size() == 8) {
+                w = w.min(4);
+            }
+            (w < c.exec).then_some(w)
+        },
+    },
+    WidthRule {
+        name: "mixed float with a float destination",
+        source: "SKL PRM, mixed mode float: \"no SIMD16 in mixed mode when destination is f32\" \
+                 (brw_fs.cpp, is_mixed_float_with_fp32_dst)",
+        limit: |c| {
+            (c.dst.ty == Type::F && c.srcs.iter().any(|s| s.ty == Type::HF && !s.is_bad()))
+                .then_some(8)
+        },
+    },
+    WidthRule {
+        name: "mixed float with a packed half-float destination",
+        source: "SKL PRM, mixed mode float: \"no SIMD16 in mixed mode when destination is \
+                 packed f16\" (brw_fs.cpp, is_mixed_float_with_packed_fp16_dst)",
+        limit: |c| {
+            (c.dst.ty == Type::HF
+                && c.dst.stride == 1
+                && c.srcs.iter().any(|s| s.ty == Type::F && !s.is_bad()))
+            .then_some(8)
+        },
+    },
+    WidthRule {
+        name: "extended math width",
+        source: "math is SIMD16 at most, SIMD8 with half-float (brw_fs.cpp, \
+                 get_lowered_simd_width: SHADER_OPCODE_RCP ... POW)",
+        limit: |c| is_math(c.op).then_some(if c.dst.ty == Type::HF { 8 } else { 16 }),
+    },
+    WidthRule {
+        name: "integer division",
+        source: "integer division is SIMD8 on all generations (brw_fs.cpp, \
+                 get_lowered_simd_width: INT_QUOTIENT/INT_REMAINDER)",
+        limit: |c| matches!(c.op, Opcode::IntQuot | Opcode::IntRem).then_some(8),
+    },
+    WidthRule {
+        name: "mulh through the accumulator",
+        source: "MULH is MUL/MACH through the 8-wide accumulator on gen7+ (brw_fs.cpp, \
+                 get_lowered_simd_width: SHADER_OPCODE_MULH)",
+        limit: |c| (c.op == Opcode::Mulh).then_some(8),
+    },
+    WidthRule {
+        name: "plane interpolation width",
+        source: "PLN/LINTERP are SIMD16 at most (brw_fs.cpp, get_lowered_simd_width: \
+                 FS_OPCODE_LINTERP)",
+        limit: |c| matches!(c.op, Opcode::Linterp | Opcode::Pln).then_some(16),
+    },
+    WidthRule {
+        name: "IVB CMP to a register",
+        source: "WaCMPInstFlagDepClearedEarly: split CMP(16) writing a GRF into CMP(8) on IVB \
+                 (brw_fs.cpp, get_lowered_simd_width: BRW_OPCODE_CMP)",
+        limit: |c| {
+            (c.op == Opcode::Cmp && c.gen == Gen::Gen7 && !c.dst.is_null() && !c.dst.is_bad())
+                .then_some(8)
+        },
+    },
+    WidthRule {
+        name: "HSW BFI",
+        source: "WaForceSIMD8ForBFIInstruction: BFI is SIMD8 on Haswell (brw_fs.cpp, \
+                 get_lowered_simd_width: BRW_OPCODE_BFI1/BFI2)",
+        limit: |c| {
+            (matches!(c.op, Opcode::Bfi1 | Opcode::Bfi2) && c.gen == Gen::Gen75).then_some(8)
+        },
+    },
+    WidthRule {
+        name: "derivatives on IVB",
+        source: "DDX/DDY may use compressed Align16, SIMD8 only on IVB (brw_fs.cpp, \
+                 get_lowered_simd_width: FS_OPCODE_DDX_*)",
+        limit: |c| {
+            matches!(
+                c.op,
+                Opcode::DdxCoarse | Opcode::DdxFine | Opcode::DdyCoarse | Opcode::DdyFine
+            )
+            .then_some(if c.gen == Gen::Gen7 { 8 } else { 16 })
+        },
+    },
+];
+
+/// Whether the width rules here cover `op`: the plain ALU opcodes, math and the
+/// derivative and interpolation opcodes. Messages and other virtual opcodes are not split
+/// by these rules.
+pub fn alu_width_rules_apply(op: Opcode) -> bool {
+    op.alu_arity().is_some()
+        || matches!(
+            op,
+            Opcode::Linterp
+                | Opcode::DdxCoarse
+                | Opcode::DdxFine
+                | Opcode::DdyCoarse
+                | Opcode::DdyFine
+        )
+}
+
+/// The widest legal execution size for `inst` and the rule that set it (`None`: every
+/// rule allows the instruction's own width). Only power-of-two widths are encodable.
+pub fn max_width(shader: &Shader, inst: Inst) -> (u32, Option<&'static WidthRule>) {
+    let c = WidthCx::of(shader, inst);
+    let mut best = (c.exec, None);
+    if !alu_width_rules_apply(c.op) {
+        return best;
+    }
+    for r in WIDTH_RULES {
+        if let Some(w) = (r.limit)(&c) {
+            let w = if w == 0 {
+                1
+            } else {
+                1 << (31 - w.leading_zeros())
+            };
+            if w < best.0 {
+                best = (w, Some(r));
+            }
+        }
+    }
+    best
+}
+
+/// How many components source `i` of an instruction the width rules cover reads, each of
+/// `exec_size` channels, one after the other (Mesa's `components_read`): splitting must
+/// gather a piece's channels of every component (`linterp`'s barycentrics are u then v).
+/// `None` where the source's layout is not per component (`pln`'s barycentrics in
+/// hardware register pairs), which splitting does not handle.
+pub fn source_components(op: Opcode, i: usize) -> Option<u32> {
+    match (op, i) {
+        (Opcode::Linterp, 0) => Some(2),
+        (Opcode::Pln, 1) => None,
+        _ => Some(1),
+    }
+}

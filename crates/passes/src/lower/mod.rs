@@ -1,0 +1,38 @@
+//! Lowering to hardware form (issue 7): one file per pass. What exists so far: splitting
+//! ALU instructions wider than the target allows ([`simd_width`]) and turning
+//! `load_payload` into moves ([`load_payload`]).
+
+pub mod load_payload;
+pub mod simd_width;
+
+/// The channel group `k * width` channels into an operand's region: where the `k`-th
+/// piece of an instruction split to `width` channels reads or writes. `None` where the
+/// region cannot be cut there (a fixed register region whose rows do not divide the
+/// piece, an indirect or architecture register other than null).
+pub fn horiz_offset(op: &eubatch_ir::Operand, channels: u32) -> Option<eubatch_ir::Operand> {
+    use eubatch_ir::RegFile;
+    let mut o = *op;
+    match op.file {
+        RegFile::Imm | RegFile::Bad => {}
+        RegFile::Vgrf | RegFile::Attr | RegFile::Uniform => {
+            o.offset += channels * op.stride as u32 * op.ty.size();
+        }
+        RegFile::FixedGrf => {
+            let r = op.region;
+            if r.width == 0 || r.vstride == 0 && r.hstride == 0 {
+                // A scalar: every channel reads the same element.
+            } else if channels.is_multiple_of(r.width as u32) {
+                let byte = op.nr * 32
+                    + op.offset
+                    + channels / r.width as u32 * r.vstride as u32 * op.ty.size();
+                o.nr = byte / 32;
+                o.offset = byte % 32;
+            } else {
+                return None;
+            }
+        }
+        RegFile::Arf if op.is_null() => {}
+        _ => return None,
+    }
+    Some(o)
+}

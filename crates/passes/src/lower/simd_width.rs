@@ -1,0 +1,181 @@
+//! SIMD-width lowering: an instruction wider than its target allows becomes one instruction
+//! per channel group of the allowed width (SIMD32 → 2 × SIMD16, SIMD16 → 2 × SIMD8, and
+//! SIMD4 where gen7 fp64 needs it), each with its channel group (`group`), its slice of
+//! every operand's region, and the original predicate, conditional modifier, flag register,
+//! saturate and NoMask. All width knowledge is in the target's rules
+//! ([`eubatch_ir::width_rules`]); this pass only applies them (seed
+//! 004_51683a3e28f25c23.txt: one splitting pass instead of loops in every emitter).
+//!
+//! Rules that limit it:
+//! - Only the opcodes the width rules cover (ALU, math, interpolation, derivatives) are
+//!   split here; messages keep their width until their lowering splits them.
+//! - Sources are sliced in place, never copied: a scalar region or immediate is the same
+//!   for every group, a VGRF region moves by the group's channels times its stride. Where
+//!   the destination overlaps a source without being the same region, the first piece
+//!   would overwrite what a later piece reads (Mesa copies through a temporary there);
+//!   such instructions, and fixed-register regions whose rows do not divide a piece, are
+//!   left whole and counted in [`Outcome::left_whole`].
+//! - Flags: each piece keeps the flag subregister; the channel group selects its bits, as
+//!   the hardware does for split SIMD32 code.
+
+use eubatch_ir::width_rules::{max_width, source_components};
+
+use crate::lower::horiz_offset;
+use eubatch_ir::shader::InstBuilder;
+use eubatch_ir::{Inst, Operand, RegFile, Shader};
+
+use crate::PassCx;
+
+/// What one run did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    pub split: usize,
+    pub left_whole: usize,
+}
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    lower(shader).split > 0
+}
+
+/// Splits every instruction wider than its rules allow.
+pub fn lower(shader: &mut Shader) -> Outcome {
+    let mut out = Outcome::default();
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
+        let mut new = Vec::with_capacity(old.len());
+        for inst in old {
+            let (width, _) = max_width(shader, inst);
+            let exec = shader.insts.control[inst].exec_size as u32;
+            if width >= exec {
+                new.push(inst);
+                continue;
+            }
+            match pieces(shader, inst, width) {
+                Some(p) => {
+                    out.split += 1;
+                    new.extend(p);
+                }
+                None => {
+                    out.left_whole += 1;
+                    new.push(inst);
+                }
+            }
+        }
+        shader.layout.blocks[block].insts = new;
+    }
+    out
+}
+
+/// Whether two operands name overlapping bytes of one VGRF without being the same region.
+fn overlaps_differently(dst: &Operand, dst_bytes: u32, src: &Operand, src_bytes: u32) -> bool {
+    if dst.file != RegFile::Vgrf || src.file != RegFile::Vgrf || dst.nr != src.nr {
+        return false;
+    }
+    let same =
+        dst.offset == src.offset && dst.stride == src.stride && dst.ty.size() == src.ty.size();
+    let overlap = dst.offset < src.offset + src_bytes && src.offset < dst.offset + dst_bytes;
+    overlap && !same
+}
+
+/// The pieces of `inst` at `width` channels each, created in the columns, with the copies
+/// that gather multi-component sources; `None` if it cannot be split in place.
+fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let n = exec / width;
+    let op = shader.insts.opcode[inst];
+    let dst = shader.insts.dst[inst];
+    let srcs: Vec<Operand> = shader.srcs(inst).to_vec();
+    let size_written = shader.insts.size_written[inst];
+    if !size_written.is_multiple_of(n) {
+        return None;
+    }
+    let comps: Vec<u32> = (0..srcs.len())
+        .map(|i| source_components(op, i))
+        .collect::<Option<_>>()?;
+    for (s, &c) in srcs.iter().zip(&comps) {
+        if c > 1 && (s.file != RegFile::Vgrf || s.stride != 1) {
+            return None;
+        }
+        if overlaps_differently(
+            &dst,
+            size_written,
+            s,
+            s.span(exec) + (c - 1) * exec * s.ty.size(),
+        ) {
+            return None;
+        }
+    }
+    let mut parts = Vec::with_capacity(n as usize);
+    for k in 0..n {
+        let dst_k = horiz_offset(&dst, k * width)?;
+        let srcs_k = srcs
+            .iter()
+            .map(|s| horiz_offset(s, k * width))
+            .collect::<Option<Vec<_>>>()?;
+        let mut c = ctl;
+        c.exec_size = width as u8;
+        c.group = ctl.group + (k * width) as u8;
+        parts.push((dst_k, srcs_k, c));
+    }
+    let mut out = Vec::new();
+    for (d, mut s, c) in parts {
+        for (i, &ncomp) in comps.iter().enumerate() {
+            if ncomp > 1 {
+                s[i] = unzip(shader, &mut out, s[i], ncomp, exec, c);
+            }
+        }
+        out.push(shader.create_inst(InstBuilder {
+            opcode: op,
+            control: c,
+            dst: d,
+            srcs: &s,
+            size_written: size_written / n,
+            send: None,
+        }));
+    }
+    Some(out)
+}
+
+/// Copies a piece's channels of every component of a source (components `exec` channels
+/// apart, the piece's first channel at `src`) into a new VGRF of `ncomp` packed
+/// components of the piece's width, and returns that VGRF: what the piece reads instead.
+fn unzip(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    src: Operand,
+    ncomp: u32,
+    exec: u32,
+    c: eubatch_ir::Control,
+) -> Operand {
+    let width = c.exec_size as u32;
+    let comp_bytes = width * src.ty.size();
+    let tmp = shader
+        .vgrfs
+        .push(eubatch_ir::VgrfLayout {
+            components: ncomp as u16,
+            data: comp_bytes as u16,
+            padding: 0,
+        })
+        .index() as u32;
+    let mut mov_ctl = eubatch_ir::Control::new(width as u8);
+    mov_ctl.group = c.group;
+    mov_ctl.set(eubatch_ir::Control::NO_MASK, c.no_mask());
+    for j in 0..ncomp {
+        let mut from = src;
+        from.offset += j * exec * src.ty.size();
+        from.mods = eubatch_ir::Mods::NONE;
+        out.push(shader.create_inst(InstBuilder {
+            opcode: eubatch_ir::Opcode::Mov,
+            control: mov_ctl,
+            dst: Operand::vgrf(tmp, j * comp_bytes, src.ty, 1),
+            srcs: &[from],
+            size_written: comp_bytes,
+            send: None,
+        }));
+    }
+    let mut r = Operand::vgrf(tmp, 0, src.ty, 1);
+    r.mods = src.mods;
+    r
+}
