@@ -4,14 +4,15 @@
 //! when asked. (Mesa: brw_fs_cmod_propagation.cpp.)
 //!
 //! A test for non-zero of a comparison's own result, with the flag that comparison already
-//! set, goes too.
+//! set, goes too, and so does a test repeated with nothing in between writing its value or
+//! the flag (instructions that only read the flag may be in between).
 //!
 //! Rules that limit it: X is the whole destination of an earlier instruction in the same
 //! block, of the comparison's type, with no source modifier in the comparison; that
 //! instruction is a plain ALU one that takes a conditional modifier (not `sel`, `csel`,
 //! math-box functions, or one already with one), not predicated or saturated, in the same
 //! channels (execution size, group, NoMask); nothing in between writes X or touches the
-//! flag.
+//! flag. Zero and non-zero tests carry over between integer types of one size.
 
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
@@ -81,20 +82,51 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             let range = slots.vgrf(shader, x.nr);
             let first = range.start + x.offset / 4;
             let last = range.start + (x.offset + x.span(exec)).div_ceil(4);
+            // Whether an instruction between reads the flag: the comparison may then still
+            // be found redundant, but not moved earlier.
+            let mut flag_read = false;
             for &prev in insts[..k].iter().rev() {
                 let dst = shader.insts.dst[prev];
                 let pctl = shader.insts.control[prev];
+                let same_channels = pctl.exec_size == cctl.exec_size
+                    && pctl.group == cctl.group
+                    && pctl.no_mask() == cctl.no_mask()
+                    && pctl.predicate == Predicate::None;
+                // The same test of the same value into the same flag: this one is redundant.
+                if compare_with_zero(shader, prev) == Some(x)
+                    && shader.insts.opcode[prev] == shader.insts.opcode[cmp]
+                    && pctl.cmod == cctl.cmod
+                    && pctl.flag_subreg == cctl.flag_subreg
+                    && same_channels
+                {
+                    removed.push(cmp);
+                    progress = true;
+                    break;
+                }
+                // Zero and non-zero tests mean the same for any integer type of the size.
+                let same_type = dst.ty == x.ty
+                    || (dst.ty.size() == x.ty.size()
+                        && !dst.ty.is_float()
+                        && !x.ty.is_float()
+                        && matches!(cctl.cmod, CondMod::Z | CondMod::Nz));
                 let defines_x = dst.file == RegFile::Vgrf
                     && dst.nr == x.nr
                     && dst.offset == x.offset
-                    && dst.ty == x.ty
+                    && same_type
                     && dst.stride == 1;
                 if defines_x {
                     let op = shader.insts.opcode[prev];
-                    let same_channels = pctl.exec_size == cctl.exec_size
-                        && pctl.group == cctl.group
-                        && pctl.no_mask() == cctl.no_mask()
-                        && pctl.predicate == Predicate::None;
+                    // The definition already sets this flag by this test.
+                    if pctl.cmod == cctl.cmod
+                        && pctl.flag_subreg == cctl.flag_subreg
+                        && same_channels
+                        && crate::access::writes_flag(op, pctl.cmod)
+                        && dst.ty == x.ty
+                    {
+                        removed.push(cmp);
+                        progress = true;
+                        break;
+                    }
                     // X came from a comparison (all ones or zero per channel) that set the
                     // same flag: testing X for non-zero sets the flag it already holds.
                     if op == Opcode::Cmp
@@ -108,6 +140,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         break;
                     }
                     if takes_cmod(op)
+                        && !flag_read
                         && pctl.cmod == CondMod::None
                         && pctl.predicate == Predicate::None
                         && !pctl.saturate()
@@ -128,7 +161,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 for_each_def(shader, &slots, prev, |s, _| {
                     blocks |= (first..last).contains(&s) || s >= flag_first;
                 });
-                for_each_use(shader, &slots, prev, |s| blocks |= s >= flag_first);
+                for_each_use(shader, &slots, prev, |s| flag_read |= s >= flag_first);
                 if blocks {
                     break;
                 }

@@ -1,9 +1,10 @@
-//! Copy and immediate propagation within a block: after `mov(N) A:T, B:T` (no saturate,
+//! Copy and immediate propagation. Within a block: after `mov(N) A:T, B:T` (no saturate,
 //! predicate or conditional modifier), later reads of A's copied elements read B instead,
 //! until A or B is written again. The copied source may be a VGRF region of any stride
 //! (the strided 32-bit halves of a 64-bit value, seed 002), a push constant or attribute,
 //! possibly negated or absolute, or an immediate; the copy may cover a padded 16-bit
-//! component (seed 003).
+//! component (seed 003). Across blocks: a VGRF defined once, wholly, outside control flow
+//! by a copy of an immediate, push constant or input is replaced by that value everywhere.
 //!
 //! Rules that limit it (Mesa: brw_fs_copy_propagation.cpp `try_copy_propagate`,
 //! `try_constant_propagate`): the read must use a type of the copy's size (the copy is a
@@ -108,12 +109,14 @@ fn takes_immediate(op: Opcode, k: usize, imm: &Operand) -> bool {
 fn propagate(copy: &Copy, use_: &Operand, exec: u32, group: u32, no_mask: bool) -> Option<Operand> {
     let d = &copy.dst;
     // A raw copy (same type on both sides) can be read as any type of the same size: the
-    // bits are the same (Mesa's `is_raw_move`); immediates are not retyped.
+    // bits are the same (Mesa's `is_raw_move`). A 32-bit immediate moved without
+    // conversion is retyped the same way: its bits are what the register held.
     let retyped = use_.ty != d.ty;
+    let retypable_imm = copy.src.ty == d.ty && d.ty.size() == 4;
     if use_.file != RegFile::Vgrf
         || use_.nr != d.nr
         || use_.ty.size() != d.ty.size()
-        || (retyped && copy.src.file == RegFile::Imm)
+        || (retyped && copy.src.file == RegFile::Imm && !retypable_imm)
     {
         return None;
     }
@@ -149,6 +152,9 @@ fn propagate(copy: &Copy, use_: &Operand, exec: u32, group: u32, no_mask: bool) 
             if use_.mods != eubatch_ir::Mods::NONE {
                 return None;
             }
+            if retyped {
+                new = Operand::imm(use_.ty, copy.src.imm_bits() & 0xffff_ffff);
+            }
         }
         _ if copy.src.stride == 0 => {}
         _ => {
@@ -172,52 +178,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let mut by_slot: HashMap<u32, Vec<usize>> = HashMap::new();
         for inst in insts {
             let op = shader.insts.opcode[inst];
-            let ctl = shader.insts.control[inst];
-            let exec = ctl.exec_size as u32;
             // Propagate into this instruction's sources.
             if op.alu_arity().is_some() && !by_dst.is_empty() {
-                let n = shader.srcs(inst).len();
-                for k in 0..n {
-                    let s = shader.srcs(inst)[k];
-                    if s.file != RegFile::Vgrf {
-                        continue;
-                    }
-                    let Some(cands) = by_dst.get(&s.nr) else {
-                        continue;
-                    };
-                    let found = cands
-                        .iter()
-                        .rev()
-                        .filter_map(|&i| acp[i].as_ref())
-                        .find_map(|c| propagate(c, &s, exec, ctl.group as u32, ctl.no_mask()));
-                    if let Some(new) = found {
-                        if new.mods != eubatch_ir::Mods::NONE && !takes_modifiers(op) {
-                            continue;
-                        }
-                        if new.file == RegFile::Imm && !takes_immediate(op, k, &new) {
-                            // A commutative operation takes it as its other source.
-                            let other = shader.srcs(inst).get(1).copied();
-                            let can_swap = k == 0
-                                && n == 2
-                                && is_commutative(op)
-                                && other.is_some_and(|o| o.file != RegFile::Imm)
-                                && takes_immediate(op, 1, &new);
-                            if !can_swap {
-                                continue;
-                            }
-                            let srcs = shader.srcs_mut(inst);
-                            srcs[0] = other.unwrap();
-                            srcs[1] = new;
-                            progress = true;
-                            continue;
-                        }
-                        if new.file == RegFile::Imm && is_three_source(op) {
-                            continue;
-                        }
-                        shader.srcs_mut(inst)[k] = new;
-                        progress = true;
-                    }
-                }
+                progress |= rewrite_sources(shader, inst, |v| {
+                    by_dst
+                        .get(&v)
+                        .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
+                        .unwrap_or_default()
+                });
             }
             // Kill copies whose destination or source this instruction writes.
             for_each_def(shader, &slots, inst, |s, _| {
@@ -235,6 +203,85 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 }
                 acp.push(Some(c));
             }
+        }
+    }
+    progress |= propagate_global(shader, &slots);
+    progress
+}
+
+/// Replaces each VGRF source of `inst` that one of the copies `copies(vgrf)` (newest
+/// first) covers by what the copy read, where the instruction takes it.
+fn rewrite_sources<'a>(
+    shader: &mut Shader,
+    inst: Inst,
+    copies: impl Fn(u32) -> Vec<&'a Copy>,
+) -> bool {
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let mut progress = false;
+    let n = shader.srcs(inst).len();
+    for k in 0..n {
+        let s = shader.srcs(inst)[k];
+        if s.file != RegFile::Vgrf {
+            continue;
+        }
+        let found = copies(s.nr)
+            .into_iter()
+            .find_map(|c| propagate(c, &s, exec, ctl.group as u32, ctl.no_mask()));
+        let Some(new) = found else { continue };
+        if new.mods != eubatch_ir::Mods::NONE && !takes_modifiers(op) {
+            continue;
+        }
+        if new.file == RegFile::Imm && !takes_immediate(op, k, &new) {
+            // A commutative operation takes it as its other source.
+            let other = shader.srcs(inst).get(1).copied();
+            let can_swap = k == 0
+                && n == 2
+                && is_commutative(op)
+                && other.is_some_and(|o| o.file != RegFile::Imm)
+                && takes_immediate(op, 1, &new);
+            if !can_swap {
+                continue;
+            }
+            let srcs = shader.srcs_mut(inst);
+            srcs[0] = other.unwrap();
+            srcs[1] = new;
+            progress = true;
+            continue;
+        }
+        if new.file == RegFile::Imm && is_three_source(op) {
+            continue;
+        }
+        shader.srcs_mut(inst)[k] = new;
+        progress = true;
+    }
+    progress
+}
+
+/// Across blocks: a VGRF with a single whole definition outside control flow that copies
+/// an immediate, a push constant or an input (none of which is ever written) holds that
+/// value wherever it is read, in any block (Mesa's global copy propagation does this with
+/// its dataflow; here the definitions analysis gives it directly).
+fn propagate_global(shader: &mut Shader, slots: &Slots) -> bool {
+    let defs = crate::defs::Defs::compute(shader);
+    let mut global: HashMap<u32, Copy> = HashMap::new();
+    for (v, def) in defs.single.iter().enumerate() {
+        let Some(def) = *def else { continue };
+        if let Some(c) = copy_of(shader, slots, def) {
+            if matches!(c.src.file, RegFile::Imm | RegFile::Uniform | RegFile::Attr) {
+                global.insert(v as u32, c);
+            }
+        }
+    }
+    if global.is_empty() {
+        return false;
+    }
+    let mut progress = false;
+    let insts: Vec<Inst> = shader.layout.insts().collect();
+    for inst in insts {
+        if shader.insts.opcode[inst].alu_arity().is_some() {
+            progress |= rewrite_sources(shader, inst, |v| global.get(&v).into_iter().collect());
         }
     }
     progress

@@ -26,6 +26,7 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("cse", crate::cse::run),
     ("dce", crate::dce::run),
     ("dead_cf", crate::dead_cf::run),
+    ("lower_linterp", crate::lower::linterp::run),
     ("lower_load_payload", crate::lower::load_payload::run),
     ("lower_simd_width", crate::lower::simd_width::run),
     ("sat_prop", crate::sat_prop::run),
@@ -38,7 +39,7 @@ pub const OPT: &str =
 
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
-pub const LOWER: &str = "opt,lower_simd_width,lower_load_payload,\
+pub const LOWER: &str = "opt,lower_load_payload,lower_linterp,lower_simd_width,\
      loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
 
 /// A parsed pipeline.

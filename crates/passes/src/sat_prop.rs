@@ -4,7 +4,7 @@
 //! (Mesa: brw_fs_saturate_propagation.cpp.)
 //!
 //! Rules that limit it: X is the whole destination of an earlier instruction in the same
-//! block, a float ALU instruction of X's type with no conditional modifier (the flag
+//! block, a float ALU instruction (or `linterp`, a PLN) of X's type with no conditional modifier (the flag
 //! would see the clamped value) and no predicate, in the same channels; nothing between
 //! writes X; the move reads X without modifiers, as the same type.
 
@@ -55,7 +55,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     let ok = pd.offset == x.offset
                         && pd.ty == x.ty
                         && pd.stride == 1
-                        && op.alu_arity().is_some()
+                        && (op.alu_arity().is_some() || matches!(op, Opcode::Linterp))
                         && !matches!(op, Opcode::Sel | Opcode::Csel)
                         && pctl.cmod == CondMod::None
                         && pctl.predicate == Predicate::None

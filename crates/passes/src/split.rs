@@ -4,6 +4,8 @@
 //! `split_virtual_grfs`, which splits per register; here per component, padding included,
 //! so a padded half-float component is a VGRF of its own shape.)
 //!
+//! A whole-VGRF `undef` becomes one `undef` per part.
+//!
 //! Rules that limit it: what a message, payload builder or virtual opcode reads is taken
 //! to reach the end of the VGRF (its layout is the message's), and what it writes is its
 //! `size_written`; such VGRFs are split only where those stay inside one component.
@@ -36,6 +38,10 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let opc = shader.insts.opcode[inst];
         let exec = shader.insts.control[inst].exec_size as u32;
         let dst = shader.insts.dst[inst];
+        // A whole-VGRF `undef` does not hold the VGRF together: it becomes one per part.
+        if is_whole_undef(shader, inst) {
+            continue;
+        }
         let dend = if opc.has_free_size_written() {
             dst.offset + shader.insts.size_written[inst]
         } else {
@@ -88,5 +94,50 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             rename(s);
         }
     }
+    // Each whole-VGRF undef of a split VGRF: the same for every part.
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let list = std::mem::take(&mut shader.layout.blocks[block].insts);
+        let mut out = Vec::with_capacity(list.len());
+        for inst in list {
+            out.push(inst);
+            let dst = shader.insts.dst[inst];
+            if shader.insts.opcode[inst] != eubatch_ir::Opcode::Undef
+                || dst.file != RegFile::Vgrf
+                || (dst.nr as usize) >= n
+                || !ok[dst.nr as usize]
+                || dst.offset != 0
+                || shader.insts.size_written[inst] < old[Vgrf::from_usize(dst.nr as usize)].size()
+            {
+                continue;
+            }
+            let l = old[Vgrf::from_usize(dst.nr as usize)];
+            shader.insts.size_written[inst] = l.pitch();
+            let ctl = shader.insts.control[inst];
+            for k in 1..l.components as u32 {
+                let mut d = dst;
+                d.nr = first_new[dst.nr as usize] + k - 1;
+                out.push(shader.create_inst(eubatch_ir::shader::InstBuilder {
+                    opcode: eubatch_ir::Opcode::Undef,
+                    control: ctl,
+                    dst: d,
+                    srcs: &[],
+                    size_written: l.pitch(),
+                    send: None,
+                }));
+            }
+        }
+        shader.layout.blocks[block].insts = out;
+    }
     true
+}
+
+/// An `undef` of a whole VGRF.
+fn is_whole_undef(shader: &Shader, inst: eubatch_ir::Inst) -> bool {
+    let dst = shader.insts.dst[inst];
+    shader.insts.opcode[inst] == eubatch_ir::Opcode::Undef
+        && dst.file == RegFile::Vgrf
+        && dst.offset == 0
+        && (dst.nr as usize) < shader.vgrfs.len()
+        && shader.insts.size_written[inst] >= shader.vgrfs[Vgrf::from_usize(dst.nr as usize)].size()
 }

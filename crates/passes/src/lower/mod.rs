@@ -1,7 +1,9 @@
 //! Lowering to hardware form (issue 7): one file per pass. What exists so far: splitting
 //! ALU instructions wider than the target allows ([`simd_width`]) and turning
-//! `load_payload` into moves ([`load_payload`]).
+//! `load_payload` into moves ([`load_payload`]), interpolation straight from the payload
+//! ([`linterp`]).
 
+pub mod linterp;
 pub mod load_payload;
 pub mod simd_width;
 

@@ -1,0 +1,152 @@
+//! Interpolation from the thread payload: a `linterp` whose barycentrics are the payload's
+//! own registers, gathered into a VGRF only to put them in component order (all u, then
+//! all v), becomes a `pln` that reads the payload registers in the order the hardware
+//! delivers them — for channels 8k..8k+7, u in register 2k and v in register 2k+1 of the
+//! barycentric setup (PRM Vol. 2a "PLN"; Mesa reads `delta_xy` from the payload the same
+//! way, which is why its pre-RA code has `linterp(16) ..., g2:F, ...` and no gathering
+//! moves). The gathering moves are then dead.
+//!
+//! Rules that limit it: every 32-byte register of the gathered VGRF is written once in the
+//! whole shader, by a NoMask `mov(8)` of one whole fixed register with no modifier,
+//! predicate or conditional modifier, and no instruction writes those fixed registers; the
+//! registers found are exactly the hardware's pairs for the `linterp`'s channels; the
+//! `pln` is at most SIMD16, so a SIMD32 `linterp` becomes two, the second reading the
+//! payload four registers on (run before SIMD-width lowering, which would otherwise
+//! gather each half's barycentrics into a temporary).
+
+use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::{Opcode, Operand, RegFile, Region, Shader, Type};
+
+use crate::PassCx;
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    // The fixed registers anything writes, and the payload register each 32-byte register
+    // of a VGRF was gathered from (None: written otherwise, or more than once).
+    let mut fixed_written = std::collections::HashSet::new();
+    let mut gathered: hashbrown::HashMap<(u32, u32), Option<u32>> = hashbrown::HashMap::new();
+    for inst in shader.layout.insts() {
+        let dst = shader.insts.dst[inst];
+        let size = shader.insts.size_written[inst].max(1);
+        match dst.file {
+            RegFile::FixedGrf => {
+                for r in dst.nr..=dst.nr + (dst.offset + size - 1) / 32 {
+                    fixed_written.insert(r);
+                }
+            }
+            RegFile::Vgrf => {
+                let from = payload_copy(shader, inst);
+                for r in dst.offset / 32..=(dst.offset + size - 1) / 32 {
+                    gathered
+                        .entry((dst.nr, r))
+                        .and_modify(|e| *e = None)
+                        .or_insert(from.filter(|_| dst.offset % 32 == 0 && size == 32));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut progress = false;
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let list = std::mem::take(&mut shader.layout.blocks[block].insts);
+        let mut out = Vec::with_capacity(list.len());
+        for inst in list {
+            match payload_base(shader, inst, &gathered, &fixed_written) {
+                Some(base) => {
+                    progress = true;
+                    out.extend(to_pln(shader, inst, base));
+                }
+                None => out.push(inst),
+            }
+        }
+        shader.layout.blocks[block].insts = out;
+    }
+    progress
+}
+
+/// The first payload register of the barycentrics a `linterp` reads through a gathering
+/// VGRF, if it does.
+fn payload_base(
+    shader: &Shader,
+    inst: eubatch_ir::Inst,
+    gathered: &hashbrown::HashMap<(u32, u32), Option<u32>>,
+    fixed_written: &std::collections::HashSet<u32>,
+) -> Option<u32> {
+    if shader.insts.opcode[inst] != Opcode::Linterp {
+        return None;
+    }
+    let exec = shader.insts.control[inst].exec_size as u32;
+    let delta = shader.srcs(inst)[0];
+    if delta.file != RegFile::Vgrf
+        || delta.offset % 32 != 0
+        || delta.stride != 1
+        || delta.ty != Type::F
+        || delta.mods != eubatch_ir::Mods::NONE
+        || exec % 8 != 0
+    {
+        return None;
+    }
+    let first = delta.offset / 32;
+    let blocks = exec / 8;
+    let reg = |r: u32| gathered.get(&(delta.nr, r)).copied().flatten();
+    let base = reg(first)?;
+    let hardware_order = (0..blocks).all(|b| {
+        reg(first + b) == Some(base + 2 * b) && reg(first + blocks + b) == Some(base + 2 * b + 1)
+    });
+    let untouched = (base..base + 2 * blocks).all(|r| !fixed_written.contains(&r));
+    (hardware_order && untouched).then_some(base)
+}
+
+/// The `pln`s that do what `inst` did, at most 16 channels each (PLN's limit, in the
+/// target's width rules): the piece for channels 16k.. reads the payload from register
+/// `base + 4k`.
+fn to_pln(shader: &mut Shader, inst: eubatch_ir::Inst, base: u32) -> Vec<eubatch_ir::Inst> {
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let width = exec.min(16);
+    let dst = shader.insts.dst[inst];
+    let setup = shader.srcs(inst)[1];
+    let size_written = shader.insts.size_written[inst];
+    let n = exec / width;
+    (0..n)
+        .map(|k| {
+            let mut c = ctl;
+            c.exec_size = width as u8;
+            c.group = ctl.group + (k * width) as u8;
+            let mut d = dst;
+            d.offset += k * width * dst.stride as u32 * dst.ty.size();
+            let delta =
+                Operand::fixed(base + k * 2 * (width / 8), 0, Type::F, Region::new(8, 8, 1));
+            shader.create_inst(eubatch_ir::shader::InstBuilder {
+                opcode: Opcode::Pln,
+                control: c,
+                dst: d,
+                srcs: &[setup, delta],
+                size_written: size_written / n,
+                send: None,
+            })
+        })
+        .collect()
+}
+
+/// The fixed register a `mov(8)` NoMask copies whole and unchanged, if `inst` is one.
+fn payload_copy(shader: &Shader, inst: eubatch_ir::Inst) -> Option<u32> {
+    let ctl = shader.insts.control[inst];
+    let src = *shader.srcs(inst).first()?;
+    let dst = shader.insts.dst[inst];
+    let plain = shader.insts.opcode[inst] == Opcode::Mov
+        && ctl.exec_size == 8
+        && ctl.no_mask()
+        && !ctl.saturate()
+        && ctl.predicate == Predicate::None
+        && ctl.cmod == CondMod::None
+        && dst.ty.size() == 4
+        && dst.ty == src.ty
+        && dst.stride == 1
+        && src.file == RegFile::FixedGrf
+        && src.ty.size() == 4
+        && src.offset == 0
+        && src.mods == eubatch_ir::Mods::NONE
+        && src.region == Region::new(8, 8, 1);
+    plain.then_some(src.nr)
+}
