@@ -2,7 +2,11 @@
 //! component k of A (or all of a VGRF into another of its layout) is removed by giving B's
 //! value A's storage — every operand of B is renamed to A's component — when their live
 //! ranges do not overlap: B's last use is that move and A's component holds nothing live
-//! before it. (Mesa: brw_fs_register_coalesce.cpp.)
+//! before it. The other way round too: `mov A, B.k` filling a one-component A from
+//! component k of B (a message's result) gives A B's component as storage, when nothing
+//! touches that component after the move and A nothing before it. And a VGRF of several
+//! components copied component by component into another by consecutive moves.
+//! (Mesa: brw_fs_register_coalesce.cpp.)
 //!
 //! Live ranges are linear intervals of instruction positions per 4-byte slot
 //! ([`crate::liveness`] across block boundaries), so a half-float component with padding
@@ -86,7 +90,6 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         if dst.file != RegFile::Vgrf
             || src.file != RegFile::Vgrf
             || src.nr == dst.nr
-            || src.offset != 0
             || src.mods != eubatch_ir::Mods::NONE
             || src.stride != 1
             || dst.stride != 1
@@ -102,8 +105,28 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         // B is one component; the move copies all its data into one component of A of
         // the same shape.
         let pitch = la.pitch();
-        let whole_b = lb.components == 1 && bytes == lb.data as u32;
+        let whole_b = lb.components == 1 && src.offset == 0 && bytes == lb.data as u32;
         let same_shape = la.data == lb.data && la.padding == lb.padding;
+        // The other way round: A is one component, all of it written by the move from
+        // one component of B; A takes B's component as its storage.
+        let whole_a = la.components == 1
+            && dst.offset == 0
+            && bytes == la.data as u32
+            && lb.components > 1
+            && src.offset % lb.pitch().max(1) == 0;
+        if whole_a && same_shape && !whole_b {
+            let pb = lb.pitch();
+            let b_first = slots.base[src.nr as usize] + src.offset / SLOT;
+            let (_, b_end) = range(b_first, b_first + pb.div_ceil(SLOT));
+            let a_slots = slots.vgrf(shader, dst.nr);
+            let (a_start, _) = range(a_slots.start, a_slots.end);
+            if b_end <= ip && a_start >= ip {
+                merges.push((inst, dst.nr, src.nr, src.offset));
+                touched.insert(src.nr);
+                touched.insert(dst.nr);
+            }
+            continue;
+        }
         if !whole_b || !same_shape || dst.offset % pitch.max(1) != 0 {
             continue;
         }
@@ -119,10 +142,19 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         touched.insert(src.nr);
         touched.insert(dst.nr);
     }
+    let mut removed: HashSet<Inst> = merges.iter().map(|m| m.0).collect();
+    merge_componentwise(
+        shader,
+        slots,
+        &order,
+        &range,
+        &mut touched,
+        &mut merges,
+        &mut removed,
+    );
     if merges.is_empty() {
         return false;
     }
-    let removed: HashSet<Inst> = merges.iter().map(|m| m.0).collect();
     let renames: hashbrown::HashMap<u32, (u32, u32)> =
         merges.iter().map(|&(_, b, a, off)| (b, (a, off))).collect();
     let rename = |o: &mut eubatch_ir::Operand| {
@@ -144,4 +176,108 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     }
     crate::relayout(shader);
     true
+}
+
+/// A VGRF B of several components (a message's result, say) copied into A by one move per
+/// component, each to the same place relative to the first, by moves that follow one
+/// another in one block: B takes A's storage as above, when B's last use is the last of
+/// those moves and A's part holds nothing live before the first (Mesa's
+/// `register_coalesce` does the same with its per-register `channels_remaining`).
+fn merge_componentwise(
+    shader: &Shader,
+    slots: &crate::access::Slots,
+    order: &[Inst],
+    range: &dyn Fn(u32, u32) -> (u32, u32),
+    touched: &mut HashSet<u32>,
+    merges: &mut Vec<(Inst, u32, u32, u32)>,
+    removed: &mut HashSet<Inst>,
+) {
+    // Per B: (position, move, component, A, offset of component 0 in A).
+    let mut copies: hashbrown::HashMap<u32, Vec<(u32, Inst, u32, u32, u32)>> = Default::default();
+    let mut block_of = Vec::with_capacity(order.len());
+    for (b, block) in shader.layout.blocks.iter_enumerated() {
+        block_of.extend(std::iter::repeat_n(b.index() as u32, block.insts.len()));
+    }
+    for (ip, &inst) in order.iter().enumerate() {
+        let ctl = shader.insts.control[inst];
+        if shader.insts.opcode[inst] != Opcode::Mov
+            || ctl.predicate != Predicate::None
+            || ctl.saturate()
+            || ctl.cmod != CondMod::None
+        {
+            continue;
+        }
+        let dst = shader.insts.dst[inst];
+        let src = shader.srcs(inst)[0];
+        if dst.file != RegFile::Vgrf
+            || src.file != RegFile::Vgrf
+            || src.nr == dst.nr
+            || src.mods != eubatch_ir::Mods::NONE
+            || src.stride != 1
+            || dst.stride != 1
+            || !raw_move(src.ty, dst.ty)
+        {
+            continue;
+        }
+        let lb = shader.vgrfs[Vgrf::from_usize(src.nr as usize)];
+        let la = shader.vgrfs[Vgrf::from_usize(dst.nr as usize)];
+        let pitch = lb.pitch().max(1);
+        let bytes = ctl.exec_size as u32 * dst.ty.size();
+        if lb.components < 2
+            || la.data != lb.data
+            || la.padding != lb.padding
+            || bytes != lb.data as u32
+            || src.offset % pitch != 0
+            || dst.offset < src.offset
+        {
+            continue;
+        }
+        let k = src.offset / pitch;
+        copies.entry(src.nr).or_default().push((
+            ip as u32,
+            inst,
+            k,
+            dst.nr,
+            dst.offset - src.offset,
+        ));
+    }
+    let mut keys: Vec<u32> = copies.keys().copied().collect();
+    keys.sort_unstable();
+    for b in keys {
+        let list = &copies[&b];
+        let lb = shader.vgrfs[Vgrf::from_usize(b as usize)];
+        let (a, delta) = (list[0].3, list[0].4);
+        let la = shader.vgrfs[Vgrf::from_usize(a as usize)];
+        let pitch = lb.pitch().max(1);
+        // One move per component, all to A at one offset, consecutive in one block.
+        let mut seen = vec![false; lb.components as usize];
+        let consistent = list.len() == lb.components as usize
+            && list.iter().all(|c| {
+                c.3 == a && c.4 == delta && !std::mem::replace(&mut seen[c.2 as usize], true)
+            })
+            && list.windows(2).all(|w| w[1].0 == w[0].0 + 1)
+            && list
+                .iter()
+                .all(|c| block_of[c.0 as usize] == block_of[list[0].0 as usize])
+            && delta % la.pitch().max(1) == 0
+            && delta + lb.size() <= la.size();
+        if !consistent || touched.contains(&a) || touched.contains(&b) {
+            continue;
+        }
+        let (first, last) = (list[0].0, list[list.len() - 1].0);
+        let b_slots = slots.vgrf(shader, b);
+        let a_first = slots.base[a as usize] + delta / SLOT;
+        let (_, b_end) = range(b_slots.start, b_slots.end);
+        let (a_start, _) = range(
+            a_first,
+            a_first + (lb.components as u32 * pitch).div_ceil(SLOT),
+        );
+        if b_end > last || a_start < first {
+            continue;
+        }
+        touched.insert(a);
+        touched.insert(b);
+        merges.push((list[0].1, b, a, delta));
+        removed.extend(list.iter().map(|c| c.1));
+    }
 }

@@ -39,7 +39,7 @@ pub const OPT: &str =
 
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
-pub const LOWER: &str = "opt,lower_load_payload,lower_linterp,lower_simd_width,\
+pub const LOWER: &str = "opt,lower_load_payload,lower_linterp,lower_simd_width,split,\
      loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
 
 /// A parsed pipeline.
