@@ -72,7 +72,11 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             (a.min(x), b.max(y))
         })
     };
+    // VGRFs renamed away this run (B), and VGRFs that receive others (A): a VGRF is
+    // renamed at most once and not both; one A may receive several B's, in disjoint parts
+    // (each part's interval starts at its own move).
     let mut touched: HashSet<u32> = HashSet::new();
+    let mut targets: HashSet<u32> = HashSet::new();
     // (mov, B, A, byte offset of the component in A)
     let mut merges: Vec<(Inst, u32, u32, u32)> = Vec::new();
     for (ip, &inst) in order.iter().enumerate() {
@@ -115,6 +119,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             && lb.components > 1
             && src.offset % lb.pitch().max(1) == 0;
         if whole_a && same_shape && !whole_b {
+            if targets.contains(&dst.nr) {
+                continue;
+            }
             let pb = lb.pitch();
             let b_first = slots.base[src.nr as usize] + src.offset / SLOT;
             let (_, b_end) = range(b_first, b_first + pb.div_ceil(SLOT));
@@ -122,17 +129,32 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             let (a_start, _) = range(a_slots.start, a_slots.end);
             if b_end <= ip && a_start >= ip {
                 merges.push((inst, dst.nr, src.nr, src.offset));
-                touched.insert(src.nr);
                 touched.insert(dst.nr);
+                targets.insert(src.nr);
             }
             continue;
         }
-        if !whole_b || !same_shape || dst.offset % pitch.max(1) != 0 {
+        // B whole into a part of a flat A (a payload laid out as bytes): the part is B's
+        // size.
+        let into_flat = whole_b
+            && lb.padding == 0
+            && la.components == 1
+            && la.padding == 0
+            && dst.offset % SLOT == 0
+            && dst.offset + bytes <= la.data as u32;
+        let part = if into_flat {
+            bytes
+        } else if whole_b && same_shape && dst.offset % pitch.max(1) == 0 {
+            pitch
+        } else {
+            continue;
+        };
+        if targets.contains(&src.nr) {
             continue;
         }
         let b_slots = slots.vgrf(shader, src.nr);
         let a_first = slots.base[dst.nr as usize] + dst.offset / SLOT;
-        let a_comp = (a_first, a_first + pitch.div_ceil(SLOT));
+        let a_comp = (a_first, a_first + part.div_ceil(SLOT));
         let (_, b_end) = range(b_slots.start, b_slots.end);
         let (a_start, _) = range(a_comp.0, a_comp.1);
         if b_end > ip || a_start < ip {
@@ -140,7 +162,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         }
         merges.push((inst, src.nr, dst.nr, dst.offset));
         touched.insert(src.nr);
-        touched.insert(dst.nr);
+        targets.insert(dst.nr);
     }
     let mut removed: HashSet<Inst> = merges.iter().map(|m| m.0).collect();
     merge_componentwise(
@@ -149,6 +171,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         &order,
         &range,
         &mut touched,
+        &mut targets,
         &mut merges,
         &mut removed,
     );
@@ -189,6 +212,7 @@ fn merge_componentwise(
     order: &[Inst],
     range: &dyn Fn(u32, u32) -> (u32, u32),
     touched: &mut HashSet<u32>,
+    targets: &mut HashSet<u32>,
     merges: &mut Vec<(Inst, u32, u32, u32)>,
     removed: &mut HashSet<Inst>,
 ) {
@@ -261,7 +285,7 @@ fn merge_componentwise(
                 .all(|c| block_of[c.0 as usize] == block_of[list[0].0 as usize])
             && delta % la.pitch().max(1) == 0
             && delta + lb.size() <= la.size();
-        if !consistent || touched.contains(&a) || touched.contains(&b) {
+        if !consistent || touched.contains(&a) || touched.contains(&b) || targets.contains(&b) {
             continue;
         }
         let (first, last) = (list[0].0, list[list.len() - 1].0);
@@ -275,7 +299,7 @@ fn merge_componentwise(
         if b_end > last || a_start < first {
             continue;
         }
-        touched.insert(a);
+        targets.insert(a);
         touched.insert(b);
         merges.push((list[0].1, b, a, delta));
         removed.extend(list.iter().map(|c| c.1));
