@@ -15,8 +15,9 @@
 //! only where the hardware takes them — the second source of a two-source ALU instruction
 //! other than the math box (a commutative one swaps its sources to get it there), the
 //! source of a `mov`, never a three-source instruction — and 64-bit immediates only into
-//! `mov`; nothing is propagated into messages, payload builders or virtual opcodes, whose
-//! sources have layouts of their own.
+//! `mov`; nothing is propagated into payload builders, virtual opcodes or message sources
+//! with layouts of their own — only a whole-VGRF copy into a pull-constant load's
+//! per-channel offsets.
 
 use hashbrown::HashMap;
 
@@ -179,6 +180,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         for inst in insts {
             let op = shader.insts.opcode[inst];
             // Propagate into this instruction's sources.
+            if op.is_message() && !by_dst.is_empty() {
+                progress |= rewrite_message_sources(shader, &slots, inst, |v| {
+                    by_dst
+                        .get(&v)
+                        .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
+                        .unwrap_or_default()
+                });
+            }
             if op.alu_arity().is_some() && !by_dst.is_empty() {
                 progress |= rewrite_sources(shader, inst, |v| {
                     by_dst
@@ -257,6 +266,49 @@ fn rewrite_sources<'a>(
         progress = true;
     }
     progress
+}
+
+/// Message sources that are one value per channel, read in the message's own channels (a
+/// pull-constant load's offsets): a copy of a whole VGRF into the whole source VGRF can be
+/// read from the original, which has the same size. Other message sources have payload
+/// layouts of their own and are left alone.
+fn rewrite_message_sources<'a>(
+    shader: &mut Shader,
+    slots: &Slots,
+    inst: Inst,
+    copies: impl Fn(u32) -> Vec<&'a Copy>,
+) -> bool {
+    let op = shader.insts.opcode[inst];
+    let k = match op {
+        Opcode::VaryingPullConstLogical => 1,
+        _ => return false,
+    };
+    let ctl = shader.insts.control[inst];
+    let Some(&s) = shader.srcs(inst).get(k) else {
+        return false;
+    };
+    if s.file != RegFile::Vgrf || s.offset != 0 || s.mods != eubatch_ir::Mods::NONE {
+        return false;
+    }
+    let size = |nr: u32| slots.vgrf(shader, nr).len() as u32 * SLOT;
+    let found = copies(s.nr).into_iter().find(|c| {
+        c.dst.offset == 0
+            && c.len == size(s.nr)
+            && c.src.file == RegFile::Vgrf
+            && c.src.offset == 0
+            && c.src.stride == 1
+            && c.src.mods == eubatch_ir::Mods::NONE
+            && c.src.ty == s.ty
+            && size(c.src.nr) == c.len
+            && (c.no_mask || (!ctl.no_mask() && c.group == ctl.group as u32))
+    });
+    match found {
+        Some(c) => {
+            shader.srcs_mut(inst)[k].nr = c.src.nr;
+            true
+        }
+        None => false,
+    }
 }
 
 /// Across blocks: a VGRF with a single whole definition outside control flow that copies

@@ -14,6 +14,7 @@ pub mod dce;
 pub mod dead_cf;
 pub mod defs;
 pub mod liveness;
+pub mod load_cse;
 pub mod lower;
 pub mod manager;
 pub mod pressure;

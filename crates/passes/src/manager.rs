@@ -26,6 +26,7 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("cse", crate::cse::run),
     ("dce", crate::dce::run),
     ("dead_cf", crate::dead_cf::run),
+    ("load_cse", crate::load_cse::run),
     ("lower_linterp", crate::lower::linterp::run),
     ("lower_load_payload", crate::lower::load_payload::run),
     ("lower_simd_width", crate::lower::simd_width::run),
@@ -35,12 +36,12 @@ pub const PASSES: &[(&str, PassFn)] = &[
 
 /// The optimization loop.
 pub const OPT: &str =
-    "split,loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
+    "split,loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
 
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
 pub const LOWER: &str = "opt,lower_load_payload,lower_linterp,lower_simd_width,split,\
-     loop(algebraic,cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
+     loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
