@@ -42,8 +42,12 @@ fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)
             ip += 1;
         }
         let end = ip.saturating_sub(1).max(start);
-        for s in live.live_in[b].iter() {
-            touch(&mut iv, s, start);
+        // Live into the entry block means read before any write: undefined, so the slot
+        // holds nothing another value could not take the place of.
+        if b.index() != 0 {
+            for s in live.live_in[b].iter() {
+                touch(&mut iv, s, start);
+            }
         }
         for s in live.live_out[b].iter() {
             touch(&mut iv, s, end);
@@ -202,8 +206,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
 }
 
 /// A VGRF B of several components (a message's result, say) copied into A by one move per
-/// component, each to the same place relative to the first, by moves that follow one
-/// another in one block: B takes A's storage as above, when B's last use is the last of
+/// component (those not copied being dead), each to the same place relative to the first,
+/// by moves that follow one another in one block: B takes A's storage as above, when B's last use is the last of
 /// those moves and A's part holds nothing live before the first (Mesa's
 /// `register_coalesce` does the same with its per-register `channels_remaining`).
 fn merge_componentwise(
@@ -275,7 +279,9 @@ fn merge_componentwise(
         let pitch = lb.pitch().max(1);
         // One move per component, all to A at one offset, consecutive in one block.
         let mut seen = vec![false; lb.components as usize];
-        let consistent = list.len() == lb.components as usize
+        // Components not copied must be dead (B's interval ends with the moves); their
+        // place in A then receives what was never read there.
+        let consistent = list.len() <= lb.components as usize
             && list.iter().all(|c| {
                 c.3 == a && c.4 == delta && !std::mem::replace(&mut seen[c.2 as usize], true)
             })
@@ -285,7 +291,13 @@ fn merge_componentwise(
                 .all(|c| block_of[c.0 as usize] == block_of[list[0].0 as usize])
             && delta % la.pitch().max(1) == 0
             && delta + lb.size() <= la.size();
-        if !consistent || touched.contains(&a) || touched.contains(&b) || targets.contains(&b) {
+        // A receiving other VGRFs in this run could have them in the parts B now covers.
+        if !consistent
+            || touched.contains(&a)
+            || targets.contains(&a)
+            || touched.contains(&b)
+            || targets.contains(&b)
+        {
             continue;
         }
         let (first, last) = (list[0].0, list[list.len() - 1].0);
