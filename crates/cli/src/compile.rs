@@ -292,6 +292,12 @@ fn compile_one(
     let result = manager::run(&mut shader, steps, &mut checks, &mut w.stats);
     if let Err(e) = result {
         out.failure = Some(format!("{name}: {e}"));
+    } else if opts.stage == "lower" {
+        // Lowered code must be in hardware form: a rule nothing could meet is an error
+        // naming the instruction, the rule and the target.
+        if let Some(e) = eubatch_ir::verify::verify_hardware(&shader).first() {
+            out.failure = Some(format!("{name}: not in hardware form after lowering: {e}"));
+        }
     }
     if opts.histogram {
         for inst in shader.layout.insts() {

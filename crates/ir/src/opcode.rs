@@ -466,15 +466,16 @@ impl Opcode {
     }
 
     /// Number of sources of a plain ALU opcode, `None` where the opcode's source list is
-    /// open-ended (virtual opcodes, messages, control flow).
+    /// open-ended (virtual opcodes, messages, control flow) or a source is not one element
+    /// per channel (`pln` reads its barycentrics as register pairs: a virtual opcode here).
     pub fn alu_arity(self) -> Option<usize> {
         use Opcode::*;
         Some(match self {
             Mov | Not | Frc | Rndu | Rndd | Rnde | Rndz | Lzd | Fbh | Fbl | Cbit | Bfrev
             | F32to16 | F16to32 | Movi | Dim | Rcp | Rsq | Sqrt | Exp2 | Log2 | Sin | Cos => 1,
             Sel | And | Or | Xor | Shr | Shl | Asr | Ror | Rol | Cmp | Cmpn | Add | Mul | Avg
-            | Mac | Mach | Addc | Subb | Sad2 | Sada2 | Dp4 | Dph | Dp3 | Dp2 | Line | Pln
-            | Pow | IntQuot | IntRem | Mulh | Bfi1 | Smov => 2,
+            | Mac | Mach | Addc | Subb | Sad2 | Sada2 | Dp4 | Dph | Dp3 | Dp2 | Line | Pow
+            | IntQuot | IntRem | Mulh | Bfi1 | Smov => 2,
             Mad | Lrp | Bfe | Bfi2 | Csel | Add3 | Madm | Dp4a => 3,
             _ => return None,
         })

@@ -25,6 +25,11 @@
 //!    message opcodes carry message fields (mlen, ex_mlen, descriptor); `EOT` only on
 //!    messages.
 //!
+//! 6. **Hardware form** ([`verify_hardware`], for lowered code): every instruction the
+//!    target's width rules cover ([`crate::width_rules`]) is no wider than they allow; the
+//!    error names the rule, its source and the target. (Logical messages are not yet held
+//!    to their hardware limits here: their lowering is still to come.)
+//!
 //! Errors are values ([`VerifyError`]) naming the instruction and operand.
 
 use crate::cfg::{split_blocks, Cfg};
@@ -61,6 +66,30 @@ impl std::fmt::Display for VerifyError {
         }
         f.write_str(&self.msg)
     }
+}
+
+/// [`verify`], plus the hardware-form rules lowered code must meet (invariant 6).
+pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
+    let mut errs = verify(shader);
+    for inst in shader.layout.insts() {
+        let exec = shader.insts.control[inst].exec_size as u32;
+        if let (width, Some(rule)) = crate::width_rules::max_width(shader, inst) {
+            if width < exec {
+                errs.push(VerifyError {
+                    inst: Some(inst),
+                    slot: None,
+                    msg: format!(
+                        "`{}` at SIMD{exec} breaks the rule \"{}\" on {}: SIMD{width} at most ({})",
+                        shader.insts.opcode[inst].name(),
+                        rule.name,
+                        shader.target.name(),
+                        rule.source
+                    ),
+                });
+            }
+        }
+    }
+    errs
 }
 
 /// Checks every invariant; returns all violations (empty when the shader is valid).

@@ -236,6 +236,7 @@ pub fn alu_width_rules_apply(op: Opcode) -> bool {
         || matches!(
             op,
             Opcode::Linterp
+                | Opcode::Pln
                 | Opcode::DdxCoarse
                 | Opcode::DdxFine
                 | Opcode::DdyCoarse
@@ -266,15 +267,23 @@ pub fn max_width(shader: &Shader, inst: Inst) -> (u32, Option<&'static WidthRule
     best
 }
 
-/// How many components source `i` of an instruction the width rules cover reads, each of
-/// `exec_size` channels, one after the other (Mesa's `components_read`): splitting must
-/// gather a piece's channels of every component (`linterp`'s barycentrics are u then v).
-/// `None` where the source's layout is not per component (`pln`'s barycentrics in
-/// hardware register pairs), which splitting does not handle.
-pub fn source_components(op: Opcode, i: usize) -> Option<u32> {
+/// How a source of an instruction the width rules cover is laid out across channels, for
+/// splitting (Mesa's `components_read` and the PLN payload rule).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SourceLayout {
+    /// `n` components of `exec_size` channels each, one after the other: splitting
+    /// gathers a piece's channels of every component (`linterp`'s barycentrics, u then v).
+    Components(u32),
+    /// Register pairs per 8 channels (u then v of channels 8k..8k+7 in registers 2k and
+    /// 2k+1; PRM Vol. 2a "PLN"): channels 8k.. start 64·k bytes in, so a piece reads its
+    /// part in place.
+    PlnPairs,
+}
+
+pub fn source_layout(op: Opcode, i: usize) -> SourceLayout {
     match (op, i) {
-        (Opcode::Linterp, 0) => Some(2),
-        (Opcode::Pln, 1) => None,
-        _ => Some(1),
+        (Opcode::Linterp, 0) => SourceLayout::Components(2),
+        (Opcode::Pln, 1) => SourceLayout::PlnPairs,
+        _ => SourceLayout::Components(1),
     }
 }

@@ -55,7 +55,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     let ok = pd.offset == x.offset
                         && pd.ty == x.ty
                         && pd.stride == 1
-                        && (op.alu_arity().is_some() || matches!(op, Opcode::Linterp))
+                        && (op.alu_arity().is_some()
+                            || matches!(op, Opcode::Linterp | Opcode::Pln))
                         && !matches!(op, Opcode::Sel | Opcode::Csel)
                         && pctl.cmod == CondMod::None
                         && pctl.predicate == Predicate::None

@@ -1,7 +1,8 @@
 //! The optimization loop and lowering (`lower`: opt, SIMD-width splitting, load_payload to
 //! moves, opt again) over every start dump of every corpus: every pass that makes progress
 //! is compared in the simulator with its input (2 seeds), and the final shader with the
-//! imported one (4 seeds); no output may differ. Prints the number of
+//! imported one (4 seeds); no output may differ, and the result must pass the hardware-form
+//! verifier. Prints the number of
 //! shader × seed runs and the instruction counts. Skipped where `../shared` is absent.
 //! Run in release mode.
 
@@ -45,6 +46,13 @@ fn walk(corpus: &str, target: Gen) {
                 let mut stats = Stats::new();
                 if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut stats) {
                     failures.lock().unwrap().push(format!("{name}: {e}"));
+                    continue;
+                }
+                if let Some(e) = eubatch_ir::verify::verify_hardware(&shader).first() {
+                    failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("{name}: not in hardware form: {e}"));
                     continue;
                 }
                 before.fetch_add(original.num_insts(), Ordering::Relaxed);

@@ -612,8 +612,10 @@ fn execute(
                 [s, d, ..] => (*s, *d),
                 _ => return Err(fail("pln needs a plane and a barycentric source".into())),
             };
-            if delta.file != RegFile::FixedGrf {
-                return Err(fail("pln's barycentrics must be fixed registers".into()));
+            if !matches!(delta.file, RegFile::FixedGrf | RegFile::Vgrf) {
+                return Err(fail(
+                    "pln's barycentrics must be fixed registers or a VGRF".into(),
+                ));
             }
             let coef = |t: &mut Thread, e: u32| -> Result<f64, SimError> {
                 let mut o = setup;
@@ -627,13 +629,24 @@ fn execute(
                 if enabled & pred & (1 << (group + i)) == 0 {
                     continue;
                 }
-                let lane = |t: &mut Thread, reg: u32| -> Result<f64, SimError> {
-                    let o =
-                        Operand::fixed(reg, (i % 8) * 4, Type::F, eubatch_ir::Region::new(0, 1, 0));
+                // Register `r` of the barycentrics (u and v of 8 channels alternate), lane
+                // i % 8: a fixed register or 32 bytes into a VGRF (Mesa 25 interpolates from
+                // VGRFs in this layout).
+                let lane = |t: &mut Thread, r: u32| -> Result<f64, SimError> {
+                    let o = if delta.file == RegFile::Vgrf {
+                        Operand::vgrf(delta.nr, delta.offset + r * 32 + (i % 8) * 4, Type::F, 0)
+                    } else {
+                        Operand::fixed(
+                            delta.nr + r,
+                            (i % 8) * 4,
+                            Type::F,
+                            eubatch_ir::Region::new(0, 1, 0),
+                        )
+                    };
                     Ok(decode(Type::F, t.read(&o, 0).map_err(|e| e.with_inst(inst))?).as_f64())
                 };
-                let base = delta.nr + 2 * (i / 8);
-                let (u, v) = (lane(t, base)?, lane(t, base + 1)?);
+                let pair = 2 * (i / 8);
+                let (u, v) = (lane(t, pair)?, lane(t, pair + 1)?);
                 results.push((
                     i,
                     encode(dst.ty, Value::Float(a * u + b * v + c), ctl.saturate()),

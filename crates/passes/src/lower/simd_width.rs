@@ -18,7 +18,7 @@
 //! - Flags: each piece keeps the flag subregister; the channel group selects its bits, as
 //!   the hardware does for split SIMD32 code.
 
-use eubatch_ir::width_rules::{max_width, source_components};
+use eubatch_ir::width_rules::{max_width, source_layout, SourceLayout};
 
 use crate::lower::horiz_offset;
 use eubatch_ir::shader::InstBuilder;
@@ -91,9 +91,17 @@ fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
     if !size_written.is_multiple_of(n) {
         return None;
     }
-    let comps: Vec<u32> = (0..srcs.len())
-        .map(|i| source_components(op, i))
-        .collect::<Option<_>>()?;
+    let layouts: Vec<SourceLayout> = (0..srcs.len()).map(|i| source_layout(op, i)).collect();
+    let comps: Vec<u32> = layouts
+        .iter()
+        .map(|l| match l {
+            SourceLayout::Components(n) => *n,
+            SourceLayout::PlnPairs => 1,
+        })
+        .collect();
+    if layouts.contains(&SourceLayout::PlnPairs) && width % 8 != 0 {
+        return None;
+    }
     for (s, &c) in srcs.iter().zip(&comps) {
         if c > 1 && (s.file != RegFile::Vgrf || s.stride != 1) {
             return None;
@@ -112,7 +120,11 @@ fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
         let dst_k = horiz_offset(&dst, k * width)?;
         let srcs_k = srcs
             .iter()
-            .map(|s| horiz_offset(s, k * width))
+            .zip(&layouts)
+            .map(|(s, l)| match l {
+                SourceLayout::PlnPairs => pln_pairs_offset(s, k * width),
+                SourceLayout::Components(_) => horiz_offset(s, k * width),
+            })
             .collect::<Option<Vec<_>>>()?;
         let mut c = ctl;
         c.exec_size = width as u8;
@@ -178,4 +190,17 @@ fn unzip(
     let mut r = Operand::vgrf(tmp, 0, src.ty, 1);
     r.mods = src.mods;
     r
+}
+
+/// Where channel `channels` starts in barycentrics laid out as PLN register pairs: two
+/// registers per 8 channels.
+fn pln_pairs_offset(op: &Operand, channels: u32) -> Option<Operand> {
+    let mut o = *op;
+    let regs = 2 * (channels / 8);
+    match op.file {
+        RegFile::Vgrf => o.offset += regs * 32,
+        RegFile::FixedGrf => o.nr += regs,
+        _ => return None,
+    }
+    Some(o)
 }
