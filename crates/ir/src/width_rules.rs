@@ -126,11 +126,12 @@ pub const WIDTH_RULES: &[WidthRule] = &[
         },
     },
     WidthRule {
-        name: "three-source SIMD16 before gen8",
+        name: "three-source SIMD16 on IVB",
         source: "IVB PRM: \"in Align16 access mode, SIMD16 is not allowed for DW operations and \
                  SIMD8 is not allowed for DF operations\" (brw_fs.cpp, \
-                 get_fpu_lowered_simd_width; devinfo->supports_simd16_3src is gen8+)",
-        limit: |c| (c.is_3src() && c.gen < Gen::Gen8).then(|| c.exec / c.max_regs().max(1)),
+                 get_fpu_lowered_simd_width; src/intel/dev/intel_device_info.c sets \
+                 supports_simd16_3src from HSW_FEATURES on, so only gen7.0 has the limit)",
+        limit: |c| (c.is_3src() && c.gen == Gen::Gen7).then(|| c.exec / c.max_regs().max(1)),
     },
     WidthRule {
         name: "compressed halves before gen8",
