@@ -37,21 +37,24 @@ pub struct Worker {
     pub opcodes: std::collections::BTreeMap<&'static str, usize>,
     /// The file being read, reused: its capacity grows to the largest shader seen.
     text: String,
+    /// Shaders compiled, and their instruction counts and most registers live at once,
+    /// before and after, summed.
+    pub compiled: usize,
+    pub sums: [u64; 4],
+    /// The targets the shaders were compiled for.
+    pub targets: std::collections::BTreeSet<&'static str>,
 }
 
-/// What compiling one shader gives; small, so memory grows with the shaders in flight and
-/// not with the corpus (IR dumps for `--dump-after` excepted, kept only when asked for).
+/// What compiling one shader leaves for the end of the run, in the order of the input:
+/// three pointers (24 bytes) when there is nothing to keep, so memory grows with the
+/// shaders in flight and not with the corpus; totals go to the thread's [`Worker`]. What
+/// is kept was asked for: statistics (`--stats`), IR dumps (`--dump-after`), errors.
 #[derive(Default)]
 pub struct Compiled {
-    /// Instruction counts and most registers live at once, before and after; absent when
-    /// the shader could not be read.
-    pub counts: Option<[u64; 4]>,
-    pub stats: Option<crate::stats::ShaderStats>,
-    /// The target the shader was compiled for.
-    pub target: Option<&'static str>,
-    pub failure: Option<String>,
+    pub stats: Option<Box<crate::stats::ShaderStats>>,
+    pub failure: Option<Box<str>>,
     /// `--dump-after`: the IR after that pass, printed in input order at the end.
-    pub dumps: Vec<(String, String)>,
+    pub dumps: Option<Box<Vec<(String, String)>>>,
 }
 
 /// Fault injection for the driver's failure-isolation test: a shader whose path contains
@@ -93,21 +96,21 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     }
     let mut sums = [0u64; 4];
     let mut compiled = 0usize;
+    let mut targets = std::collections::BTreeSet::new();
+    for w in &workers {
+        compiled += w.compiled;
+        for k in 0..4 {
+            sums[k] += w.sums[k];
+        }
+        targets.extend(w.targets.iter().copied());
+    }
     let mut shaders = Vec::new();
     let mut failures = Vec::new();
-    let mut targets = std::collections::BTreeSet::new();
     for r in results {
-        if let Some(c) = r.counts {
-            compiled += 1;
-            for k in 0..4 {
-                sums[k] += c[k];
-            }
-        }
-        for (what, text) in &r.dumps {
+        for (what, text) in r.dumps.iter().flat_map(|d| d.iter()) {
             println!("# {what}\n{text}");
         }
-        targets.extend(r.target);
-        shaders.extend(r.stats);
+        shaders.extend(r.stats.map(|s| *s));
         failures.extend(r.failure);
     }
     let [before, after, pressure_before, pressure_after] = sums;
@@ -208,6 +211,9 @@ pub fn compile_files(
             stats: Stats::new(),
             opcodes: Default::default(),
             text: String::new(),
+            compiled: 0,
+            sums: [0; 4],
+            targets: Default::default(),
         },
         |w, path| {
             // A panic in a pass is a bug to report, not the end of the run.
@@ -221,10 +227,9 @@ pub fn compile_files(
                     .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                     .unwrap_or_default();
                 Compiled {
-                    failure: Some(format!(
-                        "{}: eubatch bug: a pass panicked: {msg}",
-                        path.display()
-                    )),
+                    failure: Some(
+                        format!("{}: eubatch bug: a pass panicked: {msg}", path.display()).into(),
+                    ),
                     ..Compiled::default()
                 }
             })
@@ -252,13 +257,13 @@ fn compile_one(
         use std::io::Read;
         f.read_to_string(&mut w.text)
     }) {
-        out.failure = Some(format!("{name}: cannot read: {e}"));
+        out.failure = Some(format!("{name}: cannot read: {e}").into());
         return out;
     }
     let mut shader = match load_text(path, &w.text, &name, opts.target) {
         Ok(s) => s,
         Err(e) => {
-            out.failure = Some(e.to_string());
+            out.failure = Some(e.to_string().into());
             return out;
         }
     };
@@ -267,7 +272,7 @@ fn compile_one(
             .pressure(s)
             .map_or(0, |p| p.max as u64)
     };
-    out.target = Some(shader.target.name());
+    w.targets.insert(shader.target.name());
     let before = shader.num_insts() as u64;
     let pressure_before = max_pressure(&shader);
     let mut dumps: Vec<(String, String)> = Vec::new();
@@ -291,12 +296,12 @@ fn compile_one(
     };
     let result = manager::run(&mut shader, steps, &mut checks, &mut w.stats);
     if let Err(e) = result {
-        out.failure = Some(format!("{name}: {e}"));
+        out.failure = Some(format!("{name}: {e}").into());
     } else if opts.stage == "lower" {
         // Lowered code must be in hardware form: a rule nothing could meet is an error
         // naming the instruction, the rule and the target.
         if let Some(e) = eubatch_ir::verify::verify_hardware(&shader).first() {
-            out.failure = Some(format!("{name}: not in hardware form after lowering: {e}"));
+            out.failure = Some(format!("{name}: not in hardware form after lowering: {e}").into());
         }
     }
     if opts.histogram {
@@ -307,9 +312,15 @@ fn compile_one(
         }
     }
     let pressure = max_pressure(&shader);
-    out.counts = Some([before, shader.num_insts() as u64, pressure_before, pressure]);
+    w.compiled += 1;
+    for (k, v) in [before, shader.num_insts() as u64, pressure_before, pressure]
+        .into_iter()
+        .enumerate()
+    {
+        w.sums[k] += v;
+    }
     if opts.stats.is_some() {
-        out.stats = Some(shader_stats(path, roots, &shader, pressure));
+        out.stats = Some(Box::new(shader_stats(path, roots, &shader, pressure)));
     }
     for (k, (pass, text)) in dumps.into_iter().enumerate() {
         if let Some(dir) = &opts.dump_all {
@@ -329,10 +340,12 @@ fn compile_one(
             let file = dir.join(format!("{flat}-{:03}-{pass}.eu", k + 1));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&file, &text))
             {
-                out.failure = Some(format!("{}: {e}", file.display()));
+                out.failure = Some(format!("{}: {e}", file.display()).into());
             }
         } else {
-            out.dumps.push((format!("{name} after {pass}"), text));
+            out.dumps
+                .get_or_insert_with(Default::default)
+                .push((format!("{name} after {pass}"), text));
         }
     }
     out

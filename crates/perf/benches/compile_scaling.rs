@@ -46,7 +46,7 @@ fn main() {
         let mut insts = 0;
         for round in 0..3 {
             let start = Instant::now();
-            let (results, _) = compile_files(
+            let (results, workers) = compile_files(
                 &files,
                 &roots,
                 &opts,
@@ -55,11 +55,7 @@ fn main() {
             );
             let secs = start.elapsed().as_secs_f64();
             assert!(results.iter().all(|r| r.failure.is_none()));
-            insts = results
-                .iter()
-                .filter_map(|r| r.counts)
-                .map(|c| c[0])
-                .sum::<u64>();
+            insts = workers.iter().map(|w| w.sums[0]).sum::<u64>();
             eprintln!("-j {j} round {round}: {secs:.3} s");
             best = best.min(secs);
         }
