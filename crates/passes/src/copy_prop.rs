@@ -4,7 +4,8 @@
 //! (the strided 32-bit halves of a 64-bit value, seed 002), a push constant or attribute,
 //! possibly negated or absolute, or an immediate; the copy may cover a padded 16-bit
 //! component (seed 003). Across blocks: a VGRF defined once, wholly, outside control flow
-//! by a copy of an immediate, push constant or input is replaced by that value everywhere.
+//! by a copy of an immediate, push constant, input or another VGRF defined that way is
+//! replaced by that value everywhere.
 //!
 //! Rules that limit it (Mesa: brw_fs_copy_propagation.cpp `try_copy_propagate`,
 //! `try_constant_propagate`): the read must use a type of the copy's size (the copy is a
@@ -312,8 +313,8 @@ fn rewrite_message_sources<'a>(
 }
 
 /// Across blocks: a VGRF with a single whole definition outside control flow that copies
-/// an immediate, a push constant or an input (none of which is ever written) holds that
-/// value wherever it is read, in any block (Mesa's global copy propagation does this with
+/// an immediate, a push constant, an input (none of which is ever written) or another such
+/// VGRF holds that value wherever it is read, in any block (Mesa's global copy propagation does this with
 /// its dataflow; here the definitions analysis gives it directly).
 fn propagate_global(shader: &mut Shader, slots: &Slots) -> bool {
     let defs = crate::defs::Defs::compute(shader);
@@ -321,7 +322,17 @@ fn propagate_global(shader: &mut Shader, slots: &Slots) -> bool {
     for (v, def) in defs.single.iter().enumerate() {
         let Some(def) = *def else { continue };
         if let Some(c) = copy_of(shader, slots, def) {
-            if matches!(c.src.file, RegFile::Imm | RegFile::Uniform | RegFile::Attr) {
+            let never_changes = match c.src.file {
+                RegFile::Imm | RegFile::Uniform | RegFile::Attr => true,
+                // A VGRF that is itself defined once, wholly, outside control flow: the
+                // copy read its only value, which it keeps to the end.
+                RegFile::Vgrf => defs
+                    .single
+                    .get(c.src.nr as usize)
+                    .is_some_and(|d| d.is_some()),
+                _ => false,
+            };
+            if never_changes {
                 global.insert(v as u32, c);
             }
         }

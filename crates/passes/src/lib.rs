@@ -19,6 +19,7 @@ pub mod lower;
 pub mod manager;
 pub mod pressure;
 pub mod sat_prop;
+pub mod sel_peephole;
 pub mod split;
 
 use eubatch_ir::cfg::split_blocks;

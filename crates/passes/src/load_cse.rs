@@ -5,16 +5,19 @@
 //! same data. (Mesa's `opt_cse_local` does this for these opcodes, copying the earlier
 //! result with a LOAD_PAYLOAD that coalescing then removes; renaming skips the copy.)
 //!
-//! Rules that limit it: both results are whole VGRFs of one layout, each written by that
-//! load alone in the whole shader; the block is in no loop (a reader in a later iteration
-//! could otherwise see the earlier load's newer value before the dropped one would have
-//! run); no predicate; a VGRF source of the earlier load written in between ends the match.
+//! Rules that limit it: the earlier result is a whole VGRF written by that load alone in
+//! the whole shader, so it still holds the data; no predicate; a VGRF source of the earlier
+//! load written in between ends the match. The later result is renamed to the earlier one
+//! when it too is written by its load alone and the block is in no loop (a reader in a later
+//! iteration could otherwise see the earlier load's newer value before the dropped one would
+//! have run); otherwise — a result also written elsewhere, like the two sides of an
+//! `if` — the load becomes moves of the earlier result in its channels, as in Mesa.
 
 use hashbrown::HashMap;
 
 use eubatch_ir::opcode::ControlFlow;
-use eubatch_ir::shader::Predicate;
-use eubatch_ir::{Inst, Opcode, RegFile, Shader, Vgrf};
+use eubatch_ir::shader::{InstBuilder, Predicate};
+use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Shader, Type, Vgrf};
 
 use crate::PassCx;
 
@@ -66,15 +69,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     };
     let mut renames: HashMap<u32, u32> = HashMap::new();
     let mut removed = hashbrown::HashSet::new();
-    for (b, block) in shader.layout.blocks.iter_enumerated() {
-        if in_loop[b.index()] {
-            continue;
-        }
+    let mut copies: HashMap<Inst, Vec<Inst>> = HashMap::new();
+    for b in shader.layout.blocks.indices() {
         // Earlier loads still valid, with the VGRFs they read.
         let mut earlier: Vec<Inst> = Vec::new();
-        for &inst in &block.insts {
+        for k in 0..shader.layout.blocks[b].insts.len() {
+            let inst = shader.layout.blocks[b].insts[k];
             let op = shader.insts.opcode[inst];
-            if is_constant_load(op) && whole_single(shader, inst) {
+            if is_constant_load(op) && whole_unpredicated(shader, inst) {
                 let found = earlier.iter().copied().find(|&e| {
                     shader.insts.opcode[e] == op
                         && shader.insts.control[e] == shader.insts.control[inst]
@@ -84,9 +86,16 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                             == shader.vgrfs[Vgrf::from_usize(shader.insts.dst[inst].nr as usize)]
                 });
                 if let Some(e) = found {
-                    renames.insert(shader.insts.dst[inst].nr, shader.insts.dst[e].nr);
-                    removed.insert(inst);
-                    continue;
+                    if !in_loop[b.index()] && whole_single(shader, inst) {
+                        renames.insert(shader.insts.dst[inst].nr, shader.insts.dst[e].nr);
+                        removed.insert(inst);
+                        continue;
+                    }
+                    if let Some(movs) = copy_of(shader, e, inst) {
+                        copies.insert(inst, movs);
+                        removed.insert(inst);
+                        continue;
+                    }
                 }
             }
             // A write to what an earlier load read ends it.
@@ -118,7 +127,74 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         }
     }
     for block in shader.layout.blocks.iter_mut() {
-        block.insts.retain(|i| !removed.contains(i));
+        let mut insts = Vec::with_capacity(block.insts.len());
+        for &i in &block.insts {
+            if let Some(movs) = copies.get(&i) {
+                insts.extend_from_slice(movs);
+            } else if !removed.contains(&i) {
+                insts.push(i);
+            }
+        }
+        block.insts = insts;
     }
     true
+}
+
+/// Whether `inst` writes its whole destination VGRF, unpredicated (its old value is dead).
+fn whole_unpredicated(shader: &Shader, inst: Inst) -> bool {
+    let dst = shader.insts.dst[inst];
+    dst.file == RegFile::Vgrf
+        && dst.offset == 0
+        && shader.insts.control[inst].predicate == Predicate::None
+        && shader.insts.size_written[inst] == shader.vgrfs[Vgrf::from_usize(dst.nr as usize)].size()
+}
+
+/// Moves copying what the load `earlier` wrote into `later`'s destination, in `later`'s
+/// channels: for a masked load, one move per 32-bit component in its execution size and
+/// group (SIMD16 at most, as a move allows); for a NoMask load, NoMask moves of whole
+/// registers. None when the result is not made of such pieces.
+fn copy_of(shader: &mut Shader, earlier: Inst, later: Inst) -> Option<Vec<Inst>> {
+    let ctl = shader.insts.control[later];
+    let size = shader.insts.size_written[later];
+    let from = shader.insts.dst[earlier].nr;
+    let to = shader.insts.dst[later].nr;
+    // (execution size, group, byte offset) of every move.
+    let mut pieces = Vec::new();
+    if ctl.no_mask() {
+        if size % 32 != 0 {
+            return None;
+        }
+        pieces.extend((0..size / 32).map(|r| (8u8, 0u8, r * 32, true)));
+    } else {
+        let exec = ctl.exec_size as u32;
+        let comp = exec * 4;
+        if size % comp != 0 {
+            return None;
+        }
+        let step = exec.min(16);
+        for c in 0..size / comp {
+            for g in (0..exec).step_by(step as usize) {
+                pieces.push((step as u8, ctl.group + g as u8, c * comp + g * 4, false));
+            }
+        }
+    }
+    let movs = pieces
+        .into_iter()
+        .map(|(exec, group, offset, no_mask)| {
+            let mut c = Control::new(exec);
+            c.group = group;
+            c.set(Control::NO_MASK, no_mask);
+            let dst = Operand::vgrf(to, offset, Type::UD, 1);
+            let src = Operand::vgrf(from, offset, Type::UD, 1);
+            shader.create_inst(InstBuilder {
+                opcode: Opcode::Mov,
+                control: c,
+                dst,
+                srcs: &[src],
+                size_written: exec as u32 * 4,
+                send: None,
+            })
+        })
+        .collect();
+    Some(movs)
 }

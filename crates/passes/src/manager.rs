@@ -31,17 +31,18 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("lower_load_payload", crate::lower::load_payload::run),
     ("lower_simd_width", crate::lower::simd_width::run),
     ("sat_prop", crate::sat_prop::run),
+    ("sel_peephole", crate::sel_peephole::run),
     ("split", crate::split::run),
 ];
 
 /// The optimization loop.
 pub const OPT: &str =
-    "split,loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
+    "split,loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,sel_peephole,coalesce),compact";
 
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
 pub const LOWER: &str = "opt,lower_load_payload,lower_linterp,lower_simd_width,split,\
-     loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,coalesce),compact";
+     loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,sel_peephole,coalesce),compact";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,9 +10,10 @@
 //! whole shader, by a NoMask `mov(8)` of one whole fixed register with no modifier,
 //! predicate or conditional modifier, and no instruction writes those fixed registers; the
 //! registers found are exactly the hardware's pairs for the `linterp`'s channels; the
-//! `pln` is at most SIMD16, so a SIMD32 `linterp` becomes two, the second reading the
-//! payload four registers on (run before SIMD-width lowering, which would otherwise
-//! gather each half's barycentrics into a temporary).
+//! `pln` is at most SIMD16, so a SIMD32 `linterp` becomes two, each reading its own
+//! half's registers (a SIMD32 payload holds the second half's eight registers on; run
+//! before SIMD-width lowering, which would otherwise gather each half's barycentrics into
+//! a temporary).
 
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Opcode, Operand, RegFile, Region, Shader, Type};
@@ -52,9 +53,9 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let mut out = Vec::with_capacity(list.len());
         for inst in list {
             match payload_base(shader, inst, &gathered, &fixed_written) {
-                Some(base) => {
+                Some(bases) => {
                     progress = true;
-                    out.extend(to_pln(shader, inst, base));
+                    out.extend(to_pln(shader, inst, &bases));
                 }
                 None => out.push(inst),
             }
@@ -64,14 +65,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     progress
 }
 
-/// The first payload register of the barycentrics a `linterp` reads through a gathering
-/// VGRF, if it does.
+/// The first payload register of the barycentrics each piece of at most 16 channels of a
+/// `linterp` reads through a gathering VGRF, if it does.
 fn payload_base(
     shader: &Shader,
     inst: eubatch_ir::Inst,
     gathered: &hashbrown::HashMap<(u32, u32), Option<u32>>,
     fixed_written: &std::collections::HashSet<u32>,
-) -> Option<u32> {
+) -> Option<Vec<u32>> {
     if shader.insts.opcode[inst] != Opcode::Linterp {
         return None;
     }
@@ -89,18 +90,30 @@ fn payload_base(
     let first = delta.offset / 32;
     let blocks = exec / 8;
     let reg = |r: u32| gathered.get(&(delta.nr, r)).copied().flatten();
-    let base = reg(first)?;
-    let hardware_order = (0..blocks).all(|b| {
-        reg(first + b) == Some(base + 2 * b) && reg(first + blocks + b) == Some(base + 2 * b + 1)
-    });
-    let untouched = (base..base + 2 * blocks).all(|r| !fixed_written.contains(&r));
-    (hardware_order && untouched).then_some(base)
+    // Each piece of at most 16 channels reads its pairs from its own place: SIMD32
+    // payloads put the second half's barycentrics after the first half's other setup
+    // registers, not right after its pairs.
+    let per_piece = blocks.min(2);
+    let mut bases = Vec::new();
+    for piece in 0..blocks / per_piece {
+        let base = reg(first + piece * per_piece)?;
+        let hardware_order = (0..per_piece).all(|k| {
+            let b = piece * per_piece + k;
+            reg(first + b) == Some(base + 2 * k)
+                && reg(first + blocks + b) == Some(base + 2 * k + 1)
+        });
+        let untouched = (base..base + 2 * per_piece).all(|r| !fixed_written.contains(&r));
+        if !(hardware_order && untouched) {
+            return None;
+        }
+        bases.push(base);
+    }
+    Some(bases)
 }
 
 /// The `pln`s that do what `inst` did, at most 16 channels each (PLN's limit, in the
-/// target's width rules): the piece for channels 16k.. reads the payload from register
-/// `base + 4k`.
-fn to_pln(shader: &mut Shader, inst: eubatch_ir::Inst, base: u32) -> Vec<eubatch_ir::Inst> {
+/// target's width rules): the piece for channels 16k.. reads the payload from `bases[k]`.
+fn to_pln(shader: &mut Shader, inst: eubatch_ir::Inst, bases: &[u32]) -> Vec<eubatch_ir::Inst> {
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let width = exec.min(16);
@@ -115,8 +128,7 @@ fn to_pln(shader: &mut Shader, inst: eubatch_ir::Inst, base: u32) -> Vec<eubatch
             c.group = ctl.group + (k * width) as u8;
             let mut d = dst;
             d.offset += k * width * dst.stride as u32 * dst.ty.size();
-            let delta =
-                Operand::fixed(base + k * 2 * (width / 8), 0, Type::F, Region::new(8, 8, 1));
+            let delta = Operand::fixed(bases[k as usize], 0, Type::F, Region::new(8, 8, 1));
             shader.create_inst(eubatch_ir::shader::InstBuilder {
                 opcode: Opcode::Pln,
                 control: c,
