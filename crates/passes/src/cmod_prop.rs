@@ -12,7 +12,9 @@
 //! instruction is a plain ALU one that takes a conditional modifier (not `sel`, `csel`,
 //! math-box functions, or one already with one), not predicated or saturated, in the same
 //! channels (execution size, group, NoMask); nothing in between writes X or touches the
-//! flag. Zero and non-zero tests carry over between integer types of one size.
+//! flag. Zero and non-zero tests carry over between integer types of one size, and a
+//! comparison's result (all ones or zero) tested for non-zero as an integer of its size is
+//! the comparison's own flag whatever type it was written as.
 
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
@@ -109,13 +111,19 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         && !dst.ty.is_float()
                         && !x.ty.is_float()
                         && matches!(cctl.cmod, CondMod::Z | CondMod::Nz));
+                // A comparison's result is all ones or zero whatever its type says: read
+                // as an integer of its size, non-zero means true.
+                let op = shader.insts.opcode[prev];
+                let boolean_as_int = op == Opcode::Cmp
+                    && dst.ty.size() == x.ty.size()
+                    && !x.ty.is_float()
+                    && cctl.cmod == CondMod::Nz;
                 let defines_x = dst.file == RegFile::Vgrf
                     && dst.nr == x.nr
                     && dst.offset == x.offset
-                    && same_type
+                    && (same_type || boolean_as_int)
                     && dst.stride == 1;
                 if defines_x {
-                    let op = shader.insts.opcode[prev];
                     // The definition already sets this flag by this test.
                     if pctl.cmod == cctl.cmod
                         && pctl.flag_subreg == cctl.flag_subreg
@@ -140,6 +148,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         break;
                     }
                     if takes_cmod(op)
+                        && same_type
                         && !flag_read
                         && pctl.cmod == CondMod::None
                         && pctl.predicate == Predicate::None

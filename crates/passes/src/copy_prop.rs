@@ -314,27 +314,39 @@ fn rewrite_message_sources<'a>(
 
 /// Across blocks: a VGRF with a single whole definition outside control flow that copies
 /// an immediate, a push constant, an input (none of which is ever written) or another such
-/// VGRF holds that value wherever it is read, in any block (Mesa's global copy propagation does this with
+/// VGRF — or one defined in such pieces, each a copy (the channel groups of a split copy)
+/// — holds that value wherever it is read, in any block (Mesa's global copy propagation does this with
 /// its dataflow; here the definitions analysis gives it directly).
 fn propagate_global(shader: &mut Shader, slots: &Slots) -> bool {
     let defs = crate::defs::Defs::compute(shader);
-    let mut global: HashMap<u32, Copy> = HashMap::new();
-    for (v, def) in defs.single.iter().enumerate() {
-        let Some(def) = *def else { continue };
-        if let Some(c) = copy_of(shader, slots, def) {
-            let never_changes = match c.src.file {
-                RegFile::Imm | RegFile::Uniform | RegFile::Attr => true,
-                // A VGRF that is itself defined once, wholly, outside control flow: the
-                // copy read its only value, which it keeps to the end.
-                RegFile::Vgrf => defs
-                    .single
-                    .get(c.src.nr as usize)
-                    .is_some_and(|d| d.is_some()),
-                _ => false,
-            };
-            if never_changes {
-                global.insert(v as u32, c);
-            }
+    let ssa = |v: usize| {
+        defs.single.get(v).is_some_and(|d| d.is_some())
+            || defs.pieces.get(v).is_some_and(|d| d.is_some())
+    };
+    let mut global: HashMap<u32, Vec<Copy>> = HashMap::new();
+    for v in 0..defs.single.len() {
+        let writers: Vec<Inst> = match (&defs.single[v], &defs.pieces[v]) {
+            (Some(def), _) => vec![*def],
+            (None, Some(pieces)) => pieces.clone(),
+            _ => continue,
+        };
+        // Every piece a copy of something that keeps its value to the end.
+        let copies: Option<Vec<Copy>> = writers
+            .iter()
+            .map(|&w| {
+                let c = copy_of(shader, slots, w)?;
+                let never_changes = match c.src.file {
+                    RegFile::Imm | RegFile::Uniform | RegFile::Attr => true,
+                    // A VGRF that is itself defined once, outside control flow: the copy
+                    // read its only value, which it keeps to the end.
+                    RegFile::Vgrf => ssa(c.src.nr as usize),
+                    _ => false,
+                };
+                never_changes.then_some(c)
+            })
+            .collect();
+        if let Some(copies) = copies {
+            global.insert(v as u32, copies);
         }
     }
     if global.is_empty() {
@@ -344,7 +356,12 @@ fn propagate_global(shader: &mut Shader, slots: &Slots) -> bool {
     let insts: Vec<Inst> = shader.layout.insts().collect();
     for inst in insts {
         if shader.insts.opcode[inst].alu_arity().is_some() {
-            progress |= rewrite_sources(shader, inst, |v| global.get(&v).into_iter().collect());
+            progress |= rewrite_sources(shader, inst, |v| {
+                global
+                    .get(&v)
+                    .map(|c| c.iter().collect())
+                    .unwrap_or_default()
+            });
         }
     }
     progress
@@ -352,7 +369,7 @@ fn propagate_global(shader: &mut Shader, slots: &Slots) -> bool {
 
 /// Source modifiers mean negation and absolute value here; on logic instructions a negate
 /// is a bitwise not (gen8+), so negated copies do not go there.
-fn takes_modifiers(op: Opcode) -> bool {
+pub(crate) fn takes_modifiers(op: Opcode) -> bool {
     use Opcode::*;
     op.alu_arity().is_some()
         && !matches!(

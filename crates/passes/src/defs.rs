@@ -12,6 +12,10 @@ pub struct Defs {
     pub count: Vec<u32>,
     /// The one definition of each VGRF that has one.
     pub single: Vec<Option<Inst>>,
+    /// VGRFs defined in pieces: every byte written exactly once, by full unconditional
+    /// writes outside control flow, possibly by several instructions (the channel groups
+    /// of a split SIMD32 copy, say) — SSA values too, with their definitions.
+    pub pieces: Vec<Option<Vec<Inst>>>,
 }
 
 impl Defs {
@@ -21,6 +25,10 @@ impl Defs {
         let mut count = vec![0u32; n];
         let mut single: Vec<Option<Inst>> = vec![None; n];
         let mut whole = vec![true; n];
+        let mut writers: Vec<Vec<Inst>> = vec![Vec::new(); n];
+        // Per slot: how often fully written; per VGRF: any other kind of write.
+        let mut slot_writes = vec![0u8; slots.vgrf_slots as usize];
+        let mut other_write = vec![false; n];
         let mut depth = 0u32;
         for inst in shader.layout.insts() {
             match shader.insts.opcode[inst].control_flow() {
@@ -41,8 +49,15 @@ impl Defs {
             for_each_def(shader, &slots, inst, |s, full| {
                 if range.contains(&s) && full {
                     covered += 1;
+                    slot_writes[s as usize] = slot_writes[s as usize].saturating_add(1);
+                } else if range.contains(&s) {
+                    other_write[v] = true;
                 }
             });
+            if depth > 0 {
+                other_write[v] = true;
+            }
+            writers[v].push(inst);
             // Padding is never written: the data slots are the whole value.
             let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
             let data_slots = l.components as u32 * (l.data as u32).div_ceil(4);
@@ -56,7 +71,22 @@ impl Defs {
                 single[v] = None;
             }
         }
-        Defs { count, single }
+        let pieces = (0..n)
+            .map(|v| {
+                let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
+                let range = slots.vgrf(shader, v as u32);
+                let once = !other_write[v]
+                    && l.padding == 0
+                    && !writers[v].is_empty()
+                    && range.clone().all(|s| slot_writes[s as usize] == 1);
+                once.then(|| std::mem::take(&mut writers[v]))
+            })
+            .collect();
+        Defs {
+            count,
+            single,
+            pieces,
+        }
     }
 }
 

@@ -21,6 +21,7 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("algebraic", crate::algebraic::run),
     ("cmod_prop", crate::cmod_prop::run),
     ("coalesce", crate::coalesce::run),
+    ("combine_constants", crate::lower::combine_constants::run),
     ("compact", crate::compact::run),
     ("copy_prop", crate::copy_prop::run),
     ("cse", crate::cse::run),
@@ -42,7 +43,7 @@ pub const OPT: &str =
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
 pub const LOWER: &str = "opt,lower_load_payload,lower_linterp,lower_simd_width,split,\
-     loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,sel_peephole,coalesce),compact";
+     loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,sel_peephole,coalesce),combine_constants,compact";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]

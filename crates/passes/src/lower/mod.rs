@@ -3,6 +3,7 @@
 //! `load_payload` into moves ([`load_payload`]), interpolation straight from the payload
 //! ([`linterp`]).
 
+pub mod combine_constants;
 pub mod linterp;
 pub mod load_payload;
 pub mod simd_width;
