@@ -5,8 +5,9 @@
 //!
 //! Sources: the PRMs as Mesa quotes them in `brw_fs.cpp`
 //! (`get_fpu_lowered_simd_width`, `get_lowered_simd_width`; `brw_lower_simd_width.cpp` in
-//! current Mesa). Only the plain ALU and math opcodes are covered so far; messages and
-//! virtual opcodes keep their width (`None` from [`alu_width_rules_apply`]).
+//! current Mesa). The plain ALU and math opcodes, interpolation, derivatives, and the
+//! logical messages that lowering turns into sends (sampler, varying pull constants,
+//! render target and URB writes); other virtual opcodes keep their width.
 
 use crate::operand::RegFile;
 use crate::shader::CondMod;
@@ -229,6 +230,79 @@ pub const WIDTH_RULES: &[WidthRule] = &[
     },
 ];
 
+/// The rules of the logical messages lowering turns into sends (the operand-size rules
+/// above are about ALU regions and do not apply to message payloads).
+pub const MESSAGE_WIDTH_RULES: &[WidthRule] = &[
+    WidthRule {
+        name: "sampler message width",
+        source: "gen7-9 sampler messages are SIMD16 at most, SIMD8 when a SIMD16 payload would \
+                 pass MAX_SAMPLER_MESSAGE_SIZE (11 registers: more than 5 parameters) \
+                 (brw_fs.cpp, get_sampler_lowered_simd_width)",
+        limit: |c| {
+            if !is_sampler_message(c.op) {
+                return None;
+            }
+            let params = crate::message::sampler::lower(c.op, c.srcs, c.gen)
+                .map(|l| l.params.len())
+                .unwrap_or(0);
+            Some(if params > 5 { 8 } else { 16 })
+        },
+    },
+    WidthRule {
+        name: "varying pull-constant load width",
+        source: "a varying pull-constant load is a sampler `ld`, SIMD16 at most (brw_fs.cpp, \
+                 get_lowered_simd_width: FS_OPCODE_VARYING_PULL_CONSTANT_LOAD_LOGICAL)",
+        limit: |c| (c.op == Opcode::VaryingPullConstLogical).then_some(16),
+    },
+    WidthRule {
+        name: "render target write width",
+        source: "render target writes are SIMD16 at most, SIMD8 with dual-source blending \
+                 (brw_fs.cpp, get_lowered_simd_width: FS_OPCODE_FB_WRITE_LOGICAL)",
+        limit: |c| {
+            (c.op == Opcode::FbWriteLogical).then(|| {
+                let dual = c
+                    .srcs
+                    .get(crate::message::render_target::src::COLOR1)
+                    .is_some_and(|s| !s.is_bad());
+                if dual {
+                    8
+                } else {
+                    16
+                }
+            })
+        },
+    },
+    WidthRule {
+        name: "URB write width",
+        source: "URB writes are SIMD8 messages (brw_fs.cpp, get_lowered_simd_width: \
+                 SHADER_OPCODE_URB_WRITE_*_LOGICAL)",
+        limit: |c| (c.op == Opcode::UrbWriteLogical).then_some(8),
+    },
+];
+
+/// The logical sampler messages (`message::sampler::lower` knows their payloads).
+pub fn is_sampler_message(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        TexLogical
+            | TxbLogical
+            | TxlLogical
+            | TxdLogical
+            | TxsLogical
+            | TxfLogical
+            | TxfCmsLogical
+            | TxfCmsWLogical
+            | TxfUmsLogical
+            | TxfMcsLogical
+            | Tg4Logical
+            | Tg4OffsetLogical
+            | LodLogical
+            | SampleInfoLogical
+            | ImageSizeLogical
+    )
+}
+
 /// Whether the width rules here cover `op`: the plain ALU opcodes, math and the
 /// derivative and interpolation opcodes. Messages and other virtual opcodes are not split
 /// by these rules.
@@ -245,15 +319,29 @@ pub fn alu_width_rules_apply(op: Opcode) -> bool {
         )
 }
 
+/// Whether the message rules here cover `op`: the logical messages lowering splits before
+/// it builds their payloads.
+pub fn message_width_rules_apply(op: Opcode) -> bool {
+    is_sampler_message(op)
+        || matches!(
+            op,
+            Opcode::VaryingPullConstLogical | Opcode::FbWriteLogical | Opcode::UrbWriteLogical
+        )
+}
+
 /// The widest legal execution size for `inst` and the rule that set it (`None`: every
 /// rule allows the instruction's own width). Only power-of-two widths are encodable.
 pub fn max_width(shader: &Shader, inst: Inst) -> (u32, Option<&'static WidthRule>) {
     let c = WidthCx::of(shader, inst);
     let mut best = (c.exec, None);
-    if !alu_width_rules_apply(c.op) {
+    let rules = if alu_width_rules_apply(c.op) {
+        WIDTH_RULES
+    } else if message_width_rules_apply(c.op) {
+        MESSAGE_WIDTH_RULES
+    } else {
         return best;
-    }
-    for r in WIDTH_RULES {
+    };
+    for r in rules {
         if let Some(w) = (r.limit)(&c) {
             let w = if w == 0 {
                 1
@@ -281,10 +369,10 @@ pub enum SourceLayout {
     PlnPairs,
 }
 
-pub fn source_layout(op: Opcode, i: usize) -> SourceLayout {
+pub fn source_layout(op: Opcode, srcs: &[Operand], i: usize) -> SourceLayout {
     match (op, i) {
         (Opcode::Linterp, 0) => SourceLayout::Components(2),
         (Opcode::Pln, 1) => SourceLayout::PlnPairs,
-        _ => SourceLayout::Components(1),
+        _ => SourceLayout::Components(crate::message::source_components(op, srcs, i)),
     }
 }

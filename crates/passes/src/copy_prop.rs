@@ -281,6 +281,7 @@ fn rewrite_message_sources<'a>(
 ) -> bool {
     let op = shader.insts.opcode[inst];
     let k = match op {
+        Opcode::VaryingPullConstLogical if shader.srcs(inst).len() == 4 => 2,
         Opcode::VaryingPullConstLogical => 1,
         _ => return false,
     };

@@ -17,6 +17,7 @@ pub mod liveness;
 pub mod load_cse;
 pub mod lower;
 pub mod manager;
+pub mod payload_cse;
 pub mod pressure;
 pub mod sat_prop;
 pub mod sel_peephole;

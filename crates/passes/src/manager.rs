@@ -30,7 +30,9 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("load_cse", crate::load_cse::run),
     ("lower_linterp", crate::lower::linterp::run),
     ("lower_load_payload", crate::lower::load_payload::run),
+    ("lower_logical_sends", crate::lower::logical_sends::run),
     ("lower_simd_width", crate::lower::simd_width::run),
+    ("payload_cse", crate::payload_cse::run),
     ("sat_prop", crate::sat_prop::run),
     ("sel_peephole", crate::sel_peephole::run),
     ("split", crate::split::run),
@@ -42,8 +44,9 @@ pub const OPT: &str =
 
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
-pub const LOWER: &str = "opt,lower_load_payload,lower_linterp,lower_simd_width,split,\
-     loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,sel_peephole,coalesce),combine_constants,compact";
+pub const LOWER: &str = "opt,lower_load_payload,lower_linterp,lower_simd_width,lower_logical_sends,split,\
+     loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,sel_peephole,coalesce),\
+     combine_constants,compact";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,9 @@
 //! VGRF splitting: a VGRF of several components whose every access stays inside one
 //! component becomes one VGRF per component, so liveness, coalescing and (later)
-//! allocation treat the components as the independent values they are. (Mesa: brw_fs.cpp
+//! allocation treat the components as the independent values they are. A flat VGRF (one
+//! component, no padding) whose accesses all stay inside whole registers — one, or the two
+//! of a SIMD16 half of a split SIMD32 value — becomes one VGRF per such piece, so each half
+//! can be coalesced into the payload that reads it. (Mesa: brw_fs.cpp
 //! `split_virtual_grfs`, which splits per register; here per component, padding included,
 //! so a padded half-float component is a VGRF of its own shape.)
 //!
@@ -16,23 +19,51 @@ use eubatch_ir::{Operand, RegFile, Shader, Vgrf, VgrfLayout};
 
 use crate::PassCx;
 
+/// Piece sizes tried for a flat VGRF, smallest first: a register, then the two registers
+/// of a SIMD16 half.
+const FLAT_PITCHES: [u32; 3] = [32, 64, 128];
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    // A component split off may itself split into registers: repeat until nothing does.
+    let mut progress = false;
+    while split_once(shader) {
+        progress = true;
+    }
+    progress
+}
+
+fn split_once(shader: &mut Shader) -> bool {
     let n = shader.vgrfs.len();
-    let mut ok: Vec<bool> = shader.vgrfs.iter().map(|l| l.components > 1).collect();
-    if !ok.iter().any(|o| *o) {
+    // Per VGRF, the candidate piece sizes still possible: a multi-component VGRF splits at
+    // its components; a flat one (one component, no padding) at whole registers.
+    let mut cands: Vec<Vec<u32>> = shader
+        .vgrfs
+        .iter()
+        .map(|l| {
+            if l.components > 1 {
+                vec![l.pitch()]
+            } else if l.padding == 0 {
+                let data = l.data as u32;
+                FLAT_PITCHES
+                    .iter()
+                    .copied()
+                    .filter(|&p| p < data && data % p == 0)
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    if cands.iter().all(|c| c.is_empty()) {
         return false;
     }
     let insts: Vec<_> = shader.layout.insts().collect();
     let mut check = |op: &Operand, end: u32| {
-        if op.file != RegFile::Vgrf || (op.nr as usize) >= n || !ok[op.nr as usize] {
+        if op.file != RegFile::Vgrf || (op.nr as usize) >= n {
             return;
         }
-        let l = shader.vgrfs[Vgrf::from_usize(op.nr as usize)];
-        let pitch = l.pitch().max(1);
         let end = end.max(op.offset + 1);
-        if op.offset / pitch != (end - 1) / pitch {
-            ok[op.nr as usize] = false;
-        }
+        cands[op.nr as usize].retain(|&pitch| op.offset / pitch == (end - 1) / pitch);
     };
     for &inst in &insts {
         let opc = shader.insts.opcode[inst];
@@ -60,19 +91,31 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             check(s, end);
         }
     }
+    // The piece size of each VGRF that splits (the smallest that held), 0 if none.
+    let pitch: Vec<u32> = cands
+        .iter()
+        .map(|c| c.first().copied().unwrap_or(0))
+        .collect();
+    let ok: Vec<bool> = pitch.iter().map(|&p| p != 0).collect();
     if !ok.iter().any(|o| *o) {
         return false;
     }
-    // New VGRFs for components 1.. of each split one (component 0 keeps the number).
+    // New VGRFs for pieces 1.. of each split one (piece 0 keeps the number).
     let mut first_new: Vec<u32> = vec![u32::MAX; n];
+    let mut pieces: Vec<u32> = vec![1; n];
     let mut vgrfs: IndexVec<Vgrf, VgrfLayout> = shader.vgrfs.clone();
     for v in 0..n {
         if ok[v] {
             let l = shader.vgrfs[Vgrf::from_usize(v)];
-            let one = VgrfLayout { components: 1, ..l };
+            let one = if l.components > 1 {
+                VgrfLayout { components: 1, ..l }
+            } else {
+                VgrfLayout::flat(pitch[v])
+            };
+            pieces[v] = l.size() / pitch[v];
             vgrfs[Vgrf::from_usize(v)] = one;
             first_new[v] = vgrfs.len() as u32;
-            for _ in 1..l.components {
+            for _ in 1..pieces[v] {
                 vgrfs.push(one);
             }
         }
@@ -80,7 +123,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let old = std::mem::replace(&mut shader.vgrfs, vgrfs);
     let rename = |o: &mut Operand| {
         if o.file == RegFile::Vgrf && (o.nr as usize) < n && ok[o.nr as usize] {
-            let pitch = old[Vgrf::from_usize(o.nr as usize)].pitch();
+            let pitch = pitch[o.nr as usize];
             let k = o.offset / pitch;
             if k > 0 {
                 o.nr = first_new[o.nr as usize] + k - 1;
@@ -111,10 +154,10 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             {
                 continue;
             }
-            let l = old[Vgrf::from_usize(dst.nr as usize)];
-            shader.insts.size_written[inst] = l.pitch();
+            let v = dst.nr as usize;
+            shader.insts.size_written[inst] = pitch[v];
             let ctl = shader.insts.control[inst];
-            for k in 1..l.components as u32 {
+            for k in 1..pieces[v] {
                 let mut d = dst;
                 d.nr = first_new[dst.nr as usize] + k - 1;
                 out.push(shader.create_inst(eubatch_ir::shader::InstBuilder {
@@ -122,7 +165,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     control: ctl,
                     dst: d,
                     srcs: &[],
-                    size_written: l.pitch(),
+                    size_written: pitch[v],
                     send: None,
                 }));
             }

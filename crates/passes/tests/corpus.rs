@@ -1,9 +1,9 @@
-//! The optimization loop and lowering (`lower`: opt, SIMD-width splitting, load_payload to
-//! moves, opt again) over every start dump of every corpus: every pass that makes progress
+//! The optimization loop and lowering (`lower`: opt, SIMD-width splitting, logical sends,
+//! load_payload to moves, opt again) over every start dump of every corpus: every pass that makes progress
 //! is compared in the simulator with its input (2 seeds), and the final shader with the
 //! imported one (4 seeds); no output may differ, and the result must pass the hardware-form
-//! verifier. Prints the number of
-//! shader × seed runs and the instruction counts. Skipped where `../shared` is absent.
+//! verifier. Prints the number of shader × seed runs, the instruction counts, and the
+//! messages still logical with why. Skipped where `../shared` is absent.
 //! Run in release mode.
 
 #[path = "../../ir/tests/common/mod.rs"]
@@ -30,6 +30,7 @@ fn walk(corpus: &str, target: Gen) {
     );
     let failures = Mutex::new(Vec::new());
     let unsimulated = Mutex::new(Vec::<String>::new());
+    let left_logical = Mutex::new(Vec::<String>::new());
     std::thread::scope(|s| {
         for _ in 0..std::thread::available_parallelism().map_or(2, |n| n.get()) {
             s.spawn(|| loop {
@@ -55,6 +56,34 @@ fn walk(corpus: &str, target: Gen) {
                         .push(format!("{name}: not in hardware form: {e}"));
                     continue;
                 }
+                // Messages still logical, and why: lowering a copy again reports them.
+                let mut probe = shader.clone();
+                let outcome = eubatch_passes::lower::logical_sends::lower(&mut probe);
+                let mut left: Vec<String> = outcome
+                    .left_logical
+                    .into_iter()
+                    .map(|(_, why)| why)
+                    .collect();
+                // Messages the pass does not take yet, by opcode.
+                let handled = |op: eubatch_ir::Opcode| {
+                    op == eubatch_ir::Opcode::VaryingPullConstLogical
+                        || op == eubatch_ir::Opcode::FbWriteLogical
+                        || eubatch_ir::width_rules::is_sampler_message(op)
+                };
+                for inst in shader.layout.insts() {
+                    let op = shader.insts.opcode[inst];
+                    let send = matches!(
+                        op,
+                        eubatch_ir::Opcode::Send
+                            | eubatch_ir::Opcode::Sendc
+                            | eubatch_ir::Opcode::Sends
+                            | eubatch_ir::Opcode::Sendsc
+                    );
+                    if op.is_message() && !send && !handled(op) {
+                        left.push(format!("`{}`: not lowered yet", op.name()));
+                    }
+                }
+                left_logical.lock().unwrap().extend(left);
                 before.fetch_add(original.num_insts(), Ordering::Relaxed);
                 after.fetch_add(shader.num_insts(), Ordering::Relaxed);
                 let profile = eubatch_sim::profile::Profile::of(&original);
@@ -130,6 +159,17 @@ fn walk(corpus: &str, target: Gen) {
     reasons.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     for (r, n) in reasons.iter().take(5) {
         eprintln!("  {n:5}  {r}");
+    }
+    let left_logical = left_logical.into_inner().unwrap();
+    eprintln!("  messages left logical: {}", left_logical.len());
+    let mut reasons = std::collections::BTreeMap::<&str, usize>::new();
+    for r in &left_logical {
+        *reasons.entry(r.as_str()).or_default() += 1;
+    }
+    let mut reasons: Vec<_> = reasons.into_iter().collect();
+    reasons.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    for (r, n) in &reasons {
+        eprintln!("  {n:5}  left logical: {r}");
     }
     assert!(
         failures.is_empty(),

@@ -42,8 +42,7 @@ const BTI_STATELESS: [u32; 2] = [253, 255];
 const OWORD_BLOCK_READ: u32 = 0;
 /// GFX8_URB_OPCODE_SIMD8_WRITE (brw_eu_defines.h).
 const URB_SIMD8_WRITE: u32 = 7;
-/// GFX6_DATAPORT_WRITE_MESSAGE_RENDER_TARGET_WRITE (brw_eu_defines.h), descriptor bits 17:14.
-const RT_WRITE: u32 = 12;
+use eubatch_ir::message::render_target::WRITE as RT_WRITE;
 
 /// Executes a raw send for the `enabled` channels. Returns true at the end of the thread.
 pub fn send(
@@ -61,13 +60,14 @@ pub fn send(
     let srcs = shader.srcs(inst);
     let fail = |m: String| SimError::at(inst, m);
     // Payload registers, in order: the first source's mlen, then the second's ex_mlen.
-    let mut regs: Vec<u32> = Vec::new();
-    let reg_of = |op: Option<&Operand>, what: &str| -> Result<u32, SimError> {
+    let mut regs: Vec<Operand> = Vec::new();
+    let reg_of = |op: Option<&Operand>, what: &str| -> Result<Operand, SimError> {
         match op {
-            Some(o) if o.file == RegFile::FixedGrf && o.offset == 0 => Ok(o.nr),
+            Some(o) if o.file == RegFile::FixedGrf && o.offset == 0 => Ok(*o),
+            Some(o) if o.file == RegFile::Vgrf && o.offset % 32 == 0 => Ok(*o),
             _ => Err(SimError::at(
                 inst,
-                format!("a send's {what} must be a whole fixed register"),
+                format!("a send's {what} must start at a register (fixed or virtual)"),
             )),
         }
     };
@@ -84,11 +84,12 @@ pub fn send(
         info.mlen = eubatch_ir::message::mlen(info.desc) as u8;
         info.header_size = eubatch_ir::message::header_present(info.desc) as u8;
     }
-    let src0 = reg_of(srcs.first(), "payload")?;
-    regs.extend((0..info.mlen as u32).map(|k| src0 + k));
+    let (payload, payload2) = eubatch_ir::message::send_payloads(srcs);
+    let src0 = reg_of(payload, "payload")?;
+    regs.extend((0..info.mlen as u32).map(|k| nth_register(&src0, k)));
     if info.ex_mlen > 0 {
-        let src1 = reg_of(srcs.get(1), "second payload")?;
-        regs.extend((0..info.ex_mlen as u32).map(|k| src1 + k));
+        let src1 = reg_of(payload2, "second payload")?;
+        regs.extend((0..info.ex_mlen as u32).map(|k| nth_register(&src1, k)));
     }
     let exec = ctl.exec_size as u32;
     let group = ctl.group as u32;
@@ -111,8 +112,8 @@ pub fn send(
                     continue;
                 }
                 let mut values = Vec::with_capacity(data.len());
-                for &r in data {
-                    let op = Operand::fixed(r, i * 4, Type::UD, eubatch_ir::Region::new(0, 1, 0));
+                for r in data {
+                    let op = element(r, i * 4, Type::UD);
                     values.push(t.read(&op, 0).map_err(|e| e.with_inst(inst))?);
                 }
                 out.records.push(Record {
@@ -174,9 +175,9 @@ pub fn send(
                     regs.len()
                 )));
             }
-            let dword = |t: &mut Thread, reg: u32, byte: u32| -> Result<u64, SimError> {
-                let op = Operand::fixed(reg, byte, Type::UD, eubatch_ir::Region::new(0, 1, 0));
-                t.read(&op, 0).map_err(|e| e.with_inst(inst))
+            let dword = |t: &mut Thread, reg: Operand, byte: u32| -> Result<u64, SimError> {
+                t.read(&element(&reg, byte, Type::UD), 0)
+                    .map_err(|e| e.with_inst(inst))
             };
             for i in 0..exec {
                 let ch = group + i;
@@ -216,12 +217,12 @@ pub fn send(
             let header = *regs
                 .first()
                 .ok_or_else(|| fail("a block read without its header".into()))?;
-            let h2 = Operand::fixed(header, 8, Type::UD, eubatch_ir::Region::new(0, 1, 0));
+            let h2 = element(&header, 8, Type::UD);
             let offset = t.read(&h2, 0).map_err(|e| e.with_inst(inst))? * 16;
             let surface = (info.desc & 0xff) as u64;
             let dst = shader.insts.dst[inst];
             let rlen = eubatch_ir::message::rlen(info.desc);
-            if dst.file != RegFile::FixedGrf {
+            if !matches!(dst.file, RegFile::FixedGrf | RegFile::Vgrf) {
                 return Err(fail("a block read into a non-register".into()));
             }
             for k in 0..rlen * 8 {
@@ -230,12 +231,7 @@ pub fn send(
                     crate::inputs::Space::Constant,
                     surface << 32 | (offset / 4 + k as u64),
                 );
-                let o = Operand::fixed(
-                    dst.nr + k / 8,
-                    (k % 8) * 4,
-                    Type::UD,
-                    eubatch_ir::Region::new(0, 1, 0),
-                );
+                let o = element(&nth_register(&dst, k / 8), (k % 8) * 4, Type::UD);
                 t.write(&o, 0, w as u64).map_err(|e| e.with_inst(inst))?;
             }
             Ok(ctl.eot())
@@ -254,7 +250,7 @@ pub fn send(
             let header = *regs
                 .first()
                 .ok_or_else(|| fail("a block message without its header".into()))?;
-            let h2 = Operand::fixed(header, 8, Type::UD, eubatch_ir::Region::new(0, 1, 0));
+            let h2 = element(&header, 8, Type::UD);
             let base = t.read(&h2, 0).map_err(|e| e.with_inst(inst))? * 16;
             let (skip, owords) = match (info.desc >> 8) & 7 {
                 0 => (0u64, 1u64),
@@ -264,14 +260,9 @@ pub fn send(
                 4 => (0, 8),
                 n => return Err(fail(format!("OWord block size {n} is not modelled"))),
             };
-            let byte_reg = |t: &mut Thread, reg: u32, k: u64| -> Result<u64, SimError> {
-                let o = Operand::fixed(
-                    reg,
-                    (k % 32) as u32,
-                    Type::UB,
-                    eubatch_ir::Region::new(0, 1, 0),
-                );
-                t.read(&o, 0).map_err(|e| e.with_inst(inst))
+            let byte_reg = |t: &mut Thread, reg: Operand, k: u64| -> Result<u64, SimError> {
+                t.read(&element(&reg, (k % 32) as u32, Type::UB), 0)
+                    .map_err(|e| e.with_inst(inst))
             };
             if (info.desc >> 14) & 0x1f == DC_OWORD_BLOCK_WRITE {
                 let data = &regs[1..];
@@ -286,11 +277,10 @@ pub fn send(
                 let dst = shader.insts.dst[inst];
                 for k in 0..owords * 16 {
                     let v = t.scratch.get(&(base + skip + k)).copied().unwrap_or(0);
-                    let o = Operand::fixed(
-                        dst.nr + (k / 32) as u32,
+                    let o = element(
+                        &nth_register(&dst, (k / 32) as u32),
                         (k % 32) as u32,
                         Type::UB,
-                        eubatch_ir::Region::new(0, 1, 0),
                     );
                     t.write(&o, 0, v as u64).map_err(|e| e.with_inst(inst))?;
                 }
@@ -305,5 +295,30 @@ pub fn send(
             "raw send to shared function {sfid} (descriptor {:#010x}) is not modelled yet",
             info.desc
         ))),
+    }
+}
+
+/// Register `k` of the run of registers starting at `base` (a whole fixed register, or a
+/// VGRF at a register boundary: a send's payload before register allocation).
+pub fn nth_register(base: &Operand, k: u32) -> Operand {
+    let mut o = *base;
+    match base.file {
+        RegFile::FixedGrf => o.nr += k,
+        _ => o.offset += 32 * k,
+    }
+    o
+}
+
+/// The element of `ty` at `byte` of the register `reg` (from [`nth_register`]), read or
+/// written as a scalar.
+pub fn element(reg: &Operand, byte: u32, ty: Type) -> Operand {
+    match reg.file {
+        RegFile::FixedGrf => Operand::fixed(
+            reg.nr,
+            reg.offset + byte,
+            ty,
+            eubatch_ir::Region::new(0, 1, 0),
+        ),
+        _ => Operand::vgrf(reg.nr, reg.offset + byte, ty, 0),
     }
 }

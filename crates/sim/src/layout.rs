@@ -135,15 +135,7 @@ pub struct FbLayout {
 }
 
 /// `fb_write_logical` source slots.
-pub mod fb_src {
-    pub const COLOR0: usize = 0;
-    pub const COLOR1: usize = 1;
-    pub const SRC0_ALPHA: usize = 2;
-    pub const SRC_DEPTH: usize = 3;
-    pub const SRC_STENCIL: usize = 5;
-    pub const OMASK: usize = 6;
-    pub const COMPONENTS: usize = 7;
-}
+pub use eubatch_ir::message::render_target::src as fb_src;
 
 impl FbLayout {
     /// The layout of the first render-target write of `start`, if it has one.

@@ -31,6 +31,9 @@ pub enum Kind {
 #[derive(Clone, Debug, Default)]
 pub struct Profile {
     kinds: HashMap<(u8, u64), Kind>,
+    /// What the shader's render target writes carry (pipeline state, read from its
+    /// logical writes): lowered writes of the same shader are decoded with it.
+    pub fb: Option<crate::layout::FbLayout>,
 }
 
 /// Word index of a push-constant or attribute operand's first byte, in the numbering
@@ -117,7 +120,10 @@ impl Profile {
                 }
             }
         }
-        Profile { kinds }
+        Profile {
+            kinds,
+            fb: crate::layout::FbLayout::of(shader),
+        }
     }
 
     /// How the shader uses input word `word` of `space`, if it is a count.

@@ -165,6 +165,7 @@ fn run_with(
     let mut t = Thread::new(shader, seed);
     if let Some(p) = profile {
         t.profile = p.clone();
+        t.fb = p.fb.clone();
     }
     if let Some(hw) = hw {
         t.grf.copy_from_slice(&hw.grf);
@@ -698,8 +699,9 @@ fn execute(
         }
         Opcode::UniformPullConst | Opcode::VaryingPullConstLogical => {
             // Constant buffers are a seeded function of (surface, byte offset).
-            let surface = srcs
-                .first()
+            let (surface, offset) = eubatch_ir::message::pull_constant_srcs(srcs)
+                .ok_or_else(|| fail(format!("`{}` with {} sources", op.name(), srcs.len())))?;
+            let surface = Some(surface)
                 .filter(|s| s.file == RegFile::Imm)
                 .map(|s| s.imm_bits() as u32)
                 .ok_or_else(|| {
@@ -722,8 +724,7 @@ fn execute(
                 // FS_OPCODE_UNIFORM_PULL_CONSTANT_LOAD: a block of consecutive dwords at an
                 // immediate offset, as long as the destination (one register a SIMD8
                 // half), for all channels.
-                let off = srcs
-                    .get(1)
+                let off = Some(offset)
                     .filter(|s| s.file == RegFile::Imm)
                     .map(|s| s.imm_bits())
                     .ok_or_else(|| {
@@ -741,9 +742,7 @@ fn execute(
             } else {
                 // FS_OPCODE_VARYING_PULL_CONSTANT_LOAD_LOGICAL: four dwords per channel at the
                 // channel's byte offset, into four components.
-                let offs = srcs
-                    .get(1)
-                    .ok_or_else(|| fail("varying_pull_const_logical without an offset".into()))?;
+                let offs = &offset;
                 let mut results = Vec::new();
                 for i in 0..exec {
                     if enabled & pred & (1 << (group + i)) == 0 {

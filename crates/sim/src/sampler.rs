@@ -10,7 +10,7 @@
 //! sample counts (`resinfo`, `sampleinfo`, `ld_mcs`) small powers of two.
 
 use eubatch_ir::message::sampler::{self as msg, lower, Desc, Param, ParamType};
-use eubatch_ir::{Inst, Operand, RegFile, Region, Shader, Type};
+use eubatch_ir::{Inst, Operand, RegFile, Shader, Type};
 
 use crate::inputs::mix;
 use crate::state::Thread;
@@ -144,7 +144,7 @@ pub fn sample_raw(
     t: &mut Thread,
     inst: Inst,
     enabled: u32,
-    regs: &[u32],
+    regs: &[Operand],
     desc: u32,
 ) -> Result<(), SimError> {
     let fail = |m: String| SimError::at(inst, m);
@@ -156,8 +156,8 @@ pub fn sample_raw(
     };
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
-    let dword = |t: &mut Thread, reg: u32, lane: u32| -> Result<u32, SimError> {
-        let o = Operand::fixed(reg, lane * 4, Type::UD, Region::new(0, 1, 0));
+    let dword = |t: &mut Thread, reg: Operand, lane: u32| -> Result<u32, SimError> {
+        let o = crate::hw_message::element(&reg, lane * 4, Type::UD);
         t.read(&o, 0)
             .map(|v| v as u32)
             .map_err(|e| e.with_inst(inst))
@@ -203,11 +203,15 @@ pub fn sample_raw(
                 continue;
             }
             let bits = texel(t.seed, d.surface, d.sampler, d.msg_type, &params, c);
-            results.push((dst.nr + reg_index as u32, i % 8, bits));
+            results.push((
+                crate::hw_message::nth_register(&dst, reg_index as u32),
+                i % 8,
+                bits,
+            ));
         }
     }
     for (reg, lane, bits) in results {
-        let o = Operand::fixed(reg, lane * 4, Type::UD, Region::new(0, 1, 0));
+        let o = crate::hw_message::element(&reg, lane * 4, Type::UD);
         t.write(&o, 0, bits as u64).map_err(|e| e.with_inst(inst))?;
     }
     Ok(())

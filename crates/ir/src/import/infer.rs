@@ -147,10 +147,15 @@ fn load_payload_len(u: &InstUse<'_>) -> u32 {
     u.srcs
         .iter()
         .map(|s| {
+            let f = s.footprint(u.exec_size);
             if s.is_bad() {
                 u.exec_size * 4
+            } else if f <= s.ty.size() {
+                // A scalar (immediate, `<0>` region) fills a part of its type per channel
+                // (fs_builder::LOAD_PAYLOAD: `exec_size * type_sz` per source).
+                u.exec_size * s.ty.size()
             } else {
-                s.footprint(u.exec_size)
+                f
             }
         })
         .sum()

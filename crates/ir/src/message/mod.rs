@@ -5,6 +5,8 @@
 
 pub mod sampler;
 
+use crate::operand::{Operand, RegFile};
+
 /// Shared function IDs (brw_eu_defines.h `BRW_SFID_*`, `GFX6_SFID_*`, `GFX7_SFID_*`).
 pub mod sfid {
     pub const SAMPLER: u8 = 2;
@@ -28,4 +30,98 @@ pub fn header_present(desc: u32) -> bool {
 /// Extended message length of a split send (extended descriptor bits 9:6).
 pub fn ex_mlen(ex_desc: u32) -> u32 {
     (ex_desc >> 6) & 0xf
+}
+
+/// The length fields every descriptor carries (`brw_message_desc`): message length,
+/// response length and whether a header leads the payload.
+pub fn message_desc(mlen: u32, rlen: u32, header: bool) -> u32 {
+    (mlen & 0xf) << 25 | (rlen & 0x1f) << 20 | (header as u32) << 19
+}
+
+/// The payload sources of a `send`, in either form the IR holds: Mesa's SHADER_OPCODE_SEND
+/// (descriptor, extended descriptor, payload, second payload — what lowering emits and the
+/// pre-RA dumps print) or final code's (payload, second payload; the descriptors are in the
+/// instruction's [`crate::shader::SendInfo`]).
+pub fn send_payloads(srcs: &[Operand]) -> (Option<&Operand>, Option<&Operand>) {
+    let logical_form = srcs.len() >= 3
+        && srcs[..2]
+            .iter()
+            .all(|s| matches!(s.file, RegFile::Imm | RegFile::Vgrf | RegFile::Uniform))
+        && srcs[0].file == RegFile::Imm;
+    if logical_form {
+        (srcs.get(2), srcs.get(3))
+    } else {
+        (srcs.first(), srcs.get(1))
+    }
+}
+
+/// The surface and offset sources of a pull-constant load (`varying_pull_const_logical`,
+/// `uniform_pull_const`): Mesa 22.3 orders them surface, offset, ...; Mesa 25 puts the
+/// surface's bindless handle second (`PULL_*_CONSTANT_SRC_SURFACE_HANDLE`), four sources
+/// in all.
+pub fn pull_constant_srcs(srcs: &[Operand]) -> Option<(Operand, Operand)> {
+    match srcs.len() {
+        4 => Some((srcs[0], srcs[2])),
+        2 | 3 => Some((srcs[0], srcs[1])),
+        _ => None,
+    }
+}
+
+/// How many components (each one value per channel) source `i` of a logical message holds:
+/// what splitting it into channel groups must gather per group (Mesa's
+/// `fs_inst::components_read`). One for anything else.
+pub fn source_components(op: crate::Opcode, srcs: &[Operand], i: usize) -> u32 {
+    let imm = |k: usize| {
+        srcs.get(k)
+            .filter(|s| s.file == RegFile::Imm)
+            .map(|s| s.imm_bits() as u32)
+    };
+    if crate::width_rules::is_sampler_message(op) && srcs.len() >= sampler::src::COUNT {
+        use sampler::src;
+        return match i {
+            src::COORDINATE => imm(src::COORD_COMPONENTS).unwrap_or(1),
+            src::LOD | src::LOD2 if op == crate::Opcode::TxdLogical => {
+                imm(src::GRAD_COMPONENTS).unwrap_or(1)
+            }
+            src::TG4_OFFSET => 2,
+            src::MCS if op == crate::Opcode::TxfCmsWLogical => 2,
+            _ => 1,
+        };
+    }
+    if op == crate::Opcode::FbWriteLogical {
+        let comps = imm(render_target::src::COMPONENTS).unwrap_or(4);
+        return match i {
+            render_target::src::COLOR0 | render_target::src::COLOR1 => comps,
+            _ => 1,
+        };
+    }
+    1
+}
+
+/// Render target writes (SFID 5; PRM Vol. 2d "Render Target Write", Mesa
+/// brw_eu.h `brw_fb_write_desc`).
+pub mod render_target {
+    /// Message type in bits 17:14 (`GFX6_DATAPORT_WRITE_MESSAGE_RENDER_TARGET_WRITE`).
+    pub const WRITE: u32 = 12;
+    /// Message subtypes in bits 10:8 (`BRW_DATAPORT_RENDER_TARGET_WRITE_SIMD*`).
+    pub const SIMD16_SINGLE_SOURCE: u32 = 0;
+    pub const SIMD8_SINGLE_SOURCE: u32 = 4;
+
+    /// The descriptor without lengths: binding table entry `surface`, the subtype, and
+    /// the "last render target select" bit (12) of the thread's final write.
+    pub fn write_desc(surface: u32, subtype: u32, last: bool) -> u32 {
+        (surface & 0xff) | (subtype & 7) << 8 | (last as u32) << 12 | WRITE << 14
+    }
+
+    /// Sources of `fb_write_logical` (Mesa 22.3 `enum fb_write_logical_srcs`).
+    pub mod src {
+        pub const COLOR0: usize = 0;
+        pub const COLOR1: usize = 1;
+        pub const SRC0_ALPHA: usize = 2;
+        pub const SRC_DEPTH: usize = 3;
+        pub const DST_DEPTH: usize = 4;
+        pub const SRC_STENCIL: usize = 5;
+        pub const OMASK: usize = 6;
+        pub const COMPONENTS: usize = 7;
+    }
 }

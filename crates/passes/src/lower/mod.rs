@@ -6,6 +6,7 @@
 pub mod combine_constants;
 pub mod linterp;
 pub mod load_payload;
+pub mod logical_sends;
 pub mod simd_width;
 
 /// The channel group `k * width` channels into an operand's region: where the `k`-th
@@ -38,4 +39,15 @@ pub fn horiz_offset(op: &eubatch_ir::Operand, channels: u32) -> Option<eubatch_i
         _ => return None,
     }
     Some(o)
+}
+
+/// Whether `len` bytes from `op` lie inside its VGRF (always true for other files). A
+/// message may name more components than were ever written (Mesa 25 writes colours of four
+/// components from three-component values): the rest is undefined, and is not copied.
+pub fn inside_vgrf(shader: &eubatch_ir::Shader, op: &eubatch_ir::Operand, len: u32) -> bool {
+    op.file != eubatch_ir::RegFile::Vgrf
+        || shader
+            .vgrfs
+            .get(eubatch_ir::Vgrf::from_usize(op.nr as usize))
+            .is_some_and(|l| op.offset + len <= l.size())
 }

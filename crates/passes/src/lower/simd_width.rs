@@ -88,13 +88,19 @@ fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
     let dst = shader.insts.dst[inst];
     let srcs: Vec<Operand> = shader.srcs(inst).to_vec();
     let size_written = shader.insts.size_written[inst];
+    let send_info = shader.send_info(inst).copied();
     if !size_written.is_multiple_of(n) {
         return None;
     }
-    let layouts: Vec<SourceLayout> = (0..srcs.len()).map(|i| source_layout(op, i)).collect();
+    let layouts: Vec<SourceLayout> = (0..srcs.len())
+        .map(|i| source_layout(op, &srcs, i))
+        .collect();
     let comps: Vec<u32> = layouts
         .iter()
-        .map(|l| match l {
+        .zip(&srcs)
+        .map(|(l, s)| match l {
+            // An immediate or a missing source is the same for every component.
+            _ if matches!(s.file, RegFile::Imm | RegFile::Bad) => 1,
             SourceLayout::Components(n) => *n,
             SourceLayout::PlnPairs => 1,
         })
@@ -102,22 +108,43 @@ fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
     if layouts.contains(&SourceLayout::PlnPairs) && width % 8 != 0 {
         return None;
     }
+    // A message's result holds several components of `exec` channels each: each piece
+    // writes its own temporary, whose components are then copied into place (Mesa's
+    // `emit_zip`).
+    let dst_comps = if op.is_message() && dst.file == RegFile::Vgrf {
+        let comp = exec * dst.ty.size() * dst.stride.max(1) as u32;
+        if size_written % comp != 0 || dst.stride != 1 {
+            return None;
+        }
+        size_written / comp
+    } else {
+        1
+    };
+    if dst_comps > 1 && ctl.predicate != eubatch_ir::shader::Predicate::None {
+        return None;
+    }
     for (s, &c) in srcs.iter().zip(&comps) {
         if c > 1 && (s.file != RegFile::Vgrf || s.stride != 1) {
             return None;
         }
-        if overlaps_differently(
-            &dst,
-            size_written,
-            s,
-            s.span(exec) + (c - 1) * exec * s.ty.size(),
-        ) {
+        if dst_comps == 1
+            && overlaps_differently(
+                &dst,
+                size_written,
+                s,
+                s.span(exec) + c.saturating_sub(1) * exec * s.ty.size(),
+            )
+        {
             return None;
         }
     }
     let mut parts = Vec::with_capacity(n as usize);
     for k in 0..n {
-        let dst_k = horiz_offset(&dst, k * width)?;
+        let dst_k = if dst_comps > 1 {
+            dst
+        } else {
+            horiz_offset(&dst, k * width)?
+        };
         let srcs_k = srcs
             .iter()
             .zip(&layouts)
@@ -129,6 +156,8 @@ fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
         let mut c = ctl;
         c.exec_size = width as u8;
         c.group = ctl.group + (k * width) as u8;
+        // Only the last piece ends the thread.
+        c.set(eubatch_ir::Control::EOT, ctl.eot() && k == n - 1);
         parts.push((dst_k, srcs_k, c));
     }
     let mut out = Vec::new();
@@ -138,16 +167,79 @@ fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
                 s[i] = unzip(shader, &mut out, s[i], ncomp, exec, c);
             }
         }
+        let piece_dst = if dst_comps > 1 {
+            let tmp = shader
+                .vgrfs
+                .push(eubatch_ir::VgrfLayout {
+                    components: dst_comps as u16,
+                    data: (width * dst.ty.size()) as u16,
+                    padding: 0,
+                })
+                .index() as u32;
+            Operand::vgrf(tmp, 0, dst.ty, 1)
+        } else {
+            d
+        };
         out.push(shader.create_inst(InstBuilder {
             opcode: op,
             control: c,
-            dst: d,
+            dst: piece_dst,
             srcs: &s,
             size_written: size_written / n,
+            send: send_info,
+        }));
+        if dst_comps > 1 {
+            let channel = (c.group - ctl.group) as u32;
+            zip(
+                shader, &mut out, piece_dst, dst, dst_comps, exec, channel, c,
+            );
+        }
+    }
+    Some(out)
+}
+
+/// Copies the components of a piece's temporary result (`ncomp` packed components of the
+/// piece's width) to where they belong in the whole instruction's result (components
+/// `exec` channels apart).
+fn zip(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    tmp: Operand,
+    dst: Operand,
+    ncomp: u32,
+    exec: u32,
+    channel: u32,
+    c: eubatch_ir::Control,
+) {
+    let width = c.exec_size as u32;
+    let size = dst.ty.size();
+    use eubatch_ir::Type;
+    let raw = match size {
+        1 => Type::UB,
+        2 => Type::UW,
+        8 => Type::UQ,
+        _ => Type::UD,
+    };
+    let mut mov_ctl = eubatch_ir::Control::new(width as u8);
+    mov_ctl.group = c.group;
+    mov_ctl.set(eubatch_ir::Control::NO_MASK, c.no_mask());
+    for j in 0..ncomp {
+        let mut to = dst;
+        to.ty = raw;
+        // The piece's channels (`channel` on from the instruction's first) of component j.
+        to.offset += (j * exec + channel) * size;
+        let mut from = tmp;
+        from.ty = raw;
+        from.offset += j * width * size;
+        out.push(shader.create_inst(InstBuilder {
+            opcode: eubatch_ir::Opcode::Mov,
+            control: mov_ctl,
+            dst: to,
+            srcs: &[from],
+            size_written: width * size,
             send: None,
         }));
     }
-    Some(out)
 }
 
 /// Copies a piece's channels of every component of a source (components `exec` channels
@@ -178,6 +270,9 @@ fn unzip(
         let mut from = src;
         from.offset += j * exec * src.ty.size();
         from.mods = eubatch_ir::Mods::NONE;
+        if !crate::lower::inside_vgrf(shader, &from, comp_bytes) {
+            continue;
+        }
         out.push(shader.create_inst(InstBuilder {
             opcode: eubatch_ir::Opcode::Mov,
             control: mov_ctl,

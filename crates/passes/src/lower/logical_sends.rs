@@ -1,0 +1,487 @@
+//! Logical messages to `send`s: each logical message becomes the moves that build its
+//! payload — one register per 8 channels for each parameter, in the order the shared
+//! function reads them — and a `send` with the message's descriptor (shared function,
+//! message type, SIMD mode, binding table entry, message and response lengths). Payload
+//! orders and descriptors come from [`eubatch_ir::message`], which the simulator decodes
+//! raw sends with too: a lowered shader and its logical input are compared message by
+//! message. (Mesa: brw_lower_logical_sends.cpp.)
+//!
+//! Lowered so far, on gen7-gen9:
+//! - `varying_pull_const_logical`: a sampler `ld` whose only parameter is the byte offset
+//!   (`lower_varying_pull_constant_logical_send`; the surface is a raw buffer).
+//! - the sampler messages ([`eubatch_ir::message::sampler::lower`] gives their type and
+//!   parameters): those that need no header — no gather, no sampler index above 15, no
+//!   handles, all four components returned (`lower_sampler_logical_send_gfx7`).
+//! - `fb_write_logical` of colour alone (no second colour, source alpha, depth, stencil or
+//!   output mask) to the one render target of a shader with a single write: SIMD8 or
+//!   SIMD16 single-source writes without a header (`lower_fb_write_logical_send`).
+//!
+//! Rules that limit it: the instruction is already no wider than its message allows (SIMD-
+//! width lowering runs first); surface and sampler are immediates; every parameter is a
+//! 32-bit value. Where the parameters already lie in one VGRF in payload order (a texture
+//! coordinate, a colour), the send reads that VGRF and no move is made. Anything else is
+//! left logical: [`Outcome::left_logical`] counts it, with the reason.
+
+use eubatch_ir::message::sampler::{self, Param, ParamType};
+use eubatch_ir::message::{message_desc, render_target, sfid};
+use eubatch_ir::shader::{InstBuilder, Predicate, SendInfo};
+use eubatch_ir::{Control, Gen, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
+
+use crate::PassCx;
+
+/// What one run did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub lowered: usize,
+    /// Messages left logical, with why.
+    pub left_logical: Vec<(Inst, String)>,
+}
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    lower(shader).lowered > 0
+}
+
+pub fn lower(shader: &mut Shader) -> Outcome {
+    let mut out = Outcome::default();
+    if shader.target < Gen::Gen7 {
+        return out;
+    }
+    // Render target writes of the shader, counting the channel-group pieces of one split
+    // write once (every piece but the first starts past channel 0).
+    let fb_writes = shader
+        .layout
+        .insts()
+        .filter(|&i| {
+            shader.insts.opcode[i] == Opcode::FbWriteLogical && shader.insts.control[i].group == 0
+        })
+        .count();
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
+        let mut new = Vec::with_capacity(old.len());
+        for inst in old {
+            let op = shader.insts.opcode[inst];
+            let result = if op == Opcode::VaryingPullConstLogical {
+                Some(varying_pull(shader, inst))
+            } else if eubatch_ir::width_rules::is_sampler_message(op) {
+                Some(sampler_message(shader, inst))
+            } else if op == Opcode::FbWriteLogical {
+                Some(fb_write(shader, inst, fb_writes))
+            } else {
+                None
+            };
+            match result {
+                Some(Ok(insts)) => {
+                    out.lowered += 1;
+                    new.extend(insts);
+                }
+                Some(Err(why)) => {
+                    out.left_logical.push((inst, why));
+                    new.push(inst);
+                }
+                None => new.push(inst),
+            }
+        }
+        shader.layout.blocks[block].insts = new;
+    }
+    out
+}
+
+/// One payload parameter: a value per channel, or nothing (a register the message skips).
+enum Part {
+    Value(Operand, ParamType),
+    Zero,
+    Unused,
+}
+
+/// The payload of `parts` in the channels of `ctl`: a VGRF that already holds them in
+/// order, or a new one the moves appended to `out` fill.
+fn payload(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    ctl: Control,
+    parts: &[Part],
+) -> Result<Operand, String> {
+    let exec = ctl.exec_size as u32;
+    let reg = exec * 4;
+    check_parts(shader, ctl, parts)?;
+    // Already in place: consecutive components of one VGRF, of the payload's types.
+    let in_place = match parts.first() {
+        Some(Part::Value(first, _)) if first.file == RegFile::Vgrf && first.offset % 32 == 0 => {
+            parts.iter().enumerate().all(|(k, p)| match p {
+                Part::Value(v, ty) => {
+                    v.file == RegFile::Vgrf
+                        && v.nr == first.nr
+                        && v.offset == first.offset + k as u32 * reg
+                        && v.stride == 1
+                        && v.mods == Mods::NONE
+                        && v.ty.size() == 4
+                        && (v.ty == Type::F) == (*ty == ParamType::Float)
+                }
+                _ => false,
+            })
+        }
+        _ => false,
+    };
+    if in_place {
+        if let Some(Part::Value(first, _)) = parts.first() {
+            return Ok(Operand::vgrf(first.nr, first.offset, Type::F, 1));
+        }
+    }
+    let tmp = payload_moves(shader, out, ctl, parts, 0)?;
+    Ok(Operand::vgrf(tmp, 0, Type::F, 1))
+}
+
+/// Every parameter lies inside its VGRF (Mesa 25 reads some SIMD8 scalars in wider
+/// messages, which its dumps do not mark).
+fn check_parts(shader: &Shader, ctl: Control, parts: &[Part]) -> Result<(), String> {
+    let exec = ctl.exec_size as u32;
+    for p in parts {
+        if let Part::Value(v, _) = p {
+            if !crate::lower::inside_vgrf(shader, v, v.span(exec)) {
+                return Err(
+                    "a parameter past the end of its VGRF (a Mesa 25 scalar source; not lowered)"
+                        .into(),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A new VGRF holding `parts` from byte `skip` on (one register per 8 channels each),
+/// filled by moves appended to `out`; the bytes before `skip` are left to the caller.
+fn payload_moves(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    ctl: Control,
+    parts: &[Part],
+    skip: u32,
+) -> Result<u32, String> {
+    let reg = ctl.exec_size as u32 * 4;
+    let layout = if skip == 0 {
+        VgrfLayout {
+            components: parts.len() as u16,
+            data: reg as u16,
+            padding: 0,
+        }
+    } else {
+        VgrfLayout::flat(skip + parts.len() as u32 * reg)
+    };
+    let tmp = shader.vgrfs.push(layout).index() as u32;
+    let mut mov = Control::new(ctl.exec_size);
+    mov.group = ctl.group;
+    mov.set(Control::NO_MASK, ctl.no_mask());
+    for (k, p) in parts.iter().enumerate() {
+        let at = skip + k as u32 * reg;
+        let (dst_ty, src) = match p {
+            Part::Unused => continue,
+            Part::Zero => (Type::UD, Operand::imm(Type::UD, 0)),
+            Part::Value(v, ty) => {
+                if v.ty.size() != 4 {
+                    return Err(format!(
+                        "a {}-bit message parameter (only 32-bit ones are lowered so far)",
+                        v.ty.size() * 8
+                    ));
+                }
+                match ty {
+                    // Converted as Mesa's MOV into the float payload converts.
+                    ParamType::Float => (Type::F, *v),
+                    ParamType::Int => {
+                        let mut raw = *v;
+                        if raw.ty.is_float() {
+                            raw.ty = Type::UD;
+                        }
+                        (raw.ty, raw)
+                    }
+                }
+            }
+        };
+        out.push(shader.create_inst(InstBuilder {
+            opcode: Opcode::Mov,
+            control: mov,
+            dst: Operand::vgrf(tmp, at, dst_ty, 1),
+            srcs: &[src],
+            size_written: reg,
+            send: None,
+        }));
+    }
+    Ok(tmp)
+}
+/// A sampler payload led by a header: the thread's `g0`, copied whole, with dword 2 set
+/// to `dword2` (texel offsets, which the dumps do not record, are zero), then the
+/// parameters.
+fn payload_with_header(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    ctl: Control,
+    parts: &[Part],
+    dword2: u32,
+) -> Result<Operand, String> {
+    check_parts(shader, ctl, parts)?;
+    let payload = payload_moves(shader, out, ctl, parts, 32)?;
+    let mut whole = Control::new(8);
+    whole.set(Control::NO_MASK, true);
+    out.push(shader.create_inst(InstBuilder {
+        opcode: Opcode::Mov,
+        control: whole,
+        dst: Operand::vgrf(payload, 0, Type::UD, 1),
+        srcs: &[Operand::fixed(
+            0,
+            0,
+            Type::UD,
+            eubatch_ir::Region::new(8, 8, 1),
+        )],
+        size_written: 32,
+        send: None,
+    }));
+    let mut one = Control::new(1);
+    one.set(Control::NO_MASK, true);
+    out.push(shader.create_inst(InstBuilder {
+        opcode: Opcode::Mov,
+        control: one,
+        dst: Operand::vgrf(payload, 8, Type::UD, 1),
+        srcs: &[Operand::imm(Type::UD, dword2 as u64)],
+        size_written: 4,
+        send: None,
+    }));
+    Ok(Operand::vgrf(payload, 0, Type::F, 1))
+}
+
+/// The `send` replacing `inst`, reading `payload` (`mlen` registers, `header` of them a
+/// header).
+fn send(
+    shader: &mut Shader,
+    inst: Inst,
+    payload: Operand,
+    mlen: u32,
+    header: bool,
+    sfid: u8,
+    desc: u32,
+) -> Inst {
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    let size_written = shader.insts.size_written[inst];
+    let rlen = if dst.is_null() || dst.is_bad() {
+        0
+    } else {
+        size_written.div_ceil(32)
+    };
+    let desc = desc | message_desc(mlen, rlen, header);
+    shader.create_inst(InstBuilder {
+        opcode: Opcode::Send,
+        control: ctl,
+        dst,
+        srcs: &[
+            Operand::imm(Type::UD, 0),
+            Operand::imm(Type::UD, 0),
+            payload,
+        ],
+        size_written: if rlen == 0 { 0 } else { size_written },
+        send: Some(SendInfo {
+            mlen: mlen as u8,
+            ex_mlen: 0,
+            header_size: header as u8,
+            sfid,
+            desc,
+            ex_desc: 0,
+        }),
+    })
+}
+
+fn simd_mode(exec: u32) -> Result<u32, String> {
+    match exec {
+        8 => Ok(sampler::SIMD8),
+        16 => Ok(sampler::SIMD16),
+        w => Err(format!(
+            "a SIMD{w} sampler message (SIMD-width lowering leaves 8 or 16)"
+        )),
+    }
+}
+
+fn immediate(op: &Operand, what: &str) -> Result<u32, String> {
+    (op.file == RegFile::Imm)
+        .then(|| op.imm_bits() as u32)
+        .ok_or_else(|| format!("a non-immediate {what}"))
+}
+
+/// `varying_pull_const_logical(N) dst, surface, offset, alignment`: a sampler `ld` of the
+/// surface as a raw buffer at each channel's byte offset, four dwords back.
+fn varying_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
+    let srcs = shader.srcs(inst).to_vec();
+    let Some((surface, offset)) = eubatch_ir::message::pull_constant_srcs(&srcs) else {
+        return Err(format!(
+            "`varying_pull_const_logical` with {} sources",
+            srcs.len()
+        ));
+    };
+    if srcs.len() == 4 && !srcs[1].is_bad() {
+        return Err("a bindless surface handle (not lowered yet)".into());
+    }
+    let surface = immediate(&surface, "surface")?;
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let mode = simd_mode(exec)?;
+    let mut out = Vec::new();
+    let mut offset = offset;
+    offset.ty = Type::UD;
+    let p = payload(
+        shader,
+        &mut out,
+        ctl,
+        &[Part::Value(offset, ParamType::Int)],
+    )?;
+    let desc = sampler::descriptor(surface, 0, sampler::msg::LD, mode);
+    out.push(send(shader, inst, p, exec / 8, false, sfid::SAMPLER, desc));
+    Ok(out)
+}
+
+/// A sampler message: a header only where the response leaves components out.
+fn sampler_message(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
+    let op = shader.insts.opcode[inst];
+    let srcs = shader.srcs(inst).to_vec();
+    let lowered = sampler::lower(op, &srcs, shader.target)?;
+    use sampler::src;
+    if matches!(
+        op,
+        Opcode::Tg4Logical | Opcode::Tg4OffsetLogical | Opcode::SampleInfoLogical
+    ) {
+        return Err(format!(
+            "`{}` needs a message header with its channel select (not lowered yet)",
+            op.name()
+        ));
+    }
+    for k in [src::SURFACE_HANDLE, src::SAMPLER_HANDLE] {
+        if !srcs[k].is_bad() {
+            return Err("bindless handles need a message header (not lowered yet)".into());
+        }
+    }
+    let surface = immediate(&srcs[src::SURFACE], "surface")?;
+    let sampler_index = if srcs[src::SAMPLER].is_bad() {
+        0
+    } else {
+        immediate(&srcs[src::SAMPLER], "sampler")?
+    };
+    if sampler_index > 15 {
+        return Err("a sampler index above 15 needs a message header (not lowered yet)".into());
+    }
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let mode = simd_mode(exec)?;
+    let dst = shader.insts.dst[inst];
+    if ctl.predicate != Predicate::None {
+        return Err("a predicated sampler message".into());
+    }
+    // A response of fewer than four components names the ones it leaves out in the header
+    // (dword 2, bits 15:12; Mesa: `lower_sampler_logical_send_gfx7`).
+    let comps = shader.insts.size_written[inst] / (exec * 4);
+    let skip_mask = if dst.is_null() || dst.is_bad() || comps >= 4 {
+        None
+    } else {
+        Some((0xf & !((1u32 << comps) - 1)) << 12)
+    };
+    let parts: Vec<Part> = lowered
+        .params
+        .iter()
+        .map(|p| match *p {
+            Param::Src { src, comp, ty } => {
+                let s = srcs[src];
+                let v = if s.file == RegFile::Vgrf {
+                    let mut v = s;
+                    v.offset += comp * exec * s.ty.size() * s.stride.max(1) as u32;
+                    v
+                } else {
+                    s
+                };
+                Part::Value(v, ty)
+            }
+            Param::Zero => Part::Zero,
+            Param::Unused => Part::Unused,
+        })
+        .collect();
+    let mut out = Vec::new();
+    let header = skip_mask.is_some();
+    let mlen = header as u32 + parts.len() as u32 * exec / 8;
+    if mlen > 11 {
+        return Err(format!(
+            "a sampler payload of {mlen} registers (11 at most)"
+        ));
+    }
+    let p = match skip_mask {
+        None => payload(shader, &mut out, ctl, &parts)?,
+        Some(mask) => payload_with_header(shader, &mut out, ctl, &parts, mask)?,
+    };
+    let desc = sampler::descriptor(surface, sampler_index, lowered.msg_type, mode);
+    out.push(send(shader, inst, p, mlen, header, sfid::SAMPLER, desc));
+    Ok(out)
+}
+
+/// A render target write of colour 0 alone, the shader's only one.
+fn fb_write(shader: &mut Shader, inst: Inst, writes: usize) -> Result<Vec<Inst>, String> {
+    use render_target::src;
+    let srcs = shader.srcs(inst).to_vec();
+    if srcs.len() <= src::COMPONENTS {
+        return Err(format!("`fb_write_logical` with {} sources", srcs.len()));
+    }
+    if writes != 1 {
+        return Err(
+            "several render target writes (their targets are not in the dump; not lowered)".into(),
+        );
+    }
+    for (k, what) in [
+        (src::COLOR1, "a second colour"),
+        (src::SRC0_ALPHA, "source-0 alpha"),
+        (src::SRC_DEPTH, "source depth"),
+        (src::DST_DEPTH, "destination depth"),
+        (src::SRC_STENCIL, "stencil"),
+        (src::OMASK, "an output mask"),
+    ] {
+        if !srcs[k].is_bad() {
+            return Err(format!(
+                "a render target write with {what} (not lowered yet)"
+            ));
+        }
+    }
+    let comps = immediate(&srcs[src::COMPONENTS], "component count")?;
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let subtype = match exec {
+        8 => render_target::SIMD8_SINGLE_SOURCE,
+        16 => render_target::SIMD16_SINGLE_SOURCE,
+        w => return Err(format!("a SIMD{w} render target write")),
+    };
+    let color = srcs[src::COLOR0];
+    // R, G, B, A: components past the count, or past what the VGRF holds, are sent
+    // undefined, as Mesa sends them.
+    let parts: Vec<Part> = (0..4)
+        .map(|c| {
+            let mut v = color;
+            if v.file == RegFile::Vgrf {
+                v.offset += c * exec * v.ty.size();
+            }
+            if c < comps && !color.is_bad() && crate::lower::inside_vgrf(shader, &v, exec * 4) {
+                let ty = if v.ty.is_float() {
+                    ParamType::Float
+                } else {
+                    ParamType::Int
+                };
+                Part::Value(v, ty)
+            } else {
+                Part::Unused
+            }
+        })
+        .collect();
+    let mut out = Vec::new();
+    let p = payload(shader, &mut out, ctl, &parts)?;
+    let desc = render_target::write_desc(0, subtype, ctl.eot());
+    out.push(send(
+        shader,
+        inst,
+        p,
+        4 * exec / 8,
+        false,
+        sfid::RENDER_CACHE,
+        desc,
+    ));
+    Ok(out)
+}

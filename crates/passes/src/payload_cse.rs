@@ -1,0 +1,119 @@
+//! Repeated payloads: a VGRF built only by moves, outside control flow, each byte once
+//! (the gathered coordinates of a split texture message, say), that copies exactly what an
+//! earlier such VGRF copied, from values that never change, is the same value: its readers
+//! read the earlier one and its moves go. (Mesa CSEs the LOAD_PAYLOAD that builds such a
+//! payload in `opt_cse_local`; here the moves are already lowered, so whole VGRFs are
+//! compared.)
+//!
+//! Rules that limit it: both VGRFs are defined in pieces ([`crate::defs::Defs::pieces`]),
+//! all by plain moves (no predicate, saturate, conditional modifier or source modifier);
+//! their layouts and moves match one for one (destination offset, type, channels, source);
+//! every source is an immediate, a push constant, an input, or a VGRF defined once outside
+//! control flow, so equal sources hold equal values wherever they are read; the earlier
+//! VGRF's moves all come before the later one's first move.
+
+use hashbrown::HashMap;
+
+use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::{Inst, Mods, Opcode, Operand, RegFile, Shader, Vgrf};
+
+use crate::PassCx;
+
+/// One move of a payload, as compared: destination offset and type, execution size,
+/// group, NoMask, and the source.
+type MoveKey = (u32, eubatch_ir::Type, u8, u8, bool, Operand);
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let defs = crate::defs::Defs::compute(shader);
+    let ssa = |v: u32| {
+        defs.single.get(v as usize).is_some_and(|d| d.is_some())
+            || defs.pieces.get(v as usize).is_some_and(|d| d.is_some())
+    };
+    let position: HashMap<Inst, usize> = shader
+        .layout
+        .insts()
+        .enumerate()
+        .map(|(k, i)| (i, k))
+        .collect();
+    // Each candidate VGRF's key and the positions of its first and last move.
+    let mut seen: HashMap<(eubatch_ir::VgrfLayout, Vec<MoveKey>), (u32, usize)> = HashMap::new();
+    let mut renames: HashMap<u32, u32> = HashMap::new();
+    let mut removed = hashbrown::HashSet::new();
+    let mut candidates: Vec<(usize, usize, u32, Vec<MoveKey>)> = Vec::new();
+    for (v, pieces) in defs.pieces.iter().enumerate() {
+        let Some(pieces) = pieces else { continue };
+        let mut key = Vec::with_capacity(pieces.len());
+        let mut ok = pieces.len() > 1;
+        for &m in pieces {
+            let ctl = shader.insts.control[m];
+            let dst = shader.insts.dst[m];
+            let src = shader.srcs(m).first().copied();
+            let plain = shader.insts.opcode[m] == Opcode::Mov
+                && ctl.predicate == Predicate::None
+                && ctl.cmod == CondMod::None
+                && !ctl.saturate()
+                && dst.stride == 1;
+            let Some(src) = src.filter(|s| s.mods == Mods::NONE) else {
+                ok = false;
+                break;
+            };
+            let constant = match src.file {
+                RegFile::Imm | RegFile::Uniform | RegFile::Attr => true,
+                RegFile::Vgrf => ssa(src.nr) && src.nr != v as u32,
+                _ => false,
+            };
+            if !plain || !constant {
+                ok = false;
+                break;
+            }
+            key.push((
+                dst.offset,
+                dst.ty,
+                ctl.exec_size,
+                ctl.group,
+                ctl.no_mask(),
+                src,
+            ));
+        }
+        if !ok {
+            continue;
+        }
+        key.sort_by_key(|k| (k.0, k.3));
+        let first = pieces.iter().map(|i| position[i]).min().unwrap();
+        let last = pieces.iter().map(|i| position[i]).max().unwrap();
+        candidates.push((first, last, v as u32, key));
+    }
+    candidates.sort_by_key(|c| c.0);
+    for (first, last, v, key) in candidates {
+        let layout = shader.vgrfs[Vgrf::from_usize(v as usize)];
+        match seen.get(&(layout, key.clone())) {
+            Some(&(earlier, earlier_last)) if earlier_last < first => {
+                renames.insert(v, earlier);
+                if let Some(p) = &defs.pieces[v as usize] {
+                    removed.extend(p.iter().copied());
+                }
+            }
+            Some(_) => {}
+            None => {
+                seen.insert((layout, key), (v, last));
+            }
+        }
+    }
+    if renames.is_empty() {
+        return false;
+    }
+    let order: Vec<Inst> = shader.layout.insts().collect();
+    for inst in order {
+        for s in shader.srcs_mut(inst) {
+            if s.file == RegFile::Vgrf {
+                if let Some(&to) = renames.get(&s.nr) {
+                    s.nr = to;
+                }
+            }
+        }
+    }
+    for block in shader.layout.blocks.iter_mut() {
+        block.insts.retain(|i| !removed.contains(i));
+    }
+    true
+}
