@@ -347,6 +347,24 @@ impl Shader {
         inst
     }
 
+    /// Replaces the sources of `inst` (in place when they fit, else in new storage: an
+    /// instruction's operands are a range of one shared array).
+    pub fn set_srcs(&mut self, inst: Inst, srcs: &[Operand]) {
+        let r = self.insts.srcs[inst];
+        let start = if srcs.len() as u32 <= r.len {
+            r.start
+        } else {
+            let start = self.operands.len() as u32;
+            self.operands.extend_from_slice(srcs);
+            start
+        };
+        self.operands[start as usize..start as usize + srcs.len()].copy_from_slice(srcs);
+        self.insts.srcs[inst] = OperandRange {
+            start,
+            len: srcs.len() as u32,
+        };
+    }
+
     pub fn srcs(&self, inst: Inst) -> &[Operand] {
         let r = self.insts.srcs[inst];
         &self.operands[r.start as usize..(r.start + r.len) as usize]

@@ -115,6 +115,10 @@ pub struct Target {
     pub has_64bit_float: bool,
     /// Align16 access mode: until gen10 (removed on gen11; Mesa `brw_eu_validate.c`).
     pub has_align16: bool,
+    /// Split sends (`sends`: a message payload in two register runs, `mlen` + `ex_mlen`):
+    /// gen9+ (PRM Vol. 2a "SENDS"; Mesa `brw_fs.cpp` `opt_split_sends` returns early
+    /// before gen9).
+    pub has_split_send: bool,
 }
 
 impl Target {
@@ -130,6 +134,7 @@ impl Target {
             has_64bit_int: gen >= Gen::Gen8,
             has_64bit_float: true,
             has_align16: gen < Gen::Gen11,
+            has_split_send: gen >= Gen::Gen9,
         }
     }
 }

@@ -252,6 +252,19 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
     let exec = ctl.exec_size as u32;
     let srcs = shader.srcs(inst);
     let header = shader.send_info(inst).map_or(0, |s| s.header_size as usize);
+    // A raw send reads mlen registers of its payload and ex_mlen of the second one.
+    let send_reads = |k: usize| -> Option<u32> {
+        let info = shader.send_info(inst).filter(|_| op == Opcode::Send)?;
+        let (p1, p2) = eubatch_ir::message::send_payloads(srcs);
+        let is = |p: Option<&eubatch_ir::Operand>| p.is_some_and(|p| std::ptr::eq(p, &srcs[k]));
+        if is(p1) {
+            Some(info.mlen as u32 * 32)
+        } else if is(p2) {
+            Some(info.ex_mlen as u32 * 32)
+        } else {
+            None
+        }
+    };
     for (k, s) in srcs.iter().enumerate() {
         match s.file {
             RegFile::Vgrf if (s.nr as usize) < slots.base.len() => {
@@ -260,6 +273,11 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
                 let first = s.offset / SLOT;
                 if op == Opcode::LoadPayload {
                     let len = if k < header { 32 } else { exec * s.ty.size() };
+                    let last = (s.offset + len).div_ceil(SLOT);
+                    for slot in base + first..(base + last).min(range.end) {
+                        f(slot);
+                    }
+                } else if let Some(len) = send_reads(k) {
                     let last = (s.offset + len).div_ceil(SLOT);
                     for slot in base + first..(base + last).min(range.end) {
                         f(slot);

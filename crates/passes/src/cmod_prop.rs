@@ -5,7 +5,9 @@
 //!
 //! A test for non-zero of a comparison's own result, with the flag that comparison already
 //! set, goes too, and so does a test repeated with nothing in between writing its value or
-//! the flag (instructions that only read the flag may be in between).
+//! the flag (instructions that only read the flag may be in between). Those two also work
+//! on a scalar read of X (`X<0>`) where every channel of X's definition is equal, and when
+//! the earlier flag write was NoMask and the later one is not (it covers the channels).
 //!
 //! Rules that limit it: X is the whole destination of an earlier instruction in the same
 //! block, of the comparison's type, with no source modifier in the comparison; that
@@ -40,7 +42,16 @@ fn compare_with_zero(shader: &Shader, inst: Inst) -> Option<eubatch_ir::Operand>
         (Opcode::Mov, [x]) if x.ty == dst.ty => *x,
         _ => return None,
     };
-    (x.file == RegFile::Vgrf && x.mods == eubatch_ir::Mods::NONE && x.stride == 1).then_some(x)
+    (x.file == RegFile::Vgrf && x.mods == eubatch_ir::Mods::NONE && x.stride <= 1).then_some(x)
+}
+
+/// Whether every channel of `inst` computes the same value: all its sources are scalars
+/// (immediates or `<0>` regions).
+fn uniform_sources(shader: &Shader, inst: Inst) -> bool {
+    shader
+        .srcs(inst)
+        .iter()
+        .all(|s| s.file == RegFile::Imm || s.stride == 0)
 }
 
 fn takes_cmod(op: Opcode) -> bool {
@@ -90,9 +101,11 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             for &prev in insts[..k].iter().rev() {
                 let dst = shader.insts.dst[prev];
                 let pctl = shader.insts.control[prev];
+                // The earlier flag write covers the channels of this one (NoMask covers
+                // any); the flag bits of other channels this one would not touch anyway.
                 let same_channels = pctl.exec_size == cctl.exec_size
                     && pctl.group == cctl.group
-                    && pctl.no_mask() == cctl.no_mask()
+                    && (pctl.no_mask() || !cctl.no_mask())
                     && pctl.predicate == Predicate::None;
                 // The same test of the same value into the same flag: this one is redundant.
                 if compare_with_zero(shader, prev) == Some(x)
@@ -118,11 +131,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     && dst.ty.size() == x.ty.size()
                     && !x.ty.is_float()
                     && cctl.cmod == CondMod::Nz;
+                // A scalar read of X (`<0>`) tests channel 0 in every channel: the same
+                // test as the definition's own only where every channel of it is equal.
                 let defines_x = dst.file == RegFile::Vgrf
                     && dst.nr == x.nr
                     && dst.offset == x.offset
                     && (same_type || boolean_as_int)
-                    && dst.stride == 1;
+                    && dst.stride == 1
+                    && (x.stride == 1 || uniform_sources(shader, prev));
                 if defines_x {
                     // The definition already sets this flag by this test.
                     if pctl.cmod == cctl.cmod
@@ -148,6 +164,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         break;
                     }
                     if takes_cmod(op)
+                        && x.stride == 1
                         && same_type
                         && !flag_read
                         && pctl.cmod == CondMod::None

@@ -2,7 +2,8 @@
 //! component k of A (or all of a VGRF into another of its layout) is removed by giving B's
 //! value A's storage — every operand of B is renamed to A's component — when their live
 //! ranges do not overlap: B's last use is that move and A's component holds nothing live
-//! before it. The other way round too: `mov A, B.k` filling a one-component A from
+//! before it, or B lives on but neither is written again while it does (both then hold the
+//! same value). The other way round too: `mov A, B.k` filling a one-component A from
 //! component k of B (a message's result) gives A B's component as storage, when nothing
 //! touches that component after the move and A nothing before it. And a VGRF of several
 //! components copied component by component into another by consecutive moves.
@@ -57,6 +58,45 @@ fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)
     iv
 }
 
+/// Per slot, the positions of the instructions that write it (ascending), so that "is this
+/// slot written between two positions" is a binary search.
+struct Writes {
+    start: Vec<u32>,
+    ips: Vec<u32>,
+}
+
+impl Writes {
+    fn new(shader: &Shader, live: &Liveness, order: &[Inst]) -> Writes {
+        let n = live.slots.count() as usize;
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (ip, &inst) in order.iter().enumerate() {
+            for_each_def(shader, &live.slots, inst, |s, _| pairs.push((s, ip as u32)));
+        }
+        pairs.sort_unstable();
+        let mut start = vec![0u32; n + 1];
+        for &(s, _) in &pairs {
+            start[s as usize + 1] += 1;
+        }
+        for k in 0..n {
+            start[k + 1] += start[k];
+        }
+        Writes {
+            start,
+            ips: pairs.into_iter().map(|p| p.1).collect(),
+        }
+    }
+
+    /// Whether any of slots `lo..hi` is written at a position in `after+1..=upto`.
+    fn any_between(&self, lo: u32, hi: u32, after: u32, upto: u32) -> bool {
+        (lo..hi).any(|s| {
+            let ips =
+                &self.ips[self.start[s as usize] as usize..self.start[s as usize + 1] as usize];
+            let k = ips.partition_point(|&ip| ip <= after);
+            k < ips.len() && ips[k] <= upto
+        })
+    }
+}
+
 /// A move that copies bits: the same type, or integers of one size (a float conversion
 /// is an operation, not a copy).
 fn raw_move(src: eubatch_ir::Type, dst: eubatch_ir::Type) -> bool {
@@ -69,6 +109,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     };
     let order: Vec<Inst> = shader.layout.insts().collect();
     let iv = intervals(shader, &live, &order);
+    let writes = Writes::new(shader, &live, &order);
     let slots = &live.slots;
     let range = |lo: u32, hi: u32| -> (u32, u32) {
         (lo..hi).fold((u32::MAX, 0), |(a, b), s| {
@@ -161,7 +202,13 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         let a_comp = (a_first, a_first + part.div_ceil(SLOT));
         let (_, b_end) = range(b_slots.start, b_slots.end);
         let (a_start, _) = range(a_comp.0, a_comp.1);
-        if b_end > ip || a_start < ip {
+        // B may live on past the move when both keep the copied value for the rest of B's
+        // life: neither is written again before B's last use (Mesa's `can_coalesce_vars`).
+        let still_equal = || {
+            !writes.any_between(b_slots.start, b_slots.end, ip, b_end)
+                && !writes.any_between(a_comp.0, a_comp.1, ip, b_end)
+        };
+        if a_start < ip || (b_end > ip && !still_equal()) {
             continue;
         }
         merges.push((inst, src.nr, dst.nr, dst.offset));

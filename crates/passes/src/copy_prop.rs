@@ -14,11 +14,12 @@
 //! absolute value (of a float) goes only into a reader without modifiers of its own, of
 //! the copy's type, that takes them (not logic instructions, where a negate is a bitwise not); immediates go
 //! only where the hardware takes them — the second source of a two-source ALU instruction
-//! other than the math box (a commutative one swaps its sources to get it there), the
+//! other than the math box (a commutative one swaps its sources to get it there, a
+//! comparison mirroring its test and a predicated `sel` inverting its predicate), the
 //! source of a `mov`, never a three-source instruction — and 64-bit immediates only into
 //! `mov`; nothing is propagated into payload builders, virtual opcodes or message sources
 //! with layouts of their own — only a whole-VGRF copy into a pull-constant load's
-//! per-channel offsets.
+//! per-channel offsets, and a copy of whole registers into a raw `send`'s payload.
 
 use hashbrown::HashMap;
 
@@ -108,7 +109,14 @@ fn takes_immediate(op: Opcode, k: usize, imm: &Operand) -> bool {
 /// not copy, and its element still holds the old value a NoMask reader, or a reader in
 /// another channel, would see (Mesa: the `force_writemask_all` check of
 /// `try_copy_propagate`).
-fn propagate(copy: &Copy, use_: &Operand, exec: u32, group: u32, no_mask: bool) -> Option<Operand> {
+fn propagate(
+    copy: &Copy,
+    use_: &Operand,
+    exec: u32,
+    group: u32,
+    no_mask: bool,
+    wrapping_reader: bool,
+) -> Option<Operand> {
     let d = &copy.dst;
     // A raw copy (same type on both sides) can be read as any type of the same size: the
     // bits are the same (Mesa's `is_raw_move`). A 32-bit immediate moved without
@@ -140,9 +148,13 @@ fn propagate(copy: &Copy, use_: &Operand, exec: u32, group: u32, no_mask: bool) 
     if copy.src.mods != eubatch_ir::Mods::NONE {
         // A negated or absolute copy goes only where the reader adds no modifier of its
         // own and reads the copy's type (the modifier means what it meant).
-        // Floats only: an integer negate wraps when the copy writes it, but not when a
-        // reader converting to another type applies it.
-        if use_.mods != eubatch_ir::Mods::NONE || retyped || !copy.src.ty.is_float() {
+        // Floats, or integers read by arithmetic that wraps in the copy's own size: an
+        // integer negate wraps when the copy writes it, but not when a reader converting
+        // to another type or comparing applies it.
+        if use_.mods != eubatch_ir::Mods::NONE
+            || retyped
+            || !(copy.src.ty.is_float() || wrapping_reader)
+        {
             return None;
         }
     } else {
@@ -183,6 +195,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             // Propagate into this instruction's sources.
             if op.is_message() && !by_dst.is_empty() {
                 progress |= rewrite_message_sources(shader, &slots, inst, |v| {
+                    by_dst
+                        .get(&v)
+                        .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
+                        .unwrap_or_default()
+                });
+            }
+            if op == Opcode::Broadcast && !by_dst.is_empty() {
+                progress |= rewrite_broadcast(shader, inst, |v| {
                     by_dst
                         .get(&v)
                         .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
@@ -231,6 +251,16 @@ fn rewrite_sources<'a>(
     let exec = ctl.exec_size as u32;
     let mut progress = false;
     let n = shader.srcs(inst).len();
+    // Integer addition and multiplication into a destination of their sources' size give
+    // the same low bits whether a negate wrapped before or is applied in the instruction.
+    let dst_ty = shader.insts.dst[inst].ty;
+    let wrapping = matches!(op, Opcode::Add | Opcode::Mul)
+        && !dst_ty.is_float()
+        && !ctl.saturate()
+        && shader
+            .srcs(inst)
+            .iter()
+            .all(|s| !s.ty.is_float() && s.ty.size() == dst_ty.size());
     for k in 0..n {
         let s = shader.srcs(inst)[k];
         if s.file != RegFile::Vgrf {
@@ -238,7 +268,7 @@ fn rewrite_sources<'a>(
         }
         let found = copies(s.nr)
             .into_iter()
-            .find_map(|c| propagate(c, &s, exec, ctl.group as u32, ctl.no_mask()));
+            .find_map(|c| propagate(c, &s, exec, ctl.group as u32, ctl.no_mask(), wrapping));
         let Some(new) = found else { continue };
         if new.mods != eubatch_ir::Mods::NONE && !takes_modifiers(op) {
             continue;
@@ -246,14 +276,33 @@ fn rewrite_sources<'a>(
         if new.file == RegFile::Imm && !takes_immediate(op, k, &new) {
             // A commutative operation takes it as its other source.
             let other = shader.srcs(inst).get(1).copied();
+            let swap = match op {
+                _ if is_commutative(op) => Some((ctl.cmod, ctl.pred_invert())),
+                // A comparison swaps its operands by mirroring its test.
+                Opcode::Cmp => swapped_cmod(ctl.cmod).map(|c| (c, ctl.pred_invert())),
+                // A predicated select swaps by inverting its predicate; min and max
+                // (`sel.l`, `sel.ge`) are commutative.
+                Opcode::Sel => match ctl.cmod {
+                    CondMod::None if ctl.predicate != Predicate::None => {
+                        Some((CondMod::None, !ctl.pred_invert()))
+                    }
+                    CondMod::Ge | CondMod::L => Some((ctl.cmod, ctl.pred_invert())),
+                    _ => None,
+                },
+                _ => None,
+            };
             let can_swap = k == 0
                 && n == 2
-                && is_commutative(op)
+                && swap.is_some()
                 && other.is_some_and(|o| o.file != RegFile::Imm)
                 && takes_immediate(op, 1, &new);
             if !can_swap {
                 continue;
             }
+            let (cmod, invert) = swap.unwrap();
+            let c = &mut shader.insts.control[inst];
+            c.cmod = cmod;
+            c.set(eubatch_ir::Control::PRED_INVERT, invert);
             let srcs = shader.srcs_mut(inst);
             srcs[0] = other.unwrap();
             srcs[1] = new;
@@ -269,6 +318,34 @@ fn rewrite_sources<'a>(
     progress
 }
 
+/// `broadcast dst, value, index` reads `value` in any channel and `index` as a scalar:
+/// only a copy made in every channel (NoMask) of a register, without modifiers, can stand
+/// in for either.
+fn rewrite_broadcast<'a>(
+    shader: &mut Shader,
+    inst: Inst,
+    copies: impl Fn(u32) -> Vec<&'a Copy>,
+) -> bool {
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let mut progress = false;
+    for k in 0..shader.srcs(inst).len().min(2) {
+        let s = shader.srcs(inst)[k];
+        if s.file != RegFile::Vgrf || s.mods != eubatch_ir::Mods::NONE {
+            continue;
+        }
+        let found = copies(s.nr).into_iter().find_map(|c| {
+            propagate(c, &s, exec, ctl.group as u32, true, false)
+                .filter(|n| n.file == RegFile::Vgrf && n.mods == eubatch_ir::Mods::NONE)
+        });
+        if let Some(new) = found {
+            shader.srcs_mut(inst)[k] = new;
+            progress = true;
+        }
+    }
+    progress
+}
+
 /// Message sources that are one value per channel, read in the message's own channels (a
 /// pull-constant load's offsets): a copy of a whole VGRF into the whole source VGRF can be
 /// read from the original, which has the same size. Other message sources have payload
@@ -280,6 +357,9 @@ fn rewrite_message_sources<'a>(
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let op = shader.insts.opcode[inst];
+    if op == Opcode::Send {
+        return rewrite_send_payloads(shader, inst, copies);
+    }
     let k = match op {
         Opcode::VaryingPullConstLogical if shader.srcs(inst).len() == 4 => 2,
         Opcode::VaryingPullConstLogical => 1,
@@ -311,6 +391,54 @@ fn rewrite_message_sources<'a>(
         }
         None => false,
     }
+}
+
+/// A `send`'s payload (or second payload) that one move copied from whole registers of
+/// another VGRF is read from there: the message reads `mlen` (`ex_mlen`) registers in the
+/// send's channels, which the move wrote from the same place.
+fn rewrite_send_payloads<'a>(
+    shader: &mut Shader,
+    inst: Inst,
+    copies: impl Fn(u32) -> Vec<&'a Copy>,
+) -> bool {
+    let Some(info) = shader.send_info(inst).copied() else {
+        return false;
+    };
+    let ctl = shader.insts.control[inst];
+    let srcs = shader.srcs(inst);
+    let (p1, p2) = eubatch_ir::message::send_payloads(srcs);
+    let index = |p: Option<&Operand>| p.and_then(|p| srcs.iter().position(|s| std::ptr::eq(s, p)));
+    let reads = [
+        (index(p1), info.mlen as u32 * 32),
+        (index(p2), info.ex_mlen as u32 * 32),
+    ];
+    let mut progress = false;
+    for (k, len) in reads {
+        let Some(k) = k else { continue };
+        let s = shader.srcs(inst)[k];
+        if s.file != RegFile::Vgrf || len == 0 || s.mods != eubatch_ir::Mods::NONE {
+            continue;
+        }
+        let found = copies(s.nr).into_iter().find_map(|c| {
+            let inside = c.dst.offset <= s.offset && s.offset + len <= c.dst.offset + c.len;
+            let ok = inside
+                && c.src.file == RegFile::Vgrf
+                && c.src.stride == 1
+                && c.src.mods == eubatch_ir::Mods::NONE
+                && (c.no_mask || (!ctl.no_mask() && c.group == ctl.group as u32));
+            let offset = c.src.offset + (s.offset - c.dst.offset.min(s.offset));
+            (ok && offset % 32 == 0).then(|| Operand {
+                nr: c.src.nr,
+                offset,
+                ..s
+            })
+        });
+        if let Some(new) = found {
+            shader.srcs_mut(inst)[k] = new;
+            progress = true;
+        }
+    }
+    progress
 }
 
 /// Across blocks: a VGRF with a single whole definition outside control flow that copies
@@ -385,6 +513,19 @@ fn is_commutative(op: Opcode) -> bool {
         op,
         Opcode::Add | Opcode::Mul | Opcode::And | Opcode::Or | Opcode::Xor
     )
+}
+
+/// The test that compares `b` with `a` as `cmod` compares `a` with `b` (Mesa's
+/// `brw_swap_cmod`); none for the unordered and overflow tests.
+fn swapped_cmod(cmod: CondMod) -> Option<CondMod> {
+    match cmod {
+        CondMod::Z | CondMod::Nz => Some(cmod),
+        CondMod::G => Some(CondMod::L),
+        CondMod::Ge => Some(CondMod::Le),
+        CondMod::L => Some(CondMod::G),
+        CondMod::Le => Some(CondMod::Ge),
+        _ => None,
+    }
 }
 
 fn is_three_source(op: Opcode) -> bool {

@@ -4,7 +4,8 @@
 //! becomes a move of that result, which copy propagation and dead-code elimination then
 //! fold away. (Mesa: brw_fs_cse.cpp `opt_cse_local`.)
 //!
-//! Rules that limit it: only plain ALU opcodes without side effects; no predicated
+//! Rules that limit it: only plain ALU opcodes without side effects (and
+//! `find_live_channel`, whose result depends only on the block's channels, and `broadcast`); no predicated
 //! instructions (what they keep depends on the old destination) and none with a
 //! conditional modifier (the flag is another result); destinations written whole with a
 //! stride of one element (the move that replaces it copies exactly that region) and not
@@ -23,9 +24,9 @@ fn candidate(shader: &Shader, inst: Inst) -> bool {
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
     let dst = shader.insts.dst[inst];
-    op.alu_arity().is_some()
-        && is_pure(op)
-        && op != Opcode::Mov
+    // The first live channel is the same anywhere in a block: its channels do not change.
+    (op.alu_arity().is_some() && is_pure(op) && op != Opcode::Mov
+        || matches!(op, Opcode::FindLiveChannel | Opcode::Broadcast))
         && ctl.predicate == Predicate::None
         && ctl.cmod == CondMod::None
         && dst.file == RegFile::Vgrf
@@ -108,9 +109,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         ..earlier
                     };
                     shader.insts.opcode[inst] = Opcode::Mov;
-                    let r = shader.insts.srcs[inst];
-                    shader.operands[r.start as usize] = src;
-                    shader.insts.srcs[inst].len = 1;
+                    // (`find_live_channel` has no source to overwrite.)
+                    shader.set_srcs(inst, &[src]);
                     shader.insts.control[inst].set(eubatch_ir::Control::SATURATE, false);
                     progress = true;
                     replaced = true;

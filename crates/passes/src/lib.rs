@@ -18,6 +18,7 @@ pub mod load_cse;
 pub mod lower;
 pub mod manager;
 pub mod payload_cse;
+pub mod predicated_break;
 pub mod pressure;
 pub mod sat_prop;
 pub mod sel_peephole;

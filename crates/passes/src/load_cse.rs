@@ -5,6 +5,9 @@
 //! same data. (Mesa's `opt_cse_local` does this for these opcodes, copying the earlier
 //! result with a LOAD_PAYLOAD that coalescing then removes; renaming skips the copy.)
 //!
+//! Two block loads of one constant block that keep different numbers of its registers (dead
+//! registers trimmed from one) match too: the shorter result is the start of the longer.
+//!
 //! Rules that limit it: the earlier result is a whole VGRF written by that load alone in
 //! the whole shader, so it still holds the data; no predicate; a VGRF source of the earlier
 //! load written in between ends the match. The later result is renamed to the earlier one
@@ -77,18 +80,30 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             let inst = shader.layout.blocks[b].insts[k];
             let op = shader.insts.opcode[inst];
             if is_constant_load(op) && whole_unpredicated(shader, inst) {
+                let layout =
+                    |i: Inst| shader.vgrfs[Vgrf::from_usize(shader.insts.dst[i].nr as usize)];
                 let found = earlier.iter().copied().find(|&e| {
                     shader.insts.opcode[e] == op
                         && shader.insts.control[e] == shader.insts.control[inst]
                         && shader.srcs(e) == shader.srcs(inst)
-                        && shader.insts.size_written[e] == shader.insts.size_written[inst]
-                        && shader.vgrfs[Vgrf::from_usize(shader.insts.dst[e].nr as usize)]
-                            == shader.vgrfs[Vgrf::from_usize(shader.insts.dst[inst].nr as usize)]
+                        && ((shader.insts.size_written[e] == shader.insts.size_written[inst]
+                            && layout(e) == layout(inst))
+                            || block_load_prefix(shader, e, inst))
                 });
                 if let Some(e) = found {
                     if !in_loop[b.index()] && whole_single(shader, inst) {
+                        // A block load that kept fewer registers than this one reads
+                        // grows to this one's size (the message reads the block anyway).
+                        if shader.insts.size_written[e] < shader.insts.size_written[inst] {
+                            let v = Vgrf::from_usize(shader.insts.dst[e].nr as usize);
+                            shader.vgrfs[v] = layout(inst);
+                            shader.insts.size_written[e] = shader.insts.size_written[inst];
+                        }
                         renames.insert(shader.insts.dst[inst].nr, shader.insts.dst[e].nr);
                         removed.insert(inst);
+                        continue;
+                    }
+                    if shader.insts.size_written[e] != shader.insts.size_written[inst] {
                         continue;
                     }
                     if let Some(movs) = copy_of(shader, e, inst) {
@@ -138,6 +153,20 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         block.insts = insts;
     }
     true
+}
+
+/// Two NoMask block loads of one constant block (`uniform_pull_const`) whose results are
+/// plain bytes (no padding) and differ only in how many registers of the block they keep:
+/// the shorter one's bytes are the first bytes of the longer one's.
+fn block_load_prefix(shader: &Shader, a: Inst, b: Inst) -> bool {
+    let flat =
+        |i: Inst| shader.vgrfs[Vgrf::from_usize(shader.insts.dst[i].nr as usize)].padding == 0;
+    matches!(
+        shader.insts.opcode[a],
+        Opcode::UniformPullConst | Opcode::UniformPullConstGfx7
+    ) && shader.insts.control[a].no_mask()
+        && flat(a)
+        && flat(b)
 }
 
 /// Whether `inst` writes its whole destination VGRF, unpredicated (its old value is dead).

@@ -21,6 +21,7 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("algebraic", crate::algebraic::run),
     ("cmod_prop", crate::cmod_prop::run),
     ("coalesce", crate::coalesce::run),
+    ("coalesce_simd8", crate::lower::coalesce_simd8::run),
     ("combine_constants", crate::lower::combine_constants::run),
     ("compact", crate::compact::run),
     ("copy_prop", crate::copy_prop::run),
@@ -33,6 +34,7 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("lower_logical_sends", crate::lower::logical_sends::run),
     ("lower_simd_width", crate::lower::simd_width::run),
     ("payload_cse", crate::payload_cse::run),
+    ("predicated_break", crate::predicated_break::run),
     ("sat_prop", crate::sat_prop::run),
     ("sel_peephole", crate::sel_peephole::run),
     ("split", crate::split::run),
@@ -40,12 +42,12 @@ pub const PASSES: &[(&str, PassFn)] = &[
 
 /// The optimization loop.
 pub const OPT: &str =
-    "split,loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,sel_peephole,coalesce),compact";
+    "split,loop(algebraic,cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,predicated_break,sel_peephole,coalesce),compact";
 
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
 pub const LOWER: &str = "opt,lower_load_payload,lower_linterp,lower_simd_width,lower_logical_sends,split,\
-     loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,sel_peephole,coalesce),\
+     loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,predicated_break,sel_peephole,coalesce),\
      combine_constants,compact";
 
 /// A parsed pipeline.

@@ -38,3 +38,21 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// The whole lowering pipeline followed by SIMD8 coalescing: every pass that makes
+    /// progress keeps the outputs, and coalescing only merges where the NoMask write is
+    /// unobservable.
+    #[test]
+    fn lowering_and_simd8_coalescing_keep_random_shaders_equivalent(bytes in proptest::collection::vec(any::<u8>(), 64..2048)) {
+        let mut u = Unstructured::new(&bytes);
+        let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
+        let text = eubatch_ir::text::print_shader(&shader);
+        let mut checks = Checks { verify_ir: true, simulate_seeds: Some(0..3), after_pass: None };
+        let steps = manager::parse("lower,coalesce_simd8").unwrap();
+        if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut Stats::new()) {
+            return Err(TestCaseError::fail(format!("{e}\n{text}")));
+        }
+    }
+}

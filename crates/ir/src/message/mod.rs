@@ -32,6 +32,12 @@ pub fn ex_mlen(ex_desc: u32) -> u32 {
     (ex_desc >> 6) & 0xf
 }
 
+/// The extended descriptor of a split send whose second payload is `ex_mlen` registers
+/// (bits 9:6; the shared function in bits 3:0 is the instruction's own field here).
+pub fn ex_desc(ex_mlen: u32) -> u32 {
+    (ex_mlen & 0xf) << 6
+}
+
 /// The length fields every descriptor carries (`brw_message_desc`): message length,
 /// response length and whether a header leads the payload.
 pub fn message_desc(mlen: u32, rlen: u32, header: bool) -> u32 {

@@ -56,6 +56,8 @@ fn constant_move(shader: &Shader, inst: Inst) -> Option<u32> {
         && dst.stride == 1
         && src.file == RegFile::Imm
         && src.ty.size() == 4
+        // A raw move: a conversion (`mov dst:F, 1d`) writes other bits than its source's.
+        && (src.ty == dst.ty || (!src.ty.is_float() && !dst.ty.is_float()))
         && src.mods == Mods::NONE)
         .then(|| src.imm_bits() as u32)
 }

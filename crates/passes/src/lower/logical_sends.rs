@@ -132,6 +132,56 @@ fn payload(
     Ok(Operand::vgrf(tmp, 0, Type::F, 1))
 }
 
+/// A message's payload: one run of registers, or two where the target has split sends.
+struct Payload {
+    first: Operand,
+    second: Option<Operand>,
+    mlen: u32,
+    ex_mlen: u32,
+}
+
+/// Where a payload of `parts` splits in two: at the first part that does not come from
+/// part 0's register file and number (unused parts aside), so that each half can be a
+/// VGRF already in place or be shared with other messages (Mesa: `opt_split_sends`).
+fn split_point(parts: &[Part]) -> Option<usize> {
+    let source = |p: &Part| match p {
+        Part::Value(v, _) => Some((v.file, v.nr)),
+        Part::Zero => Some((RegFile::Imm, 0)),
+        Part::Unused => None,
+    };
+    let first = source(parts.first()?)?;
+    (1..parts.len()).find(|&k| source(&parts[k]).is_some_and(|s| s != first))
+}
+
+/// The payload of `parts`, split in two where the target has split sends.
+fn payloads(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    ctl: Control,
+    parts: &[Part],
+) -> Result<Payload, String> {
+    let regs_per_part = ctl.exec_size as u32 / 8;
+    let mid = if shader.target.target().has_split_send {
+        split_point(parts)
+    } else {
+        None
+    };
+    Ok(match mid {
+        Some(mid) => Payload {
+            first: payload(shader, out, ctl, &parts[..mid])?,
+            second: Some(payload(shader, out, ctl, &parts[mid..])?),
+            mlen: mid as u32 * regs_per_part,
+            ex_mlen: (parts.len() - mid) as u32 * regs_per_part,
+        },
+        None => Payload {
+            first: payload(shader, out, ctl, parts)?,
+            second: None,
+            mlen: parts.len() as u32 * regs_per_part,
+            ex_mlen: 0,
+        },
+    })
+}
+
 /// Every parameter lies inside its VGRF (Mesa 25 reads some SIMD8 scalars in wider
 /// messages, which its dumps do not mark).
 fn check_parts(shader: &Shader, ctl: Control, parts: &[Part]) -> Result<(), String> {
@@ -208,57 +258,8 @@ fn payload_moves(
     }
     Ok(tmp)
 }
-/// A sampler payload led by a header: the thread's `g0`, copied whole, with dword 2 set
-/// to `dword2` (texel offsets, which the dumps do not record, are zero), then the
-/// parameters.
-fn payload_with_header(
-    shader: &mut Shader,
-    out: &mut Vec<Inst>,
-    ctl: Control,
-    parts: &[Part],
-    dword2: u32,
-) -> Result<Operand, String> {
-    check_parts(shader, ctl, parts)?;
-    let payload = payload_moves(shader, out, ctl, parts, 32)?;
-    let mut whole = Control::new(8);
-    whole.set(Control::NO_MASK, true);
-    out.push(shader.create_inst(InstBuilder {
-        opcode: Opcode::Mov,
-        control: whole,
-        dst: Operand::vgrf(payload, 0, Type::UD, 1),
-        srcs: &[Operand::fixed(
-            0,
-            0,
-            Type::UD,
-            eubatch_ir::Region::new(8, 8, 1),
-        )],
-        size_written: 32,
-        send: None,
-    }));
-    let mut one = Control::new(1);
-    one.set(Control::NO_MASK, true);
-    out.push(shader.create_inst(InstBuilder {
-        opcode: Opcode::Mov,
-        control: one,
-        dst: Operand::vgrf(payload, 8, Type::UD, 1),
-        srcs: &[Operand::imm(Type::UD, dword2 as u64)],
-        size_written: 4,
-        send: None,
-    }));
-    Ok(Operand::vgrf(payload, 0, Type::F, 1))
-}
-
-/// The `send` replacing `inst`, reading `payload` (`mlen` registers, `header` of them a
-/// header).
-fn send(
-    shader: &mut Shader,
-    inst: Inst,
-    payload: Operand,
-    mlen: u32,
-    header: bool,
-    sfid: u8,
-    desc: u32,
-) -> Inst {
+/// The `send` replacing `inst`, reading `payload` (no header).
+fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) -> Inst {
     let ctl = shader.insts.control[inst];
     let dst = shader.insts.dst[inst];
     let size_written = shader.insts.size_written[inst];
@@ -267,24 +268,26 @@ fn send(
     } else {
         size_written.div_ceil(32)
     };
-    let desc = desc | message_desc(mlen, rlen, header);
+    let desc = desc | message_desc(payload.mlen, rlen, false);
+    let mut srcs = vec![
+        Operand::imm(Type::UD, 0),
+        Operand::imm(Type::UD, 0),
+        payload.first,
+    ];
+    srcs.extend(payload.second);
     shader.create_inst(InstBuilder {
         opcode: Opcode::Send,
         control: ctl,
         dst,
-        srcs: &[
-            Operand::imm(Type::UD, 0),
-            Operand::imm(Type::UD, 0),
-            payload,
-        ],
+        srcs: &srcs,
         size_written: if rlen == 0 { 0 } else { size_written },
         send: Some(SendInfo {
-            mlen: mlen as u8,
-            ex_mlen: 0,
-            header_size: header as u8,
+            mlen: payload.mlen as u8,
+            ex_mlen: payload.ex_mlen as u8,
+            header_size: 0,
             sfid,
             desc,
-            ex_desc: 0,
+            ex_desc: eubatch_ir::message::ex_desc(payload.ex_mlen),
         }),
     })
 }
@@ -325,18 +328,19 @@ fn varying_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
     let mut out = Vec::new();
     let mut offset = offset;
     offset.ty = Type::UD;
-    let p = payload(
+    let p = payloads(
         shader,
         &mut out,
         ctl,
         &[Part::Value(offset, ParamType::Int)],
     )?;
     let desc = sampler::descriptor(surface, 0, sampler::msg::LD, mode);
-    out.push(send(shader, inst, p, exec / 8, false, sfid::SAMPLER, desc));
+    out.push(send(shader, inst, p, sfid::SAMPLER, desc));
     Ok(out)
 }
 
-/// A sampler message: a header only where the response leaves components out.
+/// A sampler message without a header (gathers, high samplers and bindless handles need one
+/// and are left logical).
 fn sampler_message(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
     let op = shader.insts.opcode[inst];
     let srcs = shader.srcs(inst).to_vec();
@@ -368,18 +372,13 @@ fn sampler_message(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String>
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let mode = simd_mode(exec)?;
-    let dst = shader.insts.dst[inst];
     if ctl.predicate != Predicate::None {
         return Err("a predicated sampler message".into());
     }
-    // A response of fewer than four components names the ones it leaves out in the header
-    // (dword 2, bits 15:12; Mesa: `lower_sampler_logical_send_gfx7`).
-    let comps = shader.insts.size_written[inst] / (exec * 4);
-    let skip_mask = if dst.is_null() || dst.is_bad() || comps >= 4 {
-        None
-    } else {
-        Some((0xf & !((1u32 << comps) - 1)) << 12)
-    };
+    // A response of fewer than four components is a shorter response: the sampler writes
+    // components in order and stops after rlen registers, so no header (and no channel
+    // mask in it) is needed (Mesa: `lower_sampler_logical_send`, the mask is only set
+    // where a header is present anyway).
     let parts: Vec<Part> = lowered
         .params
         .iter()
@@ -400,19 +399,15 @@ fn sampler_message(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String>
         })
         .collect();
     let mut out = Vec::new();
-    let header = skip_mask.is_some();
-    let mlen = header as u32 + parts.len() as u32 * exec / 8;
+    let mlen = parts.len() as u32 * exec / 8;
     if mlen > 11 {
         return Err(format!(
             "a sampler payload of {mlen} registers (11 at most)"
         ));
     }
-    let p = match skip_mask {
-        None => payload(shader, &mut out, ctl, &parts)?,
-        Some(mask) => payload_with_header(shader, &mut out, ctl, &parts, mask)?,
-    };
+    let p = payloads(shader, &mut out, ctl, &parts)?;
     let desc = sampler::descriptor(surface, sampler_index, lowered.msg_type, mode);
-    out.push(send(shader, inst, p, mlen, header, sfid::SAMPLER, desc));
+    out.push(send(shader, inst, p, sfid::SAMPLER, desc));
     Ok(out)
 }
 
@@ -472,16 +467,8 @@ fn fb_write(shader: &mut Shader, inst: Inst, writes: usize) -> Result<Vec<Inst>,
         })
         .collect();
     let mut out = Vec::new();
-    let p = payload(shader, &mut out, ctl, &parts)?;
+    let p = payloads(shader, &mut out, ctl, &parts)?;
     let desc = render_target::write_desc(0, subtype, ctl.eot());
-    out.push(send(
-        shader,
-        inst,
-        p,
-        4 * exec / 8,
-        false,
-        sfid::RENDER_CACHE,
-        desc,
-    ));
+    out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
     Ok(out)
 }

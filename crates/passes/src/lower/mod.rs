@@ -1,8 +1,10 @@
 //! Lowering to hardware form (issue 7): one file per pass. What exists so far: splitting
-//! ALU instructions wider than the target allows ([`simd_width`]) and turning
-//! `load_payload` into moves ([`load_payload`]), interpolation straight from the payload
-//! ([`linterp`]).
+//! instructions wider than the target allows ([`simd_width`]), turning `load_payload` into
+//! moves ([`load_payload`]), interpolation straight from the payload ([`linterp`]), logical
+//! messages to `send`s ([`logical_sends`]), constants into shared registers
+//! ([`combine_constants`]), and the optional SIMD8 pair coalescing ([`coalesce_simd8`]).
 
+pub mod coalesce_simd8;
 pub mod combine_constants;
 pub mod linterp;
 pub mod load_payload;
