@@ -280,13 +280,16 @@ fn rewrite_sources<'a>(
                 _ if is_commutative(op) => Some((ctl.cmod, ctl.pred_invert())),
                 // A comparison swaps its operands by mirroring its test.
                 Opcode::Cmp => swapped_cmod(ctl.cmod).map(|c| (c, ctl.pred_invert())),
-                // A predicated select swaps by inverting its predicate; min and max
-                // (`sel.l`, `sel.ge`) are commutative.
+                // A predicated select swaps by inverting its predicate; integer min and
+                // max (`sel.l`, `sel.ge`) are commutative (float ones are not quite: of
+                // +0 and -0 they return the second).
                 Opcode::Sel => match ctl.cmod {
                     CondMod::None if ctl.predicate != Predicate::None => {
                         Some((CondMod::None, !ctl.pred_invert()))
                     }
-                    CondMod::Ge | CondMod::L => Some((ctl.cmod, ctl.pred_invert())),
+                    CondMod::Ge | CondMod::L if !shader.insts.dst[inst].ty.is_float() => {
+                        Some((ctl.cmod, ctl.pred_invert()))
+                    }
                     _ => None,
                 },
                 _ => None,

@@ -1,42 +1,51 @@
 //! Repeated constant loads: a pull-constant load (`varying_pull_const_logical`,
-//! `uniform_pull_const`) that reads the same surface at the same offsets as an earlier one
-//! in its block, in the same channels, is dropped and its result's readers read the earlier
-//! result instead. Constant buffers do not change while a shader runs, so the two load the
-//! same data. (Mesa's `opt_cse_local` does this for these opcodes, copying the earlier
+//! `uniform_pull_const`, or a lowered `send` to the sampler or the constant cache) that
+//! reads the same surface at the same offsets as an earlier one in its block, in the same
+//! channels, is dropped and its result's readers read the earlier result instead. Constant
+//! buffers and textures do not change while a shader runs, so the two load the same data.
+//! (Mesa's `opt_cse_local` does this for these opcodes and for sends without side effects,
+//! copying the earlier
 //! result with a LOAD_PAYLOAD that coalescing then removes; renaming skips the copy.)
 //!
 //! Two block loads of one constant block that keep different numbers of its registers (dead
 //! registers trimmed from one) match too: the shorter result is the start of the longer.
 //!
-//! Rules that limit it: the earlier result is a whole VGRF written by that load alone in
-//! the whole shader, so it still holds the data; no predicate; a VGRF source of the earlier
-//! load written in between ends the match. The later result is renamed to the earlier one
-//! when it too is written by its load alone and the block is in no loop (a reader in a later
-//! iteration could otherwise see the earlier load's newer value before the dropped one would
-//! have run); otherwise — a result also written elsewhere, like the two sides of an
+//! Rules that limit it: the earlier result is a whole VGRF, not written again before the
+//! later load; no predicate; a VGRF source of the earlier load written in between ends the
+//! match. The later result is renamed to the earlier one when both are written by their
+//! loads alone in the whole shader and the block is in no loop (a reader in a later
+//! iteration could otherwise see the earlier load's newer value before the dropped one
+//! would have run); otherwise — a result also written elsewhere, like the two sides of an
 //! `if` — the load becomes moves of the earlier result in its channels, as in Mesa.
 
 use hashbrown::HashMap;
 
+use eubatch_ir::message::sfid;
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::{InstBuilder, Predicate};
 use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Shader, Type, Vgrf};
 
 use crate::PassCx;
 
-fn is_constant_load(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::VaryingPullConstLogical | Opcode::UniformPullConst | Opcode::UniformPullConstGfx7
-    )
+fn is_constant_load(shader: &Shader, inst: Inst) -> bool {
+    let op = shader.insts.opcode[inst];
+    match op {
+        Opcode::VaryingPullConstLogical
+        | Opcode::UniformPullConst
+        | Opcode::UniformPullConstGfx7 => true,
+        // A lowered read of the sampler or the constant cache: the same payload in the same
+        // channels reads the same data (Mesa's `is_expression` takes sends without side
+        // effects).
+        Opcode::Send => shader.send_info(inst).is_some_and(|s| {
+            matches!(s.sfid, sfid::SAMPLER | sfid::CONSTANT_CACHE)
+                && !shader.insts.control[inst].eot()
+        }),
+        _ => false,
+    }
 }
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    if !shader
-        .layout
-        .insts()
-        .any(|i| is_constant_load(shader.insts.opcode[i]))
-    {
+    if !shader.layout.insts().any(|i| is_constant_load(shader, i)) {
         return false;
     }
     let defs = crate::defs::Defs::compute(shader);
@@ -79,11 +88,12 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         for k in 0..shader.layout.blocks[b].insts.len() {
             let inst = shader.layout.blocks[b].insts[k];
             let op = shader.insts.opcode[inst];
-            if is_constant_load(op) && whole_unpredicated(shader, inst) {
+            if is_constant_load(shader, inst) && whole_unpredicated(shader, inst) {
                 let layout =
                     |i: Inst| shader.vgrfs[Vgrf::from_usize(shader.insts.dst[i].nr as usize)];
                 let found = earlier.iter().copied().find(|&e| {
                     shader.insts.opcode[e] == op
+                        && shader.send_info(e) == shader.send_info(inst)
                         && shader.insts.control[e] == shader.insts.control[inst]
                         && shader.srcs(e) == shader.srcs(inst)
                         && ((shader.insts.size_written[e] == shader.insts.size_written[inst]
@@ -91,7 +101,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                             || block_load_prefix(shader, e, inst))
                 });
                 if let Some(e) = found {
-                    if !in_loop[b.index()] && whole_single(shader, inst) {
+                    if !in_loop[b.index()] && whole_single(shader, inst) && whole_single(shader, e)
+                    {
                         // A block load that kept fewer registers than this one reads
                         // grows to this one's size (the message reads the block anyway).
                         if shader.insts.size_written[e] < shader.insts.size_written[inst] {
@@ -113,17 +124,18 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     }
                 }
             }
-            // A write to what an earlier load read ends it.
+            // A write to what an earlier load read, or to its result, ends it.
             let dst = shader.insts.dst[inst];
             if dst.file == RegFile::Vgrf {
                 earlier.retain(|&e| {
-                    !shader
-                        .srcs(e)
-                        .iter()
-                        .any(|s| s.file == RegFile::Vgrf && s.nr == dst.nr)
+                    shader.insts.dst[e].nr != dst.nr
+                        && !shader
+                            .srcs(e)
+                            .iter()
+                            .any(|s| s.file == RegFile::Vgrf && s.nr == dst.nr)
                 });
             }
-            if is_constant_load(op) && whole_single(shader, inst) {
+            if is_constant_load(shader, inst) && whole_unpredicated(shader, inst) {
                 earlier.push(inst);
             }
         }

@@ -37,9 +37,7 @@ const DC_OWORD_BLOCK_WRITE: u32 = 8;
 /// Binding table indices of stateless (scratch) accesses (`GFX8_BTI_STATELESS_*`).
 const BTI_STATELESS: [u32; 2] = [253, 255];
 
-/// Constant-cache OWord block read (descriptor bits 17:14 = 0; brw_eu_defines.h
-/// `GFX6_DATAPORT_READ_MESSAGE_OWORD_BLOCK_READ`).
-const OWORD_BLOCK_READ: u32 = 0;
+use eubatch_ir::message::constant_cache::OWORD_BLOCK_READ;
 /// GFX8_URB_OPCODE_SIMD8_WRITE (brw_eu_defines.h).
 const URB_SIMD8_WRITE: u32 = 7;
 use eubatch_ir::message::render_target::WRITE as RT_WRITE;

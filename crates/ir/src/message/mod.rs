@@ -104,6 +104,27 @@ pub fn source_components(op: crate::Opcode, srcs: &[Operand], i: usize) -> u32 {
     1
 }
 
+/// Constant-cache reads (SFID 9; PRM Vol. 2d "OWord Block Read"; Mesa
+/// brw_fs_generator.cpp `generate_uniform_pull_constant_load_gfx7`): a header whose dword 2
+/// is the offset in OWords (16 bytes), then the block in `rlen` registers.
+pub mod constant_cache {
+    /// Message type in bits 17:14 (`GFX6_DATAPORT_READ_MESSAGE_OWORD_BLOCK_READ`).
+    pub const OWORD_BLOCK_READ: u32 = 0;
+
+    /// The descriptor without lengths: binding table entry `surface`, an OWord block read
+    /// of `bytes` (16, 32, 64 or 128: block size bits 10:8, `BRW_DATAPORT_OWORD_BLOCK_*`).
+    pub fn block_read_desc(surface: u32, bytes: u32) -> Option<u32> {
+        let size = match bytes {
+            16 => 0,
+            32 => 2,
+            64 => 3,
+            128 => 4,
+            _ => return None,
+        };
+        Some((surface & 0xff) | size << 8 | OWORD_BLOCK_READ << 14)
+    }
+}
+
 /// Render target writes (SFID 5; PRM Vol. 2d "Render Target Write", Mesa
 /// brw_eu.h `brw_fb_write_desc`).
 pub mod render_target {

@@ -12,6 +12,8 @@
 //! - the sampler messages ([`eubatch_ir::message::sampler::lower`] gives their type and
 //!   parameters): those that need no header — no gather, no sampler index above 15, no
 //!   handles, all four components returned (`lower_sampler_logical_send_gfx7`).
+//! - `uniform_pull_const`: a constant-cache OWord block read with a header
+//!   (`lower_uniform_pull_constant_loads`).
 //! - `fb_write_logical` of colour alone (no second colour, source alpha, depth, stencil or
 //!   output mask) to the one render target of a shader with a single write: SIMD8 or
 //!   SIMD16 single-source writes without a header (`lower_fb_write_logical_send`).
@@ -63,6 +65,8 @@ pub fn lower(shader: &mut Shader) -> Outcome {
             let op = shader.insts.opcode[inst];
             let result = if op == Opcode::VaryingPullConstLogical {
                 Some(varying_pull(shader, inst))
+            } else if op == Opcode::UniformPullConst {
+                Some(uniform_pull(shader, inst))
             } else if eubatch_ir::width_rules::is_sampler_message(op) {
                 Some(sampler_message(shader, inst))
             } else if op == Opcode::FbWriteLogical {
@@ -138,6 +142,8 @@ struct Payload {
     second: Option<Operand>,
     mlen: u32,
     ex_mlen: u32,
+    /// Whether the first register is a message header.
+    header: bool,
 }
 
 /// Where a payload of `parts` splits in two: at the first part that does not come from
@@ -172,12 +178,14 @@ fn payloads(
             second: Some(payload(shader, out, ctl, &parts[mid..])?),
             mlen: mid as u32 * regs_per_part,
             ex_mlen: (parts.len() - mid) as u32 * regs_per_part,
+            header: false,
         },
         None => Payload {
             first: payload(shader, out, ctl, parts)?,
             second: None,
             mlen: parts.len() as u32 * regs_per_part,
             ex_mlen: 0,
+            header: false,
         },
     })
 }
@@ -258,7 +266,7 @@ fn payload_moves(
     }
     Ok(tmp)
 }
-/// The `send` replacing `inst`, reading `payload` (no header).
+/// The `send` replacing `inst`, reading `payload`.
 fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) -> Inst {
     let ctl = shader.insts.control[inst];
     let dst = shader.insts.dst[inst];
@@ -268,7 +276,7 @@ fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) 
     } else {
         size_written.div_ceil(32)
     };
-    let desc = desc | message_desc(payload.mlen, rlen, false);
+    let desc = desc | message_desc(payload.mlen, rlen, payload.header);
     let mut srcs = vec![
         Operand::imm(Type::UD, 0),
         Operand::imm(Type::UD, 0),
@@ -284,7 +292,7 @@ fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) 
         send: Some(SendInfo {
             mlen: payload.mlen as u8,
             ex_mlen: payload.ex_mlen as u8,
-            header_size: 0,
+            header_size: payload.header as u8,
             sfid,
             desc,
             ex_desc: eubatch_ir::message::ex_desc(payload.ex_mlen),
@@ -336,6 +344,64 @@ fn varying_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
     )?;
     let desc = sampler::descriptor(surface, 0, sampler::msg::LD, mode);
     out.push(send(shader, inst, p, sfid::SAMPLER, desc));
+    Ok(out)
+}
+
+/// `uniform_pull_const(N) dst, surface, offset` (a block of the constant buffer for all
+/// channels, NoMask): a constant-cache OWord block read whose header is the thread's `g0`
+/// with dword 2 set to the offset in OWords (Mesa: `lower_uniform_pull_constant_loads`,
+/// which leaves FS_OPCODE_UNIFORM_PULL_CONSTANT_LOAD_GFX7 for the generator to send).
+fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
+    let srcs = shader.srcs(inst).to_vec();
+    let Some((surface, offset)) = eubatch_ir::message::pull_constant_srcs(&srcs) else {
+        return Err(format!("`uniform_pull_const` with {} sources", srcs.len()));
+    };
+    if srcs.len() == 4 && !srcs[1].is_bad() {
+        return Err("a bindless surface handle (not lowered yet)".into());
+    }
+    let surface = immediate(&surface, "surface")?;
+    let offset = immediate(&offset, "offset")?;
+    if offset % 16 != 0 {
+        return Err(format!(
+            "a block offset of {offset} bytes (not OWord-aligned)"
+        ));
+    }
+    let size = shader.insts.size_written[inst];
+    let desc = eubatch_ir::message::constant_cache::block_read_desc(surface, size)
+        .ok_or_else(|| format!("a constant block of {size} bytes"))?;
+    let header = shader.vgrfs.push(VgrfLayout::flat(32)).index() as u32;
+    let mut whole = Control::new(8);
+    whole.set(Control::NO_MASK, true);
+    let mut one = Control::new(1);
+    one.set(Control::NO_MASK, true);
+    let g0 = Operand::fixed(0, 0, Type::UD, eubatch_ir::Region::new(8, 8, 1));
+    let out = vec![
+        shader.create_inst(InstBuilder {
+            opcode: Opcode::Mov,
+            control: whole,
+            dst: Operand::vgrf(header, 0, Type::UD, 1),
+            srcs: &[g0],
+            size_written: 32,
+            send: None,
+        }),
+        shader.create_inst(InstBuilder {
+            opcode: Opcode::Mov,
+            control: one,
+            dst: Operand::vgrf(header, 8, Type::UD, 1),
+            srcs: &[Operand::imm(Type::UD, (offset / 16) as u64)],
+            size_written: 4,
+            send: None,
+        }),
+    ];
+    let mut out = out;
+    let p = Payload {
+        first: Operand::vgrf(header, 0, Type::UD, 1),
+        second: None,
+        mlen: 1,
+        ex_mlen: 0,
+        header: true,
+    };
+    out.push(send(shader, inst, p, sfid::CONSTANT_CACHE, desc));
     Ok(out)
 }
 
