@@ -273,12 +273,30 @@ pub const MESSAGE_WIDTH_RULES: &[WidthRule] = &[
         },
     },
     WidthRule {
+        name: "surface message width",
+        source: "untyped surface and byte-scattered messages are SIMD16 at most (brw_fs.cpp, \
+                 get_lowered_simd_width: SHADER_OPCODE_UNTYPED_SURFACE_*_LOGICAL, \
+                 SHADER_OPCODE_BYTE_SCATTERED_*_LOGICAL)",
+        limit: |c| is_surface_message(c.op).then_some(16),
+    },
+    WidthRule {
         name: "URB write width",
         source: "URB writes are SIMD8 messages (brw_fs.cpp, get_lowered_simd_width: \
                  SHADER_OPCODE_URB_WRITE_*_LOGICAL)",
         limit: |c| (c.op == Opcode::UrbWriteLogical).then_some(8),
     },
 ];
+
+/// The logical untyped surface and byte-scattered messages (`message::surface`).
+pub fn is_surface_message(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::UntypedSurfaceReadLogical
+            | Opcode::UntypedSurfaceWriteLogical
+            | Opcode::ByteScatteredReadLogical
+            | Opcode::ByteScatteredWriteLogical
+    )
+}
 
 /// The logical sampler messages (`message::sampler::lower` knows their payloads).
 pub fn is_sampler_message(op: Opcode) -> bool {
@@ -323,6 +341,7 @@ pub fn alu_width_rules_apply(op: Opcode) -> bool {
 /// it builds their payloads.
 pub fn message_width_rules_apply(op: Opcode) -> bool {
     is_sampler_message(op)
+        || is_surface_message(op)
         || matches!(
             op,
             Opcode::VaryingPullConstLogical | Opcode::FbWriteLogical | Opcode::UrbWriteLogical

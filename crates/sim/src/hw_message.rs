@@ -285,6 +285,50 @@ pub fn send(
             }
             Ok(ctl.eot())
         }
+        sfid if eubatch_ir::message::surface::decode(sfid, info.desc).is_some() => {
+            // Untyped surface and byte-scattered reads and writes (the memory model of the
+            // logical messages, crate::memory): the addresses (a register per 8 channels),
+            // then for writes each component's data.
+            let (shape, width) = eubatch_ir::message::surface::decode(sfid, info.desc)
+                .ok_or_else(|| fail("not a surface message".into()))?;
+            if width != exec {
+                return Err(fail(format!(
+                    "a SIMD{width} surface message at execution size {exec}"
+                )));
+            }
+            let per = exec.div_ceil(8) as usize;
+            let need = per * (1 + if shape.write { shape.comps as usize } else { 0 });
+            if regs.len() < need {
+                return Err(fail(format!(
+                    "a surface message payload of {} registers ({need} needed)",
+                    regs.len()
+                )));
+            }
+            let surface = (info.desc & 0xff) as u64;
+            let dst = shader.insts.dst[inst];
+            let reg_dword = |t: &mut Thread, r: usize, i: u32| -> Result<u64, SimError> {
+                t.read(&element(&regs[r], (i % 8) * 4, Type::UD), 0)
+                    .map_err(|e| e.with_inst(inst))
+            };
+            let reads = crate::memory::run(
+                t,
+                (group, exec),
+                enabled,
+                shape,
+                out,
+                |_, _| Ok(surface),
+                |t, i| reg_dword(t, (i / 8) as usize, i),
+                |t, k, i| reg_dword(t, per * (1 + k as usize) + (i / 8) as usize, i),
+            )?;
+            if !dst.is_null() {
+                for (k, i, v) in reads {
+                    let reg = nth_register(&dst, k * per as u32 + i / 8);
+                    t.write(&element(&reg, (i % 8) * 4, Type::UD), 0, v)
+                        .map_err(|e| e.with_inst(inst))?;
+                }
+            }
+            Ok(ctl.eot())
+        }
         SFID_SAMPLER => {
             crate::sampler::sample_raw(shader, t, inst, enabled, &regs, info.desc)?;
             Ok(ctl.eot())

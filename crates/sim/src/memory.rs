@@ -7,7 +7,7 @@
 //! address); every write is an output record `memory_write` holding the surface, the
 //! address and the data, in channel order.
 
-use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader, Type};
+use eubatch_ir::{Inst, Operand, RegFile, Shader, Type};
 
 use crate::inputs::{word, Space};
 use crate::state::Thread;
@@ -17,10 +17,8 @@ use crate::{Outputs, Record, SimError};
 /// into results.
 pub type Memory = std::collections::HashMap<(u64, u64), u8>;
 
-const SURFACE: usize = 0;
-const ADDRESS: usize = 2;
-const DATA: usize = 3;
-const ARG: usize = 5;
+use eubatch_ir::message::surface::src::{ADDRESS, DATA, SURFACE};
+use eubatch_ir::message::surface::{logical_shape, Shape};
 
 fn read_byte(mem: &Memory, seed: u64, surface: u64, addr: u64) -> u8 {
     mem.get(&(surface, addr)).copied().unwrap_or_else(|| {
@@ -33,6 +31,7 @@ fn read_byte(mem: &Memory, seed: u64, surface: u64, addr: u64) -> u8 {
     })
 }
 
+/// Component `k` of a value of `exec` channels, as dwords.
 fn element(op: &Operand, k: u32, exec: u32) -> Operand {
     let mut o = *op;
     o.ty = Type::UD;
@@ -40,7 +39,8 @@ fn element(op: &Operand, k: u32, exec: u32) -> Operand {
     o
 }
 
-/// Executes an untyped surface or byte-scattered read or write for the `enabled` channels.
+/// Executes a logical untyped surface or byte-scattered read or write for the `enabled`
+/// channels.
 pub fn access(
     shader: &Shader,
     t: &mut Thread,
@@ -60,49 +60,27 @@ pub fn access(
             srcs.len()
         )));
     }
-    let arg = match srcs[ARG] {
-        s if s.file == RegFile::Imm => s.imm_bits() as u32,
-        _ => {
-            return Err(fail(
-                "a surface message with a non-immediate argument".into(),
-            ))
-        }
-    };
+    let shape = logical_shape(op, srcs).ok_or_else(|| {
+        fail("a surface message with a non-immediate or unmodelled argument".into())
+    })?;
     let dst = shader.insts.dst[inst];
-    let write = matches!(
-        op,
-        Opcode::UntypedSurfaceWriteLogical | Opcode::ByteScatteredWriteLogical
-    );
-    // Components per channel and bytes per component: byte-scattered messages move one
-    // value of `arg` bits, untyped ones `arg` dwords.
-    let byte_scattered = matches!(
-        op,
-        Opcode::ByteScatteredReadLogical | Opcode::ByteScatteredWriteLogical
-    );
-    let shape = if byte_scattered {
-        (1, arg / 8)
-    } else {
-        (arg, 4)
-    };
-    if !matches!(shape.1, 1 | 2 | 4) {
-        return Err(fail(format!(
-            "byte-scattered access of {arg} bits is not modelled"
-        )));
-    }
-    let mut mem = std::mem::take(&mut t.memory);
-    let result = run_channels(
+    let (surface, address, data) = (srcs[SURFACE], srcs[ADDRESS], srcs[DATA]);
+    let reads = run(
         t,
-        &mut mem,
-        srcs,
-        inst,
         (ctl.group as u32, exec),
         enabled,
-        write,
         shape,
         out,
-    );
-    t.memory = mem;
-    let reads = result?;
+        |t, i| match surface {
+            s if s.file == RegFile::Imm => Ok(s.imm_bits()),
+            s => Ok(t.read(&s, i).map_err(|e| e.with_inst(inst))? & 0xffff_ffff),
+        },
+        |t, i| Ok(t.read(&address, i).map_err(|e| e.with_inst(inst))? & 0xffff_ffff),
+        |t, k, i| {
+            t.read(&element(&data, k, exec), i)
+                .map_err(|e| e.with_inst(inst))
+        },
+    )?;
     if !dst.is_null() {
         for (k, i, v) in reads {
             t.write(&element(&dst, k, exec), i, v)
@@ -112,56 +90,63 @@ pub fn access(
     Ok(())
 }
 
+/// The memory accesses of one surface message, channel by channel: `surface`, `address`
+/// and `data` read channel `i`'s (component `k`'s) operands. Returns what reads fetched,
+/// as (component, channel, value); writes are output records.
 #[allow(clippy::too_many_arguments)]
-fn run_channels(
+pub fn run(
     t: &mut Thread,
-    mem: &mut Memory,
-    srcs: &[Operand],
-    inst: Inst,
     (group, exec): (u32, u32),
     enabled: u32,
-    write: bool,
-    (comps, width): (u32, u32),
+    shape: Shape,
     out: &mut Outputs,
+    surface: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    address: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    data: impl Fn(&mut Thread, u32, u32) -> Result<u64, SimError>,
 ) -> Result<Vec<(u32, u32, u64)>, SimError> {
+    let mut mem = std::mem::take(&mut t.memory);
     let mut reads = Vec::new();
+    let mut result = Ok(());
     for i in 0..exec {
         let ch = group + i;
         if enabled & (1 << ch) == 0 {
             continue;
         }
-        let surface = match srcs[SURFACE] {
-            s if s.file == RegFile::Imm => s.imm_bits(),
-            s => t.read(&s, i).map_err(|e| e.with_inst(inst))? & 0xffff_ffff,
-        };
-        let addr = t.read(&srcs[ADDRESS], i).map_err(|e| e.with_inst(inst))? & 0xffff_ffff;
-        let mut values = vec![surface, addr];
-        for k in 0..comps {
-            let a = addr.wrapping_add(4 * k as u64);
-            if write {
-                let v = t
-                    .read(&element(&srcs[DATA], k, exec), i)
-                    .map_err(|e| e.with_inst(inst))?;
-                for b in 0..width as u64 {
-                    mem.insert((surface, a + b), (v >> (8 * b)) as u8);
+        let step = (|| -> Result<(), SimError> {
+            let surface = surface(t, i)?;
+            let addr = address(t, i)?;
+            let mut values = vec![surface, addr];
+            for k in 0..shape.comps {
+                let a = addr.wrapping_add(4 * k as u64);
+                if shape.write {
+                    let v = data(t, k, i)?;
+                    for b in 0..shape.bytes as u64 {
+                        mem.insert((surface, a + b), (v >> (8 * b)) as u8);
+                    }
+                    values.push(v & ((1u64 << (8 * shape.bytes)) - 1));
+                } else {
+                    let mut v = 0u64;
+                    for b in 0..shape.bytes as u64 {
+                        v |= (read_byte(&mem, t.seed, surface, a + b) as u64) << (8 * b);
+                    }
+                    reads.push((k, i, v));
                 }
-                values.push(v & ((1u64 << (8 * width)) - 1));
-            } else {
-                let mut v = 0u64;
-                for b in 0..width as u64 {
-                    v |= (read_byte(mem, t.seed, surface, a + b) as u64) << (8 * b);
-                }
-                reads.push((k, i, v));
             }
-        }
-        if write {
-            out.records.push(Record {
-                message: "memory_write".into(),
-                channel: ch,
-                values,
-                undefined: 0,
-            });
+            if shape.write {
+                out.records.push(Record {
+                    message: "memory_write".into(),
+                    channel: ch,
+                    values,
+                    undefined: 0,
+                });
+            }
+            Ok(())
+        })();
+        if step.is_err() {
+            result = step;
+            break;
         }
     }
-    Ok(reads)
+    t.memory = mem;
+    result.map(|()| reads)
 }

@@ -4,6 +4,7 @@
 //! mean the same thing by construction.
 
 pub mod sampler;
+pub mod surface;
 
 use crate::operand::{Operand, RegFile};
 
@@ -14,6 +15,8 @@ pub mod sfid {
     pub const URB: u8 = 6;
     pub const CONSTANT_CACHE: u8 = 9;
     pub const DATA_CACHE: u8 = 10;
+    /// HSW_SFID_DATAPORT_DATA_CACHE_1: untyped surface and atomic messages (gen7.5+).
+    pub const DATA_CACHE_1: u8 = 12;
 }
 
 /// Fields every message descriptor has (PRM Vol. 2a "Message Descriptor"): message
@@ -93,6 +96,9 @@ pub fn source_components(op: crate::Opcode, srcs: &[Operand], i: usize) -> u32 {
             src::MCS if op == crate::Opcode::TxfCmsWLogical => 2,
             _ => 1,
         };
+    }
+    if crate::width_rules::is_surface_message(op) && i == surface::src::DATA {
+        return surface::logical_shape(op, srcs).map_or(1, |s| s.comps);
     }
     if op == crate::Opcode::FbWriteLogical {
         let comps = imm(render_target::src::COMPONENTS).unwrap_or(4);

@@ -14,6 +14,8 @@
 //!   handles, all four components returned (`lower_sampler_logical_send_gfx7`).
 //! - `uniform_pull_const`: a constant-cache OWord block read with a header
 //!   (`lower_uniform_pull_constant_loads`).
+//! - untyped surface and byte-scattered reads and writes, from Haswell on, outside fragment
+//!   shaders for writes (`lower_surface_logical_send`).
 //! - `fb_write_logical` of colour alone (no second colour, source alpha, depth, stencil or
 //!   output mask) to the one render target of a shader with a single write: SIMD8 or
 //!   SIMD16 single-source writes without a header (`lower_fb_write_logical_send`).
@@ -67,6 +69,8 @@ pub fn lower(shader: &mut Shader) -> Outcome {
                 Some(varying_pull(shader, inst))
             } else if op == Opcode::UniformPullConst {
                 Some(uniform_pull(shader, inst))
+            } else if eubatch_ir::width_rules::is_surface_message(op) {
+                Some(surface_message(shader, inst))
             } else if eubatch_ir::width_rules::is_sampler_message(op) {
                 Some(sampler_message(shader, inst))
             } else if op == Opcode::FbWriteLogical {
@@ -402,6 +406,55 @@ fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
         header: true,
     };
     out.push(send(shader, inst, p, sfid::CONSTANT_CACHE, desc));
+    Ok(out)
+}
+
+/// An untyped surface or byte-scattered read or write: the addresses, then for writes the
+/// data, split after the addresses where the target has split sends (Mesa:
+/// `lower_surface_logical_send`; in fragment shaders Mesa also predicates writes on the
+/// sample mask, which is not done here: those are left logical).
+fn surface_message(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
+    use eubatch_ir::message::surface::{self, src};
+    let op = shader.insts.opcode[inst];
+    let srcs = shader.srcs(inst).to_vec();
+    let shape = surface::logical_shape(op, &srcs)
+        .ok_or_else(|| "a non-immediate or unsupported size argument".to_string())?;
+    if !srcs[src::SURFACE_HANDLE].is_bad() {
+        return Err("a bindless surface handle (not lowered yet)".into());
+    }
+    let surface_index = immediate(&srcs[src::SURFACE], "surface")?;
+    if shape.write && shader.stage == eubatch_ir::shader::Stage::Fs {
+        return Err("a fragment-shader write (the sample-mask predicate is not lowered)".into());
+    }
+    if shader.target < Gen::Gen75 {
+        return Err("surface messages before Haswell (no data cache 1)".into());
+    }
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let (sfid, desc) = surface::descriptor(shape, surface_index, exec)
+        .ok_or_else(|| format!("a SIMD{exec} surface message"))?;
+    let part = |v: Operand, k: u32| {
+        let mut v = v;
+        if v.file == RegFile::Vgrf {
+            v.offset += k * exec * 4;
+        }
+        if v.ty.size() == 4 && v.ty.is_float() {
+            v.ty = Type::UD;
+        }
+        Part::Value(v, ParamType::Int)
+    };
+    let mut parts = vec![part(srcs[src::ADDRESS], 0)];
+    if shape.write {
+        parts.extend((0..shape.comps).map(|k| part(srcs[src::DATA], k)));
+    }
+    // A read answers every component it asks for (the logical instruction may say less
+    // when its text omitted the size).
+    if !shape.write && !shader.insts.dst[inst].is_null() {
+        shader.insts.size_written[inst] = shape.comps * exec * 4;
+    }
+    let mut out = Vec::new();
+    let p = payloads(shader, &mut out, ctl, &parts)?;
+    out.push(send(shader, inst, p, sfid, desc));
     Ok(out)
 }
 
