@@ -1,4 +1,4 @@
-//! A fixed-size set of slot numbers, as 64-bit words.
+//! A fixed-size set of small numbers (slots, copies), as 64-bit words.
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BitSet {
@@ -54,6 +54,22 @@ impl BitSet {
             *a = n;
         }
         changed
+    }
+
+    /// `self &= other`.
+    pub fn intersect_with(&mut self, other: &BitSet) {
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= b;
+        }
+    }
+
+    /// Every member of `0..bits`.
+    pub fn full(bits: u32) -> BitSet {
+        let mut s = BitSet::new(bits);
+        for i in 0..bits {
+            s.insert(i);
+        }
+        s
     }
 
     /// `self = gen | (self & !kill)`.

@@ -3,9 +3,11 @@
 //! until A or B is written again. The copied source may be a VGRF region of any stride
 //! (the strided 32-bit halves of a 64-bit value, seed 002), a push constant or attribute,
 //! possibly negated or absolute, or an immediate; the copy may cover a padded 16-bit
-//! component (seed 003). Across blocks: a VGRF defined once, wholly, outside control flow
-//! by a copy of an immediate, push constant, input or another VGRF defined that way is
-//! replaced by that value everywhere.
+//! component (seed 003). Across blocks: the copies made on every path to a block and not
+//! undone since are available at its start (a dataflow over the control-flow graph, whose
+//! edges follow the SIMD channels: a copy in a then-part does not reach the else-part);
+//! and a VGRF defined once, wholly, outside control flow by a copy of an immediate, push
+//! constant, input or another VGRF defined that way is replaced by that value everywhere.
 //!
 //! Rules that limit it (Mesa: brw_fs_copy_propagation.cpp `try_copy_propagate`,
 //! `try_constant_propagate`): the read must use a type of the copy's size (the copy is a
@@ -179,9 +181,92 @@ fn propagate(
     Some(new)
 }
 
+/// The copies available at the start of each block: made on every path to it and not
+/// undone (neither side written) since — Mesa's dataflow over its ACP sets. Each copy is
+/// a fact about the program as it is: rewriting sources later does not change what any
+/// instruction writes, so the sets stay true while the pass rewrites.
+fn available_at_entry(shader: &Shader, slots: &Slots) -> Option<Vec<Vec<Copy>>> {
+    let cfg = eubatch_ir::cfg::Cfg::build(&shader.layout, |i| shader.insts.opcode[i]).ok()?;
+    let nb = shader.layout.blocks.len();
+    let mut copies: Vec<Copy> = Vec::new();
+    let mut copy_at: HashMap<Inst, u32> = HashMap::new();
+    let mut by_slot: HashMap<u32, Vec<u32>> = HashMap::new();
+    for inst in shader.layout.insts() {
+        if let Some(c) = copy_of(shader, slots, inst) {
+            let id = copies.len() as u32;
+            for &s in &c.slots {
+                by_slot.entry(s).or_default().push(id);
+            }
+            copy_at.insert(inst, id);
+            copies.push(c);
+        }
+    }
+    if copies.is_empty() {
+        return Some(vec![Vec::new(); nb]);
+    }
+    let n = copies.len() as u32;
+    let transfer = |b: usize, set: &mut crate::bitset::BitSet| {
+        for &inst in &shader.layout.blocks[eubatch_ir::Block::from_usize(b)].insts {
+            for_each_def(shader, slots, inst, |s, _| {
+                if let Some(ids) = by_slot.get(&s) {
+                    for &id in ids {
+                        set.remove(id);
+                    }
+                }
+            });
+            if let Some(&id) = copy_at.get(&inst) {
+                set.insert(id);
+            }
+        }
+    };
+    let mut out: Vec<crate::bitset::BitSet> = (0..nb)
+        .map(|b| {
+            if b == 0 {
+                crate::bitset::BitSet::new(n)
+            } else {
+                crate::bitset::BitSet::full(n)
+            }
+        })
+        .collect();
+    let entry_in = |b: usize, out: &[crate::bitset::BitSet]| {
+        let preds = &cfg.preds[eubatch_ir::Block::from_usize(b)];
+        if b == 0 || preds.is_empty() {
+            return crate::bitset::BitSet::new(n);
+        }
+        let mut s = out[preds[0].index()].clone();
+        for p in &preds[1..] {
+            s.intersect_with(&out[p.index()]);
+        }
+        s
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..nb {
+            let mut s = entry_in(b, &out);
+            transfer(b, &mut s);
+            if s != out[b] {
+                out[b] = s;
+                changed = true;
+            }
+        }
+    }
+    Some(
+        (0..nb)
+            .map(|b| {
+                entry_in(b, &out)
+                    .iter()
+                    .map(|id| copies[id as usize].clone())
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let slots = Slots::of(shader);
     let mut progress = false;
+    let entry = available_at_entry(shader, &slots);
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
@@ -190,6 +275,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let mut acp: Vec<Option<Copy>> = Vec::new();
         let mut by_dst: HashMap<u32, Vec<usize>> = HashMap::new();
         let mut by_slot: HashMap<u32, Vec<usize>> = HashMap::new();
+        for c in entry.as_ref().map_or(&[][..], |e| &e[b]) {
+            let i = acp.len();
+            by_dst.entry(c.dst.nr).or_default().push(i);
+            for &s in &c.slots {
+                by_slot.entry(s).or_default().push(i);
+            }
+            acp.push(Some(c.clone()));
+        }
         for inst in insts {
             let op = shader.insts.opcode[inst];
             // Propagate into this instruction's sources.

@@ -47,15 +47,6 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let inverted = !c.pred_invert();
         c.set(Control::PRED_INVERT, inverted);
     }
-    let gone: hashbrown::HashSet<Inst> = order
-        .iter()
-        .zip(&remove)
-        .filter(|(_, r)| **r)
-        .map(|(i, _)| *i)
-        .collect();
-    for b in shader.layout.blocks.iter_mut() {
-        b.insts.retain(|i| !gone.contains(i));
-    }
-    crate::relayout(shader);
+    crate::remove_marked(shader, &order, &remove);
     true
 }

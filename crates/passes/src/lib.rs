@@ -66,6 +66,21 @@ impl PassCx {
     }
 }
 
+/// Removes the instructions of `order` (the layout order) marked in `remove`, and re-splits
+/// the blocks.
+pub fn remove_marked(shader: &mut Shader, order: &[eubatch_ir::Inst], remove: &[bool]) {
+    let gone: hashbrown::HashSet<eubatch_ir::Inst> = order
+        .iter()
+        .zip(remove)
+        .filter(|(_, r)| **r)
+        .map(|(i, _)| *i)
+        .collect();
+    for b in shader.layout.blocks.iter_mut() {
+        b.insts.retain(|i| !gone.contains(i));
+    }
+    relayout(shader);
+}
+
 /// Re-splits the blocks after instructions were removed (a block left empty would no
 /// longer be where control flow puts one).
 pub fn relayout(shader: &mut Shader) {

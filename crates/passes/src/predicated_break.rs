@@ -61,15 +61,6 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     if !progress {
         return false;
     }
-    let gone: hashbrown::HashSet<Inst> = order
-        .iter()
-        .zip(&remove)
-        .filter(|(_, r)| **r)
-        .map(|(i, _)| *i)
-        .collect();
-    for b in shader.layout.blocks.iter_mut() {
-        b.insts.retain(|i| !gone.contains(i));
-    }
-    crate::relayout(shader);
+    crate::remove_marked(shader, &order, &remove);
     true
 }

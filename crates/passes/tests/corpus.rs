@@ -59,16 +59,21 @@ fn walk(corpus: &str, target: Gen) {
                 // Messages still logical, and why: lowering a copy again reports them.
                 let mut probe = shader.clone();
                 let outcome = eubatch_passes::lower::logical_sends::lower(&mut probe);
+                let vec4 = shader.backend == eubatch_ir::shader::Backend::Vec4;
                 let mut left: Vec<String> = outcome
                     .left_logical
                     .into_iter()
+                    .filter(|_| !vec4)
                     .map(|(_, why)| why)
                     .collect();
-                // Messages the pass does not take yet, by opcode.
+                // Messages the pass does not take yet, by opcode (vec4 shaders are not
+                // lowered at all yet: counted apart).
                 let handled = |op: eubatch_ir::Opcode| {
                     op == eubatch_ir::Opcode::VaryingPullConstLogical
+                        || op == eubatch_ir::Opcode::UniformPullConst
                         || op == eubatch_ir::Opcode::FbWriteLogical
                         || eubatch_ir::width_rules::is_sampler_message(op)
+                        || eubatch_ir::width_rules::is_surface_message(op)
                 };
                 for inst in shader.layout.insts() {
                     let op = shader.insts.opcode[inst];
@@ -79,7 +84,14 @@ fn walk(corpus: &str, target: Gen) {
                             | eubatch_ir::Opcode::Sends
                             | eubatch_ir::Opcode::Sendsc
                     );
-                    if op.is_message() && !send && !handled(op) {
+                    if vec4 && op.is_message() && !send {
+                        left.push("a vec4 shader's message (vec4 is not lowered yet)".into());
+                    } else if eubatch_passes::lower::logical_sends::kept_for_generator(op) {
+                        left.push(format!(
+                            "`{}`: virtual until the generator, as in Mesa's pre-RA IR",
+                            op.name()
+                        ));
+                    } else if op.is_message() && !send && !handled(op) {
                         left.push(format!("`{}`: not lowered yet", op.name()));
                     }
                 }

@@ -38,6 +38,7 @@ const DC_OWORD_BLOCK_WRITE: u32 = 8;
 const BTI_STATELESS: [u32; 2] = [253, 255];
 
 use eubatch_ir::message::constant_cache::OWORD_BLOCK_READ;
+use eubatch_ir::message::memory::UNALIGNED_OWORD_BLOCK_READ;
 /// GFX8_URB_OPCODE_SIMD8_WRITE (brw_eu_defines.h).
 const URB_SIMD8_WRITE: u32 = 7;
 use eubatch_ir::message::render_target::WRITE as RT_WRITE;
@@ -207,23 +208,46 @@ pub fn send(
             }
             Ok(ctl.eot())
         }
-        SFID_CONSTANT if (info.desc >> 14) & 0xf == OWORD_BLOCK_READ => {
+        SFID_CONSTANT
+            if matches!(
+                (info.desc >> 14) & 0xf,
+                OWORD_BLOCK_READ | UNALIGNED_OWORD_BLOCK_READ
+            ) =>
+        {
             // Constant-cache OWord block read (PRM Vol. 2d "OWord Block Read"; Mesa's
-            // uniform pull-constant load): the header's dword 2 is the offset in OWords
-            // (16 bytes), the surface is descriptor bits 7:0, and the response fills rlen
-            // registers with consecutive dwords of the buffer, for all channels.
+            // uniform pull-constant load, and Mesa 25's constant block `memory_load`): the
+            // header's dword 2 is the offset in OWords (16 bytes), or in bytes for the
+            // unaligned read; the surface is descriptor bits 7:0, the block size bits 10:8;
+            // the response is consecutive dwords of the buffer, for all channels.
             let header = *regs
                 .first()
                 .ok_or_else(|| fail("a block read without its header".into()))?;
             let h2 = element(&header, 8, Type::UD);
-            let offset = t.read(&h2, 0).map_err(|e| e.with_inst(inst))? * 16;
+            let h2 = t.read(&h2, 0).map_err(|e| e.with_inst(inst))?;
+            let offset = if (info.desc >> 14) & 0xf == OWORD_BLOCK_READ {
+                h2 * 16
+            } else {
+                h2
+            };
+            if offset % 4 != 0 {
+                return Err(fail(format!(
+                    "a constant block read at byte {offset} (not dword-aligned) is not modelled"
+                )));
+            }
+            let dwords = match (info.desc >> 8) & 7 {
+                0 => 4,
+                2 => 8,
+                3 => 16,
+                4 => 32,
+                n => return Err(fail(format!("OWord block size {n} is not modelled"))),
+            };
             let surface = (info.desc & 0xff) as u64;
             let dst = shader.insts.dst[inst];
             let rlen = eubatch_ir::message::rlen(info.desc);
             if !matches!(dst.file, RegFile::FixedGrf | RegFile::Vgrf) {
                 return Err(fail("a block read into a non-register".into()));
             }
-            for k in 0..rlen * 8 {
+            for k in 0..dwords.min(rlen * 8) {
                 let w = crate::inputs::word(
                     t.seed,
                     crate::inputs::Space::Constant,

@@ -697,6 +697,37 @@ fn execute(
             }
             return Ok(false);
         }
+        Opcode::MemoryLoadLogical => {
+            // Mesa 25's memory_load: only constant-buffer block loads are modelled, the
+            // same seeded function of (surface, dword) as the pull-constant loads, `dwords`
+            // of them from the byte address (channel 0's, a scalar) for all channels.
+            let block = eubatch_ir::message::memory::constant_block(srcs).ok_or_else(|| {
+                fail("a memory_load other than a constant block load is not modelled yet".into())
+            })?;
+            let addr = decode(
+                block.address.ty,
+                t.read(&block.address, 0).map_err(|e| e.with_inst(inst))?,
+            )
+            .as_i128() as u64
+                & 0xffff_ffff;
+            if addr % 4 != 0 {
+                return Err(fail(format!(
+                    "a constant block load at byte {addr} (not dword-aligned) is not modelled"
+                )));
+            }
+            let mut d = dst;
+            d.ty = Type::UD;
+            d.stride = 1;
+            for k in 0..block.dwords {
+                let w = crate::inputs::word(
+                    t.seed,
+                    crate::inputs::Space::Constant,
+                    ((block.surface as u64) << 32) | (addr / 4 + k as u64),
+                );
+                t.write(&d, k, w as u64).map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(false);
+        }
         Opcode::UniformPullConst | Opcode::VaryingPullConstLogical => {
             // Constant buffers are a seeded function of (surface, byte offset).
             let (surface, offset) = eubatch_ir::message::pull_constant_srcs(srcs)

@@ -3,6 +3,7 @@
 //! passes and the simulator both use these, so a logical message and its lowered `send`
 //! mean the same thing by construction.
 
+pub mod memory;
 pub mod sampler;
 pub mod surface;
 
@@ -120,13 +121,7 @@ pub mod constant_cache {
     /// The descriptor without lengths: binding table entry `surface`, an OWord block read
     /// of `bytes` (16, 32, 64 or 128: block size bits 10:8, `BRW_DATAPORT_OWORD_BLOCK_*`).
     pub fn block_read_desc(surface: u32, bytes: u32) -> Option<u32> {
-        let size = match bytes {
-            16 => 0,
-            32 => 2,
-            64 => 3,
-            128 => 4,
-            _ => return None,
-        };
+        let size = super::memory::oword_block_size(bytes / 4).filter(|_| bytes % 4 == 0)?;
         Some((surface & 0xff) | size << 8 | OWORD_BLOCK_READ << 14)
     }
 }

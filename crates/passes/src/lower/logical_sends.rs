@@ -16,6 +16,8 @@
 //!   (`lower_uniform_pull_constant_loads`).
 //! - untyped surface and byte-scattered reads and writes, from Haswell on, outside fragment
 //!   shaders for writes (`lower_surface_logical_send`).
+//! - Mesa 25's constant block `memory_load`: a constant-cache unaligned OWord block read
+//!   (`lower_hdc_memory_logical_send`).
 //! - `fb_write_logical` of colour alone (no second colour, source alpha, depth, stencil or
 //!   output mask) to the one render target of a shader with a single write: SIMD8 or
 //!   SIMD16 single-source writes without a header (`lower_fb_write_logical_send`).
@@ -69,6 +71,8 @@ pub fn lower(shader: &mut Shader) -> Outcome {
                 Some(varying_pull(shader, inst))
             } else if op == Opcode::UniformPullConst {
                 Some(uniform_pull(shader, inst))
+            } else if op == Opcode::MemoryLoadLogical {
+                Some(memory_load(shader, inst))
             } else if eubatch_ir::width_rules::is_surface_message(op) {
                 Some(surface_message(shader, inst))
             } else if eubatch_ir::width_rules::is_sampler_message(op) {
@@ -93,6 +97,17 @@ pub fn lower(shader: &mut Shader) -> Outcome {
         shader.layout.blocks[block].insts = new;
     }
     out
+}
+
+/// Messages Mesa keeps as virtual opcodes through register allocation and whose `send` its
+/// generator emits (brw_fs_generator.cpp: `generate_cs_terminate`, `generate_barrier`,
+/// SHADER_OPCODE_MEMORY_FENCE / INTERLOCK, the halt and discard jumps): its pre-RA IR has
+/// them as they are, so lowering leaves them too.
+pub fn kept_for_generator(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::CsTerminate | Opcode::Barrier | Opcode::MemoryFence | Opcode::Interlock
+    )
 }
 
 /// One payload parameter: a value per channel, or nothing (a register the message skips).
@@ -373,18 +388,27 @@ fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
     let size = shader.insts.size_written[inst];
     let desc = eubatch_ir::message::constant_cache::block_read_desc(surface, size)
         .ok_or_else(|| format!("a constant block of {size} bytes"))?;
+    let g0 = Operand::fixed(0, 0, Type::UD, eubatch_ir::Region::new(8, 8, 1));
+    let offset = Operand::imm(Type::UD, (offset / 16) as u64);
+    let (p, mut out) = block_read_header(shader, g0, offset);
+    out.push(send(shader, inst, p, sfid::CONSTANT_CACHE, desc));
+    Ok(out)
+}
+
+/// The one-register payload of a block read: a header copied from `whole` (NoMask, 8
+/// dwords) with dword 2 set to `dword2` (the block's address), and the moves that build it.
+fn block_read_header(shader: &mut Shader, whole: Operand, dword2: Operand) -> (Payload, Vec<Inst>) {
     let header = shader.vgrfs.push(VgrfLayout::flat(32)).index() as u32;
-    let mut whole = Control::new(8);
-    whole.set(Control::NO_MASK, true);
+    let mut all = Control::new(8);
+    all.set(Control::NO_MASK, true);
     let mut one = Control::new(1);
     one.set(Control::NO_MASK, true);
-    let g0 = Operand::fixed(0, 0, Type::UD, eubatch_ir::Region::new(8, 8, 1));
-    let out = vec![
+    let moves = vec![
         shader.create_inst(InstBuilder {
             opcode: Opcode::Mov,
-            control: whole,
+            control: all,
             dst: Operand::vgrf(header, 0, Type::UD, 1),
-            srcs: &[g0],
+            srcs: &[whole],
             size_written: 32,
             send: None,
         }),
@@ -392,12 +416,11 @@ fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
             opcode: Opcode::Mov,
             control: one,
             dst: Operand::vgrf(header, 8, Type::UD, 1),
-            srcs: &[Operand::imm(Type::UD, (offset / 16) as u64)],
+            srcs: &[dword2],
             size_written: 4,
             send: None,
         }),
     ];
-    let mut out = out;
     let p = Payload {
         first: Operand::vgrf(header, 0, Type::UD, 1),
         second: None,
@@ -405,6 +428,33 @@ fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
         ex_mlen: 0,
         header: true,
     };
+    (p, moves)
+}
+
+/// Mesa 25's `memory_load` of a constant block (`load const ... transpose`): a
+/// constant-cache unaligned OWord block read whose header is zero but for dword 2, the byte
+/// address (Mesa: `lower_hdc_memory_logical_send`), SIMD8 for up to 8 dwords, else SIMD16.
+fn memory_load(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
+    use eubatch_ir::message::memory;
+    let srcs = shader.srcs(inst).to_vec();
+    let block = memory::constant_block(&srcs).ok_or_else(|| {
+        "a memory_load other than a constant block load (not lowered yet)".to_string()
+    })?;
+    let desc = memory::constant_block_desc(&block)
+        .ok_or_else(|| format!("a constant block of {} dwords", block.dwords))?;
+    let mut address = block.address;
+    if address.file != RegFile::Imm && address.stride != 0 {
+        return Err("a block load from a per-channel address".into());
+    }
+    address.ty = Type::UD;
+    if address.file == RegFile::Imm {
+        address = Operand::imm(Type::UD, block.address.imm_bits() & 0xffff_ffff);
+    }
+    let (p, mut out) = block_read_header(shader, Operand::imm(Type::UD, 0), address);
+    let mut ctl = Control::new(if block.dwords > 8 { 16 } else { 8 });
+    ctl.set(Control::NO_MASK, true);
+    shader.insts.control[inst] = ctl;
+    shader.insts.size_written[inst] = shader.insts.size_written[inst].max(block.dwords * 4);
     out.push(send(shader, inst, p, sfid::CONSTANT_CACHE, desc));
     Ok(out)
 }
