@@ -119,6 +119,11 @@ pub struct Target {
     /// gen9+ (PRM Vol. 2a "SENDS"; Mesa `brw_fs.cpp` `opt_split_sends` returns early
     /// before gen9).
     pub has_split_send: bool,
+    /// A 32-bit integer multiply with a 32-bit result in one instruction: gen8+ (Mesa
+    /// `devinfo->has_integer_dword_mul`, false on gen7 and gen7.5, whose pre-RA dumps show
+    /// the 32x16-bit split of brw_fs.cpp `lower_mul_dword_inst`; Cherryview and Broxton
+    /// lack it too, which a per-generation target cannot tell apart).
+    pub has_integer_dword_mul: bool,
 }
 
 impl Target {
@@ -135,6 +140,7 @@ impl Target {
             has_64bit_float: true,
             has_align16: gen < Gen::Gen11,
             has_split_send: gen >= Gen::Gen9,
+            has_integer_dword_mul: gen >= Gen::Gen8,
         }
     }
 }

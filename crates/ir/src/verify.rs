@@ -27,8 +27,9 @@
 //!
 //! 6. **Hardware form** ([`verify_hardware`], for lowered code): every instruction the
 //!    target's width rules cover ([`crate::width_rules`]) is no wider than they allow; the
-//!    error names the rule, its source and the target. (Logical messages are not yet held
-//!    to their hardware limits here: their lowering is still to come.)
+//!    error names the rule, its source and the target; logical messages are held to their
+//!    message widths; no 32x32-bit integer `mul` where the target multiplies dwords by
+//!    words only.
 //!
 //! Errors are values ([`VerifyError`]) naming the instruction and operand.
 
@@ -87,6 +88,27 @@ pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
                     ),
                 });
             }
+        }
+        // A 32-bit by 32-bit integer multiply where the hardware only has dword by word
+        // (scalar code: vec4 code, not lowered yet, multiplies through the accumulator).
+        let dword = |t: crate::Type| matches!(t, crate::Type::D | crate::Type::UD);
+        let srcs = shader.srcs(inst);
+        if shader.insts.opcode[inst] == crate::Opcode::Mul
+            && shader.backend == crate::shader::Backend::Scalar
+            && !shader.target.target().has_integer_dword_mul
+            && dword(shader.insts.dst[inst].ty)
+            && srcs.len() == 2
+            && srcs.iter().all(|s| dword(s.ty))
+        {
+            errs.push(VerifyError {
+                inst: Some(inst),
+                slot: None,
+                msg: format!(
+                    "a 32x32-bit integer `mul` on {}, which multiplies dwords by words only \
+                     (Target::has_integer_dword_mul; Mesa lower_mul_dword_inst)",
+                    shader.target.name()
+                ),
+            });
         }
     }
     errs

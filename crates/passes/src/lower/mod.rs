@@ -2,10 +2,12 @@
 //! instructions wider than the target allows ([`simd_width`]), turning `load_payload` into
 //! moves ([`load_payload`]), interpolation straight from the payload ([`linterp`]), logical
 //! messages to `send`s ([`logical_sends`]), constants into shared registers
-//! ([`combine_constants`]), and the optional SIMD8 pair coalescing ([`coalesce_simd8`]).
+//! ([`combine_constants`]), 32-bit multiplies as 32x16-bit ones where the target needs it
+//! ([`integer_mul`]), and the optional SIMD8 pair coalescing ([`coalesce_simd8`]).
 
 pub mod coalesce_simd8;
 pub mod combine_constants;
+pub mod integer_mul;
 pub mod linterp;
 pub mod load_payload;
 pub mod logical_sends;

@@ -1,0 +1,172 @@
+//! 32-bit integer multiplication on targets without a dword multiply (gen7 and gen7.5:
+//! [`eubatch_ir::target::Target::has_integer_dword_mul`]). The hardware multiplies a dword
+//! by a word, so `mul dst:D, a:D, b:D` becomes two 32x16-bit products and one add of the
+//! high product's low half into the low product's high half (Mesa: brw_fs.cpp
+//! `lower_mul_dword_inst`):
+//!
+//! ```text
+//! mul(8) low:D, a:D, b<2>:UW        (b's low word)
+//! mul(8) high:D, a:D, b+2<2>:UW     (b's high word)
+//! add(8) low+2<2>:UW, low+2<2>:UW, high<2>:UW
+//! ```
+//!
+//! which is `a * b` modulo 2^32. A multiplier that is an immediate fitting a word (signed or
+//! not) needs only `mul dst, a, imm:UW` (or `:W`). The low product goes straight into the
+//! destination unless that overlaps a source; then a move copies it, carrying any
+//! conditional modifier.
+//!
+//! Rules that limit it: both sources 32-bit integers (a word source is native); the
+//! destination a 32-bit integer VGRF region of stride one; not predicated or saturated; a
+//! second source with a modifier, or that is not a VGRF, push constant or input region, is
+//! first copied into a VGRF (its words must be addressable with the modifier applied).
+
+use eubatch_ir::shader::{CondMod, InstBuilder, Predicate};
+use eubatch_ir::{Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
+
+use crate::PassCx;
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    if shader.target.target().has_integer_dword_mul {
+        return false;
+    }
+    let mut progress = false;
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
+        let mut new = Vec::with_capacity(old.len());
+        for inst in old {
+            match lower(shader, inst) {
+                Some(insts) => {
+                    new.extend(insts);
+                    progress = true;
+                }
+                None => new.push(inst),
+            }
+        }
+        shader.layout.blocks[block].insts = new;
+    }
+    progress
+}
+
+fn is_dword_int(ty: Type) -> bool {
+    matches!(ty, Type::D | Type::UD)
+}
+
+/// The 16-bit half `k` of a 32-bit operand, as a word region.
+fn word(op: Operand, k: u32) -> Operand {
+    Operand {
+        ty: Type::UW,
+        offset: op.offset + 2 * k,
+        stride: op.stride * 2,
+        ..op
+    }
+}
+
+fn build<'a>(
+    opcode: Opcode,
+    control: Control,
+    dst: Operand,
+    srcs: &'a [Operand],
+    exec: u32,
+) -> InstBuilder<'a> {
+    InstBuilder {
+        opcode,
+        control,
+        dst,
+        srcs,
+        size_written: dst.footprint(exec),
+        send: None,
+    }
+}
+
+fn lower(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    let srcs = shader.srcs(inst).to_vec();
+    if shader.insts.opcode[inst] != Opcode::Mul
+        || srcs.len() != 2
+        || !is_dword_int(dst.ty)
+        || !is_dword_int(srcs[0].ty)
+        || !is_dword_int(srcs[1].ty)
+        || dst.file != RegFile::Vgrf
+        || dst.stride != 1
+        || ctl.predicate != Predicate::None
+        || ctl.saturate()
+    {
+        return None;
+    }
+    let (a, mut b) = (srcs[0], srcs[1]);
+    let exec = ctl.exec_size as u32;
+    let mut out = Vec::new();
+    let mul_ctl = Control {
+        cmod: CondMod::None,
+        ..ctl
+    };
+    // A multiplier that fits a word: one dword-by-word multiply.
+    if b.file == RegFile::Imm {
+        let v = b.imm_bits() as u32 as i32;
+        if (i16::MIN as i32..=u16::MAX as i32).contains(&v) {
+            let imm = if v >= 0 {
+                Operand::imm(Type::UW, v as u64)
+            } else {
+                Operand::imm(Type::W, (v as i16 as u16) as u64)
+            };
+            shader.srcs_mut(inst)[1] = imm;
+            return Some(vec![inst]);
+        }
+    }
+    let new_vgrf = |shader: &mut Shader| {
+        shader
+            .vgrfs
+            .push(VgrfLayout {
+                components: 1,
+                data: (exec * 4) as u16,
+                padding: 0,
+            })
+            .index() as u32
+    };
+    // The multiplier's words must be readable as they are.
+    let addressable = b.mods == Mods::NONE
+        && matches!(b.file, RegFile::Vgrf | RegFile::Uniform | RegFile::Attr)
+        && b.stride <= 1;
+    if b.file != RegFile::Imm && !addressable {
+        let tmp = Operand::vgrf(new_vgrf(shader), 0, b.ty, 1);
+        out.push(shader.create_inst(build(Opcode::Mov, mul_ctl, tmp, &[b], exec)));
+        b = tmp;
+    }
+    let (b_lo, b_hi) = if b.file == RegFile::Imm {
+        let v = b.imm_bits() as u32;
+        (
+            Operand::imm(Type::UW, (v & 0xffff) as u64),
+            Operand::imm(Type::UW, (v >> 16) as u64),
+        )
+    } else {
+        (word(b, 0), word(b, 1))
+    };
+    let overlaps = |s: &Operand| {
+        s.file == RegFile::Vgrf
+            && s.nr == dst.nr
+            && s.offset < dst.offset + exec * 4
+            && dst.offset < s.offset + s.span(exec)
+    };
+    let in_place = !overlaps(&a) && !overlaps(&b);
+    let low = if in_place {
+        dst
+    } else {
+        Operand::vgrf(new_vgrf(shader), 0, dst.ty, 1)
+    };
+    let high = Operand::vgrf(new_vgrf(shader), 0, dst.ty, 1);
+    out.push(shader.create_inst(build(Opcode::Mul, mul_ctl, low, &[a, b_lo], exec)));
+    out.push(shader.create_inst(build(Opcode::Mul, mul_ctl, high, &[a, b_hi], exec)));
+    let low_hi = word(low, 1);
+    let add_srcs = [low_hi, word(high, 0)];
+    out.push(shader.create_inst(build(Opcode::Add, mul_ctl, low_hi, &add_srcs, exec)));
+    if !in_place || ctl.cmod != CondMod::None {
+        let mov_ctl = Control {
+            cmod: ctl.cmod,
+            ..ctl
+        };
+        out.push(shader.create_inst(build(Opcode::Mov, mov_ctl, dst, &[low], exec)));
+    }
+    Some(out)
+}
