@@ -66,6 +66,20 @@ impl PassCx {
     }
 }
 
+/// Makes every source that reads a VGRF in `renames` read its replacement instead.
+pub fn rename_sources(shader: &mut Shader, renames: &hashbrown::HashMap<u32, u32>) {
+    let order: Vec<eubatch_ir::Inst> = shader.layout.insts().collect();
+    for inst in order {
+        for s in shader.srcs_mut(inst) {
+            if s.file == eubatch_ir::RegFile::Vgrf {
+                if let Some(&to) = renames.get(&s.nr) {
+                    s.nr = to;
+                }
+            }
+        }
+    }
+}
+
 /// Removes the instructions of `order` (the layout order) marked in `remove`, and re-splits
 /// the blocks.
 pub fn remove_marked(shader: &mut Shader, order: &[eubatch_ir::Inst], remove: &[bool]) {

@@ -143,16 +143,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     if removed.is_empty() {
         return false;
     }
-    let order: Vec<Inst> = shader.layout.insts().collect();
-    for inst in order {
-        for s in shader.srcs_mut(inst) {
-            if s.file == RegFile::Vgrf {
-                if let Some(&to) = renames.get(&s.nr) {
-                    s.nr = to;
-                }
-            }
-        }
-    }
+    crate::rename_sources(shader, &renames);
     for block in shader.layout.blocks.iter_mut() {
         let mut insts = Vec::with_capacity(block.insts.len());
         for &i in &block.insts {

@@ -102,16 +102,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     if renames.is_empty() {
         return false;
     }
-    let order: Vec<Inst> = shader.layout.insts().collect();
-    for inst in order {
-        for s in shader.srcs_mut(inst) {
-            if s.file == RegFile::Vgrf {
-                if let Some(&to) = renames.get(&s.nr) {
-                    s.nr = to;
-                }
-            }
-        }
-    }
+    crate::rename_sources(shader, &renames);
     for block in shader.layout.blocks.iter_mut() {
         block.insts.retain(|i| !removed.contains(i));
     }
