@@ -456,6 +456,9 @@ fn rewrite_message_sources<'a>(
     if op == Opcode::Send {
         return rewrite_send_payloads(shader, inst, copies);
     }
+    if op == Opcode::FbWriteLogical || eubatch_ir::width_rules::is_sampler_message(op) {
+        return rewrite_component_sources(shader, inst, copies);
+    }
     let k = match op {
         Opcode::VaryingPullConstLogical if shader.srcs(inst).len() == 4 => 2,
         Opcode::VaryingPullConstLogical => 1,
@@ -487,6 +490,98 @@ fn rewrite_message_sources<'a>(
         }
         None => false,
     }
+}
+
+/// The VGRF and offset shift whose bytes `len` bytes of `s` (read in the channels of
+/// `ctl`) are copies of, if available copies cover them all from one VGRF at one shift.
+/// A byte range copied from an immediate counts when the same immediate was copied to the
+/// matching bytes of that VGRF (copy propagation turns both copies of a constant alpha
+/// into immediates).
+fn covering_origin<'a>(
+    copies: &dyn Fn(u32) -> Vec<&'a Copy>,
+    s: &Operand,
+    len: u32,
+    ctl: eubatch_ir::Control,
+) -> Option<(u32, i64)> {
+    let list = copies(s.nr);
+    let in_channels = |c: &Copy| c.no_mask || (!ctl.no_mask() && c.group == ctl.group as u32);
+    let mut origin: Option<(u32, i64)> = None;
+    let mut constants: Vec<(u32, &Copy)> = Vec::new();
+    let mut at = s.offset;
+    while at < s.offset + len {
+        let c = list
+            .iter()
+            .find(|c| c.dst.offset <= at && at < c.dst.offset + c.len)?;
+        if !in_channels(c) {
+            return None;
+        }
+        if c.src.file == RegFile::Imm {
+            constants.push((at, c));
+        } else {
+            let delta = c.src.offset as i64 - c.dst.offset as i64;
+            let fits = c.src.file == RegFile::Vgrf
+                && c.src.stride == 1
+                && c.src.mods == eubatch_ir::Mods::NONE
+                && c.src.ty.size() == s.ty.size()
+                && origin.is_none_or(|o| o == (c.src.nr, delta));
+            if !fits {
+                return None;
+            }
+            origin = Some((c.src.nr, delta));
+        }
+        at = c.dst.offset + c.len;
+    }
+    let (nr, delta) = origin?;
+    let theirs = copies(nr);
+    for (at, c) in constants {
+        let there = at as i64 + delta + (c.dst.offset as i64 - at as i64);
+        let same = theirs.iter().any(|d| {
+            d.dst.offset as i64 == there
+                && d.len == c.len
+                && d.src == c.src
+                && d.dst.ty.size() == c.dst.ty.size()
+                && in_channels(d)
+        });
+        if !same {
+            return None;
+        }
+    }
+    Some((nr, delta))
+}
+
+/// The multi-component sources of a render target write or sampler message (colours,
+/// coordinates: `source_components` values of the message's width, one after the other):
+/// where copies of one other VGRF, at one offset from it, cover every byte the message
+/// reads, in its channels, the message reads that VGRF instead — the copy of a whole
+/// colour or coordinate that each of several messages made (Mesa gets the same from
+/// CSE of the LOAD_PAYLOADs and register coalescing).
+fn rewrite_component_sources<'a>(
+    shader: &mut Shader,
+    inst: Inst,
+    copies: impl Fn(u32) -> Vec<&'a Copy>,
+) -> bool {
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let mut progress = false;
+    for k in 0..shader.srcs(inst).len() {
+        let s = shader.srcs(inst)[k];
+        if s.file != RegFile::Vgrf || s.stride != 1 || s.mods != eubatch_ir::Mods::NONE {
+            continue;
+        }
+        let comps = eubatch_ir::message::source_components(op, shader.srcs(inst), k);
+        let span = comps * exec * s.ty.size();
+        if let Some((nr, delta)) = covering_origin(&copies, &s, span, ctl) {
+            let offset = s.offset as i64 + delta;
+            if offset >= 0 {
+                let src = &mut shader.srcs_mut(inst)[k];
+                src.nr = nr;
+                src.offset = offset as u32;
+                progress = true;
+            }
+        }
+    }
+    progress
 }
 
 /// A `send`'s payload (or second payload) that one move copied from whole registers of
@@ -526,6 +621,15 @@ fn rewrite_send_payloads<'a>(
             (ok && offset % 32 == 0).then(|| Operand {
                 nr: c.src.nr,
                 offset,
+                ..s
+            })
+        });
+        let found = found.or_else(|| {
+            let (nr, delta) = covering_origin(&copies, &s, len, ctl)?;
+            let offset = s.offset as i64 + delta;
+            (offset >= 0 && offset % 32 == 0).then(|| Operand {
+                nr,
+                offset: offset as u32,
                 ..s
             })
         });
