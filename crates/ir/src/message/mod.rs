@@ -133,6 +133,8 @@ pub mod render_target {
     pub const WRITE: u32 = 12;
     /// Message subtypes in bits 10:8 (`BRW_DATAPORT_RENDER_TARGET_WRITE_SIMD*`).
     pub const SIMD16_SINGLE_SOURCE: u32 = 0;
+    pub const SIMD8_DUAL_SOURCE_SUBSPAN01: u32 = 2;
+    pub const SIMD8_DUAL_SOURCE_SUBSPAN23: u32 = 3;
     pub const SIMD8_SINGLE_SOURCE: u32 = 4;
 
     /// The descriptor without lengths: binding table entry `surface`, the subtype, and

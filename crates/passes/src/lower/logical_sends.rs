@@ -18,9 +18,10 @@
 //!   shaders for writes (`lower_surface_logical_send`).
 //! - Mesa 25's constant block `memory_load`: a constant-cache unaligned OWord block read
 //!   (`lower_hdc_memory_logical_send`).
-//! - `fb_write_logical` of colour alone (no second colour, source alpha, depth, stencil or
-//!   output mask): SIMD8 or SIMD16 single-source writes, the k-th write to target k, with
-//!   a header where the shader has several targets (`lower_fb_write_logical_send`).
+//! - `fb_write_logical` of colour, a second colour (SIMD8 dual-source) and source depth
+//!   (no source-0 alpha, stencil or output mask): the k-th write to target k, with a header
+//!   where the shader has several targets or blends two colours
+//!   (`lower_fb_write_logical_send`).
 //!
 //! Rules that limit it: the instruction is already no wider than its message allows (SIMD-
 //! width lowering runs first); surface and sampler are immediates; every parameter is a
@@ -652,8 +653,9 @@ fn sampler_message(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Ve
     Ok(out)
 }
 
-/// A render target write of colour 0 alone to `target` of the shader's `targets`. With
-/// several targets (before gen11) the message has a header: g0 and g1 (g0 and g2 for the
+/// A render target write of colour 0 (and colour 1 for dual-source blending, and source
+/// depth) to `target` of the shader's `targets`. With several targets or two colours
+/// (before gen11) the message has a header: g0 and g1 (g0 and g2 for the
 /// second half of a SIMD32 write), the target index in dword 2 for blend state, and, when
 /// the shader discards (its writes are predicated on the sample mask), that mask in the
 /// low word of dword 15 (Mesa: `lower_fb_write_logical_send`).
@@ -670,9 +672,7 @@ fn fb_write(
         return Err(format!("`fb_write_logical` with {} sources", srcs.len()));
     }
     for (k, what) in [
-        (src::COLOR1, "a second colour"),
         (src::SRC0_ALPHA, "source-0 alpha"),
-        (src::SRC_DEPTH, "source depth"),
         (src::DST_DEPTH, "destination depth"),
         (src::SRC_STENCIL, "stencil"),
         (src::OMASK, "an output mask"),
@@ -686,36 +686,58 @@ fn fb_write(
     let comps = immediate(&srcs[src::COMPONENTS], "component count")?;
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
-    let subtype = match exec {
-        8 => render_target::SIMD8_SINGLE_SOURCE,
-        16 => render_target::SIMD16_SINGLE_SOURCE,
-        w => return Err(format!("a SIMD{w} render target write")),
+    let dual = !srcs[src::COLOR1].is_bad();
+    let subtype = match (exec, dual) {
+        (8, false) => render_target::SIMD8_SINGLE_SOURCE,
+        (16, false) => render_target::SIMD16_SINGLE_SOURCE,
+        // The subspans of the channels: 0-1 for the first eight, 2-3 for the next.
+        (8, true) if ctl.group % 16 == 0 => render_target::SIMD8_DUAL_SOURCE_SUBSPAN01,
+        (8, true) => render_target::SIMD8_DUAL_SOURCE_SUBSPAN23,
+        (w, d) => {
+            return Err(format!(
+                "a SIMD{w} {}render target write",
+                if d { "dual-source " } else { "" }
+            ))
+        }
     };
-    let color = srcs[src::COLOR0];
-    // R, G, B, A: components past the count, or past what the VGRF holds, are sent
-    // undefined, as Mesa sends them.
-    let parts: Vec<Part> = (0..4)
-        .map(|c| {
-            let mut v = color;
-            if v.file == RegFile::Vgrf {
-                v.offset += c * exec * v.ty.size();
-            }
-            if c < comps && !color.is_bad() && crate::lower::inside_vgrf(shader, &v, exec * 4) {
-                let ty = if v.ty.is_float() {
-                    ParamType::Float
+    // Colour 0 (R, G, B, A), colour 1 for dual-source blending, then source depth: the
+    // payload order of the message. Components past the count, or past what the VGRF
+    // holds, are sent undefined, as Mesa sends them.
+    let value = |v: Operand| {
+        let ty = if v.ty.is_float() {
+            ParamType::Float
+        } else {
+            ParamType::Int
+        };
+        Part::Value(v, ty)
+    };
+    let colour = |color: Operand| -> Vec<Part> {
+        (0..4)
+            .map(|c| {
+                let mut v = color;
+                if v.file == RegFile::Vgrf {
+                    v.offset += c * exec * v.ty.size();
+                }
+                if c < comps && !color.is_bad() && crate::lower::inside_vgrf(shader, &v, exec * 4) {
+                    value(v)
                 } else {
-                    ParamType::Int
-                };
-                Part::Value(v, ty)
-            } else {
-                Part::Unused
-            }
-        })
-        .collect();
+                    Part::Unused
+                }
+            })
+            .collect()
+    };
+    let mut parts = colour(srcs[src::COLOR0]);
+    if dual {
+        parts.extend(colour(srcs[src::COLOR1]));
+    }
+    if !srcs[src::SRC_DEPTH].is_bad() {
+        parts.push(value(srcs[src::SRC_DEPTH]));
+    }
     let mut out = Vec::new();
     let last = target + 1 == targets;
     let desc = render_target::write_desc(target, subtype, last);
-    if targets <= 1 {
+    // Before gen11 several targets and dual-source blending need the header.
+    if targets <= 1 && !dual {
         let p = payloads(shader, &mut out, ctl, &parts, prior)?;
         out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
         return Ok(out);
@@ -723,7 +745,7 @@ fn fb_write(
     // The header goes in front: its own payload where sends split (Mesa's
     // `opt_split_sends` splits after a header), else the first two registers of one.
     let split = shader.target.target().has_split_send;
-    let regs = 4 * exec / 8;
+    let regs = parts.len() as u32 * exec / 8;
     let (header, p) = if split {
         let h = shader.vgrfs.push(VgrfLayout::flat(64)).index() as u32;
         let parts = resolve_parts(shader, prior, ctl, &parts);
