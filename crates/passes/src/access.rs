@@ -246,25 +246,31 @@ pub fn writes_flag(op: Opcode, cmod: eubatch_ir::shader::CondMod) -> bool {
 }
 
 /// Calls `f(slot)` for each slot an instruction reads.
+/// The bytes a raw `send` reads of source `k`: mlen registers of its payload, ex_mlen of
+/// the second one; `None` for other sources and instructions.
+pub fn send_read_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
+    let info = shader
+        .send_info(inst)
+        .filter(|_| shader.insts.opcode[inst] == Opcode::Send)?;
+    let srcs = shader.srcs(inst);
+    let (p1, p2) = eubatch_ir::message::send_payloads(srcs);
+    let is = |p: Option<&eubatch_ir::Operand>| p.is_some_and(|p| std::ptr::eq(p, &srcs[k]));
+    if is(p1) {
+        Some(info.mlen as u32 * 32)
+    } else if is(p2) {
+        Some(info.ex_mlen as u32 * 32)
+    } else {
+        None
+    }
+}
+
 pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(u32)) {
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let srcs = shader.srcs(inst);
     let header = shader.send_info(inst).map_or(0, |s| s.header_size as usize);
-    // A raw send reads mlen registers of its payload and ex_mlen of the second one.
-    let send_reads = |k: usize| -> Option<u32> {
-        let info = shader.send_info(inst).filter(|_| op == Opcode::Send)?;
-        let (p1, p2) = eubatch_ir::message::send_payloads(srcs);
-        let is = |p: Option<&eubatch_ir::Operand>| p.is_some_and(|p| std::ptr::eq(p, &srcs[k]));
-        if is(p1) {
-            Some(info.mlen as u32 * 32)
-        } else if is(p2) {
-            Some(info.ex_mlen as u32 * 32)
-        } else {
-            None
-        }
-    };
+    let send_reads = |k: usize| send_read_len(shader, inst, k);
     for (k, s) in srcs.iter().enumerate() {
         match s.file {
             RegFile::Vgrf if (s.nr as usize) < slots.base.len() => {

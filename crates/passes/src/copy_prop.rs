@@ -287,7 +287,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             let op = shader.insts.opcode[inst];
             // Propagate into this instruction's sources.
             if op.is_message() && !by_dst.is_empty() {
-                progress |= rewrite_message_sources(shader, &slots, inst, |v| {
+                let all: Vec<&Copy> = acp.iter().flatten().collect();
+                progress |= rewrite_message_sources(shader, &slots, inst, &all, |v| {
                     by_dst
                         .get(&v)
                         .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
@@ -450,14 +451,15 @@ fn rewrite_message_sources<'a>(
     shader: &mut Shader,
     slots: &Slots,
     inst: Inst,
+    all: &[&Copy],
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let op = shader.insts.opcode[inst];
     if op == Opcode::Send {
-        return rewrite_send_payloads(shader, inst, copies);
+        return rewrite_send_payloads(shader, inst, all, copies);
     }
     if op == Opcode::FbWriteLogical || eubatch_ir::width_rules::is_sampler_message(op) {
-        return rewrite_component_sources(shader, inst, copies);
+        return rewrite_component_sources(shader, inst, all, copies);
     }
     let k = match op {
         Opcode::VaryingPullConstLogical if shader.srcs(inst).len() == 4 => 2,
@@ -493,60 +495,64 @@ fn rewrite_message_sources<'a>(
 }
 
 /// The VGRF and offset shift whose bytes `len` bytes of `s` (read in the channels of
-/// `ctl`) are copies of, if available copies cover them all from one VGRF at one shift.
-/// A byte range copied from an immediate counts when the same immediate was copied to the
-/// matching bytes of that VGRF (copy propagation turns both copies of a constant alpha
-/// into immediates).
+/// `ctl`) equal, by the available copies: every piece of `s` is a copy of that VGRF at the
+/// shift, or a copy of the same thing (an immediate, another register) that the matching
+/// piece of that VGRF is a copy of — copy propagation turns both copies of a constant
+/// alpha into immediates, and a payload rebuilt from another payload's sources equals it.
+/// `all` is every available copy, where those other payloads are found.
 fn covering_origin<'a>(
     copies: &dyn Fn(u32) -> Vec<&'a Copy>,
+    all: &[&Copy],
     s: &Operand,
     len: u32,
     ctl: eubatch_ir::Control,
 ) -> Option<(u32, i64)> {
     let list = copies(s.nr);
     let in_channels = |c: &Copy| c.no_mask || (!ctl.no_mask() && c.group == ctl.group as u32);
-    let mut origin: Option<(u32, i64)> = None;
-    let mut constants: Vec<(u32, &Copy)> = Vec::new();
+    let mut chunks: Vec<&Copy> = Vec::new();
     let mut at = s.offset;
     while at < s.offset + len {
-        let c = list
+        let c = *list
             .iter()
             .find(|c| c.dst.offset <= at && at < c.dst.offset + c.len)?;
-        if !in_channels(c) {
+        if !in_channels(c) || c.dst.offset < s.offset || c.src.mods != eubatch_ir::Mods::NONE {
             return None;
         }
-        if c.src.file == RegFile::Imm {
-            constants.push((at, c));
-        } else {
-            let delta = c.src.offset as i64 - c.dst.offset as i64;
-            let fits = c.src.file == RegFile::Vgrf
-                && c.src.stride == 1
-                && c.src.mods == eubatch_ir::Mods::NONE
-                && c.src.ty.size() == s.ty.size()
-                && origin.is_none_or(|o| o == (c.src.nr, delta));
-            if !fits {
-                return None;
-            }
-            origin = Some((c.src.nr, delta));
-        }
+        chunks.push(c);
         at = c.dst.offset + c.len;
     }
-    let (nr, delta) = origin?;
-    let theirs = copies(nr);
-    for (at, c) in constants {
-        let there = at as i64 + delta + (c.dst.offset as i64 - at as i64);
-        let same = theirs.iter().any(|d| {
-            d.dst.offset as i64 == there
-                && d.len == c.len
-                && d.src == c.src
-                && d.dst.ty.size() == c.dst.ty.size()
-                && in_channels(d)
-        });
-        if !same {
-            return None;
-        }
+    if at != s.offset + len {
+        return None;
     }
-    Some((nr, delta))
+    let direct = |c: &Copy| {
+        (c.src.file == RegFile::Vgrf && c.src.stride == 1 && c.src.ty.size() == s.ty.size())
+            .then(|| (c.src.nr, c.src.offset as i64 - c.dst.offset as i64))
+    };
+    // Where it could equal: the VGRFs it copies from, and those holding a copy of what its
+    // first piece copies (another payload built from the same values).
+    let mut candidates: Vec<(u32, i64)> = chunks.iter().filter_map(|c| direct(c)).collect();
+    let first = chunks[0];
+    candidates.extend(
+        all.iter()
+            .filter(|d| d.dst.nr != s.nr && d.src == first.src && d.len == first.len)
+            .map(|d| (d.dst.nr, d.dst.offset as i64 - first.dst.offset as i64)),
+    );
+    candidates.into_iter().find(|&(nr, delta)| {
+        let theirs = copies(nr);
+        chunks.iter().all(|c| {
+            if direct(c) == Some((nr, delta)) {
+                return true;
+            }
+            let there = c.dst.offset as i64 + delta;
+            theirs.iter().any(|d| {
+                d.dst.offset as i64 == there
+                    && d.len == c.len
+                    && d.src == c.src
+                    && d.dst.ty.size() == c.dst.ty.size()
+                    && in_channels(d)
+            })
+        })
+    })
 }
 
 /// The multi-component sources of a render target write or sampler message (colours,
@@ -558,6 +564,7 @@ fn covering_origin<'a>(
 fn rewrite_component_sources<'a>(
     shader: &mut Shader,
     inst: Inst,
+    all: &[&Copy],
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let op = shader.insts.opcode[inst];
@@ -571,7 +578,7 @@ fn rewrite_component_sources<'a>(
         }
         let comps = eubatch_ir::message::source_components(op, shader.srcs(inst), k);
         let span = comps * exec * s.ty.size();
-        if let Some((nr, delta)) = covering_origin(&copies, &s, span, ctl) {
+        if let Some((nr, delta)) = covering_origin(&copies, all, &s, span, ctl) {
             let offset = s.offset as i64 + delta;
             if offset >= 0 {
                 let src = &mut shader.srcs_mut(inst)[k];
@@ -590,6 +597,7 @@ fn rewrite_component_sources<'a>(
 fn rewrite_send_payloads<'a>(
     shader: &mut Shader,
     inst: Inst,
+    all: &[&Copy],
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let Some(info) = shader.send_info(inst).copied() else {
@@ -625,7 +633,7 @@ fn rewrite_send_payloads<'a>(
             })
         });
         let found = found.or_else(|| {
-            let (nr, delta) = covering_origin(&copies, &s, len, ctl)?;
+            let (nr, delta) = covering_origin(&copies, all, &s, len, ctl)?;
             let offset = s.offset as i64 + delta;
             (offset >= 0 && offset % 32 == 0).then(|| Operand {
                 nr,

@@ -9,9 +9,10 @@
 //!
 //! A whole-VGRF `undef` becomes one `undef` per part.
 //!
-//! Rules that limit it: what a message, payload builder or virtual opcode reads is taken
-//! to reach the end of the VGRF (its layout is the message's), and what it writes is its
-//! `size_written`; such VGRFs are split only where those stay inside one component.
+//! Rules that limit it: what a logical message, payload builder or virtual opcode reads is
+//! taken to reach the end of the VGRF (its layout is the message's; a raw `send` reads its
+//! mlen and ex_mlen registers), and what it writes is its `size_written`; such VGRFs are
+//! split only where those stay inside one component.
 
 use index_vec::IndexVec;
 
@@ -80,9 +81,11 @@ fn split_once(shader: &mut Shader) -> bool {
         };
         check(&dst, dend);
         let plain = opc.alu_arity().is_some();
-        for s in shader.srcs(inst) {
+        for (k, s) in shader.srcs(inst).iter().enumerate() {
             let end = if plain {
                 s.offset + s.span(exec)
+            } else if let Some(len) = crate::access::send_read_len(shader, inst, k) {
+                s.offset + len
             } else if s.file == RegFile::Vgrf && (s.nr as usize) < n {
                 shader.vgrfs[Vgrf::from_usize(s.nr as usize)].size()
             } else {
