@@ -593,7 +593,8 @@ fn rewrite_component_sources<'a>(
 
 /// A `send`'s payload (or second payload) that one move copied from whole registers of
 /// another VGRF is read from there: the message reads `mlen` (`ex_mlen`) registers in the
-/// send's channels, which the move wrote from the same place.
+/// send's channels, which the move wrote from the same place. Failing that, a payload that
+/// equals another VGRF piece by piece ([`covering_origin`]) reads that one.
 fn rewrite_send_payloads<'a>(
     shader: &mut Shader,
     inst: Inst,
