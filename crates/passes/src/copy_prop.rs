@@ -275,41 +275,40 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let mut acp: Vec<Option<Copy>> = Vec::new();
         let mut by_dst: HashMap<u32, Vec<usize>> = HashMap::new();
         let mut by_slot: HashMap<u32, Vec<usize>> = HashMap::new();
-        for c in entry.as_ref().map_or(&[][..], |e| &e[b]) {
+        let add = |acp: &mut Vec<Option<Copy>>,
+                   by_dst: &mut HashMap<u32, Vec<usize>>,
+                   by_slot: &mut HashMap<u32, Vec<usize>>,
+                   c: Copy| {
             let i = acp.len();
             by_dst.entry(c.dst.nr).or_default().push(i);
             for &s in &c.slots {
                 by_slot.entry(s).or_default().push(i);
             }
-            acp.push(Some(c.clone()));
+            acp.push(Some(c));
+        };
+        for c in entry.as_ref().map_or(&[][..], |e| &e[b]) {
+            add(&mut acp, &mut by_dst, &mut by_slot, c.clone());
         }
         for inst in insts {
             let op = shader.insts.opcode[inst];
-            // Propagate into this instruction's sources.
-            if op.is_message() && !by_dst.is_empty() {
-                let all: Vec<&Copy> = acp.iter().flatten().collect();
-                progress |= rewrite_message_sources(shader, &slots, inst, &all, |v| {
+            // Propagate into this instruction's sources: the copies of each VGRF, newest
+            // first.
+            if !by_dst.is_empty() {
+                let copies = |v: u32| -> Vec<&Copy> {
                     by_dst
                         .get(&v)
                         .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
                         .unwrap_or_default()
-                });
-            }
-            if op == Opcode::Broadcast && !by_dst.is_empty() {
-                progress |= rewrite_broadcast(shader, inst, |v| {
-                    by_dst
-                        .get(&v)
-                        .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
-                        .unwrap_or_default()
-                });
-            }
-            if op.alu_arity().is_some() && !by_dst.is_empty() {
-                progress |= rewrite_sources(shader, inst, |v| {
-                    by_dst
-                        .get(&v)
-                        .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
-                        .unwrap_or_default()
-                });
+                };
+                if op.is_message() {
+                    progress |= rewrite_message_sources(shader, &slots, inst, &acp, &copies);
+                }
+                if op == Opcode::Broadcast {
+                    progress |= rewrite_broadcast(shader, inst, &copies);
+                }
+                if op.alu_arity().is_some() {
+                    progress |= rewrite_sources(shader, inst, &copies);
+                }
             }
             // Kill copies whose destination or source this instruction writes.
             for_each_def(shader, &slots, inst, |s, _| {
@@ -320,12 +319,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 }
             });
             if let Some(c) = copy_of(shader, &slots, inst) {
-                let i = acp.len();
-                by_dst.entry(c.dst.nr).or_default().push(i);
-                for &s in &c.slots {
-                    by_slot.entry(s).or_default().push(i);
-                }
-                acp.push(Some(c));
+                add(&mut acp, &mut by_dst, &mut by_slot, c);
             }
         }
     }
@@ -451,7 +445,7 @@ fn rewrite_message_sources<'a>(
     shader: &mut Shader,
     slots: &Slots,
     inst: Inst,
-    all: &[&Copy],
+    all: &[Option<Copy>],
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let op = shader.insts.opcode[inst];
@@ -499,10 +493,11 @@ fn rewrite_message_sources<'a>(
 /// shift, or a copy of the same thing (an immediate, another register) that the matching
 /// piece of that VGRF is a copy of — copy propagation turns both copies of a constant
 /// alpha into immediates, and a payload rebuilt from another payload's sources equals it.
-/// `all` is every available copy, where those other payloads are found.
+/// `all` holds every available copy (and the gaps of those undone), where those other
+/// payloads are found.
 fn covering_origin<'a>(
     copies: &dyn Fn(u32) -> Vec<&'a Copy>,
-    all: &[&Copy],
+    all: &[Option<Copy>],
     s: &Operand,
     len: u32,
     ctl: eubatch_ir::Control,
@@ -534,6 +529,7 @@ fn covering_origin<'a>(
     let first = chunks[0];
     candidates.extend(
         all.iter()
+            .flatten()
             .filter(|d| d.dst.nr != s.nr && d.src == first.src && d.len == first.len)
             .map(|d| (d.dst.nr, d.dst.offset as i64 - first.dst.offset as i64)),
     );
@@ -564,7 +560,7 @@ fn covering_origin<'a>(
 fn rewrite_component_sources<'a>(
     shader: &mut Shader,
     inst: Inst,
-    all: &[&Copy],
+    all: &[Option<Copy>],
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let op = shader.insts.opcode[inst];
@@ -598,7 +594,7 @@ fn rewrite_component_sources<'a>(
 fn rewrite_send_payloads<'a>(
     shader: &mut Shader,
     inst: Inst,
-    all: &[&Copy],
+    all: &[Option<Copy>],
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let Some(info) = shader.send_info(inst).copied() else {

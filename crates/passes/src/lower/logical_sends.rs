@@ -318,9 +318,9 @@ fn payload_moves(
         VgrfLayout::flat(skip + parts.len() as u32 * reg)
     };
     let tmp = shader.vgrfs.push(layout).index() as u32;
-    let mut mov = Control::new(ctl.exec_size);
-    mov.group = ctl.group;
-    mov.set(Control::NO_MASK, ctl.no_mask());
+    let mut channels = Control::new(ctl.exec_size);
+    channels.group = ctl.group;
+    channels.set(Control::NO_MASK, ctl.no_mask());
     for (k, p) in parts.iter().enumerate() {
         let at = skip + k as u32 * reg;
         let (dst_ty, src) = match p {
@@ -346,16 +346,34 @@ fn payload_moves(
                 }
             }
         };
-        out.push(shader.create_inst(InstBuilder {
-            opcode: Opcode::Mov,
-            control: mov,
-            dst: Operand::vgrf(tmp, at, dst_ty, 1),
-            srcs: &[src],
-            size_written: reg,
-            send: None,
-        }));
+        out.push(mov(
+            shader,
+            channels,
+            Operand::vgrf(tmp, at, dst_ty, 1),
+            src,
+        ));
     }
     Ok(tmp)
+}
+
+/// Execution control of `exec` channels with the execution mask off.
+fn no_mask(exec: u8) -> Control {
+    let mut c = Control::new(exec);
+    c.set(Control::NO_MASK, true);
+    c
+}
+
+/// `mov dst, src` in `control`'s channels, writing `dst`'s region for them.
+fn mov(shader: &mut Shader, control: Control, dst: Operand, src: Operand) -> Inst {
+    let size_written = dst.footprint(control.exec_size as u32);
+    shader.create_inst(InstBuilder {
+        opcode: Opcode::Mov,
+        control,
+        dst,
+        srcs: &[src],
+        size_written,
+        send: None,
+    })
 }
 /// The `send` replacing `inst`, reading `payload`.
 fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) -> Inst {
@@ -472,27 +490,19 @@ fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
 /// dwords) with dword 2 set to `dword2` (the block's address), and the moves that build it.
 fn block_read_header(shader: &mut Shader, whole: Operand, dword2: Operand) -> (Payload, Vec<Inst>) {
     let header = shader.vgrfs.push(VgrfLayout::flat(32)).index() as u32;
-    let mut all = Control::new(8);
-    all.set(Control::NO_MASK, true);
-    let mut one = Control::new(1);
-    one.set(Control::NO_MASK, true);
     let moves = vec![
-        shader.create_inst(InstBuilder {
-            opcode: Opcode::Mov,
-            control: all,
-            dst: Operand::vgrf(header, 0, Type::UD, 1),
-            srcs: &[whole],
-            size_written: 32,
-            send: None,
-        }),
-        shader.create_inst(InstBuilder {
-            opcode: Opcode::Mov,
-            control: one,
-            dst: Operand::vgrf(header, 8, Type::UD, 1),
-            srcs: &[dword2],
-            size_written: 4,
-            send: None,
-        }),
+        mov(
+            shader,
+            no_mask(8),
+            Operand::vgrf(header, 0, Type::UD, 1),
+            whole,
+        ),
+        mov(
+            shader,
+            no_mask(1),
+            Operand::vgrf(header, 8, Type::UD, 1),
+            dword2,
+        ),
     ];
     let p = Payload {
         first: Operand::vgrf(header, 0, Type::UD, 1),
@@ -746,18 +756,28 @@ fn fb_write(
     // `opt_split_sends` splits after a header), else the first two registers of one.
     let split = shader.target.target().has_split_send;
     let regs = parts.len() as u32 * exec / 8;
+    let grf = |nr: u32| Operand::fixed(nr, 0, Type::UD, eubatch_ir::Region::new(8, 8, 1));
+    // g0 and g1 unchanged: the send reads them where they are (Mesa's copy propagation
+    // does the same to its header copy).
+    let header_in_place =
+        split && ctl.group < 16 && target == 0 && ctl.predicate == Predicate::None;
     let (header, p) = if split {
-        let h = shader.vgrfs.push(VgrfLayout::flat(64)).index() as u32;
         let parts = resolve_parts(shader, prior, ctl, &parts);
         let colour = payload(shader, &mut out, ctl, &parts)?;
         let p = Payload {
-            first: Operand::vgrf(h, 0, Type::UD, 1),
+            first: grf(0),
             second: Some(colour),
             mlen: 2,
             ex_mlen: regs,
             header: true,
         };
-        (h, p)
+        if header_in_place {
+            out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
+            return Ok(out);
+        }
+        let h = shader.vgrfs.push(VgrfLayout::flat(64)).index() as u32;
+        let first = Operand::vgrf(h, 0, Type::UD, 1);
+        (h, Payload { first, ..p })
     } else {
         check_parts(shader, ctl, &parts)?;
         let whole = payload_moves(shader, &mut out, ctl, &parts, 64)?;
@@ -770,30 +790,6 @@ fn fb_write(
         };
         (whole, p)
     };
-    let no_mask = |exec: u8| {
-        let mut c = Control::new(exec);
-        c.set(Control::NO_MASK, true);
-        c
-    };
-    let grf = |nr: u32| Operand::fixed(nr, 0, Type::UD, eubatch_ir::Region::new(8, 8, 1));
-    let mov = |shader: &mut Shader, control: Control, dst: Operand, src: Operand| {
-        let size_written = dst.footprint(control.exec_size as u32);
-        shader.create_inst(InstBuilder {
-            opcode: Opcode::Mov,
-            control,
-            dst,
-            srcs: &[src],
-            size_written,
-            send: None,
-        })
-    };
-    // g0 and g1 unchanged: the send reads them where they are (Mesa's copy propagation
-    // does the same to its header copy).
-    if split && ctl.group < 16 && target == 0 && ctl.predicate == Predicate::None {
-        let p = Payload { first: grf(0), ..p };
-        out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
-        return Ok(out);
-    }
     if ctl.group < 16 {
         out.push(mov(
             shader,
