@@ -301,13 +301,13 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         .unwrap_or_default()
                 };
                 if op.is_message() {
-                    progress |= rewrite_message_sources(shader, &slots, inst, &acp, &copies);
+                    progress |= rewrite_message_sources(shader, &slots, inst, &acp, copies);
                 }
                 if op == Opcode::Broadcast {
-                    progress |= rewrite_broadcast(shader, inst, &copies);
+                    progress |= rewrite_broadcast(shader, inst, copies);
                 }
                 if op.alu_arity().is_some() {
-                    progress |= rewrite_sources(shader, inst, &copies);
+                    progress |= rewrite_sources(shader, inst, copies);
                 }
             }
             // Kill copies whose destination or source this instruction writes.

@@ -824,7 +824,7 @@ fn fb_write(
         // The sample mask the write is predicated on, for the pixel enables.
         let subreg = ctl.flag_subreg as u32 + ctl.group as u32 / 16;
         let flag = Operand::arf(
-            eubatch_ir::operand::arf::FLAG | subreg / 2,
+            eubatch_ir::operand::arf::FLAG | (subreg / 2),
             (subreg % 2) * 2,
             Type::UW,
             eubatch_ir::Region::new(0, 1, 0),
