@@ -301,27 +301,11 @@ fn parse_line(line: &str) -> Result<Option<FinalLine>, String> {
 /// The programs of `asm.txt`, in order: `Native code for unnamed fragment shader GLSL1 (...)`.
 fn asm_programs(path: &Path) -> Option<Vec<(String, String)>> {
     let text = std::fs::read_to_string(path).ok()?;
-    let stage_of = |words: &str| {
-        Some(match words {
-            "vertex" => "VS",
-            "tessellation control" => "TCS",
-            "tessellation evaluation" => "TES",
-            "geometry" => "GS",
-            "fragment" => "FS",
-            "compute" => "CS",
-            "task" => "TASK",
-            "mesh" => "MESH",
-            _ => return None,
-        })
-    };
     Some(
         text.lines()
             .filter_map(|l| {
-                let rest = l.strip_prefix("Native code for ")?;
-                let (what, program) = rest.split_once(" shader ")?;
-                let words = what.strip_prefix("unnamed ").unwrap_or(what);
-                let program = program.split(" (").next()?.trim();
-                Some((stage_of(words)?.to_string(), program.to_string()))
+                let (stage, program) = eubatch_ir::import::listing::program_header(l)?.ok()?;
+                Some((stage.abbrev().to_string(), program))
             })
             .collect(),
     )

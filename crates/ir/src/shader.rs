@@ -52,6 +52,21 @@ impl Stage {
     pub fn from_abbrev(s: &str) -> Option<Stage> {
         Stage::ALL.iter().copied().find(|st| st.abbrev() == s)
     }
+
+    /// Mesa's `_mesa_shader_stage_to_string`, as in the final-code listings' headers
+    /// (`Native code for unnamed vertex shader GLSL1`).
+    pub fn mesa_name(self) -> &'static str {
+        match self {
+            Stage::Vs => "vertex",
+            Stage::Tcs => "tessellation control",
+            Stage::Tes => "tessellation evaluation",
+            Stage::Gs => "geometry",
+            Stage::Fs => "fragment",
+            Stage::Cs => "compute",
+            Stage::Task => "task",
+            Stage::Mesh => "mesh",
+        }
+    }
 }
 
 /// Which of Mesa's back ends the code belongs to.
@@ -228,6 +243,11 @@ pub struct SendInfo {
     pub sfid: u8,
     pub desc: u32,
     pub ex_desc: u32,
+    /// The URB global offset of a logical URB read or write, in 128-bit units (Mesa's
+    /// `fs_inst::offset`, set by `emit_urb_writes` and the input loads). Neither Mesa
+    /// printer writes it; the importer recovers it from the program's final code
+    /// ([`crate::import::urb_offsets`]). `None`: not known, and the message cannot be lowered.
+    pub urb_offset: Option<u16>,
 }
 
 /// A contiguous run of operands in the pool.
@@ -377,6 +397,14 @@ impl Shader {
 
     pub fn send_info(&self, inst: Inst) -> Option<&SendInfo> {
         self.insts.send[inst].map(|s| &self.sends[s])
+    }
+
+    /// Replaces (or gives) `inst`'s message fields.
+    pub fn set_send_info(&mut self, inst: Inst, info: SendInfo) {
+        match self.insts.send[inst] {
+            Some(s) => self.sends[s] = info,
+            None => self.insts.send[inst] = Some(self.sends.push(info)),
+        }
     }
 
     /// Number of instructions in the layout.

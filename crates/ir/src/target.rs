@@ -127,6 +127,14 @@ pub struct Target {
 }
 
 impl Target {
+    /// The payload of a `send` that ends the thread (EOT) must lie in g112-g127 (PRM Vol.
+    /// 2a "SEND": "the message payload of an EOT message must be in the GRF range
+    /// r112-r127"; Mesa brw_fs_reg_allocate.cpp pins it there, and
+    /// brw_fs_copy_propagation.cpp `try_copy_propagate` never propagates a fixed register
+    /// into an EOT send for that reason). Before allocation, such a payload is a VGRF or a
+    /// fixed register from here on.
+    pub const EOT_PAYLOAD_FIRST_GRF: u32 = 112;
+
     pub fn new(gen: Gen) -> Target {
         Target {
             gen,

@@ -29,7 +29,8 @@
 //!    target's width rules cover ([`crate::width_rules`]) is no wider than they allow; the
 //!    error names the rule, its source and the target; logical messages are held to their
 //!    message widths; no 32x32-bit integer `mul` where the target multiplies dwords by
-//!    words only.
+//!    words only; no `send` that ends the thread reads its payload from a fixed register
+//!    below [`Target::EOT_PAYLOAD_FIRST_GRF`].
 //!
 //! Errors are values ([`VerifyError`]) naming the instruction and operand.
 
@@ -109,6 +110,24 @@ pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
                     shader.target.name()
                 ),
             });
+        }
+        if shader.insts.opcode[inst] == crate::Opcode::Send && shader.insts.control[inst].eot() {
+            let (p1, p2) = crate::message::send_payloads(srcs);
+            for p in [p1, p2].into_iter().flatten() {
+                if p.file == RegFile::FixedGrf && p.nr < Target::EOT_PAYLOAD_FIRST_GRF {
+                    errs.push(VerifyError {
+                        inst: Some(inst),
+                        slot: None,
+                        msg: format!(
+                            "a thread-ending `send` reads its payload from g{}: it must lie in \
+                             g{}-g127 (Target::EOT_PAYLOAD_FIRST_GRF), so it must be a VGRF \
+                             before register allocation",
+                            p.nr,
+                            Target::EOT_PAYLOAD_FIRST_GRF
+                        ),
+                    });
+                }
+            }
         }
     }
     errs

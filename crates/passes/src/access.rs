@@ -179,7 +179,28 @@ fn elements(op: &Operand, exec: u32, mut f: impl FnMut(u32, u32)) {
 
 /// Calls `f(slot, fully)` for each slot an instruction writes: `fully` when all four bytes
 /// of the slot are written unconditionally.
-pub fn for_each_def(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(u32, bool)) {
+pub fn for_each_def(shader: &Shader, slots: &Slots, inst: Inst, f: impl FnMut(u32, bool)) {
+    defs(shader, slots, inst, true, f)
+}
+
+/// [`for_each_def`], but a write under the execution mask counts as whole even where the
+/// VGRF is read without it: what matters to an `undef`, which gives no channel a value.
+pub fn for_each_def_ignoring_mask(
+    shader: &Shader,
+    slots: &Slots,
+    inst: Inst,
+    f: impl FnMut(u32, bool),
+) {
+    defs(shader, slots, inst, false, f)
+}
+
+fn defs(
+    shader: &Shader,
+    slots: &Slots,
+    inst: Inst,
+    respect_mask: bool,
+    mut f: impl FnMut(u32, bool),
+) {
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
     let dst = shader.insts.dst[inst];
@@ -212,7 +233,7 @@ pub fn for_each_def(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
                 _ => merged.push((s, m)),
             }
         }
-        let masked = !ctl.no_mask() && slots.read_unmasked[dst.nr as usize];
+        let masked = respect_mask && !ctl.no_mask() && slots.read_unmasked[dst.nr as usize];
         for (s, m) in merged {
             f(base + s, !conditional && !masked && m == 0xf);
         }

@@ -11,7 +11,9 @@
 
 use eubatch_ir::{Operand, RegFile, Shader};
 
-use crate::access::{for_each_def, for_each_use, has_side_effects, writes_flag};
+use crate::access::{
+    for_each_def, for_each_def_ignoring_mask, for_each_use, has_side_effects, writes_flag,
+};
 use crate::PassCx;
 
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
@@ -40,6 +42,13 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             let dst = shader.insts.dst[inst];
             let op = shader.insts.opcode[inst];
             let ctl = shader.insts.control[inst];
+            if op == eubatch_ir::Opcode::Undef
+                && overwritten_before_read(shader, slots, &insts[k..])
+            {
+                keep[k] = false;
+                progress = true;
+                continue;
+            }
             if !has_side_effects(shader, inst) && !vgrf_live && !flag_live {
                 // `undef` and everything pure that writes nothing live.
                 let _ = writes;
@@ -84,4 +93,40 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         crate::relayout(shader);
     }
     progress
+}
+
+/// Whether the `undef` first in `insts` is overwritten in all its bytes, by writes that are
+/// not predicated, before anything reads them. Liveness keeps a value written under the
+/// execution mask live across the write where the VGRF is also read without the mask (the
+/// disabled channels keep the old value); an `undef` gives no channel a value, so those
+/// channels are as undefined without it, and it goes (Mesa's liveness, which does not
+/// look at masks, drops it the same way).
+fn overwritten_before_read(
+    shader: &Shader,
+    slots: &crate::access::Slots,
+    insts: &[eubatch_ir::Inst],
+) -> bool {
+    let Some((&undef, rest)) = insts.split_first() else {
+        return false;
+    };
+    let mut pending = hashbrown::HashSet::new();
+    for_each_def(shader, slots, undef, |s, _| {
+        pending.insert(s);
+    });
+    for &inst in rest {
+        if pending.is_empty() {
+            break;
+        }
+        let mut read = false;
+        for_each_use(shader, slots, inst, |s| read |= pending.contains(&s));
+        if read {
+            return false;
+        }
+        for_each_def_ignoring_mask(shader, slots, inst, |s, full| {
+            if full {
+                pending.remove(&s);
+            }
+        });
+    }
+    pending.is_empty()
 }

@@ -68,13 +68,7 @@ fn walk(corpus: &str, target: Gen) {
                     .collect();
                 // Messages the pass does not take yet, by opcode (vec4 shaders are not
                 // lowered at all yet: counted apart).
-                let handled = |op: eubatch_ir::Opcode| {
-                    op == eubatch_ir::Opcode::VaryingPullConstLogical
-                        || op == eubatch_ir::Opcode::UniformPullConst
-                        || op == eubatch_ir::Opcode::FbWriteLogical
-                        || eubatch_ir::width_rules::is_sampler_message(op)
-                        || eubatch_ir::width_rules::is_surface_message(op)
-                };
+                let handled = eubatch_passes::lower::logical_sends::handles;
                 for inst in shader.layout.insts() {
                     let op = shader.insts.opcode[inst];
                     let send = matches!(

@@ -5,10 +5,8 @@
 //! logical shader and its final code produce comparable outputs.
 //!
 //! Modelled so far:
-//! - URB SIMD8 writes (SFID 6, opcode 7 in descriptor bits 3:0; PRM Vol. 2d "URB SIMD8
-//!   Write"): header (URB handles), per-slot offsets when descriptor bit 17 is set, channel
-//!   masks when bit 15 is set, then the data, one register per written dword: recorded per
-//!   channel as `urb_write` with the data dwords, as `urb_write_logical` records them.
+//! - URB SIMD8 reads and writes (SFID 6; [`eubatch_ir::message::urb`]): modelled by
+//!   [`crate::urb`] as the logical messages are, so both give the same reads and records.
 //! - Render target writes (SFID 5, message type 12) of colour only, SIMD8 and SIMD16:
 //!   recorded per channel as `fb_write` with R, G, B, A, as `fb_write_logical` records them.
 //!
@@ -39,8 +37,6 @@ const BTI_STATELESS: [u32; 2] = [253, 255];
 
 use eubatch_ir::message::constant_cache::OWORD_BLOCK_READ;
 use eubatch_ir::message::memory::UNALIGNED_OWORD_BLOCK_READ;
-/// GFX8_URB_OPCODE_SIMD8_WRITE (brw_eu_defines.h).
-const URB_SIMD8_WRITE: u32 = 7;
 use eubatch_ir::message::render_target::WRITE as RT_WRITE;
 
 /// Executes a raw send for the `enabled` channels. Returns true at the end of the thread.
@@ -93,34 +89,56 @@ pub fn send(
     let exec = ctl.exec_size as u32;
     let group = ctl.group as u32;
     match info.sfid {
-        SFID_URB if info.desc & 0xf == URB_SIMD8_WRITE => {
-            if exec != 8 {
-                return Err(fail(format!("URB SIMD8 write at execution size {exec}")));
+        SFID_URB => {
+            use eubatch_ir::message::urb;
+            let d = urb::decode(info.desc);
+            if exec != 8 || !matches!(d.opcode, urb::SIMD8_WRITE | urb::SIMD8_READ) {
+                return Err(fail(format!(
+                    "URB message opcode {} at execution size {exec} is not modelled",
+                    d.opcode
+                )));
             }
-            let mut skip = 1; // header
-            if info.desc & (1 << 17) != 0 {
-                skip += 1; // per-slot offsets
+            let header = urb::header_regs(d.per_slot, d.channel_mask) as usize;
+            if regs.len() < header {
+                return Err(fail("a URB message shorter than its header".into()));
             }
-            if info.desc & (1 << 15) != 0 {
-                skip += 1; // channel masks
-            }
-            let data = regs.get(skip..).unwrap_or(&[]);
+            let handle = regs[0];
+            let per_slot = d.per_slot.then(|| regs[1]);
+            let read = d.opcode == urb::SIMD8_READ;
+            let rlen = eubatch_ir::message::rlen(info.desc);
+            let dst = shader.insts.dst[inst];
+            let mut results = Vec::new();
             for i in 0..exec {
                 let ch = group + i;
                 if enabled & (1 << ch) == 0 {
                     continue;
                 }
-                let mut values = Vec::with_capacity(data.len());
-                for r in data {
+                // The payload's registers hold one dword per channel.
+                let hop = element(&handle, i * 4, Type::UD);
+                let pop = per_slot.map(|p| element(&p, i * 4, Type::UD));
+                let (h, slot) = crate::urb::slot(t, inst, &hop, pop.as_ref(), d.offset, 0)?;
+                if read {
+                    for r in 0..rlen {
+                        results.push((r, i, crate::urb::input(t.seed, h, slot, r)));
+                    }
+                    continue;
+                }
+                let mask = if d.channel_mask {
+                    let m = element(&regs[header - 1], i * 4, Type::UD);
+                    Some(t.read(&m, 0).map_err(|e| e.with_inst(inst))? as u32)
+                } else {
+                    None
+                };
+                let mut values = Vec::new();
+                for r in &regs[header..] {
                     let op = element(r, i * 4, Type::UD);
                     values.push(t.read(&op, 0).map_err(|e| e.with_inst(inst))?);
                 }
-                out.records.push(Record {
-                    message: "urb_write".into(),
-                    channel: ch,
-                    values,
-                    undefined: 0,
-                });
+                crate::urb::record(out, ch, slot, mask, values, 0);
+            }
+            for (r, i, w) in results {
+                let op = element(&nth_register(&dst, r), i * 4, Type::UD);
+                t.write(&op, 0, w as u64).map_err(|e| e.with_inst(inst))?;
             }
             Ok(ctl.eot())
         }

@@ -17,6 +17,10 @@ pub enum Space {
     /// Constant buffers read by pull-constant loads: word index is
     /// `surface << 32 | byte offset / 4`.
     Constant = 4,
+    /// URB entries read by URB messages (the previous stage's outputs): word index is
+    /// `handle << 32 | dword`, the dword counted from the entry's start (16-byte offsets
+    /// times 4).
+    Urb = 5,
 }
 
 /// Byte address of `u{nr}` / `attr{nr}` at byte `offset` in the logical input space of

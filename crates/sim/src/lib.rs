@@ -19,6 +19,7 @@ pub mod profile;
 pub mod run;
 pub mod sampler;
 pub mod state;
+pub mod urb;
 pub mod value;
 
 use eubatch_ir::{Inst, Shader};

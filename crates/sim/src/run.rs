@@ -558,24 +558,89 @@ fn execute(
             return Ok(ctl.eot());
         }
         Opcode::UrbWriteLogical => {
+            use eubatch_ir::message::urb::{self as urb_msg, src as urb_src};
             let s = shader.send_info(inst).copied().unwrap_or_default();
-            let data = srcs
-                .get(3)
-                .filter(|s| !s.is_bad())
+            let present = |k: usize| srcs.get(k).filter(|s| !s.is_bad()).copied();
+            let data = present(urb_src::DATA)
                 .ok_or_else(|| fail("urb_write_logical without data".into()))?;
-            let per_slot = srcs.get(1).is_some_and(|s| !s.is_bad()) as u32;
-            let comps = (s.mlen as u32).saturating_sub(1 + per_slot) * 8 / exec.max(1);
+            let handle = present(urb_src::HANDLE)
+                .ok_or_else(|| fail("urb_write_logical without a handle".into()))?;
+            let per_slot = present(urb_src::PER_SLOT_OFFSETS);
+            let mask = present(urb_src::CHANNEL_MASK);
+            let comps = urb_msg::write_components(srcs, s.mlen as u32) * 8 / exec.max(1);
+            let first = out.records.len();
             record_writes(
                 t,
                 inst,
                 "urb_write",
-                &[(*data, comps)],
+                &[(data, comps)],
                 exec,
                 group,
                 enabled & pred,
                 out,
             )?;
+            // Put the slot offset and the channel mask in front of each channel's data.
+            let written: Vec<Record> = out.records.drain(first..).collect();
+            for r in written {
+                let i = r.channel - group;
+                let (_, slot) = crate::urb::slot(
+                    t,
+                    inst,
+                    &handle,
+                    per_slot.as_ref(),
+                    s.urb_offset.unwrap_or(0) as u32,
+                    i,
+                )?;
+                let mask = match &mask {
+                    Some(m) => {
+                        let mut m = *m;
+                        m.ty = Type::UD;
+                        Some(t.read(&m, i).map_err(|e| e.with_inst(inst))? as u32)
+                    }
+                    None => None,
+                };
+                crate::urb::record(out, r.channel, slot, mask, r.values, r.undefined);
+            }
             return Ok(ctl.eot());
+        }
+        Opcode::UrbReadLogical => {
+            use eubatch_ir::message::urb::src as urb_src;
+            let s = shader.send_info(inst).copied().unwrap_or_default();
+            let handle = srcs
+                .get(urb_src::HANDLE)
+                .filter(|s| !s.is_bad())
+                .copied()
+                .ok_or_else(|| fail("urb_read_logical without a handle".into()))?;
+            let per_slot = srcs
+                .get(urb_src::PER_SLOT_OFFSETS)
+                .filter(|s| !s.is_bad())
+                .copied();
+            // One register per dword of the entry (SIMD8).
+            let dwords = shader.insts.size_written[inst] / (exec.max(1) * 4);
+            let mut d = dst;
+            d.ty = Type::UD;
+            let mut results = Vec::new();
+            for i in 0..exec {
+                if enabled & pred & (1 << (group + i)) == 0 {
+                    continue;
+                }
+                let (h, slot) = crate::urb::slot(
+                    t,
+                    inst,
+                    &handle,
+                    per_slot.as_ref(),
+                    s.urb_offset.unwrap_or(0) as u32,
+                    i,
+                )?;
+                for k in 0..dwords {
+                    results.push((k, i, crate::urb::input(t.seed, h, slot, k)));
+                }
+            }
+            for (k, i, w) in results {
+                t.write(&component(&d, k, exec), i, w as u64)
+                    .map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(false);
         }
         Opcode::PixelX | Opcode::PixelY => {
             // FS_OPCODE_PIXEL_X/Y (gen8+, brw_fs_generator.cpp): the X/Y words built by the

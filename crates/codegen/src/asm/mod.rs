@@ -83,18 +83,6 @@ const SFIDS: [(&str, u8); 13] = [
     ("dp data 1", 12),
 ];
 
-/// Stage words of the header (`_mesa_shader_stage_to_string`).
-const STAGES: [(&str, Stage); 8] = [
-    ("vertex", Stage::Vs),
-    ("tessellation control", Stage::Tcs),
-    ("tessellation evaluation", Stage::Tes),
-    ("geometry", Stage::Gs),
-    ("fragment", Stage::Fs),
-    ("compute", Stage::Cs),
-    ("task", Stage::Task),
-    ("mesh", Stage::Mesh),
-];
-
 /// A program being read.
 struct Partial {
     line: u32,
@@ -119,20 +107,11 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
         let line_no = i as u32 + 1;
         let line = raw.trim_end();
         let err = |col: usize, msg: String| ParseError::new(line_no, col as u32 + 1, msg);
-        if let Some(rest) = line.strip_prefix("Native code for ") {
+        if let Some(header) = eubatch_ir::import::listing::program_header(line) {
             if let Some(p) = cur.take() {
                 programs.push(finish(p, name, programs.len(), target)?);
             }
-            let words = rest.strip_prefix("unnamed ").unwrap_or(rest);
-            let (stage, after) = STAGES
-                .iter()
-                .find_map(|(w, s)| Some((*s, words.strip_prefix(w)?.strip_prefix(" shader ")?)))
-                .ok_or_else(|| err(16, format!("unknown shader stage in `{rest}`")))?;
-            // `GLSL1 (src_hash ...) (sha1 ...)`, `(null) (sha1 ...)`.
-            let program = match after.find(" (s") {
-                Some(i) => after[..i].to_string(),
-                None => after.to_string(),
-            };
+            let (stage, program) = header.map_err(|m| err(16, m))?;
             cur = Some(Partial {
                 line: line_no,
                 stage,

@@ -2,6 +2,7 @@
 //! files, and finding them under directories.
 
 pub mod infer;
+pub mod listing;
 pub mod mesa;
 pub mod name;
 
@@ -73,7 +74,11 @@ pub fn load_text(
                 pos: None,
                 msg: "cannot tell which GPU this Mesa dump is for: pass --target (skl, bdw, hsw, ...)".into(),
             })?;
-            import_mesa_dump(text, &dump, name, target).map_err(fail)
+            let mut shader = import_mesa_dump(text, &dump, name, target).map_err(fail)?;
+            if listing::needs_urb_offsets(&shader) {
+                urb_offsets_from_listing(path, &dump, &mut shader)?;
+            }
+            Ok(shader)
         }
         None => Err(LoadError {
             path: path.to_path_buf(),
@@ -81,6 +86,46 @@ pub fn load_text(
             msg: "not a shader: expected a Mesa dump (STAGE-PROGRAM-NN-NN-PASS) or an .eu file"
                 .into(),
         }),
+    }
+}
+
+/// The URB offsets Mesa's dumps leave out, from the program's final code in the `asm.txt`
+/// beside the dump ([`listing`]). Without a listing, or without the program in it (a
+/// variant Mesa did not keep), the offsets stay unknown and lowering leaves those
+/// messages logical, saying why; a listing that disagrees with the dump is an error.
+fn urb_offsets_from_listing(
+    path: &Path,
+    dump: &DumpName,
+    shader: &mut Shader,
+) -> Result<(), LoadError> {
+    let asm = path.with_file_name("asm.txt");
+    let Ok(text) = std::fs::read_to_string(&asm) else {
+        return Ok(());
+    };
+    let programs = listing::listed_programs(&text).map_err(|(line, msg)| LoadError {
+        path: asm.clone(),
+        pos: Some((line, 1)),
+        msg,
+    })?;
+    let mut first_error = None;
+    for p in programs
+        .iter()
+        .filter(|p| p.stage == dump.stage && p.program == dump.program && p.width == dump.width)
+    {
+        match listing::recover_urb_offsets(shader, p) {
+            Ok(()) => return Ok(()),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) => Err(LoadError {
+            path: path.to_path_buf(),
+            pos: None,
+            msg: format!("URB offsets from {}: {e}", asm.display()),
+        }),
+        None => Ok(()),
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod memory;
 pub mod sampler;
 pub mod surface;
+pub mod urb;
 
 use crate::operand::{Operand, RegFile};
 

@@ -51,6 +51,8 @@ pub struct ParsedInst {
     pub sfid: u8,
     pub desc: u32,
     pub ex_desc: u32,
+    /// `(urb_offset: N)`: see [`SendInfo::urb_offset`].
+    pub urb_offset: Option<u16>,
     /// `(size: N)`: eubatch's explicit `size_written`.
     pub size_written: Option<u32>,
     /// Column where the destination starts (for error messages).
@@ -71,6 +73,7 @@ impl Default for ParsedInst {
             sfid: 0,
             desc: 0,
             ex_desc: 0,
+            urb_offset: None,
             size_written: None,
             dst_col: 0,
         }
@@ -89,6 +92,7 @@ impl ParsedInst {
         self.sfid = 0;
         self.desc = 0;
         self.ex_desc = 0;
+        self.urb_offset = None;
         self.size_written = None;
     }
 
@@ -113,6 +117,7 @@ impl ParsedInst {
             || self.desc != 0
             || self.ex_desc != 0
             || self.sfid != 0
+            || self.urb_offset.is_some()
         {
             Some(SendInfo {
                 mlen: self.mlen,
@@ -121,6 +126,7 @@ impl ParsedInst {
                 sfid: self.sfid,
                 desc: self.desc,
                 ex_desc: self.ex_desc,
+                urb_offset: self.urb_offset,
             })
         } else {
             None
@@ -200,6 +206,14 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
                 "sfid" => out.sfid = c.number_u8("a shared function id")?,
                 "desc" => out.desc = hex_u32(c)?,
                 "ex_desc" => out.ex_desc = hex_u32(c)?,
+                "urb_offset" => {
+                    let n = c.number("a URB offset")?;
+                    out.urb_offset = Some(u16::try_from(n).map_err(|_| {
+                        c.error(format!(
+                            "URB offset {n} is beyond the 11-bit descriptor field"
+                        ))
+                    })?);
+                }
                 "size" => out.size_written = Some(c.number("a size in bytes")?),
                 "flag" => out.control.flag_subreg = c.number_u8("a flag subregister")?,
                 _ => return Err(c.error(format!("unknown instruction attribute `{key}`"))),

@@ -98,6 +98,9 @@ pub fn write_inst(shader: &Shader, inst: Inst, out: &mut String) {
         if s.ex_desc != 0 {
             let _ = write!(out, "(ex_desc: 0x{:08x}) ", s.ex_desc);
         }
+        if let Some(o) = s.urb_offset {
+            let _ = write!(out, "(urb_offset: {o}) ");
+        }
     }
     if ctl.eot() {
         out.push_str("(EOT) ");

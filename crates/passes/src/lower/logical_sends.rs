@@ -18,6 +18,10 @@
 //!   shaders for writes (`lower_surface_logical_send`).
 //! - Mesa 25's constant block `memory_load`: a constant-cache unaligned OWord block read
 //!   (`lower_hdc_memory_logical_send`).
+//! - URB reads and writes, gen8 on (`lower_urb_read_logical_send`,
+//!   `lower_urb_write_logical_send`): the handles, per-slot offsets and channel masks as the
+//!   header, the data after it (the second payload where sends split); the global offset
+//!   the importer recovered ([`eubatch_ir::shader::SendInfo::urb_offset`]).
 //! - `fb_write_logical` of colour, a second colour (SIMD8 dual-source) and source depth
 //!   (no source-0 alpha, stencil or output mask): the k-th write to target k, with a header
 //!   where the shader has several targets or blends two colours
@@ -84,6 +88,10 @@ pub fn lower(shader: &mut Shader) -> Outcome {
                 Some(surface_message(shader, inst, &new))
             } else if eubatch_ir::width_rules::is_sampler_message(op) {
                 Some(sampler_message(shader, inst, &new))
+            } else if op == Opcode::UrbWriteLogical {
+                Some(urb_write(shader, inst, &new))
+            } else if op == Opcode::UrbReadLogical {
+                Some(urb_read(shader, inst))
             } else if op == Opcode::FbWriteLogical {
                 let target = targets.get(&inst).copied().unwrap_or(0);
                 Some(fb_write(shader, inst, target, fb_writes, &new))
@@ -107,6 +115,21 @@ pub fn lower(shader: &mut Shader) -> Outcome {
     out
 }
 
+/// The logical messages this pass lowers (some forms of them it still leaves logical,
+/// saying why in [`Outcome::left_logical`]).
+pub fn handles(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::VaryingPullConstLogical
+            | Opcode::UniformPullConst
+            | Opcode::MemoryLoadLogical
+            | Opcode::UrbWriteLogical
+            | Opcode::UrbReadLogical
+            | Opcode::FbWriteLogical
+    ) || eubatch_ir::width_rules::is_surface_message(op)
+        || eubatch_ir::width_rules::is_sampler_message(op)
+}
+
 /// Messages Mesa keeps as virtual opcodes through register allocation and whose `send` its
 /// generator emits (brw_fs_generator.cpp: `generate_cs_terminate`, `generate_barrier`,
 /// SHADER_OPCODE_MEMORY_FENCE / INTERLOCK, the halt and discard jumps): its pre-RA IR has
@@ -119,6 +142,7 @@ pub fn kept_for_generator(op: Opcode) -> bool {
 }
 
 /// One payload parameter: a value per channel, or nothing (a register the message skips).
+#[derive(Clone, Copy)]
 enum Part {
     Value(Operand, ParamType),
     Zero,
@@ -136,31 +160,34 @@ fn payload(
     let exec = ctl.exec_size as u32;
     let reg = exec * 4;
     check_parts(shader, ctl, parts)?;
-    // Already in place: consecutive components of one VGRF, of the payload's types.
-    let in_place = match parts.first() {
-        Some(Part::Value(first, _)) if first.file == RegFile::Vgrf && first.offset % 32 == 0 => {
-            parts.iter().enumerate().all(|(k, p)| match p {
-                Part::Value(v, ty) => {
-                    v.file == RegFile::Vgrf
-                        && v.nr == first.nr
-                        && v.offset == first.offset + k as u32 * reg
-                        && v.stride == 1
-                        && v.mods == Mods::NONE
-                        && v.ty.size() == 4
-                        && (v.ty == Type::F) == (*ty == ParamType::Float)
-                }
-                _ => false,
-            })
-        }
-        _ => false,
-    };
-    if in_place {
-        if let Some(Part::Value(first, _)) = parts.first() {
-            return Ok(Operand::vgrf(first.nr, first.offset, Type::F, 1));
-        }
+    if let Some(reg) = in_place(parts, reg) {
+        return Ok(reg);
     }
     let tmp = payload_moves(shader, out, ctl, parts, 0)?;
     Ok(Operand::vgrf(tmp, 0, Type::F, 1))
+}
+
+/// The VGRF that already holds `parts` in payload order — consecutive components of one
+/// VGRF, `reg` bytes apart, of the payload's types — if there is one.
+fn in_place(parts: &[Part], reg: u32) -> Option<Operand> {
+    let Some(Part::Value(first, _)) = parts.first() else {
+        return None;
+    };
+    let fits = first.file == RegFile::Vgrf
+        && first.offset % 32 == 0
+        && parts.iter().enumerate().all(|(k, p)| match p {
+            Part::Value(v, ty) => {
+                v.file == RegFile::Vgrf
+                    && v.nr == first.nr
+                    && v.offset == first.offset + k as u32 * reg
+                    && v.stride == 1
+                    && v.mods == Mods::NONE
+                    && v.ty.size() == 4
+                    && (v.ty == Type::F) == (*ty == ParamType::Float)
+            }
+            _ => false,
+        });
+    fits.then(|| Operand::vgrf(first.nr, first.offset, Type::F, 1))
 }
 
 /// A message's payload: one run of registers, or two where the target has split sends.
@@ -169,8 +196,8 @@ struct Payload {
     second: Option<Operand>,
     mlen: u32,
     ex_mlen: u32,
-    /// Whether the first register is a message header.
-    header: bool,
+    /// Header registers at the start of the first payload.
+    header: u32,
 }
 
 /// Where a payload of `parts` splits in two: at the first part that does not come from
@@ -193,6 +220,10 @@ fn split_point(parts: &[Part]) -> Option<usize> {
 /// copy-propagating into its LOAD_PAYLOAD before `opt_split_sends`.
 fn resolve_parts(shader: &Shader, prior: &[Inst], ctl: Control, parts: &[Part]) -> Vec<Part> {
     let exec = ctl.exec_size as u32;
+    // Parts already in place stay: the message reads them without a move.
+    if in_place(parts, exec * 4).is_some() {
+        return parts.to_vec();
+    }
     let overlaps = |a: &Operand, a_len: u32, b: &Operand, b_len: u32| {
         a.file == RegFile::Vgrf
             && b.file == RegFile::Vgrf
@@ -269,14 +300,14 @@ fn payloads(
             second: Some(payload(shader, out, ctl, &parts[mid..])?),
             mlen: mid as u32 * regs_per_part,
             ex_mlen: (parts.len() - mid) as u32 * regs_per_part,
-            header: false,
+            header: 0,
         },
         None => Payload {
             first: payload(shader, out, ctl, parts)?,
             second: None,
             mlen: parts.len() as u32 * regs_per_part,
             ex_mlen: 0,
-            header: false,
+            header: 0,
         },
     })
 }
@@ -385,7 +416,7 @@ fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) 
     } else {
         size_written.div_ceil(32)
     };
-    let desc = desc | message_desc(payload.mlen, rlen, payload.header);
+    let desc = desc | message_desc(payload.mlen, rlen, payload.header > 0);
     let mut srcs = vec![
         Operand::imm(Type::UD, 0),
         Operand::imm(Type::UD, 0),
@@ -405,6 +436,7 @@ fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) 
             sfid,
             desc,
             ex_desc: eubatch_ir::message::ex_desc(payload.ex_mlen),
+            urb_offset: None,
         }),
     })
 }
@@ -509,7 +541,7 @@ fn block_read_header(shader: &mut Shader, whole: Operand, dword2: Operand) -> (P
         second: None,
         mlen: 1,
         ex_mlen: 0,
-        header: true,
+        header: 1,
     };
     (p, moves)
 }
@@ -759,8 +791,10 @@ fn fb_write(
     let grf = |nr: u32| Operand::fixed(nr, 0, Type::UD, eubatch_ir::Region::new(8, 8, 1));
     // g0 and g1 unchanged: the send reads them where they are (Mesa's copy propagation
     // does the same to its header copy).
+    // Not for the write that ends the thread: its payload must lie in g112-g127
+    // ([`eubatch_ir::target::Target::EOT_PAYLOAD_FIRST_GRF`]).
     let header_in_place =
-        split && ctl.group < 16 && target == 0 && ctl.predicate == Predicate::None;
+        split && ctl.group < 16 && target == 0 && ctl.predicate == Predicate::None && !ctl.eot();
     let (header, p) = if split {
         let parts = resolve_parts(shader, prior, ctl, &parts);
         let colour = payload(shader, &mut out, ctl, &parts)?;
@@ -769,7 +803,7 @@ fn fb_write(
             second: Some(colour),
             mlen: 2,
             ex_mlen: regs,
-            header: true,
+            header: 2,
         };
         if header_in_place {
             out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
@@ -786,7 +820,7 @@ fn fb_write(
             second: None,
             mlen: 2 + regs,
             ex_mlen: 0,
-            header: true,
+            header: 2,
         };
         (whole, p)
     };
@@ -833,5 +867,188 @@ fn fb_write(
         out.push(mov(shader, no_mask(1), dst, flag));
     }
     out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
+    Ok(out)
+}
+
+/// The URB offset of a logical URB message, and the checks every URB message needs: the
+/// gen8+ SIMD8 message (before gen8 URB access is the vec4 back end's) and the offset known.
+fn urb_common(shader: &Shader, inst: Inst) -> Result<u32, String> {
+    if shader.target < Gen::Gen8 {
+        return Err("a scalar URB message before gen8 (no SIMD8 URB messages there)".into());
+    }
+    let exec = shader.insts.control[inst].exec_size;
+    if exec != 8 {
+        return Err(format!(
+            "a SIMD{exec} URB message (SIMD-width lowering leaves 8)"
+        ));
+    }
+    shader
+        .send_info(inst)
+        .and_then(|s| s.urb_offset)
+        .map(u32::from)
+        .ok_or_else(|| {
+            "its URB offset is unknown (Mesa's dumps do not print it; no final code for the \
+             program, asm.txt, gave it)"
+                .into()
+        })
+}
+
+/// A whole fixed register of 32-bit values, which a message can read in place.
+fn whole_fixed_register(op: &Operand) -> Option<Operand> {
+    (op.file == RegFile::FixedGrf
+        && op.offset == 0
+        && op.ty.size() == 4
+        && op.region == eubatch_ir::Region::new(8, 8, 1)
+        && op.mods == Mods::NONE)
+        .then(|| Operand::fixed(op.nr, 0, Type::UD, eubatch_ir::Region::new(8, 8, 1)))
+}
+
+/// The URB message header: the handles, then the per-slot offsets and channel masks that
+/// are present. The handles are read in place where they are a whole register and nothing
+/// follows them — but not by a message that ends the thread, whose payload must lie in
+/// registers the allocator places ([`eubatch_ir::target::Target::EOT_PAYLOAD_FIRST_GRF`]) — else copied without
+/// the execution mask, as Mesa's LOAD_PAYLOAD copies a header; the other parts are copied
+/// in the message's channels.
+fn urb_header(shader: &mut Shader, out: &mut Vec<Inst>, inst: Inst, extra: &[Operand]) -> Operand {
+    let ctl = shader.insts.control[inst];
+    let handle = shader.srcs(inst)[eubatch_ir::message::urb::src::HANDLE];
+    if extra.is_empty() && !ctl.eot() {
+        if let Some(reg) = whole_fixed_register(&handle) {
+            return reg;
+        }
+    }
+    let h = shader
+        .vgrfs
+        .push(VgrfLayout::flat(32 * (1 + extra.len() as u32)))
+        .index() as u32;
+    let raw = |mut o: Operand| {
+        if o.file != RegFile::Imm {
+            o.ty = Type::UD;
+        }
+        o
+    };
+    out.push(mov(
+        shader,
+        no_mask(8),
+        Operand::vgrf(h, 0, Type::UD, 1),
+        raw(handle),
+    ));
+    let mut channels = Control::new(ctl.exec_size);
+    channels.group = ctl.group;
+    channels.set(Control::NO_MASK, ctl.no_mask());
+    for (k, e) in extra.iter().enumerate() {
+        let dst = Operand::vgrf(h, 32 * (k as u32 + 1), Type::UD, 1);
+        out.push(mov(shader, channels, dst, raw(*e)));
+    }
+    Operand::vgrf(h, 0, Type::UD, 1)
+}
+
+/// `urb_write_logical handle, per-slot offsets, channel mask, data`: a URB SIMD8 write
+/// (Mesa `lower_urb_write_logical_send`): the header ([`urb_header`]), then the data
+/// components — the second payload where sends split, read in place where the data VGRF
+/// holds them in order.
+fn urb_write(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Vec<Inst>, String> {
+    use eubatch_ir::message::urb;
+    let offset = urb_common(shader, inst)?;
+    let srcs = shader.srcs(inst).to_vec();
+    let present = |k: usize| srcs.get(k).filter(|s| !s.is_bad()).copied();
+    let data = present(urb::src::DATA).ok_or("a URB write without data")?;
+    let per_slot = present(urb::src::PER_SLOT_OFFSETS);
+    let mask = present(urb::src::CHANNEL_MASK);
+    let mlen = shader.send_info(inst).map_or(0, |s| s.mlen as u32);
+    let comps = urb::write_components(&srcs, mlen);
+    if comps == 0 || comps > 8 {
+        return Err(format!("a URB write of {comps} components (1 to 8)"));
+    }
+    let ctl = shader.insts.control[inst];
+    let parts: Vec<Part> = (0..comps)
+        .map(|c| {
+            let mut v = data;
+            if v.file == RegFile::Vgrf {
+                v.offset += c * 8 * v.ty.size();
+            }
+            let ty = if v.ty.is_float() {
+                ParamType::Float
+            } else {
+                ParamType::Int
+            };
+            Part::Value(v, ty)
+        })
+        .collect();
+    let extra: Vec<Operand> = per_slot.into_iter().chain(mask).collect();
+    let header_regs = 1 + extra.len() as u32;
+    let desc = urb::desc(urb::SIMD8_WRITE, per_slot.is_some(), mask.is_some(), offset);
+    let mut out = Vec::new();
+    let p = if shader.target.target().has_split_send {
+        let parts = resolve_parts(shader, prior, ctl, &parts);
+        let data = payload(shader, &mut out, ctl, &parts)?;
+        let first = urb_header(shader, &mut out, inst, &extra);
+        Payload {
+            first,
+            second: Some(data),
+            mlen: header_regs,
+            ex_mlen: comps,
+            header: header_regs,
+        }
+    } else {
+        // One payload: the header registers first, then the data, all copied.
+        check_parts(shader, ctl, &parts)?;
+        let mut all: Vec<Part> = extra
+            .iter()
+            .map(|e| Part::Value(*e, ParamType::Int))
+            .collect();
+        all.extend(parts);
+        let whole = payload_moves(shader, &mut out, ctl, &all, 32)?;
+        let mut handle = srcs[urb::src::HANDLE];
+        if handle.file != RegFile::Imm {
+            handle.ty = Type::UD;
+        }
+        out.push(mov(
+            shader,
+            no_mask(8),
+            Operand::vgrf(whole, 0, Type::UD, 1),
+            handle,
+        ));
+        Payload {
+            first: Operand::vgrf(whole, 0, Type::UD, 1),
+            second: None,
+            mlen: header_regs + comps,
+            ex_mlen: 0,
+            header: header_regs,
+        }
+    };
+    out.push(send(shader, inst, p, sfid::URB, desc));
+    Ok(out)
+}
+
+/// `urb_read_logical dst, handle, per-slot offsets`: a URB SIMD8 read (Mesa
+/// `lower_urb_read_logical_send`) of as many registers as the destination, one per dword.
+fn urb_read(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, String> {
+    use eubatch_ir::message::urb;
+    let offset = urb_common(shader, inst)?;
+    let srcs = shader.srcs(inst).to_vec();
+    let per_slot = srcs
+        .get(urb::src::PER_SLOT_OFFSETS)
+        .filter(|s| !s.is_bad())
+        .copied();
+    let size = shader.insts.size_written[inst];
+    if size == 0 || !size.is_multiple_of(32) || size > 8 * 32 {
+        return Err(format!(
+            "a URB read of {size} bytes (1 to 8 whole registers)"
+        ));
+    }
+    let extra: Vec<Operand> = per_slot.into_iter().collect();
+    let mut out = Vec::new();
+    let first = urb_header(shader, &mut out, inst, &extra);
+    let regs = 1 + extra.len() as u32;
+    let p = Payload {
+        first,
+        second: None,
+        mlen: regs,
+        ex_mlen: 0,
+        header: regs,
+    };
+    let desc = urb::desc(urb::SIMD8_READ, per_slot.is_some(), false, offset);
+    out.push(send(shader, inst, p, sfid::URB, desc));
     Ok(out)
 }

@@ -1,0 +1,180 @@
+//! What the importer needs from Mesa's final-code listings (`asm.txt` beside the dumps):
+//! the program headers, and the URB offsets that Mesa's IR printers leave out.
+//!
+//! Mesa keeps a URB message's global offset in `fs_inst::offset` (brw_fs_visitor.cpp
+//! `emit_urb_writes`, brw_fs_nir.cpp's URB input loads); neither `dump_instruction` (Mesa
+//! 22.3) nor brw_print.cpp (Mesa 25) prints it, and it cannot be worked out from the IR:
+//! it follows the VUE map, which skips the header slot when no special varying is written
+//! and leaves gaps where a slot is never written (27 of the 507 Skylake vertex shaders of
+//! shader-db have such gaps). The program's final code has it, in the decode line of each
+//! URB `send` (`urb MsgDesc: offset 1 SIMD8 write mlen 1 ex_mlen 8 rlen 0`). Mesa's back
+//! end neither removes, adds nor reorders URB messages between its first dump and its
+//! final code (writes have side effects; the scheduler keeps reads of one handle in order
+//! too, and the corpora confirm it), so the k-th logical URB message of the start dump is
+//! the k-th URB send of the program's listing. [`recover_urb_offsets`] checks that the
+//! sequences agree — same count, reads against reads, writes against writes, per-slot
+//! offsets where the logical message has them — before it takes any offset.
+
+use crate::opcode::Opcode;
+use crate::shader::{Shader, Stage};
+
+/// The first line of a program in a listing: `Native code for unnamed vertex shader
+/// GLSL1 (sha1 ...)`. `None` for any other line; an error for a header whose stage is
+/// not one of Mesa's (`_mesa_shader_stage_to_string`).
+pub fn program_header(line: &str) -> Option<Result<(Stage, String), String>> {
+    let rest = line.strip_prefix("Native code for ")?;
+    let words = rest.strip_prefix("unnamed ").unwrap_or(rest);
+    let found = Stage::ALL.iter().find_map(|s| {
+        let after = words
+            .strip_prefix(s.mesa_name())?
+            .strip_prefix(" shader ")?;
+        Some((*s, after))
+    });
+    Some(match found {
+        // `GLSL1 (src_hash ...) (sha1 ...)`, `(null) (sha1 ...)`.
+        Some((stage, after)) => Ok((
+            stage,
+            match after.find(" (s") {
+                Some(i) => after[..i].to_string(),
+                None => after.trim_end().to_string(),
+            },
+        )),
+        None => Err(format!("unknown shader stage in `{rest}`")),
+    })
+}
+
+/// One URB message of a listing, from its descriptor decode line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UrbMessage {
+    pub read: bool,
+    /// Global offset, in 128-bit units.
+    pub offset: u16,
+    /// The payload carries per-slot offsets.
+    pub per_slot: bool,
+    /// Line of the decode in the listing.
+    pub line: u32,
+}
+
+/// A program of a listing and its URB messages, in order.
+#[derive(Clone, Debug)]
+pub struct ListedProgram {
+    pub stage: Stage,
+    pub program: String,
+    /// Dispatch width (`SIMD8 shader:`); `None` for vec4 programs.
+    pub width: Option<u8>,
+    pub urb: Vec<UrbMessage>,
+}
+
+/// The programs of a listing with their URB messages. Lines this reader has no use for
+/// are passed over: the full reader is `eubatch_codegen::asm`.
+pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> {
+    let mut out: Vec<ListedProgram> = Vec::new();
+    let mut stats_next = false;
+    for (i, line) in text.lines().enumerate() {
+        let ln = i as u32 + 1;
+        if let Some(h) = program_header(line) {
+            let (stage, program) = h.map_err(|m| (ln, m))?;
+            out.push(ListedProgram {
+                stage,
+                program,
+                width: None,
+                urb: Vec::new(),
+            });
+            stats_next = true;
+            continue;
+        }
+        let Some(p) = out.last_mut() else { continue };
+        if stats_next {
+            stats_next = false;
+            p.width = line
+                .strip_prefix("SIMD")
+                .and_then(|r| r.split_once(" shader:"))
+                .and_then(|(w, _)| w.parse().ok());
+            continue;
+        }
+        let Some(decode) = line.trim_start().strip_prefix("urb MsgDesc: ") else {
+            continue;
+        };
+        // `offset 1 SIMD8 write per-slot mlen 2 ex_mlen 8 rlen 0 { align1 1Q };`
+        let mut words = decode.split_whitespace();
+        let bad = || {
+            (
+                ln,
+                format!("expected `offset N SIMD8 read|write ...`, found `{decode}`"),
+            )
+        };
+        if words.next() != Some("offset") {
+            return Err(bad());
+        }
+        let offset: u16 = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
+        let _mode = words.next().ok_or_else(bad)?;
+        let read = match words.next() {
+            Some("read") => true,
+            Some("write") => false,
+            _ => return Err(bad()),
+        };
+        let per_slot = words.take_while(|w| *w != "mlen").any(|w| w == "per-slot");
+        p.urb.push(UrbMessage {
+            read,
+            offset,
+            per_slot,
+            line: ln,
+        });
+    }
+    Ok(out)
+}
+
+fn is_urb_logical(op: Opcode) -> bool {
+    matches!(op, Opcode::UrbReadLogical | Opcode::UrbWriteLogical)
+}
+
+/// Whether the shader has logical URB messages without an offset.
+pub fn needs_urb_offsets(shader: &Shader) -> bool {
+    shader.layout.insts().any(|i| {
+        is_urb_logical(shader.insts.opcode[i])
+            && shader.send_info(i).is_none_or(|s| s.urb_offset.is_none())
+    })
+}
+
+/// Gives the logical URB messages of `shader` (in program order) the offsets of `listed`'s
+/// URB sends. An error, naming the first disagreement, where the two sequences differ.
+pub fn recover_urb_offsets(shader: &mut Shader, listed: &ListedProgram) -> Result<(), String> {
+    let logical: Vec<_> = shader
+        .layout
+        .insts()
+        .filter(|&i| is_urb_logical(shader.insts.opcode[i]))
+        .collect();
+    if logical.len() != listed.urb.len() {
+        return Err(format!(
+            "the shader has {} logical URB messages, its final code {} URB sends",
+            logical.len(),
+            listed.urb.len()
+        ));
+    }
+    for (k, (&inst, m)) in logical.iter().zip(&listed.urb).enumerate() {
+        let read = shader.insts.opcode[inst] == Opcode::UrbReadLogical;
+        let per_slot = shader.srcs(inst).get(1).is_some_and(|s| !s.is_bad());
+        if read != m.read || per_slot != m.per_slot {
+            let what = |r: bool, p: bool| {
+                format!(
+                    "a {}{}",
+                    if r { "read" } else { "write" },
+                    if p { " with per-slot offsets" } else { "" }
+                )
+            };
+            return Err(format!(
+                "URB message {} is {} in the shader but {} in the final code (line {})",
+                k + 1,
+                what(read, per_slot),
+                what(m.read, m.per_slot),
+                m.line
+            ));
+        }
+    }
+    for (&inst, m) in logical.iter().zip(&listed.urb) {
+        let mut info = shader.send_info(inst).copied().unwrap_or_default();
+        info.urb_offset = Some(m.offset);
+        shader.set_send_info(inst, info);
+    }
+    Ok(())
+}
