@@ -218,12 +218,39 @@ fn split_point(parts: &[Part]) -> Option<usize> {
 /// still unchanged: the payload then gathers the original values, so it splits where
 /// they change VGRF and is in place where they already lie in order — what Mesa gets by
 /// copy-propagating into its LOAD_PAYLOAD before `opt_split_sends`.
-fn resolve_parts(shader: &Shader, prior: &[Inst], ctl: Control, parts: &[Part]) -> Vec<Part> {
-    let exec = ctl.exec_size as u32;
-    // Parts already in place stay: the message reads them without a move.
-    if in_place(parts, exec * 4).is_some() {
-        return parts.to_vec();
+fn resolve_parts(
+    shader: &Shader,
+    prior: &[Inst],
+    ctl: Control,
+    parts: &[Part],
+    split: bool,
+) -> Vec<Part> {
+    let resolved = resolve_through_moves(shader, prior, ctl, parts);
+    let reg = ctl.exec_size as u32 * 4;
+    // Runs of the payload that need moves: fewer is better; on a tie the resolved parts,
+    // whose building moves may then die.
+    let gathered = |p: &[Part]| -> usize {
+        let halves: Vec<&[Part]> = match split.then(|| split_point(p)).flatten() {
+            Some(mid) => vec![&p[..mid], &p[mid..]],
+            None => vec![p],
+        };
+        halves.iter().filter(|h| in_place(h, reg).is_none()).count()
+    };
+    if gathered(parts) < gathered(&resolved) {
+        parts.to_vec()
+    } else {
+        resolved
     }
+}
+
+/// [`resolve_parts`]' candidate: every part read through the move that built it.
+fn resolve_through_moves(
+    shader: &Shader,
+    prior: &[Inst],
+    ctl: Control,
+    parts: &[Part],
+) -> Vec<Part> {
+    let exec = ctl.exec_size as u32;
     let overlaps = |a: &Operand, a_len: u32, b: &Operand, b_len: u32| {
         a.file == RegFile::Vgrf
             && b.file == RegFile::Vgrf
@@ -287,7 +314,8 @@ fn payloads(
     parts: &[Part],
     prior: &[Inst],
 ) -> Result<Payload, String> {
-    let parts = &resolve_parts(shader, prior, ctl, parts)[..];
+    let split = shader.target.target().has_split_send;
+    let parts = &resolve_parts(shader, prior, ctl, parts, split)[..];
     let regs_per_part = ctl.exec_size as u32 / 8;
     let mid = if shader.target.target().has_split_send {
         split_point(parts)
@@ -796,7 +824,7 @@ fn fb_write(
     let header_in_place =
         split && ctl.group < 16 && target == 0 && ctl.predicate == Predicate::None && !ctl.eot();
     let (header, p) = if split {
-        let parts = resolve_parts(shader, prior, ctl, &parts);
+        let parts = resolve_parts(shader, prior, ctl, &parts, false);
         let colour = payload(shader, &mut out, ctl, &parts)?;
         let p = Payload {
             first: grf(0),
@@ -980,7 +1008,7 @@ fn urb_write(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Vec<Inst
     let desc = urb::desc(urb::SIMD8_WRITE, per_slot.is_some(), mask.is_some(), offset);
     let mut out = Vec::new();
     let p = if shader.target.target().has_split_send {
-        let parts = resolve_parts(shader, prior, ctl, &parts);
+        let parts = resolve_parts(shader, prior, ctl, &parts, false);
         let data = payload(shader, &mut out, ctl, &parts)?;
         let first = urb_header(shader, &mut out, inst, &extra);
         Payload {
