@@ -124,6 +124,11 @@ pub struct Target {
     /// the 32x16-bit split of brw_fs.cpp `lower_mul_dword_inst`; Cherryview and Broxton
     /// lack it too, which a per-generation target cannot tell apart).
     pub has_integer_dword_mul: bool,
+    /// Sampler indices above 15, or not known until run time, through the message header:
+    /// the descriptor's sampler field has 4 bits, and from Haswell on the header's Sampler
+    /// State Pointer (dword 3) can be moved on by 16 samplers at a time (Mesa
+    /// brw_lower_logical_sends.cpp `is_high_sampler`: `verx10 >= 75`).
+    pub high_sampler_via_header: bool,
 }
 
 impl Target {
@@ -149,6 +154,7 @@ impl Target {
             has_align16: gen < Gen::Gen11,
             has_split_send: gen >= Gen::Gen9,
             has_integer_dword_mul: gen >= Gen::Gen8,
+            high_sampler_via_header: gen >= Gen::Gen75,
         }
     }
 }

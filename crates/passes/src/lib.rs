@@ -23,6 +23,7 @@ pub mod pressure;
 pub mod sat_prop;
 pub mod sel_peephole;
 pub mod split;
+pub mod value_range;
 
 use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::Shader;

@@ -79,6 +79,13 @@ pub fn send(
         info.mlen = eubatch_ir::message::mlen(info.desc) as u8;
         info.header_size = eubatch_ir::message::header_present(info.desc) as u8;
     }
+    // Before register allocation the descriptor source may be a register (a scalar: Mesa's
+    // `component(desc, 0)`), ORed into the instruction's descriptor the same way.
+    if srcs.len() >= 3 && matches!(srcs[0].file, RegFile::Vgrf | RegFile::Uniform) {
+        let mut d = srcs[0];
+        d.ty = Type::UD;
+        info.desc |= t.read(&d, 0).map_err(|e| e.with_inst(inst))? as u32;
+    }
     let (payload, payload2) = eubatch_ir::message::send_payloads(srcs);
     let src0 = reg_of(payload, "payload")?;
     regs.extend((0..info.mlen as u32).map(|k| nth_register(&src0, k)));

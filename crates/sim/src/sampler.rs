@@ -102,7 +102,7 @@ pub fn sample(shader: &Shader, t: &mut Thread, inst: Inst, enabled: u32) -> Resu
             }
         };
         let surface = index(msg::src::SURFACE)?;
-        let sampler = index(msg::src::SAMPLER)? % 16;
+        let sampler = index(msg::src::SAMPLER)?;
         params.clear();
         for p in &lowered.params {
             params.push(match *p {
@@ -165,6 +165,7 @@ pub fn sample_raw(
     let mut body = regs;
     // Components the response leaves out (header dword 2 bits 15:12, 1 = not written).
     let mut skip_mask = 0u32;
+    let mut sampler_base = 0u32;
     if eubatch_ir::message::header_present(desc) {
         let h2 = dword(t, regs[0], 2)?;
         if h2 & 0xfff != 0 {
@@ -173,6 +174,16 @@ pub fn sample_raw(
             ));
         }
         skip_mask = (h2 >> 12) & 0xf;
+        // Samplers past 15: the header's Sampler State Pointer (dword 3) is g0's moved on
+        // by 16 sampler states (16 bytes each) per 16 samplers (Mesa `is_high_sampler`).
+        let h3 = dword(t, regs[0], 3)?;
+        let g0_3 = t
+            .read(
+                &Operand::fixed(0, 12, Type::UD, eubatch_ir::Region::new(0, 1, 0)),
+                0,
+            )
+            .map_err(|e| e.with_inst(inst))? as u32;
+        sampler_base = (h3.wrapping_sub(g0_3) >> 8) * 16;
         body = &regs[1..];
     }
     if body.len() % per_param != 0 {
@@ -202,7 +213,14 @@ pub fn sample_raw(
             if reg_index >= rlen || dst.is_null() {
                 continue;
             }
-            let bits = texel(t.seed, d.surface, d.sampler, d.msg_type, &params, c);
+            let bits = texel(
+                t.seed,
+                d.surface,
+                sampler_base + d.sampler,
+                d.msg_type,
+                &params,
+                c,
+            );
             results.push((
                 crate::hw_message::nth_register(&dst, reg_index as u32),
                 i % 8,

@@ -178,3 +178,57 @@ pub fn recover_urb_offsets(shader: &mut Shader, listed: &ListedProgram) -> Resul
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LISTING: &str = "Native code for unnamed vertex shader GLSL1 (sha1 0)\n\
+SIMD8 shader: 3 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 2 sends, ...\n\
+   START B0 (10 cycles)\n\
+31 00 60 06 48 02 e0 20 40 00 00 06 28 00 48 02 send(8)         g7<1>UW         g2<0,1,0>UD     0x02480028\n\
+                            urb MsgDesc: offset 2 SIMD8 read mlen 1 rlen 4  { align1 1Q };\n\
+33 00 60 06 10 60 07 00 c8 0f 00 00 17 00 08 82 sends(8)        nullUD          g126UD          g118UD          0x02080017                0x00000200\n\
+                            urb MsgDesc: offset 1 SIMD8 write mlen 1 ex_mlen 8 rlen 0 { align1 1Q EOT };\n\
+   END B0\n";
+
+    #[test]
+    fn reads_programs_and_urb_messages() {
+        let p = listed_programs(LISTING).unwrap();
+        assert_eq!(p.len(), 1);
+        assert_eq!(
+            (p[0].stage, p[0].program.as_str(), p[0].width),
+            (Stage::Vs, "GLSL1", Some(8))
+        );
+        let offsets: Vec<(bool, u16)> = p[0].urb.iter().map(|m| (m.read, m.offset)).collect();
+        assert_eq!(offsets, vec![(true, 2), (false, 1)]);
+        assert!(listed_programs("Native code for unnamed warp shader X\n").is_err());
+    }
+
+    #[test]
+    fn offsets_go_to_matching_messages_only() {
+        let text = "shader \"t\" stage VS width 8 target skl\nvgrf0 4x32\nblock0:\n\
+    urb_read_logical(8) (mlen: 1) (size: 128) vgrf0:F, g2<8,8,1>:UD, (null):UD, (null):UD, (null):UD\n\
+    urb_write_logical(8) (mlen: 5) (EOT) (null):UD, g1<8,8,1>:UD, (null):UD, (null):UD, vgrf0:F\n";
+        let mut s = crate::text::parse_shader(text).unwrap();
+        assert!(needs_urb_offsets(&s));
+        let p = &listed_programs(LISTING).unwrap()[0];
+        recover_urb_offsets(&mut s, p).unwrap();
+        assert!(!needs_urb_offsets(&s));
+        let got: Vec<Option<u16>> = s
+            .layout
+            .insts()
+            .map(|i| s.send_info(i).and_then(|x| x.urb_offset))
+            .collect();
+        assert_eq!(got, vec![Some(2), Some(1)]);
+        // Reads and writes in another order: refused, and nothing is set.
+        let swapped = text.replace(
+            "urb_read_logical(8) (mlen: 1) (size: 128) vgrf0:F",
+            "urb_write_logical(8) (mlen: 5) (null):UD",
+        );
+        let mut s = crate::text::parse_shader(&swapped).unwrap();
+        let e = recover_urb_offsets(&mut s, p).unwrap_err();
+        assert!(e.contains("URB message 1 is a write"), "{e}");
+        assert!(needs_urb_offsets(&s));
+    }
+}

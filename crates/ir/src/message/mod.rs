@@ -51,14 +51,13 @@ pub fn message_desc(mlen: u32, rlen: u32, header: bool) -> u32 {
 
 /// The payload sources of a `send`, in either form the IR holds: Mesa's SHADER_OPCODE_SEND
 /// (descriptor, extended descriptor, payload, second payload — what lowering emits and the
-/// pre-RA dumps print) or final code's (payload, second payload; the descriptors are in the
+/// pre-RA dumps print; a descriptor in a register is ORed into the instruction's) or final code's (payload, second payload; the descriptors are in the
 /// instruction's [`crate::shader::SendInfo`]).
 pub fn send_payloads(srcs: &[Operand]) -> (Option<&Operand>, Option<&Operand>) {
     let logical_form = srcs.len() >= 3
         && srcs[..2]
             .iter()
-            .all(|s| matches!(s.file, RegFile::Imm | RegFile::Vgrf | RegFile::Uniform))
-        && srcs[0].file == RegFile::Imm;
+            .all(|s| matches!(s.file, RegFile::Imm | RegFile::Vgrf | RegFile::Uniform));
     if logical_form {
         (srcs.get(2), srcs.get(3))
     } else {

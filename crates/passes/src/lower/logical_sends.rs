@@ -10,8 +10,13 @@
 //! - `varying_pull_const_logical`: a sampler `ld` whose only parameter is the byte offset
 //!   (`lower_varying_pull_constant_logical_send`; the surface is a raw buffer).
 //! - the sampler messages ([`eubatch_ir::message::sampler::lower`] gives their type and
-//!   parameters): those that need no header — no gather, no sampler index above 15, no
-//!   handles, all four components returned (`lower_sampler_logical_send_gfx7`).
+//!   parameters) but gathers (`lower_sampler_logical_send_gfx7`): a surface or sampler
+//!   computed at run time goes into the descriptor through a register (`sampler << 8 |
+//!   surface`); a sampler above 15, or unknown at compile time and not provably below 16
+//!   ([`crate::value_range`]), through the header's Sampler State Pointer (Haswell on).
+//!   Fewer than four components come back as a shorter response. Gathers stay logical:
+//!   their channel select and texel offsets live in the header, which Mesa fills from
+//!   `fs_inst::offset`, and no dump records it.
 //! - `uniform_pull_const`: a constant-cache OWord block read with a header
 //!   (`lower_uniform_pull_constant_loads`).
 //! - untyped surface and byte-scattered reads and writes, from Haswell on, outside fragment
@@ -72,6 +77,21 @@ pub fn lower(shader: &mut Shader) -> Outcome {
             targets.insert(i, fb_writes.saturating_sub(1));
         }
     }
+    // Sampler messages whose run-time sampler index is provably below 16: known before
+    // the blocks are taken apart.
+    let low_samplers: hashbrown::HashSet<Inst> = {
+        let mut bounds = crate::value_range::ValueRange::new(shader);
+        shader
+            .layout
+            .insts()
+            .filter(|&i| eubatch_ir::width_rules::is_sampler_message(shader.insts.opcode[i]))
+            .filter(|&i| {
+                shader.srcs(i).get(sampler::src::SAMPLER).is_some_and(|s| {
+                    s.file == RegFile::Vgrf && bounds.max_unsigned(s).is_some_and(|m| m < 16)
+                })
+            })
+            .collect()
+    };
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let old = std::mem::take(&mut shader.layout.blocks[block].insts);
@@ -87,7 +107,7 @@ pub fn lower(shader: &mut Shader) -> Outcome {
             } else if eubatch_ir::width_rules::is_surface_message(op) {
                 Some(surface_message(shader, inst, &new))
             } else if eubatch_ir::width_rules::is_sampler_message(op) {
-                Some(sampler_message(shader, inst, &new))
+                Some(sampler_message(shader, inst, &new, &low_samplers))
             } else if op == Opcode::UrbWriteLogical {
                 Some(urb_write(shader, inst, &new))
             } else if op == Opcode::UrbReadLogical {
@@ -217,39 +237,10 @@ fn split_point(parts: &[Part]) -> Option<usize> {
 /// (`prior`, the block's instructions before the message), where the move's source is
 /// still unchanged: the payload then gathers the original values, so it splits where
 /// they change VGRF and is in place where they already lie in order — what Mesa gets by
-/// copy-propagating into its LOAD_PAYLOAD before `opt_split_sends`.
-fn resolve_parts(
-    shader: &Shader,
-    prior: &[Inst],
-    ctl: Control,
-    parts: &[Part],
-    split: bool,
-) -> Vec<Part> {
-    let resolved = resolve_through_moves(shader, prior, ctl, parts);
-    let reg = ctl.exec_size as u32 * 4;
-    // Runs of the payload that need moves: fewer is better; on a tie the resolved parts,
-    // whose building moves may then die.
-    let gathered = |p: &[Part]| -> usize {
-        let halves: Vec<&[Part]> = match split.then(|| split_point(p)).flatten() {
-            Some(mid) => vec![&p[..mid], &p[mid..]],
-            None => vec![p],
-        };
-        halves.iter().filter(|h| in_place(h, reg).is_none()).count()
-    };
-    if gathered(parts) < gathered(&resolved) {
-        parts.to_vec()
-    } else {
-        resolved
-    }
-}
-
-/// [`resolve_parts`]' candidate: every part read through the move that built it.
-fn resolve_through_moves(
-    shader: &Shader,
-    prior: &[Inst],
-    ctl: Control,
-    parts: &[Part],
-) -> Vec<Part> {
+/// copy-propagating into its LOAD_PAYLOAD before `opt_split_sends`. (Taking the parts
+/// as they are where that needs fewer gathering moves measured worse over the corpora:
+/// the building moves then stay.)
+fn resolve_parts(shader: &Shader, prior: &[Inst], ctl: Control, parts: &[Part]) -> Vec<Part> {
     let exec = ctl.exec_size as u32;
     let overlaps = |a: &Operand, a_len: u32, b: &Operand, b_len: u32| {
         a.file == RegFile::Vgrf
@@ -299,7 +290,18 @@ fn resolve_through_moves(
     parts
         .iter()
         .map(|p| match p {
-            Part::Value(v, ty) => Part::Value(resolve(v).unwrap_or(*v), *ty),
+            Part::Value(v, ty) => {
+                // Through chains of moves (a SIMD32 message's halves gather copies of
+                // copies), a few links deep.
+                let mut cur = *v;
+                for _ in 0..4 {
+                    match resolve(&cur) {
+                        Some(next) => cur = next,
+                        None => break,
+                    }
+                }
+                Part::Value(cur, *ty)
+            }
             Part::Zero => Part::Zero,
             Part::Unused => Part::Unused,
         })
@@ -314,8 +316,7 @@ fn payloads(
     parts: &[Part],
     prior: &[Inst],
 ) -> Result<Payload, String> {
-    let split = shader.target.target().has_split_send;
-    let parts = &resolve_parts(shader, prior, ctl, parts, split)[..];
+    let parts = &resolve_parts(shader, prior, ctl, parts)[..];
     let regs_per_part = ctl.exec_size as u32 / 8;
     let mid = if shader.target.target().has_split_send {
         split_point(parts)
@@ -424,15 +425,7 @@ fn no_mask(exec: u8) -> Control {
 
 /// `mov dst, src` in `control`'s channels, writing `dst`'s region for them.
 fn mov(shader: &mut Shader, control: Control, dst: Operand, src: Operand) -> Inst {
-    let size_written = dst.footprint(control.exec_size as u32);
-    shader.create_inst(InstBuilder {
-        opcode: Opcode::Mov,
-        control,
-        dst,
-        srcs: &[src],
-        size_written,
-        send: None,
-    })
+    alu(shader, Opcode::Mov, control, dst, &[src])
 }
 /// The `send` replacing `inst`, reading `payload`.
 fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) -> Inst {
@@ -653,7 +646,12 @@ fn surface_message(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Ve
 
 /// A sampler message without a header (gathers, high samplers and bindless handles need one
 /// and are left logical).
-fn sampler_message(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Vec<Inst>, String> {
+fn sampler_message(
+    shader: &mut Shader,
+    inst: Inst,
+    prior: &[Inst],
+    low_samplers: &hashbrown::HashSet<Inst>,
+) -> Result<Vec<Inst>, String> {
     let op = shader.insts.opcode[inst];
     let srcs = shader.srcs(inst).to_vec();
     let lowered = sampler::lower(op, &srcs, shader.target)?;
@@ -663,7 +661,8 @@ fn sampler_message(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Ve
         Opcode::Tg4Logical | Opcode::Tg4OffsetLogical | Opcode::SampleInfoLogical
     ) {
         return Err(format!(
-            "`{}` needs a message header with its channel select (not lowered yet)",
+            "`{}` needs a message header with its channel select and texel offsets, which \
+             the dumps do not record (Mesa keeps them in fs_inst::offset)",
             op.name()
         ));
     }
@@ -672,14 +671,36 @@ fn sampler_message(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Ve
             return Err("bindless handles need a message header (not lowered yet)".into());
         }
     }
-    let surface = immediate(&srcs[src::SURFACE], "surface")?;
-    let sampler_index = if srcs[src::SAMPLER].is_bad() {
-        0
+    let surface = srcs[src::SURFACE];
+    let sampler_src = if srcs[src::SAMPLER].is_bad() {
+        Operand::imm(Type::UD, 0)
     } else {
-        immediate(&srcs[src::SAMPLER], "sampler")?
+        srcs[src::SAMPLER]
     };
-    if sampler_index > 15 {
-        return Err("a sampler index above 15 needs a message header (not lowered yet)".into());
+    for (what, o) in [("surface", &surface), ("sampler", &sampler_src)] {
+        if !matches!(o.file, RegFile::Imm | RegFile::Vgrf) || o.mods != Mods::NONE {
+            return Err(format!("a {what} index in {:?} (not lowered)", o.file));
+        }
+        // The descriptor takes one value for all channels (Mesa broadcasts the index
+        // first): a per-channel index stays logical.
+        if o.file == RegFile::Vgrf && o.stride != 0 {
+            return Err(format!("a {what} index that is not one scalar"));
+        }
+    }
+    // A sampler past 15, or one known only at run time: the header moves the Sampler State
+    // Pointer on (where the target can).
+    // An index computed at run time but provably below 16 fits the descriptor's field
+    // (`low_samplers`, from [`crate::value_range`]; Mesa puts every such index through the
+    // header).
+    let high_sampler = match sampler_src.file {
+        RegFile::Imm => sampler_src.imm_bits() > 15,
+        _ => !low_samplers.contains(&inst),
+    };
+    if high_sampler && !shader.target.target().high_sampler_via_header {
+        return Err(format!(
+            "a sampler index above 15 or unknown before run time on {} (no Sampler State Pointer offset before Haswell)",
+            shader.target.name()
+        ));
     }
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
@@ -711,16 +732,194 @@ fn sampler_message(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Ve
         })
         .collect();
     let mut out = Vec::new();
-    let mlen = parts.len() as u32 * exec / 8;
+    let mlen = parts.len() as u32 * exec / 8 + high_sampler as u32;
     if mlen > 11 {
         return Err(format!(
             "a sampler payload of {mlen} registers (11 at most)"
         ));
     }
-    let p = payloads(shader, &mut out, ctl, &parts, prior)?;
-    let desc = sampler::descriptor(surface, sampler_index, lowered.msg_type, mode);
-    out.push(send(shader, inst, p, sfid::SAMPLER, desc));
+    let p = if high_sampler {
+        sampler_header_payload(shader, &mut out, inst, &parts, sampler_src)?
+    } else {
+        payloads(shader, &mut out, ctl, &parts, prior)?
+    };
+    let imm = |o: &Operand| (o.file == RegFile::Imm).then(|| o.imm_bits() as u32);
+    let (desc, desc_reg) = match (imm(&surface), imm(&sampler_src)) {
+        (Some(surface), Some(sampler)) => (
+            sampler::descriptor(surface, sampler % 16, lowered.msg_type, mode),
+            None,
+        ),
+        _ => (
+            sampler::descriptor(0, 0, lowered.msg_type, mode),
+            Some(sampler_descriptor_reg(
+                shader,
+                &mut out,
+                surface,
+                sampler_src,
+            )),
+        ),
+    };
+    let s = send(shader, inst, p, sfid::SAMPLER, desc);
+    if let Some(d) = desc_reg {
+        shader.srcs_mut(s)[0] = d;
+    }
+    out.push(s);
     Ok(out)
+}
+
+/// The header and parameters of a sampler message whose sampler needs the header (Mesa
+/// `lower_sampler_logical_send`): g0 copied, dword 2 cleared outside vertex and fragment
+/// shaders (whose g0.2 is zero) — or holding the mask of components not returned, where
+/// fewer than four are — and dword 3, the Sampler State Pointer, moved on by
+/// `(sampler & 0xf0) << 4` bytes; then the parameters.
+fn sampler_header_payload(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    inst: Inst,
+    parts: &[Part],
+    sampler_src: Operand,
+) -> Result<Payload, String> {
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    check_parts(shader, ctl, parts)?;
+    let whole = payload_moves(shader, out, ctl, parts, 32)?;
+    let ud = |o: u32| Operand::vgrf(whole, o, Type::UD, 1);
+    let g0 = |byte: u32, region: eubatch_ir::Region| Operand::fixed(0, byte, Type::UD, region);
+    out.push(mov(
+        shader,
+        no_mask(8),
+        ud(0),
+        g0(0, eubatch_ir::Region::new(8, 8, 1)),
+    ));
+    let regs = shader.insts.size_written[inst].div_ceil(32);
+    let per_comp = exec / 8;
+    let not_written = if regs < 4 * per_comp {
+        !((1u32 << (regs / per_comp)) - 1) & 0xf
+    } else {
+        0
+    };
+    let stage = shader.stage;
+    if not_written != 0 {
+        out.push(mov(
+            shader,
+            no_mask(1),
+            ud(8),
+            Operand::imm(Type::UD, (not_written << 12) as u64),
+        ));
+    } else if !matches!(stage, eubatch_ir::Stage::Vs | eubatch_ir::Stage::Fs) {
+        out.push(mov(shader, no_mask(1), ud(8), Operand::imm(Type::UD, 0)));
+    }
+    let g0_3 = g0(12, eubatch_ir::Region::new(0, 1, 0));
+    if sampler_src.file == RegFile::Imm {
+        let offset = 16 * (sampler_src.imm_bits() as u32 / 16) * 16;
+        out.push(alu(
+            shader,
+            Opcode::Add,
+            no_mask(1),
+            ud(12),
+            &[g0_3, Operand::imm(Type::UD, offset as u64)],
+        ));
+    } else {
+        let tmp = shader.vgrfs.push(VgrfLayout::flat(4)).index() as u32;
+        let t = Operand::vgrf(tmp, 0, Type::UD, 1);
+        let sampler = scalar_ud(sampler_src);
+        out.push(alu(
+            shader,
+            Opcode::And,
+            no_mask(1),
+            t,
+            &[sampler, Operand::imm(Type::UD, 0xf0)],
+        ));
+        out.push(alu(
+            shader,
+            Opcode::Shl,
+            no_mask(1),
+            t,
+            &[t, Operand::imm(Type::UD, 4)],
+        ));
+        out.push(alu(shader, Opcode::Add, no_mask(1), ud(12), &[g0_3, t]));
+    }
+    Ok(Payload {
+        first: ud(0),
+        second: None,
+        mlen: 1 + parts.len() as u32 * per_comp,
+        ex_mlen: 0,
+        header: 1,
+    })
+}
+
+/// The surface and sampler fields of a descriptor computed at run time (Mesa
+/// `lower_sampler_logical_send`): `surface * 0x101` where both are the same value,
+/// else `sampler << 8 | surface`, masked to the 12 bits; a scalar the `send` ORs into its
+/// own descriptor.
+fn sampler_descriptor_reg(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    surface: Operand,
+    sampler: Operand,
+) -> Operand {
+    let tmp = shader.vgrfs.push(VgrfLayout::flat(4)).index() as u32;
+    let d = Operand::vgrf(tmp, 0, Type::UD, 1);
+    let c = no_mask(1);
+    let imm = |v: u64| Operand::imm(Type::UD, v);
+    if surface == sampler {
+        out.push(alu(
+            shader,
+            Opcode::Mul,
+            c,
+            d,
+            &[scalar_ud(surface), imm(0x101)],
+        ));
+    } else if sampler.file == RegFile::Imm {
+        out.push(alu(
+            shader,
+            Opcode::Or,
+            c,
+            d,
+            &[scalar_ud(surface), imm(sampler.imm_bits() << 8)],
+        ));
+    } else {
+        out.push(alu(
+            shader,
+            Opcode::Shl,
+            c,
+            d,
+            &[scalar_ud(sampler), imm(8)],
+        ));
+        out.push(alu(shader, Opcode::Or, c, d, &[d, scalar_ud(surface)]));
+    }
+    out.push(alu(shader, Opcode::And, c, d, &[d, imm(0xfff)]));
+    Operand {
+        region: eubatch_ir::Region::new(0, 1, 0),
+        stride: 0,
+        ..d
+    }
+}
+
+/// An index source read as one unsigned dword (channel 0: Mesa makes it uniform first).
+fn scalar_ud(o: Operand) -> Operand {
+    let mut o = o;
+    if o.file != RegFile::Imm {
+        o.ty = Type::UD;
+        o.stride = 0;
+        o.region = eubatch_ir::Region::new(0, 1, 0);
+    } else {
+        o = Operand::imm(Type::UD, o.imm_bits());
+    }
+    o
+}
+
+/// `op(exec) dst, srcs` in `control`'s channels.
+fn alu(shader: &mut Shader, op: Opcode, control: Control, dst: Operand, srcs: &[Operand]) -> Inst {
+    let size_written = dst.footprint(control.exec_size as u32);
+    shader.create_inst(InstBuilder {
+        opcode: op,
+        control,
+        dst,
+        srcs,
+        size_written,
+        send: None,
+    })
 }
 
 /// A render target write of colour 0 (and colour 1 for dual-source blending, and source
@@ -824,7 +1023,7 @@ fn fb_write(
     let header_in_place =
         split && ctl.group < 16 && target == 0 && ctl.predicate == Predicate::None && !ctl.eot();
     let (header, p) = if split {
-        let parts = resolve_parts(shader, prior, ctl, &parts, false);
+        let parts = resolve_parts(shader, prior, ctl, &parts);
         let colour = payload(shader, &mut out, ctl, &parts)?;
         let p = Payload {
             first: grf(0),
@@ -1008,7 +1207,7 @@ fn urb_write(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Vec<Inst
     let desc = urb::desc(urb::SIMD8_WRITE, per_slot.is_some(), mask.is_some(), offset);
     let mut out = Vec::new();
     let p = if shader.target.target().has_split_send {
-        let parts = resolve_parts(shader, prior, ctl, &parts, false);
+        let parts = resolve_parts(shader, prior, ctl, &parts);
         let data = payload(shader, &mut out, ctl, &parts)?;
         let first = urb_header(shader, &mut out, inst, &extra);
         Payload {
