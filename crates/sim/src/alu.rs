@@ -53,7 +53,9 @@ pub fn eval(op: Opcode, cmod: CondMod, s: &[Value], tys: &[Type]) -> Result<Valu
     let fl = |i: usize| s[i].as_f64();
     let int = |i: usize| s[i].as_i128();
     Ok(match op {
-        Mov => s[0],
+        // Haswell's DIM (PRM Vol. 2a "DIM"): a 64-bit immediate moved whole, where `mov` can
+        // take no DF immediate (Mesa brw_fs_nir.cpp `setup_imm_df`).
+        Mov | Dim => s[0],
         Add if f => Value::Float(fl(0) + fl(1)),
         Add => Value::Int(int(0) + int(1)),
         Mul if f => Value::Float(fl(0) * fl(1)),
@@ -119,6 +121,20 @@ pub fn eval(op: Opcode, cmod: CondMod, s: &[Value], tys: &[Type]) -> Result<Valu
                 a
             } else {
                 b
+            }
+        }
+        // PRM Vol. 2a "CSEL": src0 where src2 compares with zero as the conditional
+        // modifier says (false for NaN), else src1; no flag is written.
+        Csel => {
+            let zero = if tys[2].is_float() {
+                Value::Float(0.0)
+            } else {
+                Value::Int(0)
+            };
+            if compare(cmod, s[2], zero) {
+                s[0]
+            } else {
+                s[1]
             }
         }
         // PRM Vol. 2a "BFI1", "BFI2", "BFE": widths and offsets are 5-bit fields.

@@ -416,7 +416,7 @@ fn record_writes(
             for k in 0..*n {
                 let poison = t.poison_reads;
                 values.push(
-                    t.read(&component(op, k, exec), i)
+                    t.read_message_part(&component(op, k, exec), i)
                         .map_err(|e| e.with_inst(inst))?,
                 );
                 if t.poison_reads != poison {
@@ -972,6 +972,51 @@ fn execute(
             }
             return Ok(false);
         }
+        Opcode::Shuffle => {
+            // SHADER_OPCODE_SHUFFLE (brw_fs_generator.cpp `generate_shuffle`): each channel
+            // reads the value's channel its index names, counted from the value's start
+            // whatever the instruction's channel group (the hardware reads it indirectly).
+            let (value, index) = match srcs {
+                [v, i, ..] => (v, i),
+                _ => return Err(fail("shuffle needs a value and an index".into())),
+            };
+            let mut results = Vec::new();
+            for i in 0..exec {
+                if enabled & pred & (1 << (group + i)) == 0 {
+                    continue;
+                }
+                let idx =
+                    decode(index.ty, t.read(index, i).map_err(|e| e.with_inst(inst))?).as_i128();
+                let idx = u32::try_from(idx)
+                    .ok()
+                    .filter(|&k| k < 32)
+                    .ok_or_else(|| fail(format!("shuffle index {idx} out of range")))?;
+                let v = t.read(value, idx).map_err(|e| e.with_inst(inst))?;
+                results.push((i, encode(dst.ty, decode(value.ty, v), false)));
+            }
+            for (i, v) in results {
+                t.write(&dst, i, v).map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(false);
+        }
+        // A memory fence orders memory accesses between threads; one thread's results do
+        // not depend on it. Its destination (what the fence's completion returns, which
+        // only scheduling reads) is written as zeros.
+        // A barrier waits for the other threads of the work group, which the simulator
+        // does not run (what they leave in shared memory is a seeded input): for one
+        // thread it is a no-op, as the fence before it.
+        Opcode::Barrier => return Ok(false),
+        Opcode::MemoryFence => {
+            if !dst.is_null() && !dst.is_bad() {
+                let mut d = dst;
+                d.ty = Type::UD;
+                d.stride = 1;
+                for i in 0..exec {
+                    t.write(&d, i, 0).map_err(|e| e.with_inst(inst))?;
+                }
+            }
+            return Ok(false);
+        }
         // A compute thread's end: no data (Mesa's CS_OPCODE_CS_TERMINATE).
         Opcode::CsTerminate => return Ok(true),
         // Hardware NOPs (scheduling and workaround padding in final code).
@@ -1034,15 +1079,16 @@ fn execute(
         } else {
             let v = eval(op, ctl.cmod, &vals, &tys).map_err(fail)?;
             let bits = encode(dst.ty, v, ctl.saturate());
-            let flag = (ctl.cmod != CondMod::None && op != Opcode::Sel).then(|| {
-                let written = decode(dst.ty, bits);
-                let zero = if dst.ty.is_float() {
-                    Value::Float(0.0)
-                } else {
-                    Value::Int(0)
-                };
-                compare(ctl.cmod, written, zero)
-            });
+            let flag = (ctl.cmod != CondMod::None && !matches!(op, Opcode::Sel | Opcode::Csel))
+                .then(|| {
+                    let written = decode(dst.ty, bits);
+                    let zero = if dst.ty.is_float() {
+                        Value::Float(0.0)
+                    } else {
+                        Value::Int(0)
+                    };
+                    compare(ctl.cmod, written, zero)
+                });
             (bits, flag)
         };
         // A value computed from undefined bytes is undefined itself: any value may stand

@@ -195,6 +195,25 @@ impl Thread {
         Ok(off as usize..end)
     }
 
+    /// [`Thread::read`] for what a message sends: bytes past the end of the VGRF are
+    /// undefined rather than an error. Mesa 25 sends four colour components from VGRFs that
+    /// hold three (brw_from_nir.cpp builds the colour from the output's components only),
+    /// so the message reads whatever register follows.
+    pub fn read_message_part(&mut self, op: &Operand, i: u32) -> Result<u64, SimError> {
+        if op.file == RegFile::Vgrf {
+            let end = op.offset as u64 + Self::element_addr(op, i) + op.ty.size() as u64;
+            if self
+                .vgrfs
+                .get(op.nr as usize)
+                .is_some_and(|v| end > v.len() as u64)
+            {
+                self.poison_reads += 1;
+                return Ok(0);
+            }
+        }
+        self.read(op, i)
+    }
+
     /// Reads element `i` of a source as raw bits.
     pub fn read(&mut self, op: &Operand, i: u32) -> Result<u64, SimError> {
         let sz = op.ty.size() as usize;
