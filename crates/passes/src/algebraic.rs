@@ -70,6 +70,31 @@ fn fold(op: Opcode, srcs: &[Operand], ty: Type, ctl: eubatch_ir::Control) -> Opt
     Some(eubatch_sim::value::encode(ty, v, ctl.saturate()))
 }
 
+/// The one element `broadcast value, index` reads, as a scalar operand: the value itself
+/// where every channel reads the same element, else the element an immediate index names.
+fn broadcast_element(v: &Operand, index: &Operand) -> Option<Operand> {
+    let scalar = match v.file {
+        RegFile::Imm => !v.ty.is_vector_imm(),
+        RegFile::Vgrf | RegFile::Uniform | RegFile::Attr => v.stride == 0,
+        RegFile::FixedGrf => v.region.vstride == 0 && v.region.hstride == 0,
+        _ => false,
+    };
+    if scalar {
+        return Some(*v);
+    }
+    if index.file != RegFile::Imm || v.file != RegFile::Vgrf {
+        return None;
+    }
+    let k = index.imm_bits() as u32;
+    if k >= 32 {
+        return None;
+    }
+    let mut e = *v;
+    e.offset += k * v.stride as u32 * v.ty.size();
+    e.stride = 0;
+    Some(e)
+}
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let mut progress = false;
     let mut remove = Vec::new();
@@ -105,6 +130,18 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             }
             // Whatever the flag or the comparison chooses, it is the same value.
             (Opcode::Sel, [a, b]) if a == b => Some(*a),
+            // A broadcast of a value every channel holds alike, or of a channel named by an
+            // immediate, is a move of that one element (Mesa opt_algebraic's
+            // SHADER_OPCODE_BROADCAST cases). The broadcast writes every channel (NoMask),
+            // and so does the move.
+            (Opcode::Broadcast, [v, index])
+                if shader.insts.control[inst].no_mask()
+                    && v.ty.size() == dst.ty.size()
+                    && v.ty.is_float() == dst.ty.is_float()
+                    && v.mods == Mods::NONE =>
+            {
+                broadcast_element(v, index)
+            }
             _ => None,
         };
         if let Some(a) = same {

@@ -378,9 +378,7 @@ fn payload_moves(
         VgrfLayout::flat(skip + parts.len() as u32 * reg)
     };
     let tmp = shader.vgrfs.push(layout).index() as u32;
-    let mut channels = Control::new(ctl.exec_size);
-    channels.group = ctl.group;
-    channels.set(Control::NO_MASK, ctl.no_mask());
+    let channels = channels_of(ctl);
     for (k, p) in parts.iter().enumerate() {
         let at = skip + k as u32 * reg;
         let (dst_ty, src) = match p {
@@ -1148,26 +1146,37 @@ fn urb_header(shader: &mut Shader, out: &mut Vec<Inst>, inst: Inst, extra: &[Ope
         .vgrfs
         .push(VgrfLayout::flat(32 * (1 + extra.len() as u32)))
         .index() as u32;
-    let raw = |mut o: Operand| {
-        if o.file != RegFile::Imm {
-            o.ty = Type::UD;
-        }
-        o
-    };
-    out.push(mov(
-        shader,
-        no_mask(8),
-        Operand::vgrf(h, 0, Type::UD, 1),
-        raw(handle),
-    ));
-    let mut channels = Control::new(ctl.exec_size);
-    channels.group = ctl.group;
-    channels.set(Control::NO_MASK, ctl.no_mask());
+    copy_urb_handles(shader, out, h, handle);
+    let channels = channels_of(ctl);
     for (k, e) in extra.iter().enumerate() {
         let dst = Operand::vgrf(h, 32 * (k as u32 + 1), Type::UD, 1);
-        out.push(mov(shader, channels, dst, raw(*e)));
+        out.push(mov(shader, channels, dst, raw_ud(*e)));
     }
     Operand::vgrf(h, 0, Type::UD, 1)
+}
+
+/// A register operand's bits as unsigned dwords (an immediate stays as it is).
+fn raw_ud(mut o: Operand) -> Operand {
+    if o.file != RegFile::Imm {
+        o.ty = Type::UD;
+    }
+    o
+}
+
+/// The URB handles copied into register 0 of VGRF `vgrf`, without the execution mask (a
+/// message header: Mesa's LOAD_PAYLOAD copies header registers so).
+fn copy_urb_handles(shader: &mut Shader, out: &mut Vec<Inst>, vgrf: u32, handle: Operand) {
+    let dst = Operand::vgrf(vgrf, 0, Type::UD, 1);
+    out.push(mov(shader, no_mask(8), dst, raw_ud(handle)));
+}
+
+/// The channels of `ctl` (size, group, NoMask) without its other controls (predicate,
+/// EOT...): what the moves building a message's payload run in.
+fn channels_of(ctl: Control) -> Control {
+    let mut c = Control::new(ctl.exec_size);
+    c.group = ctl.group;
+    c.set(Control::NO_MASK, ctl.no_mask());
+    c
 }
 
 /// `urb_write_logical handle, per-slot offsets, channel mask, data`: a URB SIMD8 write
@@ -1226,16 +1235,7 @@ fn urb_write(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Vec<Inst
             .collect();
         all.extend(parts);
         let whole = payload_moves(shader, &mut out, ctl, &all, 32)?;
-        let mut handle = srcs[urb::src::HANDLE];
-        if handle.file != RegFile::Imm {
-            handle.ty = Type::UD;
-        }
-        out.push(mov(
-            shader,
-            no_mask(8),
-            Operand::vgrf(whole, 0, Type::UD, 1),
-            handle,
-        ));
+        copy_urb_handles(shader, &mut out, whole, srcs[urb::src::HANDLE]);
         Payload {
             first: Operand::vgrf(whole, 0, Type::UD, 1),
             second: None,
