@@ -39,7 +39,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = verify(&shader);
         check_round_trip(&shader).expect("parsed shader round-trips");
     }
-    // Mesa's final-code listings (asm.txt).
+    // Mesa's final-code listings (asm.txt): the importer's reader of URB offsets and the
+    // full reader.
+    let _ = eubatch_ir::import::listing::listed_programs(text);
     if let Ok(programs) = eubatch_codegen::asm::read_asm(text, "asm.txt", Gen::Gen9) {
         for p in &programs {
             let _ = verify(&p.shader);

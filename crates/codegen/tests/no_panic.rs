@@ -46,6 +46,8 @@ LABEL5:
 const ALPHABET: &[u8] = b"0123456789abcdef+-.,:;<>()[]{}| gfnulaxyzwFUDHBQVWLABEL1Q1HN";
 
 fn check(text: &str) {
+    // The importer's own reader of listings (URB offsets) on the same text.
+    let _ = eubatch_ir::import::listing::listed_programs(text);
     if let Ok(programs) = read_asm(text, "asm.txt", Gen::Gen9) {
         for p in &programs {
             let valid = eubatch_ir::verify::verify(&p.shader).is_empty();
