@@ -43,7 +43,11 @@ pub fn texel(
         );
     }
     let mut h = mix(seed ^ mix((surface as u64) << 32 | sampler as u64) ^ (msg_type as u64) << 48);
-    for (k, &p) in params.iter().enumerate() {
+    // Parameters a message leaves out are zero to the sampler (PRM Vol. 2d "Message
+    // Payload": the message length says which are sent), so trailing zeros count for
+    // nothing: Mesa 25 sends a 2D coordinate whose v is 0 as u alone.
+    let sent = params.iter().rposition(|&p| p != 0).map_or(0, |i| i + 1);
+    for (k, &p) in params[..sent].iter().enumerate() {
         // Every NaN is the same coordinate: payloads differ between equivalent
         // computations (see `first_difference`).
         let p = if p & 0x7f80_0000 == 0x7f80_0000 && p & 0x007f_ffff != 0 {

@@ -113,6 +113,9 @@ pub fn import_mesa_dump(
         restore_pixel_setup(&mut shader);
         restore_dispatch_mask_setup(&mut shader);
     }
+    if mesa25 && dump.is_start() {
+        plns_as_linterps(&mut shader);
+    }
     let count = max_vgrf.map_or(0, |m| m as usize + 1);
     let uses: Vec<InstUse<'_>> = shader
         .insts
@@ -135,6 +138,29 @@ pub fn import_mesa_dump(
     let order: Vec<Inst> = shader.insts.opcode.indices().collect();
     shader.layout = split_blocks(&order, |i| shader.insts.opcode[i]);
     Ok(shader)
+}
+
+/// Mesa 25 interpolates with `pln plane, barycentrics` from the start, where Mesa 22.3
+/// has `linterp barycentrics, plane`, but its start IR gathers the barycentrics in
+/// component order — all u, then all v (`load_payload %3, g2, g4, g3, g5` for SIMD16) —
+/// not in the hardware's register pairs: until lowering puts the payload registers in
+/// (its pre-RA `pln(16) ..., g2` reads the pairs), such a `pln` is a `linterp`, which the
+/// lowering turns into the hardware instruction (`lower::linterp`). Only a `pln` whose
+/// barycentrics are a VGRF: one reading fixed registers already reads the pairs.
+fn plns_as_linterps(shader: &mut Shader) {
+    use crate::opcode::Opcode;
+    for inst in shader.insts.opcode.indices() {
+        if shader.insts.opcode[inst] != Opcode::Pln {
+            continue;
+        }
+        let srcs = shader.srcs_mut(inst);
+        if let [plane, delta] = srcs {
+            if delta.file == RegFile::Vgrf {
+                std::mem::swap(plane, delta);
+                shader.insts.opcode[inst] = Opcode::Linterp;
+            }
+        }
+    }
 }
 
 /// Mesa 22.3's scalar printer writes a fixed-register source as `gN<hstride>` only: its
