@@ -11,8 +11,8 @@
 //!
 //! Rules that limit it: X is the whole destination of an earlier instruction in the same
 //! block, of the comparison's type, with no source modifier in the comparison; that
-//! instruction is a plain ALU one that takes a conditional modifier (not `sel`, `csel`,
-//! math-box functions, or one already with one), not predicated or saturated, in the same
+//! instruction is a plain ALU one or an interpolation that takes a conditional modifier
+//! (not `sel`, `csel`, math-box functions, or one already with one), not predicated or saturated, in the same
 //! channels (execution size, group, NoMask); nothing in between writes X or touches the
 //! flag. Zero and non-zero tests carry over between integer types of one size, and a
 //! comparison's result (all ones or zero) tested for non-zero as an integer of its size is
@@ -56,25 +56,28 @@ fn uniform_sources(shader: &Shader, inst: Inst) -> bool {
 
 fn takes_cmod(op: Opcode) -> bool {
     use Opcode::*;
-    op.alu_arity().is_some()
-        && !matches!(
-            op,
-            Sel | Csel
-                | Rcp
-                | Rsq
-                | Sqrt
-                | Exp2
-                | Log2
-                | Sin
-                | Cos
-                | Pow
-                | IntQuot
-                | IntRem
-                | Mac
-                | Mach
-                | Addc
-                | Subb
-        )
+    // Interpolation is a `pln`, which takes one (Mesa's cmod propagation gives it to
+    // `linterp`).
+    matches!(op, Linterp | Pln)
+        || op.alu_arity().is_some()
+            && !matches!(
+                op,
+                Sel | Csel
+                    | Rcp
+                    | Rsq
+                    | Sqrt
+                    | Exp2
+                    | Log2
+                    | Sin
+                    | Cos
+                    | Pow
+                    | IntQuot
+                    | IntRem
+                    | Mac
+                    | Mach
+                    | Addc
+                    | Subb
+            )
 }
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
