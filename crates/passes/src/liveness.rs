@@ -3,6 +3,13 @@
 //! fully defines it, so two SIMD8 half-float writes into padded components, or two strided
 //! halves of a 64-bit value, each kill exactly what they write. Per-path reasoning over the
 //! CFG covers channels disabled by control flow, as in Mesa's `fs_live_variables`.
+//!
+//! The jump of a `halt` to its `halt_target` carries nothing: the channels that take it
+//! are discarded pixels, re-enabled at the target only for the render target writes that
+//! follow it, which are predicated on the pixels still alive — what those channels read
+//! there is never seen. (Mesa's CFG has no such edge either.) Without this, every value
+//! the writes read would be live from the start along the jump, undefined there, and
+//! could never share a register with what it is copied from.
 
 use index_vec::IndexVec;
 
@@ -45,6 +52,24 @@ impl Liveness {
             gens.push(gen);
             kills.push(kill);
         }
+        // Block pairs (halt, halt target) joined only by the halt's jump.
+        let first_op = |b: Block| {
+            shader.layout.blocks[b]
+                .insts
+                .first()
+                .map(|&i| shader.insts.opcode[i])
+        };
+        let last_op = |b: Block| {
+            shader.layout.blocks[b]
+                .insts
+                .last()
+                .map(|&i| shader.insts.opcode[i])
+        };
+        let halt_jump = |b: Block, s: Block| {
+            s.index() != b.index() + 1
+                && last_op(b) == Some(eubatch_ir::Opcode::Halt)
+                && first_op(s) == Some(eubatch_ir::Opcode::HaltTarget)
+        };
         let mut live_in: IndexVec<Block, BitSet> = gens.clone();
         let mut live_out: IndexVec<Block, BitSet> = IndexVec::from_vec(vec![BitSet::new(n); nb]);
         let mut changed = true;
@@ -52,6 +77,9 @@ impl Liveness {
             changed = false;
             for b in (0..nb).rev().map(Block::from_usize) {
                 for &s in &cfg.succs[b] {
+                    if halt_jump(b, s) {
+                        continue;
+                    }
                     let li = live_in[s].clone();
                     changed |= live_out[b].union_with(&li);
                 }
