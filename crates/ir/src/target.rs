@@ -129,6 +129,10 @@ pub struct Target {
     /// State Pointer (dword 3) can be moved on by 16 samplers at a time (Mesa
     /// brw_lower_logical_sends.cpp `is_high_sampler`: `verx10 >= 75`).
     pub high_sampler_via_header: bool,
+    /// Two-source math (`pow`, integer quotient and remainder) takes an immediate second
+    /// source from gen8 (Mesa brw_fs_combine_constants.cpp `must_promote_imm`: such math
+    /// must promote its immediate only before gen8).
+    pub math_takes_immediate: bool,
 }
 
 impl Target {
@@ -155,6 +159,7 @@ impl Target {
             has_split_send: gen >= Gen::Gen9,
             has_integer_dword_mul: gen >= Gen::Gen8,
             high_sampler_via_header: gen >= Gen::Gen75,
+            math_takes_immediate: gen >= Gen::Gen8,
         }
     }
 }

@@ -93,14 +93,19 @@ fn copy_of(shader: &Shader, slots: &Slots, inst: Inst) -> Option<Copy> {
     })
 }
 
-/// Where an immediate may replace source `k` of `op`.
-fn takes_immediate(op: Opcode, k: usize, imm: &Operand) -> bool {
+/// Where an immediate may replace source `k` of `op` on `target`.
+fn takes_immediate(
+    target: &eubatch_ir::target::Target,
+    op: Opcode,
+    k: usize,
+    imm: &Operand,
+) -> bool {
     if imm.ty.is_64bit() {
         return op == Opcode::Mov && k == 0;
     }
     match op {
         Opcode::Mov => k == 0,
-        Opcode::Pow | Opcode::IntQuot | Opcode::IntRem => false,
+        Opcode::Pow | Opcode::IntQuot | Opcode::IntRem => target.math_takes_immediate && k == 1,
         _ => op.alu_arity() == Some(2) && k == 1,
     }
 }
@@ -327,6 +332,23 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     progress
 }
 
+/// A predicated `sel` without a conditional modifier or saturation whose destination and
+/// register sources are all 32-bit integers and that has no immediate: it moves bits, so
+/// it may read and write them as floats as well.
+fn raw_select(shader: &Shader, inst: Inst) -> bool {
+    let ctl = shader.insts.control[inst];
+    let int32 = |t: eubatch_ir::Type| matches!(t, eubatch_ir::Type::D | eubatch_ir::Type::UD);
+    shader.insts.opcode[inst] == Opcode::Sel
+        && ctl.predicate != Predicate::None
+        && ctl.cmod == CondMod::None
+        && !ctl.saturate()
+        && int32(shader.insts.dst[inst].ty)
+        && shader
+            .srcs(inst)
+            .iter()
+            .all(|o| o.file != RegFile::Imm && int32(o.ty) && o.mods == eubatch_ir::Mods::NONE)
+}
+
 /// Replaces each VGRF source of `inst` that one of the copies `copies(vgrf)` (newest
 /// first) covers by what the copy read, where the instruction takes it.
 fn rewrite_sources<'a>(
@@ -354,14 +376,41 @@ fn rewrite_sources<'a>(
         if s.file != RegFile::Vgrf {
             continue;
         }
-        let found = copies(s.nr)
+        let mut found = copies(s.nr)
             .into_iter()
             .find_map(|c| propagate(c, &s, exec, ctl.group as u32, ctl.no_mask(), wrapping));
+        // A negated or absolute float copy into a raw select (integer-typed, choosing by
+        // the flag): the select changes type to the copy's, which chooses the same bits,
+        // and takes the modifier (Mesa's `can_change_types`).
+        if found.is_none() && raw_select(shader, inst) {
+            let modified_float = copies(s.nr).into_iter().find_map(|c| {
+                (c.src.mods != eubatch_ir::Mods::NONE
+                    && c.src.ty.is_float()
+                    && c.src.ty.size() == 4)
+                    .then_some(c.src.ty)
+            });
+            if let Some(ty) = modified_float {
+                let mut retyped = s;
+                retyped.ty = ty;
+                let hit = copies(s.nr).into_iter().find_map(|c| {
+                    propagate(c, &retyped, exec, ctl.group as u32, ctl.no_mask(), false)
+                });
+                if hit.is_some() {
+                    shader.insts.dst[inst].ty = ty;
+                    for o in shader.srcs_mut(inst) {
+                        if o.file != RegFile::Imm {
+                            o.ty = ty;
+                        }
+                    }
+                    found = hit;
+                }
+            }
+        }
         let Some(new) = found else { continue };
         if new.mods != eubatch_ir::Mods::NONE && !takes_modifiers(op) {
             continue;
         }
-        if new.file == RegFile::Imm && !takes_immediate(op, k, &new) {
+        if new.file == RegFile::Imm && !takes_immediate(&shader.target.target(), op, k, &new) {
             // A commutative operation takes it as its other source.
             let other = shader.srcs(inst).get(1).copied();
             let swap = match op {
@@ -386,7 +435,7 @@ fn rewrite_sources<'a>(
                 && n == 2
                 && swap.is_some()
                 && other.is_some_and(|o| o.file != RegFile::Imm)
-                && takes_immediate(op, 1, &new);
+                && takes_immediate(&shader.target.target(), op, 1, &new);
             if !can_swap {
                 continue;
             }

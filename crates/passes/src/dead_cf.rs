@@ -1,10 +1,18 @@
 //! Dead control flow: an `if` immediately followed by its `endif` (nothing to do either
 //! way) goes with it; an `else` with nothing before its `endif` goes; an `else` right after
 //! its `if` goes and the `if`'s predicate is inverted (the else-part becomes the
-//! then-part); a `halt_target` in a shader with no `halt` goes (nothing jumps there).
-//! (Mesa: brw_fs_dead_control_flow.cpp `dead_control_flow_eliminate`; the generator emits
-//! nothing for an unused halt target.) The comparison that fed a removed `if` is left to
-//! dead-code elimination.
+//! then-part); a `halt` with nothing to jump over but instructions that neither have side
+//! effects nor touch the flags goes; a `halt_target` in a shader with no `halt` goes
+//! (nothing jumps there). (Mesa: brw_fs_dead_control_flow.cpp
+//! `dead_control_flow_eliminate`; brw_fs.cpp `opt_redundant_halt`, which removes the halts
+//! right before the target; the generator emits nothing for an unused halt target.) The
+//! comparison that fed a removed `if` is left to dead-code elimination.
+//!
+//! A discard's `halt` only saves work: the channels it disables come back at the target for
+//! the render target writes, which are predicated on the pixels still alive. So the
+//! instructions it would jump over may run for the discarded channels too, where nothing
+//! reads what they compute (see [`crate::liveness`]), as long as they write no flag (the
+//! writes' predicate) and have no effect outside registers.
 
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::Predicate;
@@ -35,6 +43,9 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 remove[k + 1] = true;
             }
             (ControlFlow::HaltTarget, _) if !has_halt => remove[k] = true,
+            (ControlFlow::Halt, _) if jumps_over_nothing(shader, &order[k + 1..]) => {
+                remove[k] = true
+            }
             _ => {}
         }
     }
@@ -49,4 +60,25 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     }
     crate::remove_marked(shader, &order, &remove);
     true
+}
+
+/// Whether what a `halt` would skip — `rest`, up to the next `halt_target` — could run for
+/// the discarded channels: no side effects, no flag written, no control flow.
+fn jumps_over_nothing(shader: &Shader, rest: &[Inst]) -> bool {
+    for &i in rest {
+        let op = shader.insts.opcode[i];
+        if op.control_flow() == ControlFlow::HaltTarget {
+            return true;
+        }
+        let dst = shader.insts.dst[i];
+        let flag_dst =
+            dst.file == eubatch_ir::RegFile::Arf && dst.nr & 0xf0 == eubatch_ir::operand::arf::FLAG;
+        if crate::access::has_side_effects(shader, i)
+            || crate::access::writes_flag(op, shader.insts.control[i].cmod)
+            || flag_dst
+        {
+            return false;
+        }
+    }
+    false
 }
