@@ -1,6 +1,6 @@
 //! Lowering to hardware form (issue 7): one file per pass. What exists so far: splitting
 //! instructions wider than the target allows ([`simd_width`]), turning `load_payload` into
-//! moves ([`load_payload`]), interpolation straight from the payload ([`linterp`]), logical
+//! moves ([`load_payload`]), `pack` to strided moves ([`pack`]), interpolation straight from the payload ([`linterp`]), logical
 //! messages to `send`s ([`logical_sends`]), constants into shared registers
 //! ([`combine_constants`]), 32-bit multiplies as 32x16-bit ones where the target needs it
 //! ([`integer_mul`]), and the optional SIMD8 pair coalescing ([`coalesce_simd8`]).
@@ -11,6 +11,7 @@ pub mod integer_mul;
 pub mod linterp;
 pub mod load_payload;
 pub mod logical_sends;
+pub mod pack;
 pub mod simd_width;
 
 /// The channel group `k * width` channels into an operand's region: where the `k`-th

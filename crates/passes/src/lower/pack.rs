@@ -1,0 +1,76 @@
+//! `pack` becomes moves: source `i` of `pack dst, s0, s1, ...` goes by a `mov` into the
+//! `i`-th piece of each destination element — the destination read as the sources' type,
+//! with a stride of the number of sources, `i` elements in (Mesa: brw_fs.cpp `lower_pack`,
+//! `subscript(dst, src.type, i)`). Two 32-bit halves of a 64-bit value, two half floats of
+//! a dword: the hardware has no instruction that packs, it writes strided pieces.
+//!
+//! Rules that limit it: the destination is a VGRF of unit stride; every source has the
+//! same type, and together they fill the destination element exactly; the instruction is
+//! not saturated and has no conditional modifier (it only moves bits). Anything else stays
+//! as it is, and the hardware-form verifier does not accept it.
+
+use eubatch_ir::shader::{CondMod, InstBuilder};
+use eubatch_ir::{Opcode, RegFile, Shader};
+
+use crate::PassCx;
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    let mut progress = false;
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        if !shader.layout.blocks[block]
+            .insts
+            .iter()
+            .any(|&i| shader.insts.opcode[i] == Opcode::Pack)
+        {
+            continue;
+        }
+        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
+        let mut new = Vec::with_capacity(old.len() + 4);
+        for inst in old {
+            if shader.insts.opcode[inst] != Opcode::Pack || !lowerable(shader, inst) {
+                new.push(inst);
+                continue;
+            }
+            progress = true;
+            let ctl = shader.insts.control[inst];
+            let dst = shader.insts.dst[inst];
+            let srcs = shader.srcs(inst).to_vec();
+            let n = srcs.len() as u32;
+            for (i, s) in srcs.iter().enumerate() {
+                let mut piece = dst;
+                piece.ty = s.ty;
+                piece.stride = n as u8;
+                piece.offset += i as u32 * s.ty.size();
+                let size_written = piece.footprint(ctl.exec_size as u32);
+                new.push(shader.create_inst(InstBuilder {
+                    opcode: Opcode::Mov,
+                    control: ctl,
+                    dst: piece,
+                    srcs: &[*s],
+                    size_written,
+                    send: None,
+                }));
+            }
+        }
+        shader.layout.blocks[block].insts = new;
+    }
+    progress
+}
+
+/// Whether `inst`, a `pack`, can be moves (the rules in the module's documentation).
+fn lowerable(shader: &Shader, inst: eubatch_ir::Inst) -> bool {
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    let srcs = shader.srcs(inst);
+    let Some(first) = srcs.first() else {
+        return false;
+    };
+    dst.file == RegFile::Vgrf
+        && dst.stride == 1
+        && !ctl.saturate()
+        && ctl.cmod == CondMod::None
+        && srcs.iter().all(|s| !s.is_bad() && s.ty == first.ty)
+        && srcs.len() as u32 * first.ty.size() == dst.ty.size()
+        && srcs.len() <= 4
+}
