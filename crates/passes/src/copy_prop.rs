@@ -332,6 +332,15 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     progress
 }
 
+/// A 32-bit float immediate that is neither ±0 nor NaN.
+fn nonzero_number(imm: &Operand) -> bool {
+    let bits = imm.imm_bits() as u32;
+    imm.file == RegFile::Imm
+        && imm.ty == eubatch_ir::Type::F
+        && bits & 0x7fff_ffff != 0
+        && !f32::from_bits(bits).is_nan()
+}
+
 /// A predicated `sel` without a conditional modifier or saturation whose destination and
 /// register sources are all 32-bit integers and that has no immediate: it moves bits, so
 /// it may read and write them as floats as well.
@@ -418,13 +427,16 @@ fn rewrite_sources<'a>(
                 // A comparison swaps its operands by mirroring its test.
                 Opcode::Cmp => swapped_cmod(ctl.cmod).map(|c| (c, ctl.pred_invert())),
                 // A predicated select swaps by inverting its predicate; integer min and
-                // max (`sel.l`, `sel.ge`) are commutative (float ones are not quite: of
-                // +0 and -0 they return the second).
+                // max (`sel.l`, `sel.ge`) are commutative, and float ones are too against
+                // a constant that is neither zero nor NaN (of +0 and -0 they return the
+                // second, and of a NaN and a number the number either way).
                 Opcode::Sel => match ctl.cmod {
                     CondMod::None if ctl.predicate != Predicate::None => {
                         Some((CondMod::None, !ctl.pred_invert()))
                     }
-                    CondMod::Ge | CondMod::L if !shader.insts.dst[inst].ty.is_float() => {
+                    CondMod::Ge | CondMod::L
+                        if !shader.insts.dst[inst].ty.is_float() || nonzero_number(&new) =>
+                    {
                         Some((ctl.cmod, ctl.pred_invert()))
                     }
                     _ => None,
