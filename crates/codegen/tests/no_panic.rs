@@ -81,3 +81,14 @@ proptest! {
         check(&mutate::apply(LISTING, &edits));
     }
 }
+
+/// A line whose destination is an immediate (a mutation found it: `mov(1)  1065353216D`)
+/// is an error, not an instruction writing a constant.
+#[test]
+fn immediate_destination_is_an_error() {
+    let text = "Native code for unnamed fragment shader GLSL1 (sha1 0)\n\
+SIMD8 shader: 1 instructions. 0 loops. 2 cycles. 0:0 spills:fills, 0 sends, ...\n\
+01 00 00 00 2c 0e 20 23 00 00 00 08 00 00 80 3f mov(1)                   1065353216D                     { align1 WE_all 1N };\n";
+    let e = read_asm(text, "asm.txt", Gen::Gen9).unwrap_err();
+    assert!(e.msg.contains("destination"), "{}", e.msg);
+}

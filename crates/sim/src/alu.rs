@@ -49,6 +49,15 @@ fn bits_of(v: Value, ty: Type) -> u64 {
 /// `Err` names what is not modelled.
 pub fn eval(op: Opcode, cmod: CondMod, s: &[Value], tys: &[Type]) -> Result<Value, String> {
     use Opcode::*;
+    if let Some(n) = op.alu_arity() {
+        if s.len() < n || tys.len() < n {
+            return Err(format!(
+                "`{}` with {} sources ({n} expected)",
+                op.name(),
+                s.len()
+            ));
+        }
+    }
     let f = float_domain(tys);
     let fl = |i: usize| s[i].as_f64();
     let int = |i: usize| s[i].as_i128();

@@ -143,6 +143,9 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
             }
             match parse_operand(c, first, align16)? {
                 Parsed::Operand(mut op) => {
+                    if first && op.file == eubatch_ir::RegFile::Imm {
+                        return Err(c.error("a destination register, not an immediate"));
+                    }
                     if first {
                         // A destination region is its stride: rows of at most eight
                         // elements, no wider than the instruction.
