@@ -479,3 +479,47 @@ fn verify_vgrf_access(
         );
     }
 }
+
+#[cfg(test)]
+mod hardware_form_tests {
+    use super::verify_hardware;
+
+    fn errors(text: &str) -> Vec<String> {
+        let shader = crate::text::parse_shader(text).unwrap();
+        verify_hardware(&shader)
+            .into_iter()
+            .map(|e| e.msg)
+            .collect()
+    }
+
+    #[test]
+    fn thread_ending_sends_read_their_payload_from_vgrfs() {
+        let send = |payload: &str| {
+            format!(
+                "shader \"t\" stage VS width 8 target skl\nvgrf0 8x32\nvgrf1 1x32\nblock0:\n    \
+                 send(8) (mlen: 1) (ex_mlen: 8) (header: 1) (sfid: 6) (desc: 0x02080017) \
+                 (ex_desc: 0x00000200) (EOT) (null):UD, 0u, 0u, {payload}, vgrf0:F\n"
+            )
+        };
+        let e = errors(&send("g1<8,8,1>:UD"));
+        assert!(
+            e.iter().any(|m| m.contains("EOT_PAYLOAD_FIRST_GRF")),
+            "{e:?}"
+        );
+        assert!(errors(&send("vgrf1:UD")).is_empty());
+    }
+
+    #[test]
+    fn dword_multiplies_need_the_target() {
+        let mul = |target: &str| {
+            format!(
+                "shader \"t\" stage FS width 8 target {target}\nvgrf0 1x32\nblock0:\n    \
+                 mul(8) vgrf0:D, g2<8,8,1>:D, g3<8,8,1>:D\n"
+            )
+        };
+        assert!(errors(&mul("hsw"))
+            .iter()
+            .any(|m| m.contains("has_integer_dword_mul")));
+        assert!(errors(&mul("skl")).is_empty());
+    }
+}
