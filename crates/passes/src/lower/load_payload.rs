@@ -17,72 +17,52 @@ use eubatch_ir::{Control, Opcode, Operand, Shader, Type};
 use crate::PassCx;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let mut progress = false;
-    for b in 0..shader.layout.blocks.len() {
-        let block = eubatch_ir::Block::from_usize(b);
-        if !shader.layout.blocks[block]
-            .insts
+    super::replace_each(shader, Opcode::LoadPayload, |shader, inst| {
+        let ctl = shader.insts.control[inst];
+        let exec = ctl.exec_size as u32;
+        let header = shader.send_info(inst).map_or(0, |s| s.header_size as usize);
+        let dst = shader.insts.dst[inst];
+        let srcs: Vec<Operand> = shader.srcs(inst).to_vec();
+        let total: u32 = srcs
             .iter()
-            .any(|&i| shader.insts.opcode[i] == Opcode::LoadPayload)
-        {
-            continue;
+            .enumerate()
+            .map(|(k, s)| if k < header { 32 } else { exec * s.ty.size() })
+            .sum();
+        // Mesa 25 packs scalar (`<0>`) sources into a payload smaller than this layout (its
+        // `is_scalar` registers); such payloads stay whole until that layout is modelled.
+        if total > shader.insts.size_written[inst] {
+            return None;
         }
-        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
-        let mut new = Vec::with_capacity(old.len() + 8);
-        for inst in old {
-            if shader.insts.opcode[inst] != Opcode::LoadPayload {
-                new.push(inst);
-                continue;
-            }
-            let ctl = shader.insts.control[inst];
-            let exec = ctl.exec_size as u32;
-            let header = shader.send_info(inst).map_or(0, |s| s.header_size as usize);
-            let dst = shader.insts.dst[inst];
-            let srcs: Vec<Operand> = shader.srcs(inst).to_vec();
-            let total: u32 = srcs
-                .iter()
-                .enumerate()
-                .map(|(k, s)| if k < header { 32 } else { exec * s.ty.size() })
-                .sum();
-            // Mesa 25 packs scalar (`<0>`) sources into a payload smaller than this layout
-            // (its `is_scalar` registers); such payloads stay whole until that layout is
-            // modelled.
-            if total > shader.insts.size_written[inst] {
-                new.push(inst);
-                continue;
-            }
-            progress = true;
-            let mut offset = 0u32;
-            for (k, s) in srcs.iter().enumerate() {
-                let is_header = k < header;
-                let bytes = if is_header { 32 } else { exec * s.ty.size() };
-                if !s.is_bad() {
-                    let mut d = dst;
-                    d.offset += offset;
-                    d.stride = 1;
-                    let mut src = *s;
-                    let mut c = ctl;
-                    if is_header {
-                        d.ty = Type::UD;
-                        src.ty = Type::UD;
-                        c = Control::new(8);
-                        c.set(Control::NO_MASK, true);
-                    } else {
-                        d.ty = s.ty;
-                    }
-                    new.push(shader.create_inst(InstBuilder {
-                        opcode: Opcode::Mov,
-                        control: c,
-                        dst: d,
-                        srcs: &[src],
-                        size_written: bytes,
-                        send: None,
-                    }));
+        let mut moves = Vec::with_capacity(srcs.len());
+        let mut offset = 0u32;
+        for (k, s) in srcs.iter().enumerate() {
+            let is_header = k < header;
+            let bytes = if is_header { 32 } else { exec * s.ty.size() };
+            if !s.is_bad() {
+                let mut d = dst;
+                d.offset += offset;
+                d.stride = 1;
+                let mut src = *s;
+                let mut c = ctl;
+                if is_header {
+                    d.ty = Type::UD;
+                    src.ty = Type::UD;
+                    c = Control::new(8);
+                    c.set(Control::NO_MASK, true);
+                } else {
+                    d.ty = s.ty;
                 }
-                offset += bytes;
+                moves.push(shader.create_inst(InstBuilder {
+                    opcode: Opcode::Mov,
+                    control: c,
+                    dst: d,
+                    srcs: &[src],
+                    size_written: bytes,
+                    send: None,
+                }));
             }
+            offset += bytes;
         }
-        shader.layout.blocks[block].insts = new;
-    }
-    progress
+        Some(moves)
+    })
 }

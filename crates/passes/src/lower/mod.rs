@@ -14,6 +14,43 @@ pub mod logical_sends;
 pub mod pack;
 pub mod simd_width;
 
+/// Rebuilds the blocks that hold an instruction of opcode `op`: each such instruction is
+/// replaced by the instructions `f` makes for it, or kept where `f` gives `None`. Whether
+/// anything was replaced.
+pub fn replace_each(
+    shader: &mut eubatch_ir::Shader,
+    op: eubatch_ir::Opcode,
+    mut f: impl FnMut(&mut eubatch_ir::Shader, eubatch_ir::Inst) -> Option<Vec<eubatch_ir::Inst>>,
+) -> bool {
+    let mut progress = false;
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        if !shader.layout.blocks[block]
+            .insts
+            .iter()
+            .any(|&i| shader.insts.opcode[i] == op)
+        {
+            continue;
+        }
+        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
+        let mut new = Vec::with_capacity(old.len() + 8);
+        for inst in old {
+            match (shader.insts.opcode[inst] == op)
+                .then(|| f(shader, inst))
+                .flatten()
+            {
+                Some(insts) => {
+                    progress = true;
+                    new.extend(insts);
+                }
+                None => new.push(inst),
+            }
+        }
+        shader.layout.blocks[block].insts = new;
+    }
+    progress
+}
+
 /// The channel group `k * width` channels into an operand's region: where the `k`-th
 /// piece of an instruction split to `width` channels reads or writes. `None` where the
 /// region cannot be cut there (a fixed register region whose rows do not divide the

@@ -15,47 +15,35 @@ use eubatch_ir::{Opcode, RegFile, Shader};
 use crate::PassCx;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let mut progress = false;
-    for b in 0..shader.layout.blocks.len() {
-        let block = eubatch_ir::Block::from_usize(b);
-        if !shader.layout.blocks[block]
-            .insts
-            .iter()
-            .any(|&i| shader.insts.opcode[i] == Opcode::Pack)
-        {
-            continue;
+    super::replace_each(shader, Opcode::Pack, |shader, inst| {
+        if !lowerable(shader, inst) {
+            return None;
         }
-        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
-        let mut new = Vec::with_capacity(old.len() + 4);
-        for inst in old {
-            if shader.insts.opcode[inst] != Opcode::Pack || !lowerable(shader, inst) {
-                new.push(inst);
-                continue;
-            }
-            progress = true;
-            let ctl = shader.insts.control[inst];
-            let dst = shader.insts.dst[inst];
-            let srcs = shader.srcs(inst).to_vec();
-            let n = srcs.len() as u32;
-            for (i, s) in srcs.iter().enumerate() {
+        let ctl = shader.insts.control[inst];
+        let dst = shader.insts.dst[inst];
+        let srcs = shader.srcs(inst).to_vec();
+        let n = srcs.len() as u32;
+        let moves = srcs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
                 let mut piece = dst;
                 piece.ty = s.ty;
                 piece.stride = n as u8;
                 piece.offset += i as u32 * s.ty.size();
                 let size_written = piece.footprint(ctl.exec_size as u32);
-                new.push(shader.create_inst(InstBuilder {
+                shader.create_inst(InstBuilder {
                     opcode: Opcode::Mov,
                     control: ctl,
                     dst: piece,
                     srcs: &[*s],
                     size_written,
                     send: None,
-                }));
-            }
-        }
-        shader.layout.blocks[block].insts = new;
-    }
-    progress
+                })
+            })
+            .collect();
+        Some(moves)
+    })
 }
 
 /// Whether `inst`, a `pack`, can be moves (the rules in the module's documentation).
