@@ -114,6 +114,7 @@ pub fn is_pure(op: Opcode) -> bool {
         Undef
             | LoadPayload
             | Linterp
+            | Pln
             | PixelX
             | PixelY
             | DdxCoarse
@@ -325,8 +326,13 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
                         }
                     });
                     if reads_other_channels(op) {
-                        // Other channels' values: the whole component.
-                        for slot in base + first..range.end {
+                        // Other channels' values: the whole component the operand starts
+                        // (every channel of the dispatch), not the components after it.
+                        let comp = shader.dispatch_width.max(ctl.exec_size) as u32
+                            * s.ty.size()
+                            * s.stride.max(1) as u32;
+                        let last = (s.offset + comp).div_ceil(SLOT);
+                        for slot in base + first..(base + last).min(range.end) {
                             f(slot);
                         }
                     }
