@@ -392,27 +392,24 @@ fn rewrite_sources<'a>(
         // the flag): the select changes type to the copy's, which chooses the same bits,
         // and takes the modifier (Mesa's `can_change_types`).
         if found.is_none() && raw_select(shader, inst) {
-            let modified_float = copies(s.nr).into_iter().find_map(|c| {
-                (c.src.mods != eubatch_ir::Mods::NONE
+            let retyped = copies(s.nr).into_iter().find_map(|c| {
+                let modified_float = c.src.mods != eubatch_ir::Mods::NONE
                     && c.src.ty.is_float()
-                    && c.src.ty.size() == 4)
-                    .then_some(c.src.ty)
-            });
-            if let Some(ty) = modified_float {
-                let mut retyped = s;
-                retyped.ty = ty;
-                let hit = copies(s.nr).into_iter().find_map(|c| {
-                    propagate(c, &retyped, exec, ctl.group as u32, ctl.no_mask(), false)
-                });
-                if hit.is_some() {
-                    shader.insts.dst[inst].ty = ty;
-                    for o in shader.srcs_mut(inst) {
-                        if o.file != RegFile::Imm {
-                            o.ty = ty;
-                        }
-                    }
-                    found = hit;
+                    && c.src.ty.size() == 4;
+                if !modified_float {
+                    return None;
                 }
+                let read = Operand { ty: c.src.ty, ..s };
+                propagate(c, &read, exec, ctl.group as u32, ctl.no_mask(), false)
+                    .map(|n| (c.src.ty, n))
+            });
+            if let Some((ty, new)) = retyped {
+                // A raw select has no immediate: every operand is a register.
+                shader.insts.dst[inst].ty = ty;
+                for o in shader.srcs_mut(inst) {
+                    o.ty = ty;
+                }
+                found = Some(new);
             }
         }
         let Some(new) = found else { continue };

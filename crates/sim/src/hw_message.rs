@@ -81,8 +81,8 @@ pub fn send(
     }
     // Before register allocation the descriptor source may be a register (a scalar: Mesa's
     // `component(desc, 0)`), ORed into the instruction's descriptor the same way.
-    if srcs.len() >= 3 && matches!(srcs[0].file, RegFile::Vgrf | RegFile::Uniform) {
-        let mut d = srcs[0];
+    if let Some(&d) = eubatch_ir::message::descriptor_register(srcs) {
+        let mut d = d;
         d.ty = Type::UD;
         info.desc |= t.read(&d, 0).map_err(|e| e.with_inst(inst))? as u32;
     }

@@ -560,13 +560,12 @@ fn execute(
         Opcode::UrbWriteLogical => {
             use eubatch_ir::message::urb::{self as urb_msg, src as urb_src};
             let s = shader.send_info(inst).copied().unwrap_or_default();
-            let present = |k: usize| srcs.get(k).filter(|s| !s.is_bad()).copied();
-            let data = present(urb_src::DATA)
+            let data = srcs
+                .get(urb_src::DATA)
+                .filter(|s| !s.is_bad())
+                .copied()
                 .ok_or_else(|| fail("urb_write_logical without data".into()))?;
-            let handle = present(urb_src::HANDLE)
-                .ok_or_else(|| fail("urb_write_logical without a handle".into()))?;
-            let per_slot = present(urb_src::PER_SLOT_OFFSETS);
-            let mask = present(urb_src::CHANNEL_MASK);
+            let urb = crate::urb::Logical::of(shader, inst)?;
             let comps = urb_msg::write_components(srcs, s.mlen as u32) * 8 / exec.max(1);
             let first = out.records.len();
             record_writes(
@@ -583,15 +582,8 @@ fn execute(
             let written: Vec<Record> = out.records.drain(first..).collect();
             for r in written {
                 let i = r.channel - group;
-                let (_, slot) = crate::urb::slot(
-                    t,
-                    inst,
-                    &handle,
-                    per_slot.as_ref(),
-                    s.urb_offset.unwrap_or(0) as u32,
-                    i,
-                )?;
-                let mask = match &mask {
+                let (_, slot) = urb.slot(t, inst, i)?;
+                let mask = match &urb.mask {
                     Some(m) => {
                         let mut m = *m;
                         m.ty = Type::UD;
@@ -604,17 +596,7 @@ fn execute(
             return Ok(ctl.eot());
         }
         Opcode::UrbReadLogical => {
-            use eubatch_ir::message::urb::src as urb_src;
-            let s = shader.send_info(inst).copied().unwrap_or_default();
-            let handle = srcs
-                .get(urb_src::HANDLE)
-                .filter(|s| !s.is_bad())
-                .copied()
-                .ok_or_else(|| fail("urb_read_logical without a handle".into()))?;
-            let per_slot = srcs
-                .get(urb_src::PER_SLOT_OFFSETS)
-                .filter(|s| !s.is_bad())
-                .copied();
+            let urb = crate::urb::Logical::of(shader, inst)?;
             // One register per dword of the entry (SIMD8).
             let dwords = shader.insts.size_written[inst] / (exec.max(1) * 4);
             let mut d = dst;
@@ -624,14 +606,7 @@ fn execute(
                 if enabled & pred & (1 << (group + i)) == 0 {
                     continue;
                 }
-                let (h, slot) = crate::urb::slot(
-                    t,
-                    inst,
-                    &handle,
-                    per_slot.as_ref(),
-                    s.urb_offset.unwrap_or(0) as u32,
-                    i,
-                )?;
+                let (h, slot) = urb.slot(t, inst, i)?;
                 for k in 0..dwords {
                     results.push((k, i, crate::urb::input(t.seed, h, slot, k)));
                 }
@@ -999,13 +974,13 @@ fn execute(
             }
             return Ok(false);
         }
+        // A barrier waits for the other threads of the work group, which the simulator
+        // does not run (what they leave in shared memory is a seeded input): for one
+        // thread it is a no-op.
+        Opcode::Barrier => return Ok(false),
         // A memory fence orders memory accesses between threads; one thread's results do
         // not depend on it. Its destination (what the fence's completion returns, which
         // only scheduling reads) is written as zeros.
-        // A barrier waits for the other threads of the work group, which the simulator
-        // does not run (what they leave in shared memory is a seeded input): for one
-        // thread it is a no-op, as the fence before it.
-        Opcode::Barrier => return Ok(false),
         Opcode::MemoryFence => {
             if !dst.is_null() && !dst.is_bad() {
                 let mut d = dst;

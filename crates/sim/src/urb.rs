@@ -34,6 +34,50 @@ pub fn slot(
     Ok((handle, global.wrapping_add(extra)))
 }
 
+/// The operands of a logical URB message (`urb_read_logical`, `urb_write_logical`) and
+/// its global offset.
+pub struct Logical {
+    pub handle: Operand,
+    pub per_slot: Option<Operand>,
+    pub mask: Option<Operand>,
+    pub global: u32,
+}
+
+impl Logical {
+    pub fn of(shader: &eubatch_ir::Shader, inst: Inst) -> Result<Logical, SimError> {
+        use eubatch_ir::message::urb::src;
+        let srcs = shader.srcs(inst);
+        let present = |k: usize| srcs.get(k).filter(|s| !s.is_bad()).copied();
+        let handle = present(src::HANDLE).ok_or_else(|| {
+            SimError::at(
+                inst,
+                format!("`{}` without a handle", shader.insts.opcode[inst].name()),
+            )
+        })?;
+        Ok(Logical {
+            handle,
+            per_slot: present(src::PER_SLOT_OFFSETS),
+            mask: present(src::CHANNEL_MASK),
+            global: shader
+                .send_info(inst)
+                .and_then(|s| s.urb_offset)
+                .unwrap_or(0) as u32,
+        })
+    }
+
+    /// [`slot`] for channel `i` of the instruction.
+    pub fn slot(&self, t: &mut Thread, inst: Inst, i: u32) -> Result<(u32, u32), SimError> {
+        slot(
+            t,
+            inst,
+            &self.handle,
+            self.per_slot.as_ref(),
+            self.global,
+            i,
+        )
+    }
+}
+
 /// Dword `dword` of the URB entry at `slot` (128-bit units) of `handle`.
 pub fn input(seed: u64, handle: u32, slot: u32, dword: u32) -> u32 {
     let index = (slot as u64 * 4 + dword as u64) & 0xffff_ffff;

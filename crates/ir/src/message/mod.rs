@@ -54,15 +54,27 @@ pub fn message_desc(mlen: u32, rlen: u32, header: bool) -> u32 {
 /// pre-RA dumps print; a descriptor in a register is ORed into the instruction's) or final code's (payload, second payload; the descriptors are in the
 /// instruction's [`crate::shader::SendInfo`]).
 pub fn send_payloads(srcs: &[Operand]) -> (Option<&Operand>, Option<&Operand>) {
-    let logical_form = srcs.len() >= 3
-        && srcs[..2]
-            .iter()
-            .all(|s| matches!(s.file, RegFile::Imm | RegFile::Vgrf | RegFile::Uniform));
-    if logical_form {
+    if sends_form(srcs) {
         (srcs.get(2), srcs.get(3))
     } else {
         (srcs.first(), srcs.get(1))
     }
+}
+
+/// Whether a `send`'s sources are Mesa's SHADER_OPCODE_SEND form (descriptors first).
+fn sends_form(srcs: &[Operand]) -> bool {
+    srcs.len() >= 3
+        && srcs[..2]
+            .iter()
+            .all(|s| matches!(s.file, RegFile::Imm | RegFile::Vgrf | RegFile::Uniform))
+}
+
+/// The register holding part of a `send`'s descriptor (Mesa's SHADER_OPCODE_SEND with a
+/// descriptor computed at run time, `component(desc, 0)`), which the hardware ORs into the
+/// instruction's own.
+pub fn descriptor_register(srcs: &[Operand]) -> Option<&Operand> {
+    srcs.first()
+        .filter(|d| sends_form(srcs) && d.file != RegFile::Imm)
 }
 
 /// The surface and offset sources of a pull-constant load (`varying_pull_const_logical`,

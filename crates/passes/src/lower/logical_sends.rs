@@ -685,11 +685,10 @@ fn sampler_message(
             return Err(format!("a {what} index that is not one scalar"));
         }
     }
-    // A sampler past 15, or one known only at run time: the header moves the Sampler State
-    // Pointer on (where the target can).
-    // An index computed at run time but provably below 16 fits the descriptor's field
-    // (`low_samplers`, from [`crate::value_range`]; Mesa puts every such index through the
-    // header).
+    // A sampler past 15, or one known only at run time, needs the header to move the
+    // Sampler State Pointer on (where the target can) — unless the run-time index is
+    // provably below 16 and fits the descriptor's field (`low_samplers`, from
+    // [`crate::value_range`]; Mesa puts every run-time index through the header).
     let high_sampler = match sampler_src.file {
         RegFile::Imm => sampler_src.imm_bits() > 15,
         _ => !low_samplers.contains(&inst),
