@@ -248,6 +248,13 @@ pub struct SendInfo {
     /// printer writes it; the importer recovers it from the program's final code
     /// ([`crate::import::urb_offsets`]). `None`: not known, and the message cannot be lowered.
     pub urb_offset: Option<u16>,
+    /// What a logical sampler message puts in its header's dword 2 (Mesa's `fs_inst::offset`
+    /// for texturing, brw_fs_nir.cpp `nir_emit_texture`'s `header_bits`): the gather
+    /// channel in bits 17:16, constant texel offsets u/v/r in bits 11:8/7:4/3:0. Neither
+    /// printer writes it; the importer recovers it from the final code
+    /// ([`crate::import::header_bits`]). `None`: not known — a gather cannot be lowered, and
+    /// other messages are taken as the dump shows them (no offsets).
+    pub header_bits: Option<u32>,
 }
 
 /// A contiguous run of operands in the pool.

@@ -10,7 +10,7 @@
 //! sample counts (`resinfo`, `sampleinfo`, `ld_mcs`) small powers of two.
 
 use eubatch_ir::message::sampler::{self as msg, lower, Desc, Param, ParamType};
-use eubatch_ir::{Inst, Operand, RegFile, Shader, Type};
+use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader, Type};
 
 use crate::inputs::mix;
 use crate::state::Thread;
@@ -29,6 +29,7 @@ pub fn texel(
     surface: u32,
     sampler: u32,
     msg_type: u32,
+    header_bits: u32,
     params: &[u32],
     comp: u32,
 ) -> u32 {
@@ -43,6 +44,9 @@ pub fn texel(
         );
     }
     let mut h = mix(seed ^ mix((surface as u64) << 32 | sampler as u64) ^ (msg_type as u64) << 48);
+    if header_bits != 0 {
+        h = mix(h ^ (header_bits as u64) << 8);
+    }
     // Parameters a message leaves out are zero to the sampler (PRM Vol. 2d "Message
     // Payload": the message length says which are sent), so trailing zeros count for
     // nothing: Mesa 25 sends a 2D coordinate whose v is 0 as u alone.
@@ -77,6 +81,17 @@ pub fn sample(shader: &Shader, t: &mut Thread, inst: Inst, enabled: u32) -> Resu
             "sampler messages with a minimum LOD (padded payloads) are not modelled yet",
         ));
     }
+    let gather = matches!(op, Opcode::Tg4Logical | Opcode::Tg4OffsetLogical);
+    let header_bits = match shader.send_info(inst).and_then(|s| s.header_bits) {
+        Some(b) => b,
+        None if gather => {
+            return Err(SimError::at(
+                inst,
+                "a gather whose channel is not known (header bits not recovered from the final code)",
+            ))
+        }
+        None => 0,
+    };
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let dst = shader.insts.dst[inst];
@@ -130,7 +145,7 @@ pub fn sample(shader: &Shader, t: &mut Thread, inst: Inst, enabled: u32) -> Resu
             results.push((
                 c,
                 i,
-                texel(t.seed, surface, sampler, lowered.msg_type, &params, c),
+                texel(t.seed, surface, sampler, lowered.msg_type, header_bits, &params, c),
             ));
         }
     }
@@ -170,14 +185,11 @@ pub fn sample_raw(
     // Components the response leaves out (header dword 2 bits 15:12, 1 = not written).
     let mut skip_mask = 0u32;
     let mut sampler_base = 0u32;
+    let mut header_bits = 0u32;
     if eubatch_ir::message::header_present(desc) {
         let h2 = dword(t, regs[0], 2)?;
-        if h2 & 0xfff != 0 {
-            return Err(fail(
-                "texel offsets in the sampler header are not modelled yet (the start IR does not record them)".into(),
-            ));
-        }
         skip_mask = (h2 >> 12) & 0xf;
+        header_bits = h2 & !msg::HEADER_RESPONSE_MASK;
         // Samplers past 15: the header's Sampler State Pointer (dword 3) is g0's moved on
         // by 16 sampler states (16 bytes each) per 16 samplers (Mesa `is_high_sampler`).
         let h3 = dword(t, regs[0], 3)?;
@@ -222,6 +234,7 @@ pub fn sample_raw(
                 d.surface,
                 sampler_base + d.sampler,
                 d.msg_type,
+                header_bits,
                 &params,
                 c,
             );

@@ -55,7 +55,31 @@ pub struct UrbMessage {
     pub line: u32,
 }
 
-/// A program of a listing and its URB messages, in order.
+/// What a sampler send's header holds in dword 2, as far as the listing shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderDword2 {
+    /// The message has no header (descriptor bit 19 clear).
+    NoHeader,
+    /// The header's dword 2: the immediate moved there after the header was copied from
+    /// g0, or g0's own (0 in the vertex and fragment stages, where Mesa writes none).
+    Value(u32),
+    /// Something this reader does not follow built the header.
+    Unknown,
+}
+
+/// One sampler message of a listing: from its `send` line and descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerMessage {
+    /// Message type (descriptor bits 16:12); `None` for a descriptor in a register.
+    pub msg_type: Option<u32>,
+    /// The send's execution size.
+    pub exec: u8,
+    pub header: HeaderDword2,
+    /// Line of the decode in the listing.
+    pub line: u32,
+}
+
+/// A program of a listing and its URB and sampler messages, in order.
 #[derive(Clone, Debug)]
 pub struct ListedProgram {
     pub stage: Stage,
@@ -63,13 +87,113 @@ pub struct ListedProgram {
     /// Dispatch width (`SIMD8 shader:`); `None` for vec4 programs.
     pub width: Option<u8>,
     pub urb: Vec<UrbMessage>,
+    pub sampler: Vec<SamplerMessage>,
 }
 
-/// The programs of a listing with their URB messages. Lines this reader has no use for
-/// are passed over: the full reader is `eubatch_codegen::asm`.
+/// An instruction line of a listing without its encoding bytes: the mnemonic (with any
+/// predicate before it skipped) and the operands up to the instruction options.
+fn disassembly(line: &str) -> Option<(&str, Vec<&str>)> {
+    let mut words = line.split_whitespace().peekable();
+    let mut bytes = 0;
+    while words
+        .peek()
+        .is_some_and(|w| w.len() == 2 && w.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        words.next();
+        bytes += 1;
+    }
+    if bytes != 8 && bytes != 16 {
+        return None;
+    }
+    let mut mnemonic = words.next()?;
+    if mnemonic.starts_with('(') {
+        mnemonic = words.next()?;
+    }
+    let operands = words.take_while(|w| !w.starts_with('{')).collect();
+    Some((mnemonic, operands))
+}
+
+/// `g12.2<1>UD` -> (12, Some(2)); `g3UD` -> (3, None).
+fn grf(operand: &str) -> Option<(u32, Option<u32>)> {
+    let rest = operand.strip_prefix('g')?;
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let nr = rest[..end].parse().ok()?;
+    let sub = rest[end..]
+        .strip_prefix('.')
+        .and_then(|r| r[..r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len())].parse().ok());
+    Some((nr, sub))
+}
+
+/// Dword 2 of the header in GRF `reg`, from the instructions of the block before the send
+/// (`before`, in order). Mesa builds a sampler header as a copy of g0 and then moves the
+/// header bits into dword 2 (and the sampler state pointer into dword 3):
+/// brw_lower_logical_sends.cpp `lower_sampler_logical_send`. The first write to `reg` met
+/// going back is one of those, or the header is something this reader does not follow.
+fn header_dword2(before: &[&str], reg: u32) -> HeaderDword2 {
+    for line in before.iter().rev() {
+        let Some((mnemonic, ops)) = disassembly(line) else {
+            continue;
+        };
+        let Some((nr, sub)) = ops.first().and_then(|d| grf(d)) else {
+            continue;
+        };
+        if nr != reg {
+            continue;
+        }
+        match sub {
+            Some(2) if mnemonic == "mov(1)" => {
+                return ops
+                    .get(1)
+                    .and_then(|v| v.strip_prefix("0x")?.strip_suffix("UD"))
+                    .and_then(|v| u32::from_str_radix(v, 16).ok())
+                    .map_or(HeaderDword2::Unknown, HeaderDword2::Value);
+            }
+            Some(3) => continue,
+            None if ops.get(1).is_some_and(|s| s.starts_with("g0<")) => {
+                return HeaderDword2::Value(0)
+            }
+            _ => return HeaderDword2::Unknown,
+        }
+    }
+    HeaderDword2::Unknown
+}
+
+/// The sampler message of the `send` on `line` (the line before its decode).
+fn sampler_message(line: &str, before: &[&str], ln: u32) -> Result<SamplerMessage, String> {
+    let (mnemonic, ops) =
+        disassembly(line).ok_or_else(|| format!("expected a send before the decode, found `{line}`"))?;
+    let exec = mnemonic
+        .split_once('(')
+        .and_then(|(m, r)| m.starts_with("send").then_some(r)?.strip_suffix(')')?.parse().ok())
+        .ok_or_else(|| format!("expected `send(N)` or `sends(N)`, found `{mnemonic}`"))?;
+    // send: dst, payload, descriptor; sends: dst, payload, payload, descriptor, extended.
+    let desc_at = if mnemonic.starts_with("sends") { 3 } else { 2 };
+    let desc = ops
+        .get(desc_at)
+        .and_then(|d| d.strip_prefix("0x"))
+        .and_then(|d| u32::from_str_radix(d, 16).ok());
+    let header = match desc {
+        Some(d) if !crate::message::header_present(d) => HeaderDword2::NoHeader,
+        _ => match ops.get(1).and_then(|p| grf(p)) {
+            Some((reg, None)) => header_dword2(before, reg),
+            _ => HeaderDword2::Unknown,
+        },
+    };
+    Ok(SamplerMessage {
+        msg_type: desc.map(|d| crate::message::sampler::Desc::decode(d).msg_type),
+        exec,
+        header,
+        line: ln,
+    })
+}
+
+/// The programs of a listing with their URB and sampler messages. Lines this reader has
+/// no use for are passed over: the full reader is `eubatch_codegen::asm`.
 pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> {
     let mut out: Vec<ListedProgram> = Vec::new();
     let mut stats_next = false;
+    // The instruction lines of the current block, for the headers of sampler messages.
+    let mut block: Vec<&str> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let ln = i as u32 + 1;
         if let Some(h) = program_header(line) {
@@ -79,8 +203,10 @@ pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> 
                 program,
                 width: None,
                 urb: Vec::new(),
+                sampler: Vec::new(),
             });
             stats_next = true;
+            block.clear();
             continue;
         }
         let Some(p) = out.last_mut() else { continue };
@@ -92,7 +218,21 @@ pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> 
                 .and_then(|(w, _)| w.parse().ok());
             continue;
         }
-        let Some(decode) = line.trim_start().strip_prefix("urb MsgDesc: ") else {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("START B") || trimmed.starts_with("END B") {
+            block.clear();
+            continue;
+        }
+        if trimmed.starts_with("sampler MsgDesc: ") {
+            let (send, before) = block
+                .split_last()
+                .ok_or_else(|| (ln, "a sampler decode without its send".to_string()))?;
+            let m = sampler_message(send, before, ln).map_err(|e| (ln - 1, e))?;
+            p.sampler.push(m);
+            continue;
+        }
+        let Some(decode) = trimmed.strip_prefix("urb MsgDesc: ") else {
+            block.push(line);
             continue;
         };
         // `offset 1 SIMD8 write per-slot mlen 2 ex_mlen 8 rlen 0 { align1 1Q };`
@@ -100,20 +240,22 @@ pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> 
         let bad = || {
             (
                 ln,
-                format!("expected `offset N SIMD8 read|write ...`, found `{decode}`"),
+                format!("expected `offset N [SIMD8] read|write ...`, found `{decode}`"),
             )
         };
         if words.next() != Some("offset") {
             return Err(bad());
         }
         let offset: u16 = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
-        let _mode = words.next().ok_or_else(bad)?;
-        let read = match words.next() {
-            Some("read") => true,
-            Some("write") => false,
+        // Gen8+: `SIMD8 write per-slot ...`; gen7 (vec4 programs): `write HWord interleave
+        // complete ...` (brw_disasm.c `urb_opcode`, `urb_swizzle`, `urb_complete`).
+        let words: Vec<&str> = words.take_while(|w| *w != "mlen").collect();
+        let read = match (words.contains(&"read"), words.contains(&"write")) {
+            (true, false) => true,
+            (false, true) => false,
             _ => return Err(bad()),
         };
-        let per_slot = words.take_while(|w| *w != "mlen").any(|w| w == "per-slot");
+        let per_slot = words.contains(&"per-slot");
         p.urb.push(UrbMessage {
             read,
             offset,

@@ -135,7 +135,10 @@ pub fn import_mesa_dump(
     drop(uses);
     shader.vgrfs = layouts.into_iter().collect();
     shader.insts.size_written = sizes.into_iter().collect();
-    let order: Vec<Inst> = shader.insts.opcode.indices().collect();
+    let mut order: Vec<Inst> = shader.insts.opcode.indices().collect();
+    if mesa25 && backend == Backend::Scalar {
+        order = super::scalar_sources::widen(&mut shader, order);
+    }
     shader.layout = split_blocks(&order, |i| shader.insts.opcode[i]);
     Ok(shader)
 }

@@ -1,10 +1,12 @@
 //! Reading shaders from files: Mesa dumps (by their file names) and eubatch's own `.eu`
 //! files, and finding them under directories.
 
+pub mod header_bits;
 pub mod infer;
 pub mod listing;
 pub mod mesa;
 pub mod name;
+pub mod scalar_sources;
 
 use std::path::{Path, PathBuf};
 
@@ -75,8 +77,24 @@ pub fn load_text(
                 msg: "cannot tell which GPU this Mesa dump is for: pass --target (skl, bdw, hsw, ...)".into(),
             })?;
             let mut shader = import_mesa_dump(text, &dump, name, target).map_err(fail)?;
-            if listing::needs_urb_offsets(&shader) {
-                urb_offsets_from_listing(path, &dump, &mut shader)?;
+            let urb = listing::needs_urb_offsets(&shader);
+            let sampler = header_bits::needs_header_bits(&shader);
+            if urb || sampler {
+                let asm = path.with_file_name("asm.txt");
+                if let Ok(text) = std::fs::read_to_string(&asm) {
+                    let programs =
+                        listing::listed_programs(&text).map_err(|(line, msg)| LoadError {
+                            path: asm.clone(),
+                            pos: Some((line, 1)),
+                            msg,
+                        })?;
+                    if urb {
+                        urb_offsets_from_listing(path, &asm, &programs, &dump, &mut shader)?;
+                    }
+                    if sampler {
+                        header_bits_from_listing(path, &programs, &dump, &mut shader);
+                    }
+                }
             }
             Ok(shader)
         }
@@ -95,18 +113,11 @@ pub fn load_text(
 /// messages logical, saying why; a listing that disagrees with the dump is an error.
 fn urb_offsets_from_listing(
     path: &Path,
+    asm: &Path,
+    programs: &[listing::ListedProgram],
     dump: &DumpName,
     shader: &mut Shader,
 ) -> Result<(), LoadError> {
-    let asm = path.with_file_name("asm.txt");
-    let Ok(text) = std::fs::read_to_string(&asm) else {
-        return Ok(());
-    };
-    let programs = listing::listed_programs(&text).map_err(|(line, msg)| LoadError {
-        path: asm.clone(),
-        pos: Some((line, 1)),
-        msg,
-    })?;
     let mut first_error = None;
     for p in programs
         .iter()
@@ -126,6 +137,55 @@ fn urb_offsets_from_listing(
             msg: format!("URB offsets from {}: {e}", asm.display()),
         }),
         None => Ok(()),
+    }
+}
+
+/// The header bits of the sampler messages ([`header_bits`]), from the program's own final
+/// code or, for a variant Mesa did not keep, from a kept variant of the same stage. Where
+/// the bits are not all zero, they are held against the pre-allocation dump of the listed
+/// variant (program order; the listing's is the scheduler's). Where nothing agrees the
+/// bits stay unknown: a gather then stays logical, saying so, and other messages are
+/// lowered as the dump shows them.
+fn header_bits_from_listing(
+    path: &Path,
+    programs: &[listing::ListedProgram],
+    dump: &DumpName,
+    shader: &mut Shader,
+) {
+    let Some(width) = dump.width else { return };
+    let same_program = |p: &&listing::ListedProgram| {
+        p.stage == dump.stage && p.program == dump.program && p.width.is_some()
+    };
+    // The dump's own code first, then the other widths.
+    let mut candidates: Vec<&listing::ListedProgram> =
+        programs.iter().filter(same_program).collect();
+    candidates.sort_by_key(|p| p.width != Some(width));
+    for p in candidates {
+        let w = p.width.unwrap_or(width) as u32;
+        let Ok(bits) = header_bits::match_listing(shader, p, (w, width as u32)) else {
+            continue;
+        };
+        if bits.iter().any(|&b| b != 0) {
+            let pre_ra = path.with_file_name(format!(
+                "{}{}-{}-90-90-pre_register_allocate",
+                dump.stage.abbrev(),
+                w,
+                dump.program
+            ));
+            let in_order = std::fs::read_to_string(&pre_ra).ok().and_then(|text| {
+                let name = DumpName::parse(pre_ra.file_name()?.to_str()?)?;
+                let d = import_mesa_dump(&text, &name, "", shader.target).ok()?;
+                Some(
+                    header_bits::header_sequence_of_dump(&d)
+                        == header_bits::header_sequence_of_listing(p),
+                )
+            });
+            if in_order != Some(true) {
+                continue;
+            }
+        }
+        header_bits::apply(shader, &bits);
+        return;
     }
 }
 

@@ -36,6 +36,11 @@ pub mod msg {
     pub const LD2DSS: u32 = 31;
 }
 
+/// Bits 15:12 of a sampler header's dword 2: the response components left out (1 = not
+/// written; PRM Vol. 2d "Message Header", Mesa `lower_sampler_logical_send`). The rest of
+/// the dword is the message's header bits (gather channel 17:16, texel offsets 11:0).
+pub const HEADER_RESPONSE_MASK: u32 = 0xf << 12;
+
 /// Sources of the logical texturing opcodes (Mesa 22.3 `enum tex_logical_srcs`).
 pub mod src {
     pub const COORDINATE: usize = 0;

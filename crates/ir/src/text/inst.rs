@@ -53,6 +53,8 @@ pub struct ParsedInst {
     pub ex_desc: u32,
     /// `(urb_offset: N)`: see [`SendInfo::urb_offset`].
     pub urb_offset: Option<u16>,
+    /// `(header_bits: 0xN)`: see [`SendInfo::header_bits`].
+    pub header_bits: Option<u32>,
     /// `(size: N)`: eubatch's explicit `size_written`.
     pub size_written: Option<u32>,
     /// Column where the destination starts (for error messages).
@@ -74,6 +76,7 @@ impl Default for ParsedInst {
             desc: 0,
             ex_desc: 0,
             urb_offset: None,
+            header_bits: None,
             size_written: None,
             dst_col: 0,
         }
@@ -93,6 +96,7 @@ impl ParsedInst {
         self.desc = 0;
         self.ex_desc = 0;
         self.urb_offset = None;
+        self.header_bits = None;
         self.size_written = None;
     }
 
@@ -118,6 +122,7 @@ impl ParsedInst {
             || self.ex_desc != 0
             || self.sfid != 0
             || self.urb_offset.is_some()
+            || self.header_bits.is_some()
         {
             Some(SendInfo {
                 mlen: self.mlen,
@@ -127,6 +132,7 @@ impl ParsedInst {
                 desc: self.desc,
                 ex_desc: self.ex_desc,
                 urb_offset: self.urb_offset,
+                header_bits: self.header_bits,
             })
         } else {
             None
@@ -214,6 +220,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
                         ))
                     })?);
                 }
+                "header_bits" => out.header_bits = Some(hex_u32(c)?),
                 "size" => out.size_written = Some(c.number("a size in bytes")?),
                 "flag" => out.control.flag_subreg = c.number_u8("a flag subregister")?,
                 _ => return Err(c.error(format!("unknown instruction attribute `{key}`"))),

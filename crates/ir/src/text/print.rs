@@ -101,6 +101,9 @@ pub fn write_inst(shader: &Shader, inst: Inst, out: &mut String) {
         if let Some(o) = s.urb_offset {
             let _ = write!(out, "(urb_offset: {o}) ");
         }
+        if let Some(h) = s.header_bits {
+            let _ = write!(out, "(header_bits: 0x{h:x}) ");
+        }
     }
     if ctl.eot() {
         out.push_str("(EOT) ");

@@ -456,6 +456,7 @@ fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) 
             desc,
             ex_desc: eubatch_ir::message::ex_desc(payload.ex_mlen),
             urb_offset: None,
+            header_bits: None,
         }),
     })
 }
@@ -654,16 +655,19 @@ fn sampler_message(
     let srcs = shader.srcs(inst).to_vec();
     let lowered = sampler::lower(op, &srcs, shader.target)?;
     use sampler::src;
-    if matches!(
-        op,
-        Opcode::Tg4Logical | Opcode::Tg4OffsetLogical | Opcode::SampleInfoLogical
-    ) {
+    // What the header's dword 2 carries (gather channel, texel offsets): the importer's
+    // recovery. A gather needs it; other messages without it are as the dump shows them.
+    let gather = matches!(op, Opcode::Tg4Logical | Opcode::Tg4OffsetLogical);
+    let bits = shader.send_info(inst).and_then(|s| s.header_bits);
+    if gather && bits.is_none() {
         return Err(format!(
-            "`{}` needs a message header with its channel select and texel offsets, which \
-             the dumps do not record (Mesa keeps them in fs_inst::offset)",
+            "`{}` needs its gather channel and texel offsets in the message header; the \
+             dumps do not record them (Mesa keeps them in fs_inst::offset) and the final \
+             code beside the dump did not give them",
             op.name()
         ));
     }
+    let bits = bits.unwrap_or(0);
     for k in [src::SURFACE_HANDLE, src::SAMPLER_HANDLE] {
         if !srcs[k].is_bad() {
             return Err("bindless handles need a message header (not lowered yet)".into());
@@ -729,14 +733,18 @@ fn sampler_message(
         })
         .collect();
     let mut out = Vec::new();
-    let mlen = parts.len() as u32 * exec / 8 + high_sampler as u32;
+    // Mesa `lower_sampler_logical_send`: a header for gathers, header bits, sampleinfo and
+    // samplers past 15.
+    let header = high_sampler || gather || bits != 0 || op == Opcode::SampleInfoLogical;
+    let mlen = parts.len() as u32 * exec / 8 + header as u32;
     if mlen > 11 {
         return Err(format!(
             "a sampler payload of {mlen} registers (11 at most)"
         ));
     }
-    let p = if high_sampler {
-        sampler_header_payload(shader, &mut out, inst, &parts, sampler_src)?
+    let p = if header {
+        let high = high_sampler.then_some(sampler_src);
+        sampler_header_payload(shader, &mut out, inst, &parts, prior, bits, high)?
     } else {
         payloads(shader, &mut out, ctl, &parts, prior)?
     };
@@ -764,22 +772,34 @@ fn sampler_message(
     Ok(out)
 }
 
-/// The header and parameters of a sampler message whose sampler needs the header (Mesa
-/// `lower_sampler_logical_send`): g0 copied, dword 2 cleared outside vertex and fragment
-/// shaders (whose g0.2 is zero) — or holding the mask of components not returned, where
-/// fewer than four are — and dword 3, the Sampler State Pointer, moved on by
-/// `(sampler & 0xf0) << 4` bytes; then the parameters.
+/// The header and parameters of a sampler message with a header (Mesa
+/// `lower_sampler_logical_send`): g0 copied; dword 2 holding the header bits and, where
+/// fewer than four components are returned, the mask of those left out — or cleared
+/// outside vertex and fragment shaders (whose g0.2 is zero); for a sampler past 15
+/// (`high_sampler`), dword 3, the Sampler State Pointer, moved on by `(sampler & 0xf0) << 4`
+/// bytes. Where the target has split sends the header is the first payload and the
+/// parameters the second (as Mesa's `opt_split_sends` leaves them); else one payload.
 fn sampler_header_payload(
     shader: &mut Shader,
     out: &mut Vec<Inst>,
     inst: Inst,
     parts: &[Part],
-    sampler_src: Operand,
+    prior: &[Inst],
+    bits: u32,
+    high_sampler: Option<Operand>,
 ) -> Result<Payload, String> {
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
-    check_parts(shader, ctl, parts)?;
-    let whole = payload_moves(shader, out, ctl, parts, 32)?;
+    let per_comp = exec / 8;
+    let split = shader.target.target().has_split_send && !parts.is_empty();
+    let (whole, second) = if split {
+        let parts = resolve_parts(shader, prior, ctl, parts);
+        let data = payload(shader, out, ctl, &parts)?;
+        (shader.vgrfs.push(VgrfLayout::flat(32)).index() as u32, Some(data))
+    } else {
+        check_parts(shader, ctl, parts)?;
+        (payload_moves(shader, out, ctl, parts, 32)?, None)
+    };
     let ud = |o: u32| Operand::vgrf(whole, o, Type::UD, 1);
     let g0 = |byte: u32, region: eubatch_ir::Region| Operand::fixed(0, byte, Type::UD, region);
     out.push(mov(
@@ -789,59 +809,72 @@ fn sampler_header_payload(
         g0(0, eubatch_ir::Region::new(8, 8, 1)),
     ));
     let regs = shader.insts.size_written[inst].div_ceil(32);
-    let per_comp = exec / 8;
     let not_written = if regs < 4 * per_comp {
         !((1u32 << (regs / per_comp)) - 1) & 0xf
     } else {
         0
     };
-    let stage = shader.stage;
-    if not_written != 0 {
+    let dword2 = bits | not_written << 12;
+    if dword2 != 0 {
         out.push(mov(
             shader,
             no_mask(1),
             ud(8),
-            Operand::imm(Type::UD, (not_written << 12) as u64),
+            Operand::imm(Type::UD, dword2 as u64),
         ));
-    } else if !matches!(stage, eubatch_ir::Stage::Vs | eubatch_ir::Stage::Fs) {
+    } else if !matches!(shader.stage, eubatch_ir::Stage::Vs | eubatch_ir::Stage::Fs) {
         out.push(mov(shader, no_mask(1), ud(8), Operand::imm(Type::UD, 0)));
     }
     let g0_3 = g0(12, eubatch_ir::Region::new(0, 1, 0));
-    if sampler_src.file == RegFile::Imm {
-        let offset = 16 * (sampler_src.imm_bits() as u32 / 16) * 16;
-        out.push(alu(
-            shader,
-            Opcode::Add,
-            no_mask(1),
-            ud(12),
-            &[g0_3, Operand::imm(Type::UD, offset as u64)],
-        ));
-    } else {
-        let tmp = shader.vgrfs.push(VgrfLayout::flat(4)).index() as u32;
-        let t = Operand::vgrf(tmp, 0, Type::UD, 1);
-        let sampler = scalar_ud(sampler_src);
-        out.push(alu(
-            shader,
-            Opcode::And,
-            no_mask(1),
-            t,
-            &[sampler, Operand::imm(Type::UD, 0xf0)],
-        ));
-        out.push(alu(
-            shader,
-            Opcode::Shl,
-            no_mask(1),
-            t,
-            &[t, Operand::imm(Type::UD, 4)],
-        ));
-        out.push(alu(shader, Opcode::Add, no_mask(1), ud(12), &[g0_3, t]));
+    match high_sampler {
+        None => {}
+        Some(s) if s.file == RegFile::Imm => {
+            let offset = 16 * (s.imm_bits() as u32 / 16) * 16;
+            out.push(alu(
+                shader,
+                Opcode::Add,
+                no_mask(1),
+                ud(12),
+                &[g0_3, Operand::imm(Type::UD, offset as u64)],
+            ));
+        }
+        Some(s) => {
+            let tmp = shader.vgrfs.push(VgrfLayout::flat(4)).index() as u32;
+            let t = Operand::vgrf(tmp, 0, Type::UD, 1);
+            let sampler = scalar_ud(s);
+            out.push(alu(
+                shader,
+                Opcode::And,
+                no_mask(1),
+                t,
+                &[sampler, Operand::imm(Type::UD, 0xf0)],
+            ));
+            out.push(alu(
+                shader,
+                Opcode::Shl,
+                no_mask(1),
+                t,
+                &[t, Operand::imm(Type::UD, 4)],
+            ));
+            out.push(alu(shader, Opcode::Add, no_mask(1), ud(12), &[g0_3, t]));
+        }
     }
-    Ok(Payload {
-        first: ud(0),
-        second: None,
-        mlen: 1 + parts.len() as u32 * per_comp,
-        ex_mlen: 0,
-        header: 1,
+    let params = parts.len() as u32 * per_comp;
+    Ok(match second {
+        Some(data) => Payload {
+            first: ud(0),
+            second: Some(data),
+            mlen: 1,
+            ex_mlen: params,
+            header: 1,
+        },
+        None => Payload {
+            first: ud(0),
+            second: None,
+            mlen: 1 + params,
+            ex_mlen: 0,
+            header: 1,
+        },
     })
 }
 
