@@ -88,6 +88,20 @@ pub struct ListedProgram {
     pub width: Option<u8>,
     pub urb: Vec<UrbMessage>,
     pub sampler: Vec<SamplerMessage>,
+    /// The 64-bit immediates of its instructions (`0x3fb3b13b13b13b14F`), exact where the
+    /// IR printers round (Mesa 22.3 prints a DF immediate with six decimals).
+    pub wide_immediates: Vec<u64>,
+}
+
+/// A 64-bit immediate operand of the disassembly: `0x` and 16 hex digits, then the type.
+fn wide_immediate(operand: &str) -> Option<u64> {
+    // The type letters may be hex digits too (`...14F`, `...00DF`).
+    let hex = operand.strip_prefix("0x")?;
+    let (value, ty) = (hex.get(..16)?, &hex[16..]);
+    if !matches!(ty, "F" | "DF" | "Q" | "UQ") {
+        return None;
+    }
+    u64::from_str_radix(value, 16).ok()
 }
 
 /// An instruction line of a listing without its encoding bytes: the mnemonic (with any
@@ -204,6 +218,7 @@ pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> 
                 width: None,
                 urb: Vec::new(),
                 sampler: Vec::new(),
+                wide_immediates: Vec::new(),
             });
             stats_next = true;
             block.clear();
@@ -232,6 +247,10 @@ pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> 
             continue;
         }
         let Some(decode) = trimmed.strip_prefix("urb MsgDesc: ") else {
+            if let Some((_, ops)) = disassembly(line) {
+                p.wide_immediates
+                    .extend(ops.iter().filter_map(|o| wide_immediate(o)));
+            }
             block.push(line);
             continue;
         };

@@ -1,6 +1,7 @@
 //! Reading shaders from files: Mesa dumps (by their file names) and eubatch's own `.eu`
 //! files, and finding them under directories.
 
+pub mod df_immediates;
 pub mod header_bits;
 pub mod infer;
 pub mod listing;
@@ -79,7 +80,8 @@ pub fn load_text(
             let mut shader = import_mesa_dump(text, &dump, name, target).map_err(fail)?;
             let urb = listing::needs_urb_offsets(&shader);
             let sampler = header_bits::needs_header_bits(&shader);
-            if urb || sampler {
+            let df = df_immediates::needs_exact_df(&shader);
+            if urb || sampler || df {
                 let asm = path.with_file_name("asm.txt");
                 if let Ok(text) = std::fs::read_to_string(&asm) {
                     let programs =
@@ -93,6 +95,15 @@ pub fn load_text(
                     }
                     if sampler {
                         header_bits_from_listing(path, &programs, &dump, &mut shader);
+                    }
+                    if df {
+                        // Every width is compiled from the same NIR: the constants of any
+                        // listed variant of the program serve.
+                        let same: Vec<&listing::ListedProgram> = programs
+                            .iter()
+                            .filter(|p| p.stage == dump.stage && p.program == dump.program)
+                            .collect();
+                        df_immediates::recover(&mut shader, &same);
                     }
                 }
             }
