@@ -1037,6 +1037,11 @@ fn execute(
                     Value::Float(f) => Value::Float(-f),
                 };
             }
+            if s.mods != eubatch_ir::Mods::NONE && !s.ty.is_float() {
+                // An integer modifier works in the source's own width (two's complement):
+                // `-x:UD` is 2^32 - x, as a `mov` of it would write.
+                v = decode(s.ty, encode(s.ty, v, false));
+            }
             vals.push(v);
         }
         let (bits, flag) = if op == Opcode::Cmp {
@@ -1052,7 +1057,36 @@ fn execute(
             let v = if p { vals[0] } else { vals[1] };
             (encode(dst.ty, v, ctl.saturate()), None)
         } else {
-            let v = eval(op, ctl.cmod, &vals, &tys).map_err(fail)?;
+            let v = if op == Opcode::Mach {
+                // dst = (acc + src0 * (src1's high word) << 16) >> 32: with the low word's
+                // product in acc (`mul acc0, a, b<2>:UW`), the high dword of a * b.
+                let acc = t.acc_exact.get(i as usize).copied().ok_or_else(|| {
+                    fail("mach wider than the accumulator (16 elements)".into())
+                })?;
+                let (a, b) = (vals[0].as_i128(), vals[1].as_i128());
+                Value::Int((acc + ((a * (b >> 16)) << 16)) >> 32)
+            } else if op == Opcode::Mul
+                && dst.file == RegFile::Arf
+                && dst.nr == eubatch_ir::operand::arf::ACCUMULATOR
+                && !shader.target.target().has_integer_dword_mul
+                && tys.iter().all(|t| matches!(t, Type::D | Type::UD))
+            {
+                // Before gen8 a dword multiply reads only the low word of its second
+                // source (`Target::has_integer_dword_mul`): Mesa's MULH on gen7 is
+                // `mul acc0:D, a:D, b:D` and relies on it.
+                Value::Int(vals[0].as_i128() * (vals[1].as_i128() & 0xffff))
+            } else {
+                eval(op, ctl.cmod, &vals, &tys).map_err(fail)?
+            };
+            if dst.file == RegFile::Arf
+                && dst.nr == eubatch_ir::operand::arf::ACCUMULATOR
+                && !dst.ty.is_float()
+            {
+                let e = (dst.offset / dst.ty.size()) as usize + i as usize;
+                if let (Some(slot), Value::Int(x)) = (t.acc_exact.get_mut(e), v) {
+                    *slot = x;
+                }
+            }
             let bits = encode(dst.ty, v, ctl.saturate());
             let flag = (ctl.cmod != CondMod::None && !matches!(op, Opcode::Sel | Opcode::Csel))
                 .then(|| {

@@ -44,6 +44,10 @@ pub struct Thread {
     /// Flag subregisters f0.0, f0.1, f1.0, f1.1: 16 channel bits each.
     pub flags: u64,
     pub acc: [u8; 128],
+    /// The exact integer each element of acc0 last received, before it was cut to the
+    /// operand's type: the accumulator keeps the bits of a 32x16-bit product that MACH
+    /// then adds to (PRM Vol. 7 "Accumulator Registers", "MACH"; Mesa `lower_mulh_inst`).
+    pub acc_exact: [i128; 16],
     /// The thread's scratch memory (register spills), by byte address.
     pub scratch: hashbrown::HashMap<u64, u8>,
     /// The channels that are live (enabled by control flow) at the current instruction:
@@ -119,6 +123,7 @@ impl Thread {
             grf,
             flags: 0,
             acc: [0; 128],
+            acc_exact: [0; 16],
             addr: [0; 32],
             live: 0,
             scratch: Default::default(),

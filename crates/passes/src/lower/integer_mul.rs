@@ -19,6 +19,23 @@
 //! destination a 32-bit integer VGRF region of stride one; not predicated or saturated; a
 //! second source with a modifier, or that is not a VGRF, push constant or input region, is
 //! first copied into a VGRF (its words must be addressable with the modifier applied).
+//!
+//! On every target, `mulh` (the high dword of a 32x32-bit product) becomes a multiply by
+//! the low word into the accumulator and a `mach`, which adds the product of the high word
+//! and returns the high dword (Mesa: brw_fs.cpp `lower_mulh_inst`):
+//!
+//! ```text
+//! mul(8) acc0:D, a:D, b<2>:UW
+//! mach(8) dst:D, a:D, b:D
+//! ```
+//!
+//! Gen8+ multiplies all 32 bits of each source, so the low word is named (`:UW`, stride
+//! two); gen7 reads only the low word of the second source anyway, and eubatch names it
+//! there too (Mesa leaves `:D`), so one form serves all targets. The accumulator is eight
+//! 32-bit channels wide: the SIMD-width rule splits `mulh` to SIMD8 first
+//! ([`eubatch_ir::width_rules`], "mulh through the accumulator"). A second source with a modifier is
+//! copied first (BDW+ PRM "MACH": "an added preliminary mov is required for source
+//! modification on src1").
 
 use eubatch_ir::shader::{CondMod, InstBuilder, Predicate};
 use eubatch_ir::{Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
@@ -26,16 +43,19 @@ use eubatch_ir::{Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, Vg
 use crate::PassCx;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    if shader.target.target().has_integer_dword_mul {
-        return false;
-    }
+    let dword_mul = shader.target.target().has_integer_dword_mul;
     let mut progress = false;
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let old = std::mem::take(&mut shader.layout.blocks[block].insts);
         let mut new = Vec::with_capacity(old.len());
         for inst in old {
-            match lower(shader, inst) {
+            let lowered = match shader.insts.opcode[inst] {
+                Opcode::Mul if !dword_mul => lower(shader, inst),
+                Opcode::Mulh => lower_mulh(shader, inst),
+                _ => None,
+            };
+            match lowered {
                 Some(insts) => {
                     new.extend(insts);
                     progress = true;
@@ -168,5 +188,70 @@ fn lower(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
         };
         out.push(shader.create_inst(build(Opcode::Mov, mov_ctl, dst, &[low], exec)));
     }
+    Some(out)
+}
+
+/// `mulh dst, a, b` -> `mul acc0, a, b.lo; mach dst, a, b` (see the module doc).
+fn lower_mulh(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    let srcs = shader.srcs(inst).to_vec();
+    if srcs.len() != 2
+        || !is_dword_int(dst.ty)
+        || !is_dword_int(srcs[0].ty)
+        || !is_dword_int(srcs[1].ty)
+        || ctl.exec_size > 8
+        || ctl.saturate()
+    {
+        return None;
+    }
+    let (a, mut b) = (srcs[0], srcs[1]);
+    let exec = ctl.exec_size as u32;
+    let mut out = Vec::new();
+    let plain = Control {
+        cmod: CondMod::None,
+        predicate: Predicate::None,
+        ..ctl
+    };
+    let plain = {
+        let mut c = plain;
+        c.set(Control::PRED_INVERT, false);
+        c
+    };
+    let addressable = b.mods == Mods::NONE
+        && matches!(
+            b.file,
+            RegFile::Imm | RegFile::Vgrf | RegFile::Uniform | RegFile::Attr
+        )
+        && b.stride <= 1;
+    if !addressable {
+        let tmp = shader
+            .vgrfs
+            .push(VgrfLayout::flat(exec * 4))
+            .index() as u32;
+        let tmp = Operand::vgrf(tmp, 0, b.ty, 1);
+        out.push(shader.create_inst(build(Opcode::Mov, plain, tmp, &[b], exec)));
+        b = tmp;
+    }
+    let b_lo = if b.file == RegFile::Imm {
+        Operand::imm(Type::UW, b.imm_bits() & 0xffff)
+    } else {
+        word(b, 0)
+    };
+    let acc = Operand::arf(
+        eubatch_ir::operand::arf::ACCUMULATOR,
+        0,
+        dst.ty,
+        eubatch_ir::Region::new(8, 8, 1),
+    );
+    out.push(shader.create_inst(build(Opcode::Mul, plain, acc, &[a, b_lo], exec)));
+    out.push(shader.create_inst(InstBuilder {
+        opcode: Opcode::Mach,
+        control: ctl,
+        dst,
+        srcs: &[a, b],
+        size_written: shader.insts.size_written[inst],
+        send: None,
+    }));
     Some(out)
 }
