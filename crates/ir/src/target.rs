@@ -133,6 +133,14 @@ pub struct Target {
     /// source from gen8 (Mesa brw_fs_combine_constants.cpp `must_promote_imm`: such math
     /// must promote its immediate only before gen8).
     pub math_takes_immediate: bool,
+    /// 64-bit immediates (DF, Q, UQ): gen8+. Before, a 64-bit constant is built with
+    /// Haswell's `dim` (DF only) or two 32-bit moves (PRM Vol. 2a "Immediate"; Mesa
+    /// brw_fs_nir.cpp `setup_imm_df`: "gfx7 does not support DF immediates").
+    pub has_64bit_immediates: bool,
+    /// Three-source instructions (`mad`, `lrp`, `bfe`, `bfi2`, `csel`) take an immediate:
+    /// gen10+ only (PRM Vol. 2a "3-Src Instruction": all operands are registers before
+    /// Cannonlake; Mesa brw_fs_combine_constants.cpp `must_promote_imm`, brw_eu_validate.c).
+    pub three_src_takes_immediate: bool,
 }
 
 impl Target {
@@ -143,6 +151,12 @@ impl Target {
     /// into an EOT send for that reason). Before allocation, such a payload is a VGRF or a
     /// fixed register from here on.
     pub const EOT_PAYLOAD_FIRST_GRF: u32 = 112;
+
+    /// A two-source instruction takes an immediate as its second source only (PRM Vol. 2a
+    /// "Instruction Operands": "src0 ... cannot be an immediate" when src1 is present; Mesa
+    /// brw_fs_copy_propagation.cpp `try_constant_propagate` commutes a constant into src1
+    /// or leaves it in a register).
+    pub const IMMEDIATE_ONLY_IN_LAST_OF_TWO: bool = true;
 
     pub fn new(gen: Gen) -> Target {
         Target {
@@ -160,6 +174,8 @@ impl Target {
             has_integer_dword_mul: gen >= Gen::Gen8,
             high_sampler_via_header: gen >= Gen::Gen75,
             math_takes_immediate: gen >= Gen::Gen8,
+            has_64bit_immediates: gen >= Gen::Gen8,
+            three_src_takes_immediate: false,
         }
     }
 }

@@ -30,7 +30,9 @@
 //!    error names the rule, its source and the target; logical messages are held to their
 //!    message widths; no 32x32-bit integer `mul` where the target multiplies dwords by
 //!    words only; no `send` that ends the thread reads its payload from a fixed register
-//!    below [`Target::EOT_PAYLOAD_FIRST_GRF`].
+//!    below [`Target::EOT_PAYLOAD_FIRST_GRF`]; immediates only where the target takes
+//!    them (64-bit ones from gen8 or in Haswell's `dim`, none in three-source or — before
+//!    gen8 — math instructions, only the second of two sources).
 //!
 //! Errors are values ([`VerifyError`]) naming the instruction and operand.
 
@@ -111,6 +113,7 @@ pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
                 ),
             });
         }
+        verify_immediates(shader, inst, &mut errs);
         if shader.insts.opcode[inst] == crate::Opcode::Send && shader.insts.control[inst].eot() {
             let (p1, p2) = crate::message::send_payloads(srcs);
             for p in [p1, p2].into_iter().flatten() {
@@ -131,6 +134,59 @@ pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
         }
     }
     errs
+}
+
+/// Where an ALU instruction may take an immediate: the target's rules on 64-bit
+/// immediates, three-source and math instructions, and the second-source-only rule.
+fn verify_immediates(shader: &Shader, inst: Inst, errs: &mut Vec<VerifyError>) {
+    use crate::Opcode;
+    let t = shader.target.target();
+    let op = shader.insts.opcode[inst];
+    let Some(arity) = op.alu_arity() else {
+        return;
+    };
+    if shader.backend != crate::shader::Backend::Scalar {
+        return;
+    }
+    let math = matches!(
+        op,
+        Opcode::Rcp
+            | Opcode::Rsq
+            | Opcode::Sqrt
+            | Opcode::Exp2
+            | Opcode::Log2
+            | Opcode::Sin
+            | Opcode::Cos
+            | Opcode::Pow
+            | Opcode::IntQuot
+            | Opcode::IntRem
+    );
+    let srcs = shader.srcs(inst);
+    let present = srcs.iter().filter(|s| !s.is_bad()).count();
+    for (k, s) in srcs.iter().enumerate() {
+        if s.file != RegFile::Imm {
+            continue;
+        }
+        let broken = if s.ty.size() == 8 && !t.has_64bit_immediates && op != Opcode::Dim {
+            Some("a 64-bit immediate, which the target has not (Target::has_64bit_immediates; only Haswell's `dim` takes one)")
+        } else if arity == 3 && !t.three_src_takes_immediate {
+            Some("an immediate in a three-source instruction (Target::three_src_takes_immediate)")
+        } else if math && !t.math_takes_immediate {
+            Some("an immediate in a math instruction (Target::math_takes_immediate)")
+        } else if Target::IMMEDIATE_ONLY_IN_LAST_OF_TWO && present == 2 && k == 0 {
+            Some("an immediate first of two sources (Target::IMMEDIATE_ONLY_IN_LAST_OF_TWO)")
+        } else {
+            None
+        };
+        if let Some(why) = broken {
+            err(
+                errs,
+                inst,
+                Some(Slot::Src(k as u32)),
+                format!("`{}` on {}: {why}", op.name(), shader.target.name()),
+            );
+        }
+    }
 }
 
 /// Checks every invariant; returns all violations (empty when the shader is valid).
@@ -521,5 +577,32 @@ mod hardware_form_tests {
             .iter()
             .any(|m| m.contains("has_integer_dword_mul")));
         assert!(errors(&mul("skl")).is_empty());
+    }
+
+    #[test]
+    fn immediates_where_the_target_takes_them() {
+        let shader = |target: &str, inst: &str| {
+            format!(
+                "shader \"t\" stage FS width 8 target {target}\nvgrf0 1x64\nvgrf1 1x32\nblock0:\n    {inst}\n"
+            )
+        };
+        let has = |target: &str, inst: &str, what: &str| {
+            let e = errors(&shader(target, inst));
+            e.iter().any(|m| m.contains(what))
+        };
+        // 64-bit immediates: gen8+, or Haswell's dim.
+        assert!(has("hsw", "mov(8) vgrf0:DF, 0.5df", "has_64bit_immediates"));
+        assert!(!has("hsw", "dim(1) vgrf0:DF, 0.5df NoMask", "has_64bit_immediates"));
+        assert!(!has("skl", "mov(8) vgrf0:DF, 0.5df", "has_64bit_immediates"));
+        // Three-source instructions: registers only.
+        let mad = "mad(8) vgrf1:F, g2<8,8,1>:F, 2f, g3<8,8,1>:F";
+        assert!(has("skl", mad, "three_src_takes_immediate"));
+        // Math: an immediate from gen8 on.
+        let pow = "pow(8) vgrf1:F, g2<8,8,1>:F, 2f";
+        assert!(has("hsw", pow, "math_takes_immediate"));
+        assert!(errors(&shader("skl", pow)).is_empty());
+        // Only the second of two sources.
+        assert!(has("skl", "add(8) vgrf1:F, 2f, g2<8,8,1>:F", "IMMEDIATE_ONLY_IN_LAST_OF_TWO"));
+        assert!(errors(&shader("skl", "add(8) vgrf1:F, g2<8,8,1>:F, 2f")).is_empty());
     }
 }
