@@ -96,6 +96,7 @@ pub fn lower(shader: &mut Shader) -> Outcome {
         let block = eubatch_ir::Block::from_usize(b);
         let old = std::mem::take(&mut shader.layout.blocks[block].insts);
         let mut new = Vec::with_capacity(old.len());
+        let mut fb_headers = hashbrown::HashMap::new();
         for inst in old {
             let op = shader.insts.opcode[inst];
             let result = if op == Opcode::VaryingPullConstLogical {
@@ -114,7 +115,7 @@ pub fn lower(shader: &mut Shader) -> Outcome {
                 Some(urb_read(shader, inst))
             } else if op == Opcode::FbWriteLogical {
                 let target = targets.get(&inst).copied().unwrap_or(0);
-                Some(fb_write(shader, inst, target, fb_writes, &new))
+                Some(fb_write(shader, inst, target, fb_writes, &new, &mut fb_headers))
             } else {
                 None
             };
@@ -958,12 +959,22 @@ fn alu(shader: &mut Shader, op: Opcode, control: Control, dst: Operand, srcs: &[
 /// second half of a SIMD32 write), the target index in dword 2 for blend state, and, when
 /// the shader discards (its writes are predicated on the sample mask), that mask in the
 /// low word of dword 15 (Mesa: `lower_fb_write_logical_send`).
+/// A render-target write header this block already built (split sends only): a VGRF of
+/// g0 and g1 (or g2, channels 16-31) with the target index in dword 2, and whether the
+/// pixel mask (dword 15) was written into it.
+#[derive(Clone, Copy)]
+struct FbHeader {
+    vgrf: u32,
+    mask_written: bool,
+}
+
 fn fb_write(
     shader: &mut Shader,
     inst: Inst,
     target: u32,
     targets: u32,
     prior: &[Inst],
+    headers: &mut hashbrown::HashMap<u8, FbHeader>,
 ) -> Result<Vec<Inst>, String> {
     use render_target::src;
     let srcs = shader.srcs(inst).to_vec();
@@ -1066,8 +1077,31 @@ fn fb_write(
             out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
             return Ok(out);
         }
-        let h = shader.vgrfs.push(VgrfLayout::flat(64)).index() as u32;
+        // The header an earlier write of these channels in this block built differs only
+        // in the target index (and the pixel mask of a predicated write): the sends read
+        // their payloads in order, so this write rewrites those dwords in place (what
+        // Mesa's CSE and register coalescing make of its per-write header copies).
+        let reuse = headers
+            .get(&ctl.group)
+            .filter(|h| !h.mask_written || ctl.predicate != Predicate::None)
+            .copied();
+        let h = match reuse {
+            Some(h) => h.vgrf,
+            None => shader.vgrfs.push(VgrfLayout::flat(64)).index() as u32,
+        };
+        headers.insert(
+            ctl.group,
+            FbHeader {
+                vgrf: h,
+                mask_written: ctl.predicate != Predicate::None,
+            },
+        );
         let first = Operand::vgrf(h, 0, Type::UD, 1);
+        if reuse.is_some() {
+            fb_header_fields(shader, &mut out, ctl, h, target);
+            out.push(send(shader, inst, Payload { first, ..p }, sfid::RENDER_CACHE, desc));
+            return Ok(out);
+        }
         (h, Payload { first, ..p })
     } else {
         check_parts(shader, ctl, &parts)?;
@@ -1102,6 +1136,15 @@ fn fb_write(
             grf(2),
         ));
     }
+    fb_header_fields(shader, &mut out, ctl, header, target);
+    out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
+    Ok(out)
+}
+
+/// The fields of a render-target write header past g0's copy: the target index (dword 2;
+/// 0 is g0's own) and, for a write predicated on the sample mask, the pixel enables
+/// (dword 15) from the flag.
+fn fb_header_fields(shader: &mut Shader, out: &mut Vec<Inst>, ctl: Control, header: u32, target: u32) {
     if target > 0 {
         let dst = Operand::vgrf(header, 8, Type::UD, 1);
         out.push(mov(
@@ -1123,8 +1166,6 @@ fn fb_write(
         let dst = Operand::vgrf(header, 60, Type::UW, 1);
         out.push(mov(shader, no_mask(1), dst, flag));
     }
-    out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
-    Ok(out)
 }
 
 /// The URB offset of a logical URB message, and the checks every URB message needs: the
