@@ -12,11 +12,11 @@
 //!
 //! Rules that limit it: the VGRF's readers are ALU instructions reading 32-bit elements
 //! with a stride of one or zero (all channels read the same value, so a scalar region
-//! reads what each channel read); nothing but those moves writes it. The slot is loaded
-//! where the VGRF's first move was, which must reach every reader: the first move is
-//! outside control flow and every reader after it, or every move and reader is in the
-//! first move's block. Slots are shared only between constants of the whole shader, or of
-//! one block.
+//! reads what each channel read); nothing but those moves writes it. A slot is loaded
+//! outside control flow, before the first instruction (in program order) that touches any
+//! of its VGRFs — or before the `if`/`do` of the outermost construct around it — so the
+//! load runs once, before every reader, on every path: one slot per value serves the
+//! whole shader (Mesa loads each constant in the block that dominates all its uses).
 
 use hashbrown::HashMap;
 
@@ -29,12 +29,24 @@ use crate::PassCx;
 /// Constants per shared register: eight 32-bit slots of 32 bytes.
 const SLOTS_PER_REGISTER: usize = 8;
 
+/// Where a load goes: before an instruction, or at the end of a block after its last one
+/// (before a `do`, which starts its own block).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Place {
+    Before(Inst),
+    After(Inst),
+}
+
 /// What is known about one VGRF so far.
 #[derive(Clone)]
 struct Candidate {
     /// The immediate's bits; None once the VGRF is disqualified.
     bits: Option<u32>,
     first_def: Option<(usize, eubatch_ir::Block, u32)>,
+    /// Where a load must go to precede its first touch on every path: the position of that
+    /// touch, and the place before it or before the opener of the outermost construct
+    /// around it (`None`: no place outside control flow there).
+    anchor: Option<(usize, Option<Place>)>,
     /// Blocks of every write and read, and the positions of the reads.
     blocks: Vec<eubatch_ir::Block>,
     read_positions: Vec<usize>,
@@ -68,6 +80,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         Candidate {
             bits: None,
             first_def: None,
+            anchor: None,
             blocks: Vec::new(),
             read_positions: Vec::new(),
             negatable: true,
@@ -79,15 +92,43 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let mut bad = vec![false; n];
     let mut depth = 0u32;
     let mut pos = 0usize;
+    // The `if`/`do` that opened the outermost construct the walk is in.
+    let mut opener: Option<Place> = None;
+    let mut last: Option<Inst> = None;
     for (b, block) in shader.layout.blocks.iter_enumerated() {
         for &inst in &block.insts {
             pos += 1;
             let op = shader.insts.opcode[inst];
             match op.control_flow() {
-                ControlFlow::If | ControlFlow::Do => depth += 1,
+                cf @ (ControlFlow::If | ControlFlow::Do) => {
+                    if depth == 0 {
+                        // A `do` starts a block: the load goes at the end of the one
+                        // before, unless that one ends in control flow too.
+                        opener = match cf {
+                            ControlFlow::If => Some(Place::Before(inst)),
+                            _ => last
+                                .filter(|&l| {
+                                    !eubatch_ir::cfg::ends_block(
+                                        shader.insts.opcode[l].control_flow(),
+                                    )
+                                })
+                                .map(Place::After),
+                        };
+                    }
+                    depth += 1
+                }
                 ControlFlow::Endif | ControlFlow::While => depth = depth.saturating_sub(1),
                 _ => {}
             }
+            last = Some(inst);
+            let here = Some((
+                pos,
+                if depth > 0 {
+                    opener
+                } else {
+                    Some(Place::Before(inst))
+                },
+            ));
             let alu = op.alu_arity().is_some();
             for s in shader.srcs(inst) {
                 if s.file != RegFile::Vgrf || s.nr as usize >= n {
@@ -99,6 +140,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     continue;
                 }
                 let c = &mut cands[v];
+                c.anchor = c.anchor.or(here);
                 c.blocks.push(b);
                 c.read_positions.push(pos);
                 if s.ty != Type::F || s.mods.abs() || !crate::copy_prop::takes_modifiers(op) {
@@ -109,6 +151,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             if dst.file == RegFile::Vgrf && (dst.nr as usize) < n {
                 let v = dst.nr as usize;
                 let c = &mut cands[v];
+                c.anchor = c.anchor.or(here);
                 match constant_move(shader, inst) {
                     Some(bits) if !seen_def[v] || c.bits == Some(bits) => {
                         if !seen_def[v] {
@@ -124,47 +167,38 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             }
         }
     }
-    // The constants to combine: (VGRF, scope, stored bits, negated).
-    let mut chosen: Vec<(usize, Option<eubatch_ir::Block>, u32, bool)> = Vec::new();
+    // The constants to combine: (VGRF, stored bits, negated).
+    let mut chosen: Vec<(usize, u32, bool)> = Vec::new();
     for (v, c) in cands.iter().enumerate() {
-        let (Some(bits), Some((first, block, depth))) = (c.bits, c.first_def) else {
+        let (Some(bits), Some(_)) = (c.bits, c.first_def) else {
             continue;
         };
-        if bad[v] || c.read_positions.is_empty() {
+        if bad[v] || c.read_positions.is_empty() || !matches!(c.anchor, Some((_, Some(_)))) {
             continue;
         }
-        let scope = if depth == 0 && c.read_positions.iter().all(|&p| p > first) {
-            None
-        } else if c.blocks.iter().all(|&b| b == block)
-            && c.read_positions.iter().all(|&p| p > first)
-        {
-            Some(block)
-        } else {
-            continue;
-        };
         let negative_float = bits & 0x8000_0000 != 0 && !f32::from_bits(bits).is_nan();
         let negated = negative_float && c.negatable;
         let stored = if negated { bits & 0x7fff_ffff } else { bits };
-        chosen.push((v, scope, stored, negated));
+        chosen.push((v, stored, negated));
     }
     if chosen.is_empty() {
         return false;
     }
-    // One slot per (scope, value), loaded where the first of its VGRFs was first written.
-    let mut slot_of: HashMap<(Option<eubatch_ir::Block>, u32), usize> = HashMap::new();
-    let mut slots: Vec<(u32, usize, Inst)> = Vec::new(); // (bits, position, first move)
+    // One slot per value, loaded at the earliest anchor of its VGRFs.
+    let mut slot_of: HashMap<u32, usize> = HashMap::new();
+    let mut slots: Vec<(u32, usize, Place)> = Vec::new(); // (bits, position, place)
     let mut vgrf_slot: HashMap<u32, (usize, bool)> = HashMap::new();
-    for &(v, scope, stored, negated) in &chosen {
-        let c = &cands[v];
-        let (first, _, _) = c.first_def.unwrap();
-        let first_inst = c.defs[0];
-        let k = *slot_of.entry((scope, stored)).or_insert_with(|| {
-            slots.push((stored, first, first_inst));
+    for &(v, stored, negated) in &chosen {
+        let Some((at_pos, Some(at))) = cands[v].anchor else {
+            continue;
+        };
+        let k = *slot_of.entry(stored).or_insert_with(|| {
+            slots.push((stored, at_pos, at));
             slots.len() - 1
         });
-        if first < slots[k].1 {
-            slots[k].1 = first;
-            slots[k].2 = first_inst;
+        if at_pos < slots[k].1 {
+            slots[k].1 = at_pos;
+            slots[k].2 = at;
         }
         vgrf_slot.insert(v as u32, (k, negated));
     }
@@ -184,7 +218,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             (k % SLOTS_PER_REGISTER) as u32 * 4,
         )
     };
-    let mut loads: HashMap<Inst, Inst> = HashMap::new();
+    let mut loads: HashMap<Place, Vec<Inst>> = HashMap::new();
     for (k, &(bits, _, at)) in slots.iter().enumerate() {
         let (reg, offset) = place(k);
         let mut c = Control::new(1);
@@ -197,7 +231,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             size_written: 4,
             send: None,
         });
-        loads.insert(at, load);
+        loads.entry(at).or_default().push(load);
     }
     let removed: hashbrown::HashSet<Inst> = chosen
         .iter()
@@ -223,11 +257,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     for block in shader.layout.blocks.iter_mut() {
         let mut insts = Vec::with_capacity(block.insts.len());
         for &i in &block.insts {
-            if let Some(&load) = loads.get(&i) {
-                insts.push(load);
+            if let Some(l) = loads.get(&Place::Before(i)) {
+                insts.extend(l.iter().copied());
             }
             if !removed.contains(&i) {
                 insts.push(i);
+            }
+            if let Some(l) = loads.get(&Place::After(i)) {
+                insts.extend(l.iter().copied());
             }
         }
         block.insts = insts;
