@@ -153,16 +153,20 @@ fn propagate(
     }
     let mut new = copy.src;
     if copy.src.mods != eubatch_ir::Mods::NONE {
-        // A negated or absolute copy goes only where the reader adds no modifier of its
-        // own and reads the copy's type (the modifier means what it meant).
-        // Floats, or integers read by arithmetic that wraps in the copy's own size: an
-        // integer negate wraps when the copy writes it, but not when a reader converting
-        // to another type or comparing applies it.
-        if use_.mods != eubatch_ir::Mods::NONE
-            || retyped
-            || !(copy.src.ty.is_float() || wrapping_reader)
-        {
+        // A negated or absolute copy goes only where the reader reads the copy's type
+        // (the modifier means what it meant): floats, whose reader's own modifiers then
+        // apply over the copy's (-|x| from |x| read negated), or integers, without
+        // modifiers of their own, read by arithmetic that wraps in the copy's own size:
+        // an integer negate wraps when the copy writes it, but not when a reader
+        // converting to another type or comparing applies it.
+        if retyped || !(copy.src.ty.is_float() || wrapping_reader) {
             return None;
+        }
+        if use_.mods != eubatch_ir::Mods::NONE {
+            if !copy.src.ty.is_float() {
+                return None;
+            }
+            new.mods = compose_mods(copy.src.mods, use_.mods);
         }
     } else {
         new.mods = use_.mods;
@@ -170,11 +174,14 @@ fn propagate(
     new.ty = use_.ty;
     match copy.src.file {
         RegFile::Imm => {
-            if use_.mods != eubatch_ir::Mods::NONE {
-                return None;
-            }
             if retyped {
                 new = Operand::imm(use_.ty, copy.src.imm_bits() & 0xffff_ffff);
+            }
+            if use_.mods != eubatch_ir::Mods::NONE {
+                // A float immediate read negated or absolute: the value with the sign
+                // the modifiers give it (Mesa try_constant_propagate negates and takes
+                // the absolute value of the immediate).
+                new = fold_float_mods(new, use_.mods)?;
             }
         }
         _ if copy.src.stride == 0 => {}
@@ -757,6 +764,49 @@ fn propagate_global(shader: &mut Shader, slots: &Slots) -> bool {
         }
     }
     progress
+}
+
+/// `outer` applied over `inner`, on a float: an absolute value forgets the sign the inner
+/// modifiers gave, else the negations cancel or add up.
+fn compose_mods(inner: eubatch_ir::Mods, outer: eubatch_ir::Mods) -> eubatch_ir::Mods {
+    use eubatch_ir::Mods;
+    let mut m = Mods::NONE;
+    let (abs, negate) = if outer.abs() {
+        (true, outer.negate())
+    } else {
+        (inner.abs(), inner.negate() ^ outer.negate())
+    };
+    if abs {
+        m.0 |= Mods::ABS;
+    }
+    if negate {
+        m.0 |= Mods::NEGATE;
+    }
+    m
+}
+
+/// A float immediate with source modifiers applied to its sign bit; `None` for a NaN (whose
+/// sign no reader should depend on) or a type that is not a float.
+fn fold_float_mods(imm: Operand, mods: eubatch_ir::Mods) -> Option<Operand> {
+    use eubatch_ir::Type;
+    let bits = imm.imm_bits();
+    let (sign, nan) = match imm.ty {
+        Type::F => (1u64 << 31, f32::from_bits(bits as u32).is_nan()),
+        Type::HF => (1u64 << 15, bits & 0x7c00 == 0x7c00 && bits & 0x3ff != 0),
+        Type::DF => (1u64 << 63, f64::from_bits(bits).is_nan()),
+        _ => return None,
+    };
+    if nan {
+        return None;
+    }
+    let mut b = bits;
+    if mods.abs() {
+        b &= !sign;
+    }
+    if mods.negate() {
+        b ^= sign;
+    }
+    Some(Operand::imm(imm.ty, b))
 }
 
 /// Source modifiers mean negation and absolute value here; on logic instructions a negate

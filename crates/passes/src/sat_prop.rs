@@ -4,9 +4,10 @@
 //! (Mesa: brw_fs_saturate_propagation.cpp.)
 //!
 //! Rules that limit it: X is the whole destination of an earlier instruction in the same
-//! block, a float ALU instruction (or `linterp`, a PLN) of X's type with no conditional modifier (the flag
-//! would see the clamped value) and no predicate, in the same channels; nothing between
-//! writes X; the move reads X without modifiers, as the same type.
+//! block, a float ALU instruction (or `linterp`, a PLN) of X's type with no conditional
+//! modifier (the flag would see the clamped value; a `sel`'s or `csel`'s only chooses, and
+//! may stay) and no predicate, in the same channels; nothing between writes X; the move
+//! reads X without modifiers, as the same type.
 
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Opcode, RegFile, Shader};
@@ -57,8 +58,11 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         && pd.stride == 1
                         && (op.alu_arity().is_some()
                             || matches!(op, Opcode::Linterp | Opcode::Pln))
-                        && !matches!(op, Opcode::Sel | Opcode::Csel)
-                        && pctl.cmod == CondMod::None
+                        // A select's conditional modifier picks min or max and writes
+                        // no flag (PRM Vol. 2a "SEL", "CSEL"): saturating the chosen
+                        // value is the move's clamp.
+                        && (pctl.cmod == CondMod::None
+                            || matches!(op, Opcode::Sel | Opcode::Csel))
                         && pctl.predicate == Predicate::None
                         && pctl.exec_size == ctl.exec_size
                         && pctl.group == ctl.group
