@@ -11,6 +11,11 @@
 //! stride of one element (the move that replaces it copies exactly that region) and not
 //! overlapping their own sources; the two in the same channels (execution size, group and
 //! NoMask), so the earlier result holds the value in every channel the later one writes.
+//!
+//! A comparison that writes only a flag (`cmp.ge.f0.0 null, a, b`) and repeats an earlier
+//! one of the block — same test, flag, channels and sources — goes, if nothing in between
+//! wrote a flag or a register the two read: the flag still holds its result (Mesa's
+//! `opt_cse_local` does the same for flag writes with a null destination).
 
 use eubatch_ir::shader::{CondMod, Predicate};
 use hashbrown::HashMap;
@@ -79,7 +84,74 @@ fn key(shader: &Shader, inst: Inst) -> u64 {
     h.finish()
 }
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+    let values = values(shader, cx);
+    flag_cse(shader) || values
+}
+
+/// A comparison whose only result is its flag, unpredicated.
+fn flag_only(shader: &Shader, inst: Inst) -> bool {
+    let ctl = shader.insts.control[inst];
+    shader.insts.opcode[inst] == Opcode::Cmp
+        && shader.insts.dst[inst].is_null()
+        && ctl.predicate == Predicate::None
+        && !ctl.saturate()
+        && shader
+            .srcs(inst)
+            .iter()
+            .all(|s| matches!(s.file, RegFile::Vgrf | RegFile::Imm | RegFile::Uniform))
+}
+
+/// Removes flag-only comparisons that repeat an available one (see the module doc).
+fn flag_cse(shader: &mut Shader) -> bool {
+    let mut progress = false;
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let insts = shader.layout.blocks[block].insts.clone();
+        let mut available: Vec<Inst> = Vec::new();
+        let mut gone: Vec<Inst> = Vec::new();
+        for inst in insts {
+            if flag_only(shader, inst) {
+                let repeat = available.iter().any(|&e| {
+                    shader.insts.control[e] == shader.insts.control[inst]
+                        && shader.insts.dst[e].ty == shader.insts.dst[inst].ty
+                        && shader.srcs(e) == shader.srcs(inst)
+                });
+                if repeat {
+                    gone.push(inst);
+                    continue;
+                }
+            }
+            let op = shader.insts.opcode[inst];
+            let ctl = shader.insts.control[inst];
+            let dst = shader.insts.dst[inst];
+            let flag_dst = dst.file == RegFile::Arf
+                && dst.nr & 0xf0 == eubatch_ir::operand::arf::FLAG;
+            if crate::access::writes_flag(op, ctl.cmod) || flag_dst {
+                available.clear();
+            } else if dst.file == RegFile::Vgrf {
+                available.retain(|&e| {
+                    !shader
+                        .srcs(e)
+                        .iter()
+                        .any(|s| s.file == RegFile::Vgrf && s.nr == dst.nr)
+                });
+            } else if !dst.is_null() {
+                available.clear();
+            }
+            if flag_only(shader, inst) {
+                available.push(inst);
+            }
+        }
+        if !gone.is_empty() {
+            shader.layout.blocks[block].insts.retain(|i| !gone.contains(i));
+            progress = true;
+        }
+    }
+    progress
+}
+
+fn values(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let slots = Slots::of(shader);
     let mut progress = false;
     for b in 0..shader.layout.blocks.len() {
