@@ -125,6 +125,9 @@ fn propagate(
     wrapping_reader: bool,
 ) -> Option<Operand> {
     let d = &copy.dst;
+    if let Some(new) = half_of_scalar(copy, use_, exec, group, no_mask) {
+        return Some(new);
+    }
     // A raw copy (same type on both sides) can be read as any type of the same size: the
     // bits are the same (Mesa's `is_raw_move`). A 32-bit immediate moved without
     // conversion is retyped the same way: its bits are what the register held.
@@ -191,6 +194,53 @@ fn propagate(
         }
     }
     Some(new)
+}
+
+/// A 32-bit half of each element of a 64-bit copy of a scalar (`mov d:DF, u<0>:DF`, then
+/// `d+4<2>:UD`, the high dwords, read by a 32-bit instruction — Haswell's fp64): every
+/// element holds the same value, so each channel reads the same half of the scalar, which
+/// the reader can read directly as a scalar (`u+4<0>:UD`). Reading it so keeps a SIMD16
+/// reader within two registers, where the strided copy spans four and splits (Mesa reads
+/// the push constant's dword the same way).
+fn half_of_scalar(
+    copy: &Copy,
+    use_: &Operand,
+    exec: u32,
+    group: u32,
+    no_mask: bool,
+) -> Option<Operand> {
+    let d = &copy.dst;
+    let src = &copy.src;
+    let scalar = src.stride == 0 && matches!(src.file, RegFile::Uniform | RegFile::Vgrf);
+    if !scalar
+        || src.mods != eubatch_ir::Mods::NONE
+        || d.ty.size() != 8
+        || use_.ty.size() != 4
+        || use_.file != RegFile::Vgrf
+        || use_.nr != d.nr
+        || use_.offset < d.offset
+        || !(use_.stride == 2 || use_.stride == 0)
+    {
+        return None;
+    }
+    let rel = use_.offset - d.offset;
+    let (k, half) = (rel / 8, rel % 8);
+    let elements = if use_.stride == 0 { 1 } else { exec };
+    if half % 4 != 0 || (k + elements) * 8 > copy.len {
+        return None;
+    }
+    // The elements read were written by the channels that read them, or by all.
+    let same_channels = !no_mask && use_.stride == 2 && copy.group + k == group;
+    if !copy.no_mask && !same_channels {
+        return None;
+    }
+    Some(Operand {
+        ty: use_.ty,
+        mods: use_.mods,
+        offset: src.offset + half,
+        stride: 0,
+        ..*src
+    })
 }
 
 /// The copies available at the start of each block: made on every path to it and not
