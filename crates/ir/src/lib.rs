@@ -15,6 +15,7 @@ pub mod import;
 pub mod message;
 pub mod opcode;
 pub mod operand;
+pub mod region_rules;
 pub mod shader;
 pub mod target;
 pub mod text;

@@ -32,7 +32,8 @@
 //!    words only; no `send` that ends the thread reads its payload from a fixed register
 //!    below [`Target::EOT_PAYLOAD_FIRST_GRF`]; immediates only where the target takes
 //!    them (64-bit ones from gen8 or in Haswell's `dim`, none in three-source or — before
-//!    gen8 — math instructions, only the second of two sources).
+//!    gen8 — math instructions, only the second of two sources); every ALU source a
+//!    region the instruction may read ([`crate::region_rules`]).
 //!
 //! Errors are values ([`VerifyError`]) naming the instruction and operand.
 
@@ -114,6 +115,24 @@ pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
             });
         }
         verify_immediates(shader, inst, &mut errs);
+        if shader.backend == crate::shader::Backend::Scalar {
+            for k in 0..srcs.len() {
+                if let Some(rule) = crate::region_rules::broken_rule(shader, inst, k) {
+                    err(
+                        &mut errs,
+                        inst,
+                        Some(Slot::Src(k as u32)),
+                        format!(
+                            "`{}` on {}: source {k} breaks the region rule \"{}\" ({})",
+                            shader.insts.opcode[inst].name(),
+                            shader.target.name(),
+                            rule.name,
+                            rule.source
+                        ),
+                    );
+                }
+            }
+        }
         if shader.insts.opcode[inst] == crate::Opcode::Send && shader.insts.control[inst].eot() {
             let (p1, p2) = crate::message::send_payloads(srcs);
             for p in [p1, p2].into_iter().flatten() {
@@ -604,5 +623,28 @@ mod hardware_form_tests {
         // Only the second of two sources.
         assert!(has("skl", "add(8) vgrf1:F, 2f, g2<8,8,1>:F", "IMMEDIATE_ONLY_IN_LAST_OF_TWO"));
         assert!(errors(&shader("skl", "add(8) vgrf1:F, g2<8,8,1>:F, 2f")).is_empty());
+    }
+
+    #[test]
+    fn sources_in_regions_the_instruction_can_read() {
+        let shader = |target: &str, inst: &str| {
+            format!(
+                "shader \"t\" stage FS width 8 target {target}\nvgrf0 1x64\nvgrf1 1x32\nvgrf2 1x16\nvgrf3 1x16\nvgrf4 1x128\nblock0:\n    {inst}\n"
+            )
+        };
+        let breaks = |target: &str, inst: &str, rule: &str| {
+            errors(&shader(target, inst))
+                .iter()
+                .any(|m| m.contains(&format!("region rule \"{rule}\"")))
+        };
+        let mad = "mad(8) vgrf2:HF, vgrf1<2>:HF, vgrf3:HF, vgrf3:HF";
+        assert!(breaks("skl", mad, "three-source Align16 regions"));
+        assert!(errors(&shader("skl", "mad(8) vgrf2:HF, vgrf3:HF, vgrf3:HF, vgrf3<0>:HF")).is_empty());
+        assert!(breaks("hsw", "rcp(8) vgrf1:F, vgrf0<2>:F", "math source stride"));
+        assert!(errors(&shader("hsw", "rcp(8) vgrf1:F, vgrf0<0>:F")).is_empty());
+        // Strides past 4: a vertical stride with a width of one, inside one register.
+        assert!(errors(&shader("skl", "mov(8) vgrf2:W, vgrf0<8>:B")).is_empty());
+        assert!(breaks("skl", "mov(8) vgrf1:D, vgrf4<16>:D", "encodable stride"));
+        assert!(breaks("skl", "mov(8) vgrf1:D, vgrf4<3>:D", "encodable stride"));
     }
 }

@@ -473,6 +473,19 @@ fn rewrite_sources<'a>(
         if new.mods != eubatch_ir::Mods::NONE && !takes_modifiers(op) {
             continue;
         }
+        // A region the instruction cannot read (a strided half-float into an Align16
+        // `mad`): the copy stays (Mesa can_take_stride).
+        if new.file != RegFile::Imm
+            && eubatch_ir::region_rules::source_breaks(
+                shader.target,
+                op,
+                &new,
+                &shader.insts.dst[inst],
+            )
+            .is_some()
+        {
+            continue;
+        }
         if new.file == RegFile::Imm && !takes_immediate(&shader.target.target(), op, k, &new) {
             // A commutative operation takes it as its other source.
             let other = shader.srcs(inst).get(1).copied();

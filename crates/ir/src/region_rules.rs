@@ -1,0 +1,138 @@
+//! The target rules on the source regions an ALU instruction may read, as data: one entry
+//! per rule, each with where it comes from. Copy propagation holds a source it would put
+//! in place to them; the hardware-form check reports the rule a source breaks. Part of the
+//! target description ([`crate::target`]), beside the width rules
+//! ([`crate::width_rules`]).
+//!
+//! Sources: the PRMs as Mesa quotes them in brw_fs_copy_propagation.cpp `can_take_stride`
+//! (the strides a source may take), and PRM Vol. 2a "Region Parameters" (the encodable
+//! horizontal strides).
+
+use crate::operand::{Operand, RegFile};
+use crate::target::Gen;
+use crate::{Inst, Opcode, Shader};
+
+/// What a rule looks at: one source of one instruction.
+pub struct SourceCx {
+    pub gen: Gen,
+    pub op: Opcode,
+    /// The source's element size in bytes.
+    pub size: u32,
+    /// Elements between the source's consecutive channels (0: a scalar).
+    pub stride: u32,
+    /// The destination's stride, in its own elements.
+    pub dst_stride: u32,
+}
+
+/// One rule: a name, where it comes from, and whether a source may be read so.
+pub struct RegionRule {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub allows: fn(&SourceCx) -> bool,
+}
+
+fn is_math(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Rcp | Rsq | Sqrt | Exp2 | Log2 | Sin | Cos | Pow | IntQuot | IntRem
+    )
+}
+
+/// Every rule, in the order they are checked.
+pub const REGION_RULES: &[RegionRule] = &[
+    RegionRule {
+        name: "encodable stride",
+        source: "PRM Vol. 2a \"Region Parameters\": a horizontal stride of 0, 1, 2 or 4 \
+                 elements, or a vertical stride of 8, 16 or 32 with a width of one inside \
+                 a register (brw_fs_generator.cpp, brw_reg_from_fs_reg: <stride;1,0> for \
+                 strides past 4)",
+        allows: |c| match c.stride {
+            0 | 1 | 2 | 4 => true,
+            8 | 16 | 32 => c.stride * c.size <= 32,
+            _ => false,
+        },
+    },
+    RegionRule {
+        name: "three-source Align16 regions",
+        source: "BDW PRM Vol. 7 \"3D Media GPGPU\": three-source instructions are Align16 \
+                 before gen10 and read a stride of 1, or 0 through the replicate control, \
+                 which 64-bit types cannot use (brw_fs_copy_propagation.cpp, can_take_stride)",
+        allows: |c| {
+            c.gen >= Gen::Gen11
+                || c.op.alu_arity() != Some(3)
+                || c.stride == 1
+                || (c.stride == 0 && c.size <= 4)
+        },
+    },
+    RegionRule {
+        name: "math source stride",
+        source: "HSW PRM Vol. 2b \"Extended Math Function\": source and destination \
+                 horizontal stride 1 (gen7), BDW PRM Vol. 2a: the same stride (gen8+); a \
+                 scalar source always (brw_fs_copy_propagation.cpp, can_take_stride)",
+        allows: |c| {
+            !is_math(c.op)
+                || c.stride == 0
+                || if c.gen < Gen::Gen8 {
+                    c.stride == 1
+                } else {
+                    c.stride == c.dst_stride
+                }
+        },
+    },
+];
+
+/// The stride in elements `o` reads with: 0 for a scalar; `None` for a region that is no
+/// single stride (a fixed register's `<vstride;width,hstride>` whose rows do not follow
+/// on), or an operand that is no register region.
+pub fn element_stride(o: &Operand) -> Option<u32> {
+    match o.file {
+        RegFile::Vgrf | RegFile::Uniform | RegFile::Attr => Some(o.stride as u32),
+        RegFile::FixedGrf => {
+            let r = o.region;
+            if r.width == 0 || (r.vstride == 0 && r.width == 1) {
+                Some(0)
+            } else if r.vstride as u32 == r.width as u32 * r.hstride as u32 || r.width == 1 {
+                Some(if r.width == 1 {
+                    r.vstride as u32
+                } else {
+                    r.hstride as u32
+                })
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The first rule source `k` of `inst` breaks, if any (ALU instructions only).
+pub fn broken_rule(shader: &Shader, inst: Inst, k: usize) -> Option<&'static RegionRule> {
+    let op = shader.insts.opcode[inst];
+    let src = shader.srcs(inst).get(k)?;
+    source_breaks(shader.target, op, src, &shader.insts.dst[inst])
+}
+
+/// The first rule `src` would break as a source of `op` writing `dst` on `gen`.
+pub fn source_breaks(
+    gen: Gen,
+    op: Opcode,
+    src: &Operand,
+    dst: &Operand,
+) -> Option<&'static RegionRule> {
+    op.alu_arity()?;
+    let stride = element_stride(src)?;
+    let dst_stride = match dst.file {
+        RegFile::Vgrf => dst.stride as u32,
+        RegFile::FixedGrf => dst.region.hstride as u32,
+        _ => 1,
+    };
+    let cx = SourceCx {
+        gen,
+        op,
+        size: src.ty.size(),
+        stride,
+        dst_stride,
+    };
+    REGION_RULES.iter().find(|r| !(r.allows)(&cx))
+}
