@@ -136,3 +136,56 @@ pub fn source_breaks(
     };
     REGION_RULES.iter().find(|r| !(r.allows)(&cx))
 }
+
+/// Mesa's execution type size of an ALU instruction (brw_ir_fs.h `get_exec_type`): the
+/// widest source (bytes and vectors execute as words, `VF` as `F`), the destination's when
+/// there is none; conversions between half-float and other types execute in 32 bits.
+pub fn exec_type_size(srcs: &[Operand], dst: &Operand) -> u32 {
+    use crate::Type;
+    let size = |t: Type| match t {
+        Type::B | Type::UB => 2,
+        t => t.size(),
+    };
+    let present: Vec<&Operand> = srcs.iter().filter(|s| !s.is_bad()).collect();
+    let mut exec = present.iter().map(|s| size(s.ty)).max().unwrap_or(0);
+    if exec == 0 {
+        exec = size(dst.ty);
+    }
+    let hf = |t: Type| t == Type::HF;
+    let mixed_hf = present.iter().any(|s| hf(s.ty))
+        && (present.iter().any(|s| !hf(s.ty) && s.file != RegFile::Imm) || !hf(dst.ty))
+        || (hf(dst.ty) && present.iter().any(|s| !hf(s.ty)));
+    if mixed_hf {
+        exec = exec.max(4);
+    }
+    exec
+}
+
+/// The destination rule `inst` breaks, if any: a conversion to a narrower type writes its
+/// elements as far apart as the execution type's (SKL PRM Vol. 2a "Register Region
+/// Restrictions": "Conversion between Integer and HF must be DWord aligned and strided by
+/// a DWord on the destination", and narrower integer results likewise; Mesa
+/// brw_fs_lower_regioning.cpp `has_invalid_dst_region`, `required_dst_byte_stride`), except
+/// a raw byte move.
+pub fn dst_breaks(shader: &Shader, inst: Inst) -> Option<&'static str> {
+    let op = shader.insts.opcode[inst];
+    op.alu_arity()?;
+    let dst = &shader.insts.dst[inst];
+    if dst.file != RegFile::Vgrf || shader.insts.control[inst].exec_size == 1 {
+        return None;
+    }
+    let srcs = shader.srcs(inst);
+    let raw_byte_move = op == Opcode::Mov
+        && dst.ty.size() == 1
+        && srcs.first().is_some_and(|s| s.ty == dst.ty && s.mods == crate::Mods::NONE)
+        && !shader.insts.control[inst].saturate();
+    let exec = exec_type_size(srcs, dst);
+    let byte_stride = dst.stride as u32 * dst.ty.size();
+    if !raw_byte_move && dst.ty.size() < exec && byte_stride != exec {
+        return Some(
+            "narrowing conversion destination stride (SKL PRM Vol. 2a \"Register Region \
+             Restrictions\"; brw_fs_lower_regioning.cpp, required_dst_byte_stride)",
+        );
+    }
+    None
+}

@@ -116,6 +116,18 @@ pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
         }
         verify_immediates(shader, inst, &mut errs);
         if shader.backend == crate::shader::Backend::Scalar {
+            if let Some(rule) = crate::region_rules::dst_breaks(shader, inst) {
+                err(
+                    &mut errs,
+                    inst,
+                    Some(Slot::Dst),
+                    format!(
+                        "`{}` on {}: the destination breaks the region rule {rule}",
+                        shader.insts.opcode[inst].name(),
+                        shader.target.name()
+                    ),
+                );
+            }
             for k in 0..srcs.len() {
                 if let Some(rule) = crate::region_rules::broken_rule(shader, inst, k) {
                     err(
@@ -646,5 +658,27 @@ mod hardware_form_tests {
         assert!(errors(&shader("skl", "mov(8) vgrf2:W, vgrf0<8>:B")).is_empty());
         assert!(breaks("skl", "mov(8) vgrf1:D, vgrf4<16>:D", "encodable stride"));
         assert!(breaks("skl", "mov(8) vgrf1:D, vgrf4<3>:D", "encodable stride"));
+    }
+
+    #[test]
+    fn narrowing_conversions_write_strided() {
+        let shader = |inst: &str| {
+            format!(
+                "shader \"t\" stage FS width 8 target skl\nvgrf0 1x64\nvgrf1 1x64\nvgrf2 1x16\nblock0:\n    {inst}\n"
+            )
+        };
+        let narrowing = |inst: &str| {
+            errors(&shader(inst))
+                .iter()
+                .any(|m| m.contains("narrowing conversion destination stride"))
+        };
+        assert!(narrowing("mov(8) vgrf1:F, vgrf0:DF"));
+        assert!(!narrowing("mov(8) vgrf1<2>:F, vgrf0:DF"));
+        assert!(narrowing("mov(8) vgrf2:HF, g2<8,8,1>:F"));
+        assert!(narrowing("mov(8) vgrf2:W, g2<8,8,1>:D"));
+        // Same-size and widening moves, and raw byte moves, are free to pack.
+        assert!(!narrowing("mov(8) vgrf1:UD, vgrf0<2>:UD"));
+        assert!(!narrowing("mov(8) vgrf1:D, vgrf2:W"));
+        assert!(!narrowing("mov(8) vgrf2:UB, g2<8,8,1>:UB"));
     }
 }

@@ -34,6 +34,7 @@ pub const PASSES: &[(&str, PassFn)] = &[
     ("lower_load_payload", crate::lower::load_payload::run),
     ("lower_logical_sends", crate::lower::logical_sends::run),
     ("lower_pack", crate::lower::pack::run),
+    ("lower_regioning", crate::lower::regioning::run),
     ("lower_simd_width", crate::lower::simd_width::run),
     ("payload_cse", crate::payload_cse::run),
     ("predicated_break", crate::predicated_break::run),
@@ -48,7 +49,7 @@ pub const OPT: &str =
 
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
-pub const LOWER: &str = "opt,lower_load_payload,lower_pack,lower_linterp,lower_simd_width,lower_integer_mul,lower_logical_sends,split,\
+pub const LOWER: &str = "opt,lower_load_payload,lower_pack,lower_linterp,lower_regioning,lower_simd_width,lower_integer_mul,lower_logical_sends,split,\
      loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,predicated_break,sel_peephole,coalesce),\
      combine_constants,compact";
 

@@ -112,6 +112,7 @@ pub fn import_mesa_dump(
     if !mesa25 && backend == Backend::Scalar {
         restore_pixel_setup(&mut shader);
         restore_dispatch_mask_setup(&mut shader);
+        word_immediates(&mut shader);
     }
     if mesa25 && dump.is_start() {
         plns_as_linterps(&mut shader);
@@ -161,6 +162,33 @@ fn plns_as_linterps(shader: &mut Shader) {
             if delta.file == RegFile::Vgrf {
                 std::mem::swap(plane, delta);
                 shader.insts.opcode[inst] = Opcode::Linterp;
+            }
+        }
+    }
+}
+
+/// Mesa 22.3's printer writes a word immediate as a dword (`fs_visitor::dump_instruction`
+/// prints `UW` and `UD` as `%uu`, `W` and `D` as `%dd`), and `brw_imm_uw`/`brw_imm_w`
+/// replicate the word into both halves: `add(8) vgrf0+0.16:UW, vgrf0:UW, 524296u` adds the
+/// word 8. An immediate of an instruction with a 16-bit integer destination whose halves
+/// are equal is taken as that word, so the instruction's execution type is what Mesa's was
+/// (a dword immediate would make it a narrowing conversion).
+fn word_immediates(shader: &mut Shader) {
+    use crate::types::Type;
+    for inst in shader.insts.opcode.indices() {
+        if shader.insts.opcode[inst].alu_arity().is_none() {
+            continue;
+        }
+        let dst_ty = shader.insts.dst[inst].ty;
+        if !matches!(dst_ty, Type::W | Type::UW) {
+            continue;
+        }
+        for s in shader.srcs_mut(inst) {
+            let bits = s.imm_bits();
+            let replicated = bits >> 32 == 0 && (bits & 0xffff) == (bits >> 16) & 0xffff;
+            if s.file == RegFile::Imm && matches!(s.ty, Type::D | Type::UD) && replicated {
+                let ty = if s.ty == Type::D { Type::W } else { Type::UW };
+                *s = crate::operand::Operand::imm(ty, bits);
             }
         }
     }

@@ -3,7 +3,8 @@
 //! moves ([`load_payload`]), `pack` to strided moves ([`pack`]), interpolation straight from the payload ([`linterp`]), logical
 //! messages to `send`s ([`logical_sends`]), constants into shared registers
 //! ([`combine_constants`]), 32-bit multiplies as 32x16-bit ones where the target needs it
-//! ([`integer_mul`]), and the optional SIMD8 pair coalescing ([`coalesce_simd8`]).
+//! ([`integer_mul`]), narrowing conversions through a strided temporary ([`regioning`]),
+//! and the optional SIMD8 pair coalescing ([`coalesce_simd8`]).
 
 pub mod coalesce_simd8;
 pub mod combine_constants;
@@ -12,6 +13,7 @@ pub mod linterp;
 pub mod load_payload;
 pub mod logical_sends;
 pub mod pack;
+pub mod regioning;
 pub mod simd_width;
 
 /// Rebuilds the blocks that hold an instruction of opcode `op`: each such instruction is
