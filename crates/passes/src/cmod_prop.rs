@@ -15,8 +15,9 @@
 //! (not `sel`, `csel`, math-box functions, or one already with one), not predicated or saturated, in the same
 //! channels (execution size, group, NoMask); nothing in between writes X or touches the
 //! flag. Zero and non-zero tests carry over between integer types of one size, and a
-//! comparison's result (all ones or zero) tested for non-zero as an integer of its size is
-//! the comparison's own flag whatever type it was written as.
+//! comparison's result (all ones or zero) tested for non-zero as an integer of its size —
+//! or as either 32-bit half of a 64-bit result — is the comparison's own flag whatever type
+//! it was written as.
 
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
@@ -39,10 +40,19 @@ fn compare_with_zero(shader: &Shader, inst: Inst) -> Option<eubatch_ir::Operand>
     let srcs = shader.srcs(inst);
     let x = match (op, srcs) {
         (Opcode::Cmp, [x, z]) if z.file == RegFile::Imm && z.imm_bits() == 0 && z.ty == x.ty => *x,
-        (Opcode::Mov, [x]) if x.ty == dst.ty => *x,
+        // A move between integer types of one size tests the same bits for zero.
+        (Opcode::Mov, [x])
+            if x.ty == dst.ty
+                || (x.ty.size() == dst.ty.size()
+                    && !x.ty.is_float()
+                    && !dst.ty.is_float()
+                    && matches!(ctl.cmod, CondMod::Z | CondMod::Nz)) =>
+        {
+            *x
+        }
         _ => return None,
     };
-    (x.file == RegFile::Vgrf && x.mods == eubatch_ir::Mods::NONE && x.stride <= 1).then_some(x)
+    (x.file == RegFile::Vgrf && x.mods == eubatch_ir::Mods::NONE && x.stride <= 2).then_some(x)
 }
 
 /// Whether every channel of `inst` computes the same value: all its sources are scalars
@@ -142,6 +152,28 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     && (same_type || boolean_as_int)
                     && dst.stride == 1
                     && (x.stride == 1 || uniform_sources(shader, prev));
+                // A 64-bit comparison's result read as a 32-bit half of each element
+                // (`cmp.l.f0.0 d:DF, ...` then `mov.nz.f0.0 null, d<2>:UD`): both halves
+                // are all ones or zero, so the test is the comparison's own flag.
+                let half_of_boolean = op == Opcode::Cmp
+                    && dst.file == RegFile::Vgrf
+                    && dst.nr == x.nr
+                    && dst.stride == 1
+                    && dst.ty.size() == 8
+                    && x.ty.size() == 4
+                    && !x.ty.is_float()
+                    && x.stride == 2
+                    && (x.offset == dst.offset || x.offset == dst.offset + 4);
+                if half_of_boolean
+                    && pctl.cmod != CondMod::None
+                    && cctl.cmod == CondMod::Nz
+                    && pctl.flag_subreg == cctl.flag_subreg
+                    && same_channels
+                {
+                    removed.push(cmp);
+                    progress = true;
+                    break;
+                }
                 if defines_x {
                     // The definition already sets this flag by this test.
                     if pctl.cmod == cctl.cmod

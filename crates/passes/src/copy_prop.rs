@@ -399,20 +399,23 @@ fn nonzero_number(imm: &Operand) -> bool {
 }
 
 /// A predicated `sel` without a conditional modifier or saturation whose destination and
-/// register sources are all 32-bit integers and that has no immediate: it moves bits, so
-/// it may read and write them as floats as well.
+/// register sources are all integers of one size, 32 or 64 bits, and that has no
+/// immediate: it moves bits, so it may read and write them as floats of that size as well
+/// (Mesa `can_change_types`: `(+f0) sel d:DF, -x:DF, x:DF` for an fp64 sign flip).
 fn raw_select(shader: &Shader, inst: Inst) -> bool {
+    use eubatch_ir::Type;
     let ctl = shader.insts.control[inst];
-    let int32 = |t: eubatch_ir::Type| matches!(t, eubatch_ir::Type::D | eubatch_ir::Type::UD);
+    let size = shader.insts.dst[inst].ty.size();
+    let int = |t: Type| matches!(t, Type::D | Type::UD | Type::Q | Type::UQ) && t.size() == size;
     shader.insts.opcode[inst] == Opcode::Sel
         && ctl.predicate != Predicate::None
         && ctl.cmod == CondMod::None
         && !ctl.saturate()
-        && int32(shader.insts.dst[inst].ty)
+        && int(shader.insts.dst[inst].ty)
         && shader
             .srcs(inst)
             .iter()
-            .all(|o| o.file != RegFile::Imm && int32(o.ty) && o.mods == eubatch_ir::Mods::NONE)
+            .all(|o| o.file != RegFile::Imm && int(o.ty) && o.mods == eubatch_ir::Mods::NONE)
 }
 
 /// Replaces each VGRF source of `inst` that one of the copies `copies(vgrf)` (newest
@@ -452,7 +455,7 @@ fn rewrite_sources<'a>(
             let retyped = copies(s.nr).into_iter().find_map(|c| {
                 let modified_float = c.src.mods != eubatch_ir::Mods::NONE
                     && c.src.ty.is_float()
-                    && c.src.ty.size() == 4;
+                    && c.src.ty.size() == s.ty.size();
                 if !modified_float {
                     return None;
                 }
