@@ -164,7 +164,10 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     && !x.ty.is_float()
                     && x.stride == 2
                     && (x.offset == dst.offset || x.offset == dst.offset + 4);
-                if half_of_boolean
+                // X came from a comparison (all ones or zero per channel) that set the
+                // same flag: testing X, or a half of it, for non-zero sets the flag it
+                // already holds.
+                if (half_of_boolean || (defines_x && op == Opcode::Cmp))
                     && pctl.cmod != CondMod::None
                     && cctl.cmod == CondMod::Nz
                     && pctl.flag_subreg == cctl.flag_subreg
@@ -181,18 +184,6 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         && same_channels
                         && crate::access::writes_flag(op, pctl.cmod)
                         && dst.ty == x.ty
-                    {
-                        removed.push(cmp);
-                        progress = true;
-                        break;
-                    }
-                    // X came from a comparison (all ones or zero per channel) that set the
-                    // same flag: testing X for non-zero sets the flag it already holds.
-                    if op == Opcode::Cmp
-                        && pctl.cmod != CondMod::None
-                        && cctl.cmod == CondMod::Nz
-                        && pctl.flag_subreg == cctl.flag_subreg
-                        && same_channels
                     {
                         removed.push(cmp);
                         progress = true;

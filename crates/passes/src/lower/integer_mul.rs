@@ -44,28 +44,11 @@ use crate::PassCx;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let dword_mul = shader.target.target().has_integer_dword_mul;
-    let mut progress = false;
-    for b in 0..shader.layout.blocks.len() {
-        let block = eubatch_ir::Block::from_usize(b);
-        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
-        let mut new = Vec::with_capacity(old.len());
-        for inst in old {
-            let lowered = match shader.insts.opcode[inst] {
-                Opcode::Mul if !dword_mul => lower(shader, inst),
-                Opcode::Mulh => lower_mulh(shader, inst),
-                _ => None,
-            };
-            match lowered {
-                Some(insts) => {
-                    new.extend(insts);
-                    progress = true;
-                }
-                None => new.push(inst),
-            }
-        }
-        shader.layout.blocks[block].insts = new;
-    }
-    progress
+    super::replace_all(shader, |shader, inst| match shader.insts.opcode[inst] {
+        Opcode::Mul if !dword_mul => lower(shader, inst),
+        Opcode::Mulh => lower_mulh(shader, inst),
+        _ => None,
+    })
 }
 
 fn is_dword_int(ty: Type) -> bool {

@@ -24,23 +24,42 @@ pub fn replace_each(
     op: eubatch_ir::Opcode,
     mut f: impl FnMut(&mut eubatch_ir::Shader, eubatch_ir::Inst) -> Option<Vec<eubatch_ir::Inst>>,
 ) -> bool {
+    replace_where(
+        shader,
+        |shader, block| {
+            block
+                .insts
+                .iter()
+                .any(|&i| shader.insts.opcode[i] == op)
+        },
+        |shader, inst| (shader.insts.opcode[inst] == op).then(|| f(shader, inst)).flatten(),
+    )
+}
+
+/// [`replace_each`] for any instruction `f` takes, in every block.
+pub fn replace_all(
+    shader: &mut eubatch_ir::Shader,
+    f: impl FnMut(&mut eubatch_ir::Shader, eubatch_ir::Inst) -> Option<Vec<eubatch_ir::Inst>>,
+) -> bool {
+    replace_where(shader, |_, _| true, f)
+}
+
+/// Rebuilds the blocks `visit` picks, replacing each instruction `f` makes others for.
+fn replace_where(
+    shader: &mut eubatch_ir::Shader,
+    visit: impl Fn(&eubatch_ir::Shader, &eubatch_ir::shader::BlockData) -> bool,
+    mut f: impl FnMut(&mut eubatch_ir::Shader, eubatch_ir::Inst) -> Option<Vec<eubatch_ir::Inst>>,
+) -> bool {
     let mut progress = false;
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
-        if !shader.layout.blocks[block]
-            .insts
-            .iter()
-            .any(|&i| shader.insts.opcode[i] == op)
-        {
+        if !visit(shader, &shader.layout.blocks[block]) {
             continue;
         }
         let old = std::mem::take(&mut shader.layout.blocks[block].insts);
         let mut new = Vec::with_capacity(old.len() + 8);
         for inst in old {
-            match (shader.insts.opcode[inst] == op)
-                .then(|| f(shader, inst))
-                .flatten()
-            {
+            match f(shader, inst) {
                 Some(insts) => {
                     progress = true;
                     new.extend(insts);

@@ -24,25 +24,10 @@ use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Shader, Type, VgrfLayo
 use crate::PassCx;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let mut progress = false;
-    for b in 0..shader.layout.blocks.len() {
-        let block = eubatch_ir::Block::from_usize(b);
-        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
-        let mut new = Vec::with_capacity(old.len());
-        for inst in old {
-            match lower(shader, inst) {
-                Some((before, after)) => {
-                    new.extend(before);
-                    new.push(inst);
-                    new.extend(after);
-                    progress = true;
-                }
-                None => new.push(inst),
-            }
-        }
-        shader.layout.blocks[block].insts = new;
-    }
-    progress
+    super::replace_all(shader, |shader, inst| {
+        let (before, after) = lower(shader, inst)?;
+        Some(before.into_iter().chain([inst]).chain(after).collect())
+    })
 }
 
 fn raw_type(size: u32) -> Option<Type> {
