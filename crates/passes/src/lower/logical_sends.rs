@@ -97,6 +97,7 @@ pub fn lower(shader: &mut Shader) -> Outcome {
         let old = std::mem::take(&mut shader.layout.blocks[block].insts);
         let mut new = Vec::with_capacity(old.len());
         let mut fb_headers = hashbrown::HashMap::new();
+        let mut urb_headers = hashbrown::HashMap::new();
         for inst in old {
             let op = shader.insts.opcode[inst];
             let result = if op == Opcode::VaryingPullConstLogical {
@@ -110,7 +111,7 @@ pub fn lower(shader: &mut Shader) -> Outcome {
             } else if eubatch_ir::width_rules::is_sampler_message(op) {
                 Some(sampler_message(shader, inst, &new, &low_samplers))
             } else if op == Opcode::UrbWriteLogical {
-                Some(urb_write(shader, inst, &new))
+                Some(urb_write(shader, inst, &new, &mut urb_headers))
             } else if op == Opcode::UrbReadLogical {
                 Some(urb_read(shader, inst))
             } else if op == Opcode::FbWriteLogical {
@@ -1228,6 +1229,41 @@ fn urb_header(shader: &mut Shader, out: &mut Vec<Inst>, inst: Inst, extra: &[Ope
     Operand::vgrf(h, 0, Type::UD, 1)
 }
 
+/// [`urb_header`], or the one an earlier write of the block built from the same handle and
+/// parts in the same channels, if nothing since wrote them (a GS writes a vertex's
+/// attributes in two messages with one header; Mesa's CSE shares it).
+fn shared_urb_header(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    inst: Inst,
+    extra: &[Operand],
+    prior: &[Inst],
+    headers: &mut UrbHeaders,
+) -> Operand {
+    let ctl = shader.insts.control[inst];
+    let handle = shader.srcs(inst)[eubatch_ir::message::urb::src::HANDLE];
+    let key = (handle, extra.to_vec(), (ctl.exec_size, ctl.group, ctl.no_mask()));
+    let read_vgrfs: Vec<u32> = std::iter::once(&handle)
+        .chain(extra)
+        .filter(|o| o.file == RegFile::Vgrf)
+        .map(|o| o.nr)
+        .collect();
+    if let Some(&(h, since)) = headers.get(&key) {
+        let changed = prior[since.min(prior.len())..].iter().any(|&i| {
+            let d = shader.insts.dst[i];
+            (d.file == RegFile::Vgrf && read_vgrfs.contains(&d.nr)) || d.file == RegFile::FixedGrf
+        });
+        if !changed {
+            return Operand::vgrf(h, 0, Type::UD, 1);
+        }
+    }
+    let header = urb_header(shader, out, inst, extra);
+    if header.file == RegFile::Vgrf {
+        headers.insert(key, (header.nr, prior.len()));
+    }
+    header
+}
+
 /// A register operand's bits as unsigned dwords (an immediate stays as it is).
 fn raw_ud(mut o: Operand) -> Operand {
     if o.file != RegFile::Imm {
@@ -1256,7 +1292,16 @@ fn channels_of(ctl: Control) -> Control {
 /// (Mesa `lower_urb_write_logical_send`): the header ([`urb_header`]), then the data
 /// components — the second payload where sends split, read in place where the data VGRF
 /// holds them in order.
-fn urb_write(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Vec<Inst>, String> {
+/// URB headers a block already built: by handle, extra header parts and channels, the
+/// header VGRF and how many of the block's instructions came before it.
+type UrbHeaders = hashbrown::HashMap<(Operand, Vec<Operand>, (u8, u8, bool)), (u32, usize)>;
+
+fn urb_write(
+    shader: &mut Shader,
+    inst: Inst,
+    prior: &[Inst],
+    headers: &mut UrbHeaders,
+) -> Result<Vec<Inst>, String> {
     use eubatch_ir::message::urb;
     let offset = urb_common(shader, inst)?;
     let srcs = shader.srcs(inst).to_vec();
@@ -1291,7 +1336,7 @@ fn urb_write(shader: &mut Shader, inst: Inst, prior: &[Inst]) -> Result<Vec<Inst
     let p = if shader.target.target().has_split_send {
         let parts = resolve_parts(shader, prior, ctl, &parts);
         let data = payload(shader, &mut out, ctl, &parts)?;
-        let first = urb_header(shader, &mut out, inst, &extra);
+        let first = shared_urb_header(shader, &mut out, inst, &extra, prior, headers);
         Payload {
             first,
             second: Some(data),
