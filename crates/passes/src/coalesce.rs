@@ -253,7 +253,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
 }
 
 /// A VGRF B of several components (a message's result, say) copied into A by one move per
-/// component (those not copied being dead), each to the same place relative to the first,
+/// component (those not copied being dead), each to the same place relative to the first
+/// (into components of A of B's shape, or side by side into a flat A such as a payload),
 /// by moves that follow one another in one block: B takes A's storage as above, when B's last use is the last of
 /// those moves and A's part holds nothing live before the first (Mesa's
 /// `register_coalesce` does the same with its per-register `channels_remaining`).
@@ -298,9 +299,11 @@ fn merge_componentwise(
         let la = shader.vgrfs[Vgrf::from_usize(dst.nr as usize)];
         let pitch = lb.pitch().max(1);
         let bytes = ctl.exec_size as u32 * dst.ty.size();
+        // A of B's component shape, or a flat A (a message payload laid out as bytes)
+        // that B's unpadded components fill side by side.
+        let flat_a = la.components == 1 && la.padding == 0 && lb.padding == 0;
         if lb.components < 2
-            || la.data != lb.data
-            || la.padding != lb.padding
+            || !((la.data == lb.data && la.padding == lb.padding) || flat_a)
             || bytes != lb.data as u32
             || src.offset % pitch != 0
             || dst.offset < src.offset
@@ -336,7 +339,13 @@ fn merge_componentwise(
             && list
                 .iter()
                 .all(|c| block_of[c.0 as usize] == block_of[list[0].0 as usize])
-            && delta % la.pitch().max(1) == 0
+            && if la.components == 1 && la.data != lb.data {
+                // Inside a flat A, on a register boundary (a message's result is whole
+                // registers).
+                delta % 32 == 0
+            } else {
+                delta % la.pitch().max(1) == 0
+            }
             && delta + lb.size() <= la.size();
         // A receiving other VGRFs in this run could have them in the parts B now covers.
         if !consistent
