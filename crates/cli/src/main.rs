@@ -51,9 +51,11 @@ enum Cmd {
         /// Worker threads (default: the number of cores).
         #[arg(short = 'j', long)]
         jobs: Option<usize>,
-        /// The stage to stop after: `opt` (the optimization loop) or `lower` (lowering to
-        /// hardware form so far: SIMD-width splitting of ALU instructions, load_payload to
-        /// moves, then the loop again).
+        /// The stage to stop after: `opt` (the optimization loop) or `lower` (the loop,
+        /// lowering to hardware form — payloads, SIMD widths, regions, integer multiplies,
+        /// logical messages to sends — the loop again and constants into registers; the
+        /// result must pass the hardware-form verifier, comparable to Mesa's
+        /// pre_register_allocate dumps).
         #[arg(long, default_value = "opt")]
         stop_after: String,
         /// A pipeline instead: pass names and `loop(...)`, comma-separated
