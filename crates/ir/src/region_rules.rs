@@ -177,7 +177,9 @@ pub fn dst_breaks(shader: &Shader, inst: Inst) -> Option<&'static str> {
     let srcs = shader.srcs(inst);
     let raw_byte_move = op == Opcode::Mov
         && dst.ty.size() == 1
-        && srcs.first().is_some_and(|s| s.ty == dst.ty && s.mods == crate::Mods::NONE)
+        && srcs
+            .first()
+            .is_some_and(|s| s.ty == dst.ty && s.mods == crate::Mods::NONE)
         && !shader.insts.control[inst].saturate();
     let exec = exec_type_size(srcs, dst);
     let byte_stride = dst.stride as u32 * dst.ty.size();

@@ -623,8 +623,16 @@ mod hardware_form_tests {
         };
         // 64-bit immediates: gen8+, or Haswell's dim.
         assert!(has("hsw", "mov(8) vgrf0:DF, 0.5df", "has_64bit_immediates"));
-        assert!(!has("hsw", "dim(1) vgrf0:DF, 0.5df NoMask", "has_64bit_immediates"));
-        assert!(!has("skl", "mov(8) vgrf0:DF, 0.5df", "has_64bit_immediates"));
+        assert!(!has(
+            "hsw",
+            "dim(1) vgrf0:DF, 0.5df NoMask",
+            "has_64bit_immediates"
+        ));
+        assert!(!has(
+            "skl",
+            "mov(8) vgrf0:DF, 0.5df",
+            "has_64bit_immediates"
+        ));
         // Three-source instructions: registers only.
         let mad = "mad(8) vgrf1:F, g2<8,8,1>:F, 2f, g3<8,8,1>:F";
         assert!(has("skl", mad, "three_src_takes_immediate"));
@@ -633,7 +641,11 @@ mod hardware_form_tests {
         assert!(has("hsw", pow, "math_takes_immediate"));
         assert!(errors(&shader("skl", pow)).is_empty());
         // Only the second of two sources.
-        assert!(has("skl", "add(8) vgrf1:F, 2f, g2<8,8,1>:F", "IMMEDIATE_ONLY_IN_LAST_OF_TWO"));
+        assert!(has(
+            "skl",
+            "add(8) vgrf1:F, 2f, g2<8,8,1>:F",
+            "IMMEDIATE_ONLY_IN_LAST_OF_TWO"
+        ));
         assert!(errors(&shader("skl", "add(8) vgrf1:F, g2<8,8,1>:F, 2f")).is_empty());
     }
 
@@ -651,13 +663,29 @@ mod hardware_form_tests {
         };
         let mad = "mad(8) vgrf2:HF, vgrf1<2>:HF, vgrf3:HF, vgrf3:HF";
         assert!(breaks("skl", mad, "three-source Align16 regions"));
-        assert!(errors(&shader("skl", "mad(8) vgrf2:HF, vgrf3:HF, vgrf3:HF, vgrf3<0>:HF")).is_empty());
-        assert!(breaks("hsw", "rcp(8) vgrf1:F, vgrf0<2>:F", "math source stride"));
+        assert!(errors(&shader(
+            "skl",
+            "mad(8) vgrf2:HF, vgrf3:HF, vgrf3:HF, vgrf3<0>:HF"
+        ))
+        .is_empty());
+        assert!(breaks(
+            "hsw",
+            "rcp(8) vgrf1:F, vgrf0<2>:F",
+            "math source stride"
+        ));
         assert!(errors(&shader("hsw", "rcp(8) vgrf1:F, vgrf0<0>:F")).is_empty());
         // Strides past 4: a vertical stride with a width of one, inside one register.
         assert!(errors(&shader("skl", "mov(8) vgrf2:W, vgrf0<8>:B")).is_empty());
-        assert!(breaks("skl", "mov(8) vgrf1:D, vgrf4<16>:D", "encodable stride"));
-        assert!(breaks("skl", "mov(8) vgrf1:D, vgrf4<3>:D", "encodable stride"));
+        assert!(breaks(
+            "skl",
+            "mov(8) vgrf1:D, vgrf4<16>:D",
+            "encodable stride"
+        ));
+        assert!(breaks(
+            "skl",
+            "mov(8) vgrf1:D, vgrf4<3>:D",
+            "encodable stride"
+        ));
     }
 
     #[test]

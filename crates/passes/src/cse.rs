@@ -125,8 +125,8 @@ fn flag_cse(shader: &mut Shader) -> bool {
             let op = shader.insts.opcode[inst];
             let ctl = shader.insts.control[inst];
             let dst = shader.insts.dst[inst];
-            let flag_dst = dst.file == RegFile::Arf
-                && dst.nr & 0xf0 == eubatch_ir::operand::arf::FLAG;
+            let flag_dst =
+                dst.file == RegFile::Arf && dst.nr & 0xf0 == eubatch_ir::operand::arf::FLAG;
             if crate::access::writes_flag(op, ctl.cmod) || flag_dst {
                 available.clear();
             } else if dst.file == RegFile::Vgrf {
@@ -144,7 +144,9 @@ fn flag_cse(shader: &mut Shader) -> bool {
             }
         }
         if !gone.is_empty() {
-            shader.layout.blocks[block].insts.retain(|i| !gone.contains(i));
+            shader.layout.blocks[block]
+                .insts
+                .retain(|i| !gone.contains(i));
             progress = true;
         }
     }

@@ -1060,9 +1060,10 @@ fn execute(
             let v = if op == Opcode::Mach {
                 // dst = (acc + src0 * (src1's high word) << 16) >> 32: with the low word's
                 // product in acc (`mul acc0, a, b<2>:UW`), the high dword of a * b.
-                let acc = t.acc_exact.get(i as usize).copied().ok_or_else(|| {
-                    fail("mach wider than the accumulator (16 elements)".into())
-                })?;
+                let acc =
+                    t.acc_exact.get(i as usize).copied().ok_or_else(|| {
+                        fail("mach wider than the accumulator (16 elements)".into())
+                    })?;
                 let (a, b) = (vals[0].as_i128(), vals[1].as_i128());
                 Value::Int((acc + ((a * (b >> 16)) << 16)) >> 32)
             } else if op == Opcode::Mul

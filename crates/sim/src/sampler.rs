@@ -84,12 +84,10 @@ pub fn sample(shader: &Shader, t: &mut Thread, inst: Inst, enabled: u32) -> Resu
     let gather = matches!(op, Opcode::Tg4Logical | Opcode::Tg4OffsetLogical);
     let header_bits = match shader.send_info(inst).and_then(|s| s.header_bits) {
         Some(b) => b,
-        None if gather => {
-            return Err(SimError::at(
-                inst,
-                "a gather whose channel is not known (header bits not recovered from the final code)",
-            ))
-        }
+        None if gather => return Err(SimError::at(
+            inst,
+            "a gather whose channel is not known (header bits not recovered from the final code)",
+        )),
         None => 0,
     };
     let ctl = shader.insts.control[inst];
@@ -145,7 +143,15 @@ pub fn sample(shader: &Shader, t: &mut Thread, inst: Inst, enabled: u32) -> Resu
             results.push((
                 c,
                 i,
-                texel(t.seed, surface, sampler, lowered.msg_type, header_bits, &params, c),
+                texel(
+                    t.seed,
+                    surface,
+                    sampler,
+                    lowered.msg_type,
+                    header_bits,
+                    &params,
+                    c,
+                ),
             ));
         }
     }

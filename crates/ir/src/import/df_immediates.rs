@@ -97,7 +97,10 @@ SIMD8 shader: 2 instructions. ...\n\
 0a 02 00 00 f9 73 40 21 14 3b b1 13 3b b1 b3 3f dim(1)          g10<1>DF        0x3fb3b13b13b13b14F /* 0.0769231F */ { align1 WE_all 1N };\n\
 01 00 00 00 0c 06 68 20 00 00 00 00 00 00 01 00 mov(8)          g3<1>DF         0x3ff0000000000000DF            { align1 1Q };\n";
         let p = crate::import::listing::listed_programs(listing).unwrap();
-        assert_eq!(p[0].wide_immediates, vec![0x3fb3b13b13b13b14, 0x3ff0000000000000]);
+        assert_eq!(
+            p[0].wide_immediates,
+            vec![0x3fb3b13b13b13b14, 0x3ff0000000000000]
+        );
         let text = "shader \"t\" stage FS width 8 target hsw\nvgrf0 1x64\nblock0:\n\
     dim(1) vgrf0:DF, 0.076923df NoMask group0\n";
         let mut s = crate::text::parse_shader(text).unwrap();

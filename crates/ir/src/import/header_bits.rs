@@ -154,7 +154,10 @@ pub fn header_sequence_of_dump(dump: &Shader) -> Vec<u32> {
         }
         if op == Opcode::Send {
             // Sources: descriptor, extended descriptor, payload(s).
-            if let Some(p) = srcs.get(2).filter(|p| p.file == RegFile::Vgrf && p.offset == 0) {
+            if let Some(p) = srcs
+                .get(2)
+                .filter(|p| p.file == RegFile::Vgrf && p.offset == 0)
+            {
                 if let Some(v) = values.get(&p.nr) {
                     out.push(*v);
                 }

@@ -130,11 +130,15 @@ fn disassembly(line: &str) -> Option<(&str, Vec<&str>)> {
 /// `g12.2<1>UD` -> (12, Some(2)); `g3UD` -> (3, None).
 fn grf(operand: &str) -> Option<(u32, Option<u32>)> {
     let rest = operand.strip_prefix('g')?;
-    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     let nr = rest[..end].parse().ok()?;
-    let sub = rest[end..]
-        .strip_prefix('.')
-        .and_then(|r| r[..r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len())].parse().ok());
+    let sub = rest[end..].strip_prefix('.').and_then(|r| {
+        r[..r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len())]
+            .parse()
+            .ok()
+    });
     Some((nr, sub))
 }
 
@@ -174,11 +178,17 @@ fn header_dword2(before: &[&str], reg: u32) -> HeaderDword2 {
 
 /// The sampler message of the `send` on `line` (the line before its decode).
 fn sampler_message(line: &str, before: &[&str], ln: u32) -> Result<SamplerMessage, String> {
-    let (mnemonic, ops) =
-        disassembly(line).ok_or_else(|| format!("expected a send before the decode, found `{line}`"))?;
+    let (mnemonic, ops) = disassembly(line)
+        .ok_or_else(|| format!("expected a send before the decode, found `{line}`"))?;
     let exec = mnemonic
         .split_once('(')
-        .and_then(|(m, r)| m.starts_with("send").then_some(r)?.strip_suffix(')')?.parse().ok())
+        .and_then(|(m, r)| {
+            m.starts_with("send")
+                .then_some(r)?
+                .strip_suffix(')')?
+                .parse()
+                .ok()
+        })
         .ok_or_else(|| format!("expected `send(N)` or `sends(N)`, found `{mnemonic}`"))?;
     // send: dst, payload, descriptor; sends: dst, payload, payload, descriptor, extended.
     let desc_at = if mnemonic.starts_with("sends") { 3 } else { 2 };

@@ -54,7 +54,12 @@ pub fn widen(shader: &mut Shader, order: Vec<Inst>) -> Vec<Inst> {
     out
 }
 
-fn widen_message(shader: &mut Shader, inst: Inst, writes: &[Option<Option<u8>>], out: &mut Vec<Inst>) {
+fn widen_message(
+    shader: &mut Shader,
+    inst: Inst,
+    writes: &[Option<Option<u8>>],
+    out: &mut Vec<Inst>,
+) {
     let op = shader.insts.opcode[inst];
     let Ok(lowered) = sampler::lower(op, shader.srcs(inst), shader.target) else {
         return;

@@ -208,10 +208,7 @@ fn lower_mulh(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
         )
         && b.stride <= 1;
     if !addressable {
-        let tmp = shader
-            .vgrfs
-            .push(VgrfLayout::flat(exec * 4))
-            .index() as u32;
+        let tmp = shader.vgrfs.push(VgrfLayout::flat(exec * 4)).index() as u32;
         let tmp = Operand::vgrf(tmp, 0, b.ty, 1);
         out.push(shader.create_inst(build(Opcode::Mov, plain, tmp, &[b], exec)));
         b = tmp;

@@ -116,7 +116,14 @@ pub fn lower(shader: &mut Shader) -> Outcome {
                 Some(urb_read(shader, inst))
             } else if op == Opcode::FbWriteLogical {
                 let target = targets.get(&inst).copied().unwrap_or(0);
-                Some(fb_write(shader, inst, target, fb_writes, &new, &mut fb_headers))
+                Some(fb_write(
+                    shader,
+                    inst,
+                    target,
+                    fb_writes,
+                    &new,
+                    &mut fb_headers,
+                ))
             } else {
                 None
             };
@@ -797,7 +804,10 @@ fn sampler_header_payload(
     let (whole, second) = if split {
         let parts = resolve_parts(shader, prior, ctl, parts);
         let data = payload(shader, out, ctl, &parts)?;
-        (shader.vgrfs.push(VgrfLayout::flat(32)).index() as u32, Some(data))
+        (
+            shader.vgrfs.push(VgrfLayout::flat(32)).index() as u32,
+            Some(data),
+        )
     } else {
         check_parts(shader, ctl, parts)?;
         (payload_moves(shader, out, ctl, parts, 32)?, None)
@@ -1100,7 +1110,13 @@ fn fb_write(
         let first = Operand::vgrf(h, 0, Type::UD, 1);
         if reuse.is_some() {
             fb_header_fields(shader, &mut out, ctl, h, target);
-            out.push(send(shader, inst, Payload { first, ..p }, sfid::RENDER_CACHE, desc));
+            out.push(send(
+                shader,
+                inst,
+                Payload { first, ..p },
+                sfid::RENDER_CACHE,
+                desc,
+            ));
             return Ok(out);
         }
         (h, Payload { first, ..p })
@@ -1145,7 +1161,13 @@ fn fb_write(
 /// The fields of a render-target write header past g0's copy: the target index (dword 2;
 /// 0 is g0's own) and, for a write predicated on the sample mask, the pixel enables
 /// (dword 15) from the flag.
-fn fb_header_fields(shader: &mut Shader, out: &mut Vec<Inst>, ctl: Control, header: u32, target: u32) {
+fn fb_header_fields(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    ctl: Control,
+    header: u32,
+    target: u32,
+) {
     if target > 0 {
         let dst = Operand::vgrf(header, 8, Type::UD, 1);
         out.push(mov(
@@ -1242,7 +1264,11 @@ fn shared_urb_header(
 ) -> Operand {
     let ctl = shader.insts.control[inst];
     let handle = shader.srcs(inst)[eubatch_ir::message::urb::src::HANDLE];
-    let key = (handle, extra.to_vec(), (ctl.exec_size, ctl.group, ctl.no_mask()));
+    let key = (
+        handle,
+        extra.to_vec(),
+        (ctl.exec_size, ctl.group, ctl.no_mask()),
+    );
     let read_vgrfs: Vec<u32> = std::iter::once(&handle)
         .chain(extra)
         .filter(|o| o.file == RegFile::Vgrf)

@@ -26,13 +26,12 @@ pub fn replace_each(
 ) -> bool {
     replace_where(
         shader,
-        |shader, block| {
-            block
-                .insts
-                .iter()
-                .any(|&i| shader.insts.opcode[i] == op)
+        |shader, block| block.insts.iter().any(|&i| shader.insts.opcode[i] == op),
+        |shader, inst| {
+            (shader.insts.opcode[inst] == op)
+                .then(|| f(shader, inst))
+                .flatten()
         },
-        |shader, inst| (shader.insts.opcode[inst] == op).then(|| f(shader, inst)).flatten(),
     )
 }
 
