@@ -344,6 +344,16 @@ impl Opcode {
         }
     }
 
+    /// The extended math functions, integer division included (Mesa `fs_inst::is_math`):
+    /// what the math box computes, under its own operand rules.
+    pub fn is_math(self) -> bool {
+        use Opcode::*;
+        matches!(
+            self,
+            Rcp | Rsq | Sqrt | Exp2 | Log2 | Sin | Cos | Pow | IntQuot | IntRem
+        )
+    }
+
     /// Opcodes that send a message to a shared function: their destination and payload
     /// sizes are set by the message, not by the execution size (Mesa:
     /// `fs_inst::is_send_from_grf`, `is_tex`, and the `*_logical` opcodes).

@@ -31,14 +31,6 @@ pub struct RegionRule {
     pub allows: fn(&SourceCx) -> bool,
 }
 
-fn is_math(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        Rcp | Rsq | Sqrt | Exp2 | Log2 | Sin | Cos | Pow | IntQuot | IntRem
-    )
-}
-
 /// Every rule, in the order they are checked.
 pub const REGION_RULES: &[RegionRule] = &[
     RegionRule {
@@ -71,7 +63,7 @@ pub const REGION_RULES: &[RegionRule] = &[
                  horizontal stride 1 (gen7), BDW PRM Vol. 2a: the same stride (gen8+); a \
                  scalar source always (brw_fs_copy_propagation.cpp, can_take_stride)",
         allows: |c| {
-            !is_math(c.op)
+            !c.op.is_math()
                 || c.stride == 0
                 || if c.gen < Gen::Gen8 {
                     c.stride == 1

@@ -179,19 +179,7 @@ fn verify_immediates(shader: &Shader, inst: Inst, errs: &mut Vec<VerifyError>) {
     if shader.backend != crate::shader::Backend::Scalar {
         return;
     }
-    let math = matches!(
-        op,
-        Opcode::Rcp
-            | Opcode::Rsq
-            | Opcode::Sqrt
-            | Opcode::Exp2
-            | Opcode::Log2
-            | Opcode::Sin
-            | Opcode::Cos
-            | Opcode::Pow
-            | Opcode::IntQuot
-            | Opcode::IntRem
-    );
+    let math = op.is_math();
     let srcs = shader.srcs(inst);
     let present = srcs.iter().filter(|s| !s.is_bad()).count();
     for (k, s) in srcs.iter().enumerate() {

@@ -111,7 +111,8 @@ fn flag_cse(shader: &mut Shader) -> bool {
         let mut available: Vec<Inst> = Vec::new();
         let mut gone: Vec<Inst> = Vec::new();
         for inst in insts {
-            if flag_only(shader, inst) {
+            let flag_cmp = flag_only(shader, inst);
+            if flag_cmp {
                 let repeat = available.iter().any(|&e| {
                     shader.insts.control[e] == shader.insts.control[inst]
                         && shader.insts.dst[e].ty == shader.insts.dst[inst].ty
@@ -139,7 +140,7 @@ fn flag_cse(shader: &mut Shader) -> bool {
             } else if !dst.is_null() {
                 available.clear();
             }
-            if flag_only(shader, inst) {
+            if flag_cmp {
                 available.push(inst);
             }
         }

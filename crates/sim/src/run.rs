@@ -1008,6 +1008,8 @@ fn execute(
     // destination).
     let tys: Vec<Type> = srcs.iter().map(|s| s.ty).collect();
     let is_sel_pred = op == Opcode::Sel && ctl.predicate != Predicate::None;
+    // An integer written to the accumulator keeps its exact value for `mach`.
+    let to_acc = dst.file == RegFile::Arf && dst.nr == eubatch_ir::operand::arf::ACCUMULATOR;
     // (channel, bits, flag, computed from defined sources only)
     let mut results: Vec<(u32, u64, Option<bool>, bool)> = Vec::with_capacity(exec as usize);
     let mut vals: Vec<Value> = Vec::with_capacity(srcs.len());
@@ -1067,8 +1069,7 @@ fn execute(
                 let (a, b) = (vals[0].as_i128(), vals[1].as_i128());
                 Value::Int((acc + ((a * (b >> 16)) << 16)) >> 32)
             } else if op == Opcode::Mul
-                && dst.file == RegFile::Arf
-                && dst.nr == eubatch_ir::operand::arf::ACCUMULATOR
+                && to_acc
                 && !shader.target.target().has_integer_dword_mul
                 && tys.iter().all(|t| matches!(t, Type::D | Type::UD))
             {
@@ -1079,10 +1080,7 @@ fn execute(
             } else {
                 eval(op, ctl.cmod, &vals, &tys).map_err(fail)?
             };
-            if dst.file == RegFile::Arf
-                && dst.nr == eubatch_ir::operand::arf::ACCUMULATOR
-                && !dst.ty.is_float()
-            {
+            if to_acc && !dst.ty.is_float() {
                 let e = (dst.offset / dst.ty.size()) as usize + i as usize;
                 if let (Some(slot), Value::Int(x)) = (t.acc_exact.get_mut(e), v) {
                     *slot = x;

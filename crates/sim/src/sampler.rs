@@ -10,7 +10,7 @@
 //! sample counts (`resinfo`, `sampleinfo`, `ld_mcs`) small powers of two.
 
 use eubatch_ir::message::sampler::{self as msg, lower, Desc, Param, ParamType};
-use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader, Type};
+use eubatch_ir::{Inst, Operand, RegFile, Shader, Type};
 
 use crate::inputs::mix;
 use crate::state::Thread;
@@ -81,7 +81,7 @@ pub fn sample(shader: &Shader, t: &mut Thread, inst: Inst, enabled: u32) -> Resu
             "sampler messages with a minimum LOD (padded payloads) are not modelled yet",
         ));
     }
-    let gather = matches!(op, Opcode::Tg4Logical | Opcode::Tg4OffsetLogical);
+    let gather = msg::is_gather(op);
     let header_bits = match shader.send_info(inst).and_then(|s| s.header_bits) {
         Some(b) => b,
         None if gather => return Err(SimError::at(

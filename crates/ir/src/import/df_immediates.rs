@@ -10,26 +10,24 @@
 //! listing has the dump's own value, several candidates, or none (Mesa folded it away),
 //! the immediate stays as printed.
 
-use crate::operand::RegFile;
+use crate::operand::{Operand, RegFile};
 use crate::shader::Shader;
 use crate::types::Type;
 
 use super::listing::ListedProgram;
 
 /// A DF immediate the printer may have rounded: one with a fractional part.
-fn rounded(bits: u64) -> bool {
-    let v = f64::from_bits(bits);
-    v.is_finite() && v.fract() != 0.0
+fn rounded(s: &Operand) -> bool {
+    let v = f64::from_bits(s.imm_bits());
+    s.file == RegFile::Imm && s.ty == Type::DF && v.is_finite() && v.fract() != 0.0
 }
 
 /// Whether `shader` has DF immediates the printer may have rounded.
 pub fn needs_exact_df(shader: &Shader) -> bool {
-    shader.layout.insts().any(|i| {
-        shader
-            .srcs(i)
-            .iter()
-            .any(|s| s.file == RegFile::Imm && s.ty == Type::DF && rounded(s.imm_bits()))
-    })
+    shader
+        .layout
+        .insts()
+        .any(|i| shader.srcs(i).iter().any(rounded))
 }
 
 /// The exact value of a printed DF immediate, among `candidates` (the listing's 64-bit
@@ -61,9 +59,9 @@ pub fn recover(shader: &mut Shader, listed: &[&ListedProgram]) -> usize {
     let mut replaced = 0;
     for i in insts {
         for s in shader.srcs_mut(i) {
-            if s.file == RegFile::Imm && s.ty == Type::DF && rounded(s.imm_bits()) {
+            if rounded(s) {
                 if let Some(c) = exact(s.imm_bits(), &candidates) {
-                    *s = crate::operand::Operand::imm(Type::DF, c);
+                    *s = Operand::imm(Type::DF, c);
                     replaced += 1;
                 }
             }

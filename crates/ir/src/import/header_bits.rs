@@ -30,12 +30,20 @@ use super::listing::{HeaderDword2, ListedProgram};
 
 use sampler_msg::HEADER_RESPONSE_MASK as RESPONSE_MASK_BITS;
 
+/// The logical sampler messages of `shader`, in program order.
+fn sampler_messages(shader: &Shader) -> Vec<crate::Inst> {
+    shader
+        .layout
+        .insts()
+        .filter(|&i| is_sampler_message(shader.insts.opcode[i]))
+        .collect()
+}
+
 /// Whether `shader` has sampler messages whose header bits are not known.
 pub fn needs_header_bits(shader: &Shader) -> bool {
-    shader.layout.insts().any(|i| {
-        is_sampler_message(shader.insts.opcode[i])
-            && shader.send_info(i).is_none_or(|s| s.header_bits.is_none())
-    })
+    sampler_messages(shader)
+        .into_iter()
+        .any(|i| shader.send_info(i).is_none_or(|s| s.header_bits.is_none()))
 }
 
 /// The message type Mesa's optimizer may turn `t` into or from: an LOD that becomes the
@@ -58,11 +66,7 @@ pub fn match_listing(
     listed: &ListedProgram,
     scale: (u32, u32),
 ) -> Result<Vec<u32>, String> {
-    let logical: Vec<_> = shader
-        .layout
-        .insts()
-        .filter(|&i| is_sampler_message(shader.insts.opcode[i]))
-        .collect();
+    let logical = sampler_messages(shader);
     let mut sends = listed.sampler.iter().peekable();
     let mut out = Vec::with_capacity(logical.len());
     for (k, &inst) in logical.iter().enumerate() {
@@ -187,11 +191,7 @@ pub fn header_sequence_of_listing(listed: &ListedProgram) -> Vec<u32> {
 
 /// Gives each logical sampler message of `shader` its header bits.
 pub fn apply(shader: &mut Shader, bits: &[u32]) {
-    let logical: Vec<_> = shader
-        .layout
-        .insts()
-        .filter(|&i| is_sampler_message(shader.insts.opcode[i]))
-        .collect();
+    let logical = sampler_messages(shader);
     debug_assert_eq!(logical.len(), bits.len());
     for (&inst, &b) in logical.iter().zip(bits) {
         let mut info = shader.send_info(inst).copied().unwrap_or_default();

@@ -41,6 +41,12 @@ pub mod msg {
 /// the dword is the message's header bits (gather channel 17:16, texel offsets 11:0).
 pub const HEADER_RESPONSE_MASK: u32 = 0xf << 12;
 
+/// The gathers: their header must carry the channel to gather
+/// ([`crate::shader::SendInfo::header_bits`]), which no dump records.
+pub fn is_gather(op: Opcode) -> bool {
+    matches!(op, Opcode::Tg4Logical | Opcode::Tg4OffsetLogical)
+}
+
 /// Sources of the logical texturing opcodes (Mesa 22.3 `enum tex_logical_srcs`).
 pub mod src {
     pub const COORDINATE: usize = 0;
