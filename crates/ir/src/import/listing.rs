@@ -104,9 +104,15 @@ fn wide_immediate(operand: &str) -> Option<u64> {
     u64::from_str_radix(value, 16).ok()
 }
 
+/// An instruction of a listing: its mnemonic and operands.
+type Disassembly<'a> = (&'a str, Vec<&'a str>);
+
+/// A line of a block, with its instruction where it is one (read once per line).
+type BlockLine<'a> = (&'a str, Option<Disassembly<'a>>);
+
 /// An instruction line of a listing without its encoding bytes: the mnemonic (with any
 /// predicate before it skipped) and the operands up to the instruction options.
-fn disassembly(line: &str) -> Option<(&str, Vec<&str>)> {
+fn disassembly(line: &str) -> Option<Disassembly<'_>> {
     let mut words = line.split_whitespace().peekable();
     let mut bytes = 0;
     while words
@@ -147,9 +153,9 @@ fn grf(operand: &str) -> Option<(u32, Option<u32>)> {
 /// header bits into dword 2 (and the sampler state pointer into dword 3):
 /// brw_lower_logical_sends.cpp `lower_sampler_logical_send`. The first write to `reg` met
 /// going back is one of those, or the header is something this reader does not follow.
-fn header_dword2(before: &[&str], reg: u32) -> HeaderDword2 {
-    for line in before.iter().rev() {
-        let Some((mnemonic, ops)) = disassembly(line) else {
+fn header_dword2(before: &[BlockLine<'_>], reg: u32) -> HeaderDword2 {
+    for (_, inst) in before.iter().rev() {
+        let Some((mnemonic, ops)) = inst else {
             continue;
         };
         let Some((nr, sub)) = ops.first().and_then(|d| grf(d)) else {
@@ -159,7 +165,7 @@ fn header_dword2(before: &[&str], reg: u32) -> HeaderDword2 {
             continue;
         }
         match sub {
-            Some(2) if mnemonic == "mov(1)" => {
+            Some(2) if *mnemonic == "mov(1)" => {
                 return ops
                     .get(1)
                     .and_then(|v| v.strip_prefix("0x")?.strip_suffix("UD"))
@@ -177,8 +183,13 @@ fn header_dword2(before: &[&str], reg: u32) -> HeaderDword2 {
 }
 
 /// The sampler message of the `send` on `line` (the line before its decode).
-fn sampler_message(line: &str, before: &[&str], ln: u32) -> Result<SamplerMessage, String> {
-    let (mnemonic, ops) = disassembly(line)
+fn sampler_message(
+    (line, inst): &BlockLine<'_>,
+    before: &[BlockLine<'_>],
+    ln: u32,
+) -> Result<SamplerMessage, String> {
+    let (mnemonic, ops) = inst
+        .as_ref()
         .ok_or_else(|| format!("expected a send before the decode, found `{line}`"))?;
     let exec = mnemonic
         .split_once('(')
@@ -217,7 +228,7 @@ pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> 
     let mut out: Vec<ListedProgram> = Vec::new();
     let mut stats_next = false;
     // The instruction lines of the current block, for the headers of sampler messages.
-    let mut block: Vec<&str> = Vec::new();
+    let mut block: Vec<BlockLine<'_>> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let ln = i as u32 + 1;
         if let Some(h) = program_header(line) {
@@ -257,11 +268,12 @@ pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> 
             continue;
         }
         let Some(decode) = trimmed.strip_prefix("urb MsgDesc: ") else {
-            if let Some((_, ops)) = disassembly(line) {
+            let inst = disassembly(line);
+            if let Some((_, ops)) = &inst {
                 p.wide_immediates
                     .extend(ops.iter().filter_map(|o| wide_immediate(o)));
             }
-            block.push(line);
+            block.push((line, inst));
             continue;
         };
         // `offset 1 SIMD8 write per-slot mlen 2 ex_mlen 8 rlen 0 { align1 1Q };`
