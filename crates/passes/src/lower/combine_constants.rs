@@ -40,16 +40,13 @@ enum Place {
 /// What is known about one VGRF so far.
 #[derive(Clone)]
 struct Candidate {
-    /// The immediate's bits; None once the VGRF is disqualified.
+    /// The immediate's bits (the moves' one value).
     bits: Option<u32>,
-    first_def: Option<(usize, eubatch_ir::Block, u32)>,
     /// Where a load must go to precede its first touch on every path: the position of that
     /// touch, and the place before it or before the opener of the outermost construct
     /// around it (`None`: no place outside control flow there).
     anchor: Option<(usize, Option<Place>)>,
-    /// Blocks of every write and read, and the positions of the reads.
-    blocks: Vec<eubatch_ir::Block>,
-    read_positions: Vec<usize>,
+    read: bool,
     /// Whether every read is of a float, by an instruction taking source modifiers,
     /// without an absolute value (so a negated slot can serve it).
     negatable: bool,
@@ -79,23 +76,20 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let mut cands: Vec<Candidate> = vec![
         Candidate {
             bits: None,
-            first_def: None,
             anchor: None,
-            blocks: Vec::new(),
-            read_positions: Vec::new(),
+            read: false,
             negatable: true,
             defs: Vec::new(),
         };
         n
     ];
-    let mut seen_def = vec![false; n];
     let mut bad = vec![false; n];
     let mut depth = 0u32;
     let mut pos = 0usize;
     // The `if`/`do` that opened the outermost construct the walk is in.
     let mut opener: Option<Place> = None;
     let mut last: Option<Inst> = None;
-    for (b, block) in shader.layout.blocks.iter_enumerated() {
+    for block in shader.layout.blocks.iter() {
         for &inst in &block.insts {
             pos += 1;
             let op = shader.insts.opcode[inst];
@@ -141,8 +135,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 }
                 let c = &mut cands[v];
                 c.anchor = c.anchor.or(here);
-                c.blocks.push(b);
-                c.read_positions.push(pos);
+                c.read = true;
                 if s.ty != Type::F || s.mods.abs() || !crate::copy_prop::takes_modifiers(op) {
                     c.negatable = false;
                 }
@@ -153,13 +146,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 let c = &mut cands[v];
                 c.anchor = c.anchor.or(here);
                 match constant_move(shader, inst) {
-                    Some(bits) if !seen_def[v] || c.bits == Some(bits) => {
-                        if !seen_def[v] {
-                            c.first_def = Some((pos, b, depth));
-                        }
-                        seen_def[v] = true;
+                    Some(bits) if c.bits.is_none_or(|b| b == bits) => {
                         c.bits = Some(bits);
-                        c.blocks.push(b);
                         c.defs.push(inst);
                     }
                     _ => bad[v] = true,
@@ -167,19 +155,19 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             }
         }
     }
-    // The constants to combine: (VGRF, stored bits, negated).
-    let mut chosen: Vec<(usize, u32, bool)> = Vec::new();
+    // The constants to combine: (VGRF, stored bits, negated, where its load must be).
+    let mut chosen: Vec<(usize, u32, bool, (usize, Place))> = Vec::new();
     for (v, c) in cands.iter().enumerate() {
-        let (Some(bits), Some(_)) = (c.bits, c.first_def) else {
+        let (Some(bits), Some((at_pos, Some(at)))) = (c.bits, c.anchor) else {
             continue;
         };
-        if bad[v] || c.read_positions.is_empty() || !matches!(c.anchor, Some((_, Some(_)))) {
+        if bad[v] || !c.read {
             continue;
         }
         let negative_float = bits & 0x8000_0000 != 0 && !f32::from_bits(bits).is_nan();
         let negated = negative_float && c.negatable;
         let stored = if negated { bits & 0x7fff_ffff } else { bits };
-        chosen.push((v, stored, negated));
+        chosen.push((v, stored, negated, (at_pos, at)));
     }
     if chosen.is_empty() {
         return false;
@@ -188,10 +176,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let mut slot_of: HashMap<u32, usize> = HashMap::new();
     let mut slots: Vec<(u32, usize, Place)> = Vec::new(); // (bits, position, place)
     let mut vgrf_slot: HashMap<u32, (usize, bool)> = HashMap::new();
-    for &(v, stored, negated) in &chosen {
-        let Some((at_pos, Some(at))) = cands[v].anchor else {
-            continue;
-        };
+    for &(v, stored, negated, (at_pos, at)) in &chosen {
         let k = *slot_of.entry(stored).or_insert_with(|| {
             slots.push((stored, at_pos, at));
             slots.len() - 1
