@@ -666,7 +666,7 @@ fn sampler_message(
     use sampler::src;
     // What the header's dword 2 carries (gather channel, texel offsets): the importer's
     // recovery. A gather needs it; other messages without it are as the dump shows them.
-    let gather = matches!(op, Opcode::Tg4Logical | Opcode::Tg4OffsetLogical);
+    let gather = sampler::is_gather(op);
     let bits = shader.send_info(inst).and_then(|s| s.header_bits);
     if gather && bits.is_none() {
         return Err(format!(
@@ -871,22 +871,19 @@ fn sampler_header_payload(
             out.push(alu(shader, Opcode::Add, no_mask(1), ud(12), &[g0_3, t]));
         }
     }
+    // The parameters follow the header in the first payload or are the second.
     let params = parts.len() as u32 * per_comp;
-    Ok(match second {
-        Some(data) => Payload {
-            first: ud(0),
-            second: Some(data),
-            mlen: 1,
-            ex_mlen: params,
-            header: 1,
-        },
-        None => Payload {
-            first: ud(0),
-            second: None,
-            mlen: 1 + params,
-            ex_mlen: 0,
-            header: 1,
-        },
+    let (mlen, ex_mlen) = if second.is_some() {
+        (1, params)
+    } else {
+        (1 + params, 0)
+    };
+    Ok(Payload {
+        first: ud(0),
+        second,
+        mlen,
+        ex_mlen,
+        header: 1,
     })
 }
 
@@ -964,12 +961,6 @@ fn alu(shader: &mut Shader, op: Opcode, control: Control, dst: Operand, srcs: &[
     })
 }
 
-/// A render target write of colour 0 (and colour 1 for dual-source blending, and source
-/// depth) to `target` of the shader's `targets`. With several targets or two colours
-/// (before gen11) the message has a header: g0 and g1 (g0 and g2 for the
-/// second half of a SIMD32 write), the target index in dword 2 for blend state, and, when
-/// the shader discards (its writes are predicated on the sample mask), that mask in the
-/// low word of dword 15 (Mesa: `lower_fb_write_logical_send`).
 /// A render-target write header this block already built (split sends only): a VGRF of
 /// g0 and g1 (or g2, channels 16-31) with the target index in dword 2, and whether the
 /// pixel mask (dword 15) was written into it.
@@ -979,6 +970,12 @@ struct FbHeader {
     mask_written: bool,
 }
 
+/// A render target write of colour 0 (and colour 1 for dual-source blending, and source
+/// depth) to `target` of the shader's `targets`. With several targets or two colours
+/// (before gen11) the message has a header: g0 and g1 (g0 and g2 for the
+/// second half of a SIMD32 write), the target index in dword 2 for blend state, and, when
+/// the shader discards (its writes are predicated on the sample mask), that mask in the
+/// low word of dword 15 (Mesa: `lower_fb_write_logical_send`).
 fn fb_write(
     shader: &mut Shader,
     inst: Inst,
@@ -1074,7 +1071,8 @@ fn fb_write(
     // ([`eubatch_ir::target::Target::EOT_PAYLOAD_FIRST_GRF`]).
     let header_in_place =
         split && ctl.group < 16 && target == 0 && ctl.predicate == Predicate::None && !ctl.eot();
-    let (header, p) = if split {
+    // (header VGRF, payload, whether the header is new and needs g0 and g1 copied in)
+    let (header, p, fresh) = if split {
         let parts = resolve_parts(shader, prior, ctl, &parts);
         let colour = payload(shader, &mut out, ctl, &parts)?;
         let p = Payload {
@@ -1108,18 +1106,7 @@ fn fb_write(
             },
         );
         let first = Operand::vgrf(h, 0, Type::UD, 1);
-        if reuse.is_some() {
-            fb_header_fields(shader, &mut out, ctl, h, target);
-            out.push(send(
-                shader,
-                inst,
-                Payload { first, ..p },
-                sfid::RENDER_CACHE,
-                desc,
-            ));
-            return Ok(out);
-        }
-        (h, Payload { first, ..p })
+        (h, Payload { first, ..p }, reuse.is_none())
     } else {
         check_parts(shader, ctl, &parts)?;
         let whole = payload_moves(shader, &mut out, ctl, &parts, 64)?;
@@ -1130,44 +1117,21 @@ fn fb_write(
             ex_mlen: 0,
             header: 2,
         };
-        (whole, p)
+        (whole, p, true)
     };
-    if ctl.group < 16 {
-        out.push(mov(
-            shader,
-            no_mask(16),
-            Operand::vgrf(header, 0, Type::UD, 1),
-            grf(0),
-        ));
-    } else {
-        out.push(mov(
-            shader,
-            no_mask(8),
-            Operand::vgrf(header, 0, Type::UD, 1),
-            grf(0),
-        ));
-        out.push(mov(
-            shader,
-            no_mask(8),
-            Operand::vgrf(header, 32, Type::UD, 1),
-            grf(2),
-        ));
+    // A new header copies g0 and g1 (g0 and g2 for channels 16-31): (byte, register,
+    // width) of each copy. A shared one holds them already.
+    let copies: &[(u32, u32, u8)] = match (fresh, ctl.group < 16) {
+        (false, _) => &[],
+        (true, true) => &[(0, 0, 16)],
+        (true, false) => &[(0, 0, 8), (32, 2, 8)],
+    };
+    for &(byte, reg, width) in copies {
+        let dst = Operand::vgrf(header, byte, Type::UD, 1);
+        out.push(mov(shader, no_mask(width), dst, grf(reg)));
     }
-    fb_header_fields(shader, &mut out, ctl, header, target);
-    out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
-    Ok(out)
-}
-
-/// The fields of a render-target write header past g0's copy: the target index (dword 2;
-/// 0 is g0's own) and, for a write predicated on the sample mask, the pixel enables
-/// (dword 15) from the flag.
-fn fb_header_fields(
-    shader: &mut Shader,
-    out: &mut Vec<Inst>,
-    ctl: Control,
-    header: u32,
-    target: u32,
-) {
+    // The target index (dword 2; 0 is g0's own) and, for a write predicated on the sample
+    // mask, the pixel enables (dword 15) from the flag.
     if target > 0 {
         let dst = Operand::vgrf(header, 8, Type::UD, 1);
         out.push(mov(
@@ -1189,6 +1153,8 @@ fn fb_header_fields(
         let dst = Operand::vgrf(header, 60, Type::UW, 1);
         out.push(mov(shader, no_mask(1), dst, flag));
     }
+    out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
+    Ok(out)
 }
 
 /// The URB offset of a logical URB message, and the checks every URB message needs: the
@@ -1250,6 +1216,10 @@ fn urb_header(shader: &mut Shader, out: &mut Vec<Inst>, inst: Inst, extra: &[Ope
     }
     Operand::vgrf(h, 0, Type::UD, 1)
 }
+
+/// URB headers a block already built: by handle, extra header parts and channels, the
+/// header VGRF and how many of the block's instructions came before it.
+type UrbHeaders = hashbrown::HashMap<(Operand, Vec<Operand>, (u8, u8, bool)), (u32, usize)>;
 
 /// [`urb_header`], or the one an earlier write of the block built from the same handle and
 /// parts in the same channels, if nothing since wrote them (a GS writes a vertex's
@@ -1318,10 +1288,6 @@ fn channels_of(ctl: Control) -> Control {
 /// (Mesa `lower_urb_write_logical_send`): the header ([`urb_header`]), then the data
 /// components — the second payload where sends split, read in place where the data VGRF
 /// holds them in order.
-/// URB headers a block already built: by handle, extra header parts and channels, the
-/// header VGRF and how many of the block's instructions came before it.
-type UrbHeaders = hashbrown::HashMap<(Operand, Vec<Operand>, (u8, u8, bool)), (u32, usize)>;
-
 fn urb_write(
     shader: &mut Shader,
     inst: Inst,
