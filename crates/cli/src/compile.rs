@@ -53,6 +53,8 @@ pub struct Worker {
 pub struct Compiled {
     pub stats: Option<Box<crate::stats::ShaderStats>>,
     pub failure: Option<Box<str>>,
+    /// The shader was left out: a pass of the pipeline does not handle it (why).
+    pub refused: Option<Box<str>>,
     /// `--dump-after`: the IR after that pass, printed in input order at the end.
     pub dumps: Option<Box<Vec<(String, String)>>>,
 }
@@ -70,7 +72,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         }
     };
     if let Some(p) = &opts.dump_after {
-        if !PASSES.iter().any(|(n, _)| n == p) {
+        if manager::pass_index(p).is_none() {
             eprintln!("error: --dump-after: unknown pass `{p}`");
             return ExitCode::FAILURE;
         }
@@ -106,12 +108,17 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     }
     let mut shaders = Vec::new();
     let mut failures = Vec::new();
-    for r in results {
+    // Shaders left out, by reason: (count, first shader).
+    let mut refused = std::collections::BTreeMap::<Box<str>, (u64, PathBuf)>::new();
+    for (r, path) in results.into_iter().zip(&files) {
         for (what, text) in r.dumps.iter().flat_map(|d| d.iter()) {
             println!("# {what}\n{text}");
         }
         shaders.extend(r.stats.map(|s| *s));
         failures.extend(r.failure);
+        if let Some(why) = r.refused {
+            refused.entry(why).or_insert((0, path.clone())).0 += 1;
+        }
     }
     let [before, after, pressure_before, pressure_after] = sums;
     if let Some(out) = &opts.stats {
@@ -123,6 +130,13 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             target: crate::stats::target_name(opts.target, &targets),
             stage: opts.stage.clone(),
             options: opts.pipeline.clone(),
+            left_out: refused
+                .iter()
+                .map(|(why, (n, _))| crate::stats::LeftOut {
+                    shaders: *n,
+                    reason: why.to_string(),
+                })
+                .collect(),
         };
         if let Err(e) = crate::stats::write(out, &header, &shaders) {
             eprintln!("error: {}: {e}", out.display());
@@ -130,9 +144,10 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         }
     }
     println!("pass          runs  progress      time");
-    for (k, (name, _)) in PASSES.iter().enumerate() {
+    for (k, pass) in PASSES.iter().enumerate() {
         println!(
-            "{name:12} {:6} {:9} {:>9}",
+            "{:12} {:6} {:9} {:>9}",
+            pass.name,
             stats.runs[k],
             stats.progress[k],
             format_duration(stats.time[k])
@@ -140,6 +155,15 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     }
     for f in &failures {
         println!("error: {f}");
+    }
+    let left_out: u64 = refused.values().map(|(n, _)| n).sum();
+    for (why, (n, first)) in &refused {
+        println!(
+            "not compiled: {n} shader{} ({}{}): {why}",
+            if *n == 1 { "" } else { "s" },
+            first.display(),
+            if *n > 1 { ", ..." } else { "" }
+        );
     }
     let reduction = if before > 0 {
         100.0 * (before as f64 - after as f64) / before as f64
@@ -157,13 +181,28 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         "register pressure (most registers live at once, summed over shaders): {pressure_before} before, {pressure_after} after"
     );
     let secs = elapsed.as_secs_f64();
+    if opts.verify_seeds.is_some() {
+        let checked: u64 = stats.checked.iter().sum();
+        let unchecked: u64 = stats.unchecked.iter().sum();
+        println!(
+            "simulator: {checked} pass runs that changed a shader compared with their input, equal; {unchecked} not compared{}",
+            if unchecked > 0 { " (the simulator cannot run the input):" } else { "" }
+        );
+        for (why, n) in &stats.unchecked_reasons {
+            println!("  {n:6}  {why}");
+        }
+    }
     println!(
         "compiled {compiled} of {} shaders with `{}`: {before} instructions before, {after} after ({reduction:.2}% fewer) in {secs:.2} s ({:.0} shaders/s); {} failures{}",
         files.len(),
         opts.pipeline,
         files.len() as f64 / secs.max(1e-9),
         failures.len(),
-        if opts.verify_seeds.is_some() { ", every pass checked in the simulator" } else { "" }
+        if left_out > 0 {
+            format!(", {left_out} not compiled (no pass of the pipeline may change them)")
+        } else {
+            String::new()
+        }
     );
     if failures.is_empty() {
         ExitCode::SUCCESS
@@ -267,6 +306,11 @@ fn compile_one(
             return out;
         }
     };
+    // A shader some pass of the pipeline does not handle is left out whole, and counted.
+    if let Some(e) = manager::refusal(&shader, steps) {
+        out.refused = Some(format!("`{}` {}", e.pass, e.msg).into());
+        return out;
+    }
     let max_pressure = |s: &eubatch_ir::Shader| {
         eubatch_passes::PassCx::default()
             .pressure(s)

@@ -66,6 +66,7 @@ pub fn run(root: &Path, opts: &Options) -> ExitCode {
         target: crate::stats::target_name(opts.target, &targets),
         stage: opts.stage.name().into(),
         options: String::new(),
+        left_out: Vec::new(),
     };
     if let Err(e) = crate::stats::write(&opts.out, &header, &shaders) {
         eprintln!("error: {}: {e}", opts.out.display());

@@ -244,6 +244,14 @@ pub fn render_text(a: &Side, b: &Side, r: &Report, warnings: &[String], top: usi
         b.shaders.len(),
         describe(&b.header)
     ));
+    for (name, side) in [("A", a), ("B", b)] {
+        for l in &side.header.left_out {
+            o.push_str(&format!(
+                "{name} left out {} shaders its pipeline does not handle: {}\n",
+                l.shaders, l.reason
+            ));
+        }
+    }
     o.push_str(&format!(
         "{} shaders in both; totals below are over them, for each statistic where both sides have it\n\n",
         r.in_both

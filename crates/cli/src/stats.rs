@@ -26,6 +26,17 @@ pub struct Header {
     pub stage: String,
     /// Options that change the numbers (the pipeline).
     pub options: String,
+    /// Shaders left out of the file because a pass of the pipeline does not handle them,
+    /// by reason (absent when none was).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
+}
+
+/// Shaders a statistics file leaves out, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOut {
+    pub shaders: u64,
+    pub reason: String,
 }
 
 /// One shader variant's statistics.
@@ -81,6 +92,17 @@ pub fn write(path: &Path, header: &Header, shaders: &[ShaderStats]) -> std::io::
             "# tool={} version={} target={} stage={} options={}\n{COLUMNS}\n",
             header.tool, header.version, header.target, header.stage, header.options
         ));
+        // Comment lines between the header and the column row: `# left out: N shaders: why`.
+        for l in &header.left_out {
+            out.insert_str(
+                out.len() - COLUMNS.len() - 1,
+                &format!(
+                    "# left out: {} shaders: {}\n",
+                    l.shaders,
+                    l.reason.replace('\n', " ")
+                ),
+            );
+        }
         let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         // Keys are paths; one with a comma or a line break would shift the columns.
         if let Some(s) = shaders.iter().find(|s| s.key.contains([',', '\n', '\r'])) {
@@ -134,6 +156,7 @@ pub fn read(path: &Path) -> Result<(Header, Vec<ShaderStats>), String> {
             target: String::new(),
             stage: String::new(),
             options: String::new(),
+            left_out: Vec::new(),
         };
         let rest = first
             .strip_prefix("# ")
@@ -148,7 +171,19 @@ pub fn read(path: &Path) -> Result<(Header, Vec<ShaderStats>), String> {
                 _ => {}
             }
         }
-        match lines.next() {
+        let mut next = lines.next();
+        while let Some((i, l)) = next.filter(|(_, l)| l.starts_with("# left out: ")) {
+            let bad = || err(i, "expected `# left out: N shaders: REASON`".into());
+            let (n, reason) = l["# left out: ".len()..]
+                .split_once(" shaders: ")
+                .ok_or_else(bad)?;
+            h.left_out.push(LeftOut {
+                shaders: n.parse().map_err(|_| bad())?,
+                reason: reason.into(),
+            });
+            next = lines.next();
+        }
+        match next {
             Some((_, c)) if c == COLUMNS => {}
             Some((i, _)) => return Err(err(i, format!("expected the column row `{COLUMNS}`"))),
             None => return Err(err(1, "missing the column row (truncated file?)".into())),

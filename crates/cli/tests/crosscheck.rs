@@ -81,11 +81,9 @@ const SKL_AGREE_AT_LEAST: usize = 1646;
 
 #[test]
 fn shaderdb_skl_agrees_with_mesa() {
-    let corpus = root().join("../shared/corpora/shaderdb-skl");
-    if !corpus.is_dir() {
-        eprintln!("skipping: {} not found", corpus.display());
+    let Some(corpus) = corpora::corpus("shaderdb-skl") else {
         return;
-    }
+    };
     let (_, out) = eubatch(&["crosscheck", corpus.to_str().unwrap(), "-j", "2"]);
     eprintln!("{out}");
     let (agree, differ) = counts(&out);

@@ -419,6 +419,31 @@ impl Shader {
         self.layout.num_insts()
     }
 
+    /// Whether `inst` runs in Align16 access mode: every instruction of a vec4 shader, and
+    /// the ones marked so in scalar code.
+    pub fn is_align16(&self, inst: Inst) -> bool {
+        self.backend == Backend::Vec4 || self.insts.control[inst].align16()
+    }
+
+    /// Whether `inst` is Align16 with a swizzle other than `.xyzw` on a source or a
+    /// writemask other than `.xyzw` on its destination: channels move between or skip the
+    /// four dwords of a register half, which an element-by-element (Align1) reading of the
+    /// operands does not see.
+    pub fn has_swizzle_or_writemask(&self, inst: Inst) -> bool {
+        if !self.is_align16(inst) {
+            return false;
+        }
+        let dst = &self.insts.dst[inst];
+        let masked = !dst.is_bad() && dst.region.swizzle & 0xf != crate::Region::WRITEMASK_XYZW;
+        masked
+            || self.srcs(inst).iter().any(|s| {
+                !matches!(
+                    s.file,
+                    crate::operand::RegFile::Bad | crate::operand::RegFile::Imm
+                ) && s.region.swizzle != crate::Region::XYZW
+            })
+    }
+
     /// Mesa's default `size_written` for a destination: `exec_size` elements at its stride.
     pub fn default_size_written(&self, inst: Inst) -> u32 {
         let dst = &self.insts.dst[inst];

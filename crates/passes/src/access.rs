@@ -12,6 +12,14 @@
 //! VGRF, anything touching fixed registers or other ARFs is a side effect, and a write under
 //! the channel mask does not fully define a VGRF that some instruction reads regardless of
 //! the mask (NoMask, or another channel's element): disabled channels keep the old value.
+//!
+//! What the slot model cannot express it treats as opaque ([`opaque`]): every instruction
+//! of a vec4 shader (SIMD4x2 channels, Align16 swizzles and writemasks, gen7's DF regions)
+//! and an Align16 instruction of scalar code with a swizzle or a writemask. Such an
+//! instruction reads every slot of each VGRF it names, writes every slot of its destination
+//! VGRF, and defines nothing fully: a `.x` write followed by a `.y` write leaves the value
+//! live through both, where reading elements by offset and stride alone would see two full
+//! overwrites.
 
 use eubatch_ir::operand::arf;
 use eubatch_ir::shader::Predicate;
@@ -165,6 +173,12 @@ fn reads_other_channels(op: Opcode) -> bool {
     )
 }
 
+/// Whether the slot model cannot read `inst` element by element (see the module doc): its
+/// VGRF operands are taken whole, and its writes define nothing fully.
+pub fn opaque(shader: &Shader, inst: Inst) -> bool {
+    shader.backend == eubatch_ir::Backend::Vec4 || shader.has_swizzle_or_writemask(inst)
+}
+
 /// The bytes `[start, end)` of each element of a region operand over `exec` channels, as
 /// (byte offset within the VGRF, length) pairs.
 fn elements(op: &Operand, exec: u32, mut f: impl FnMut(u32, u32)) {
@@ -205,9 +219,15 @@ fn defs(
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
     let dst = shader.insts.dst[inst];
-    let conditional = ctl.predicate != Predicate::None && op != Opcode::Sel;
     let exec = ctl.exec_size as u32;
-    if dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
+    let opaque = opaque(shader, inst);
+    // An opaque instruction defines nothing fully, as a predicated one.
+    let conditional = opaque || ctl.predicate != Predicate::None && op != Opcode::Sel;
+    if opaque && dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
+        for s in slots.vgrf(shader, dst.nr) {
+            f(s, false);
+        }
+    } else if dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
         let base = slots.base[dst.nr as usize];
         let size = shader.vgrfs[eubatch_ir::Vgrf::from_usize(dst.nr as usize)].size();
         // Bytes written per slot, as a 4-bit mask.
@@ -293,8 +313,14 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
     let srcs = shader.srcs(inst);
     let header = shader.send_info(inst).map_or(0, |s| s.header_size as usize);
     let send_reads = |k: usize| send_read_len(shader, inst, k);
+    let opaque = opaque(shader, inst);
     for (k, s) in srcs.iter().enumerate() {
         match s.file {
+            RegFile::Vgrf if opaque && (s.nr as usize) < slots.base.len() => {
+                for slot in slots.vgrf(shader, s.nr) {
+                    f(slot);
+                }
+            }
             RegFile::Vgrf if (s.nr as usize) < slots.base.len() => {
                 let range = slots.vgrf(shader, s.nr);
                 let base = range.start;
@@ -347,8 +373,13 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
         }
     }
     // The predicate reads the flag bits of the instruction's channels (the whole group of
-    // four for the ANY4H/ALL4H forms, which stays inside a slot).
-    if ctl.predicate != Predicate::None {
+    // four for the ANY4H/ALL4H forms, which stays inside a slot); an opaque instruction's
+    // predicate, every flag bit.
+    if ctl.predicate != Predicate::None && opaque {
+        for k in 0..FLAG_SLOTS {
+            f(slots.vgrf_slots + k);
+        }
+    } else if ctl.predicate != Predicate::None {
         let first = ctl.flag_subreg as u32 * 16 + ctl.group as u32;
         let mut seen = [false; FLAG_SLOTS as usize];
         for c in 0..exec.max(1) {
@@ -359,8 +390,9 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
             }
         }
     }
-    // A predicated write keeps the old value in the channels it skips.
-    if ctl.predicate != Predicate::None && op != Opcode::Sel {
+    // A predicated write keeps the old value in the channels it skips, and so does a write
+    // under a writemask (an opaque instruction's writes are all partial).
+    if ctl.predicate != Predicate::None && op != Opcode::Sel || opaque {
         for_each_def(shader, slots, inst, |s, _| f(s));
     }
 }

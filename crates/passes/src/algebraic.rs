@@ -95,6 +95,9 @@ fn broadcast_element(v: &Operand, index: &Operand) -> Option<Operand> {
     Some(e)
 }
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let mut progress = false;
     let mut remove = Vec::new();

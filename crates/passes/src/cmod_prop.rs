@@ -90,6 +90,9 @@ fn takes_cmod(op: Opcode) -> bool {
             )
 }
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let slots = Slots::of(shader);
     let flag_first = slots.vgrf_slots;

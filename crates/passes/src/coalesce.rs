@@ -103,6 +103,9 @@ fn raw_move(src: eubatch_ir::Type, dst: eubatch_ir::Type) -> bool {
     src == dst || (src.size() == dst.size() && !src.is_float() && !dst.is_float())
 }
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let Some(live) = cx.liveness(shader) else {
         return false;

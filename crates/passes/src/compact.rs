@@ -8,6 +8,9 @@ use eubatch_ir::{RegFile, Shader, Vgrf};
 
 use crate::PassCx;
 
+/// Any code: it renumbers VGRFs and reads no region.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::ANY;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let n = shader.vgrfs.len();
     let mut used = vec![false; n];

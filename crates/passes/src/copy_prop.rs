@@ -325,6 +325,9 @@ fn available_at_entry(shader: &Shader, slots: &Slots) -> Option<Vec<Vec<Copy>>> 
     )
 }
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let slots = Slots::of(shader);
     let mut progress = false;

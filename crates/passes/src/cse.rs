@@ -84,6 +84,9 @@ fn key(shader: &Shader, inst: Inst) -> u64 {
     h.finish()
 }
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let values = values(shader, cx);
     flag_cse(shader) || values

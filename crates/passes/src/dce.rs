@@ -16,6 +16,13 @@ use crate::access::{
 };
 use crate::PassCx;
 
+/// Any code, vec4 included: what the slot model cannot read element by element
+/// ([`crate::access::opaque`]: every vec4 instruction, Align16 swizzles and writemasks)
+/// reads and writes its VGRFs whole and defines nothing fully, so such an instruction goes
+/// only when nothing reads any part of its destination afterwards, and a value written
+/// `.x` then `.y` stays live through both.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::ANY;
+
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let Some(live) = cx.liveness(shader) else {
         return false;
@@ -61,7 +68,10 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 && dst.file == RegFile::Vgrf
                 && writes_flag(op, ctl.cmod)
                 && op.alu_arity().is_some()
+                && !crate::access::opaque(shader, inst)
             {
+                // (An opaque instruction keeps its destination: which flag bits an Align16
+                // write under a writemask sets is not modelled.)
                 // Keep the flag write only.
                 let mut null = Operand::arf(
                     eubatch_ir::operand::arf::NULL,

@@ -20,6 +20,9 @@ use eubatch_ir::{Control, Inst, Shader};
 
 use crate::PassCx;
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let order: Vec<Inst> = shader.layout.insts().collect();
     let cf = |i: Inst| shader.insts.opcode[i].control_flow();

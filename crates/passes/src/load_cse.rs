@@ -44,6 +44,9 @@ fn is_constant_load(shader: &Shader, inst: Inst) -> bool {
     }
 }
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     if !shader.layout.insts().any(|i| is_constant_load(shader, i)) {
         return false;

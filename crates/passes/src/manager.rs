@@ -10,38 +10,139 @@
 
 use std::time::{Duration, Instant};
 
-use eubatch_ir::Shader;
+use eubatch_ir::{Backend, Gen, Shader, Stage};
 
 use crate::PassCx;
 
 pub type PassFn = fn(&mut Shader, &mut PassCx) -> bool;
 
+/// What a pass handles: the code its analyses and rewrites understand. Each pass file
+/// declares its `SCOPE`; before running anything, [`run`] refuses a shader that a pass of
+/// the pipeline does not handle, naming the pass and why ([`ErrorKind::Refused`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Scope {
+    /// Back ends whose code the pass understands.
+    pub backends: &'static [Backend],
+    /// Whether it understands Align16 swizzles and writemasks in scalar code.
+    pub swizzles: bool,
+    /// The targets it handles, first and last.
+    pub targets: (Gen, Gen),
+    /// The stages it handles.
+    pub stages: &'static [Stage],
+    /// What the pass assumes of the code, said when it refuses a shader.
+    pub assumes: &'static str,
+}
+
+/// Every stage.
+pub const ALL_STAGES: &[Stage] = &Stage::ALL;
+
+impl Scope {
+    /// The scalar back end's code, on every target and stage: the scope of a pass that
+    /// reads operands as Align1 regions.
+    pub const SCALAR: Scope = Scope {
+        backends: &[Backend::Scalar],
+        swizzles: false,
+        targets: (Gen::Gen7, Gen::Gen12),
+        stages: ALL_STAGES,
+        assumes: "it reads operands as Align1 regions (offset, stride, type), without swizzles, writemasks or SIMD4x2 channels",
+    };
+
+    /// Every back end, target and stage: a pass that reads no operand regions, or whose
+    /// analyses take what they cannot read whole ([`crate::access::opaque`]).
+    pub const ANY: Scope = Scope {
+        backends: &[Backend::Scalar, Backend::Vec4],
+        swizzles: true,
+        targets: (Gen::Gen7, Gen::Gen12),
+        stages: ALL_STAGES,
+        assumes: "",
+    };
+
+    /// Why this scope leaves `shader` out, if it does.
+    pub fn refuses(&self, shader: &Shader) -> Option<String> {
+        if !self.backends.contains(&shader.backend) {
+            let what = match shader.backend {
+                Backend::Scalar => "scalar (Align1) shaders",
+                Backend::Vec4 => "vec4 (Align16) shaders",
+            };
+            return Some(format!("does not handle {what}: {}", self.assumes));
+        }
+        if shader.target < self.targets.0 || shader.target > self.targets.1 {
+            return Some(format!(
+                "does not handle {} (gen{}): {}",
+                shader.target.name(),
+                shader.target.verx10() as f32 / 10.0,
+                self.assumes
+            ));
+        }
+        if !self.stages.contains(&shader.stage) {
+            return Some(format!(
+                "does not handle {} shaders: {}",
+                shader.stage.mesa_name(),
+                self.assumes
+            ));
+        }
+        if !self.swizzles && shader.backend == Backend::Scalar {
+            if let Some(inst) = shader
+                .layout
+                .insts()
+                .find(|&i| shader.has_swizzle_or_writemask(i))
+            {
+                return Some(format!(
+                    "does not handle Align16 swizzles or writemasks (instruction {}): {}",
+                    inst.index(),
+                    self.assumes
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// A pass: its name, what it does, and what it handles.
+#[derive(Clone, Copy, Debug)]
+pub struct Pass {
+    pub name: &'static str,
+    pub run: PassFn,
+    pub scope: Scope,
+}
+
+macro_rules! passes {
+    ($($name:literal => $module:path),* $(,)?) => {
+        &[$(Pass { name: $name, run: { use $module as m; m::run }, scope: { use $module as m; m::SCOPE } }),*]
+    };
+}
+
 /// Every pass, by name.
-pub const PASSES: &[(&str, PassFn)] = &[
-    ("algebraic", crate::algebraic::run),
-    ("cmod_prop", crate::cmod_prop::run),
-    ("coalesce", crate::coalesce::run),
-    ("coalesce_simd8", crate::lower::coalesce_simd8::run),
-    ("combine_constants", crate::lower::combine_constants::run),
-    ("compact", crate::compact::run),
-    ("copy_prop", crate::copy_prop::run),
-    ("cse", crate::cse::run),
-    ("dce", crate::dce::run),
-    ("dead_cf", crate::dead_cf::run),
-    ("load_cse", crate::load_cse::run),
-    ("lower_integer_mul", crate::lower::integer_mul::run),
-    ("lower_linterp", crate::lower::linterp::run),
-    ("lower_load_payload", crate::lower::load_payload::run),
-    ("lower_logical_sends", crate::lower::logical_sends::run),
-    ("lower_pack", crate::lower::pack::run),
-    ("lower_regioning", crate::lower::regioning::run),
-    ("lower_simd_width", crate::lower::simd_width::run),
-    ("payload_cse", crate::payload_cse::run),
-    ("predicated_break", crate::predicated_break::run),
-    ("sat_prop", crate::sat_prop::run),
-    ("sel_peephole", crate::sel_peephole::run),
-    ("split", crate::split::run),
+pub const PASSES: &[Pass] = passes![
+    "algebraic" => crate::algebraic,
+    "cmod_prop" => crate::cmod_prop,
+    "coalesce" => crate::coalesce,
+    "coalesce_simd8" => crate::lower::coalesce_simd8,
+    "combine_constants" => crate::lower::combine_constants,
+    "compact" => crate::compact,
+    "copy_prop" => crate::copy_prop,
+    "cse" => crate::cse,
+    "dce" => crate::dce,
+    "dead_cf" => crate::dead_cf,
+    "load_cse" => crate::load_cse,
+    "lower_integer_mul" => crate::lower::integer_mul,
+    "lower_linterp" => crate::lower::linterp,
+    "lower_load_payload" => crate::lower::load_payload,
+    "lower_logical_sends" => crate::lower::logical_sends,
+    "lower_pack" => crate::lower::pack,
+    "lower_regioning" => crate::lower::regioning,
+    "lower_simd_width" => crate::lower::simd_width,
+    "payload_cse" => crate::payload_cse,
+    "predicated_break" => crate::predicated_break,
+    "sat_prop" => crate::sat_prop,
+    "sel_peephole" => crate::sel_peephole,
+    "split" => crate::split,
 ];
+
+/// The index of the pass named `name`.
+pub fn pass_index(name: &str) -> Option<usize> {
+    PASSES.iter().position(|p| p.name == name)
+}
 
 /// The optimization loop.
 pub const OPT: &str =
@@ -95,8 +196,8 @@ fn parse_list(s: &[u8], pos: &mut usize) -> Result<Vec<Step>, String> {
             *pos += 1;
             steps.push(Step::Loop(body));
         } else {
-            let k = PASSES.iter().position(|(n, _)| *n == name).ok_or_else(|| {
-                let names: Vec<&str> = PASSES.iter().map(|p| p.0).collect();
+            let k = pass_index(name).ok_or_else(|| {
+                let names: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
                 format!(
                     "unknown pass `{name}` (passes: {}, loop(...), opt, lower)",
                     names.join(", ")
@@ -112,12 +213,18 @@ fn parse_list(s: &[u8], pos: &mut usize) -> Result<Vec<Step>, String> {
     }
 }
 
-/// Runs, progress and time of each pass.
+/// Runs, progress, time and simulator checks of each pass.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
     pub runs: Vec<u64>,
     pub progress: Vec<u64>,
     pub time: Vec<Duration>,
+    /// Runs that made progress and were compared in the simulator with their input.
+    pub checked: Vec<u64>,
+    /// Runs that made progress and could not be compared (the simulator cannot run the
+    /// input), and why, summed over passes.
+    pub unchecked: Vec<u64>,
+    pub unchecked_reasons: std::collections::BTreeMap<String, u64>,
 }
 
 impl Stats {
@@ -126,6 +233,9 @@ impl Stats {
             runs: vec![0; PASSES.len()],
             progress: vec![0; PASSES.len()],
             time: vec![Duration::ZERO; PASSES.len()],
+            checked: vec![0; PASSES.len()],
+            unchecked: vec![0; PASSES.len()],
+            unchecked_reasons: Default::default(),
         }
     }
 
@@ -134,6 +244,11 @@ impl Stats {
             self.runs[k] += other.runs[k];
             self.progress[k] += other.progress[k];
             self.time[k] += other.time[k];
+            self.checked[k] += other.checked[k];
+            self.unchecked[k] += other.unchecked[k];
+        }
+        for (r, n) in &other.unchecked_reasons {
+            *self.unchecked_reasons.entry(r.clone()).or_default() += n;
         }
     }
 }
@@ -150,26 +265,68 @@ pub struct Checks<'a> {
     pub after_pass: Option<&'a mut dyn FnMut(&str, &Shader)>,
 }
 
-/// A pass broke something.
+/// Why a pipeline stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A pass of the pipeline does not handle the shader (its [`Scope`]): nothing ran.
+    Refused,
+    /// A pass broke something: the verifier or the simulator found it.
+    Failed,
+}
+
+/// A pass refused the shader or broke something.
 #[derive(Clone, Debug)]
 pub struct PassError {
     pub pass: &'static str,
+    pub kind: ErrorKind,
     pub msg: String,
 }
 
 impl std::fmt::Display for PassError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "after {}: {}", self.pass, self.msg)
+        match self.kind {
+            ErrorKind::Refused => write!(f, "not compiled: `{}` {}", self.pass, self.msg),
+            ErrorKind::Failed => write!(f, "after {}: {}", self.pass, self.msg),
+        }
     }
 }
 
-/// Runs `steps` on `shader`.
+/// The passes `steps` runs, each once, in order.
+fn passes_of(steps: &[Step], out: &mut Vec<usize>) {
+    for step in steps {
+        match step {
+            Step::Pass(k) if !out.contains(k) => out.push(*k),
+            Step::Pass(_) => {}
+            Step::Loop(body) => passes_of(body, out),
+        }
+    }
+}
+
+/// Why `steps` would not run on `shader`: the first pass of the pipeline whose scope
+/// leaves it out.
+pub fn refusal(shader: &Shader, steps: &[Step]) -> Option<PassError> {
+    let mut passes = Vec::new();
+    passes_of(steps, &mut passes);
+    passes.into_iter().find_map(|k| {
+        PASSES[k].scope.refuses(shader).map(|msg| PassError {
+            pass: PASSES[k].name,
+            kind: ErrorKind::Refused,
+            msg,
+        })
+    })
+}
+
+/// Runs `steps` on `shader`, or refuses it whole (nothing runs) when a pass of the
+/// pipeline does not handle it.
 pub fn run(
     shader: &mut Shader,
     steps: &[Step],
     checks: &mut Checks<'_>,
     stats: &mut Stats,
 ) -> Result<bool, PassError> {
+    if let Some(e) = refusal(shader, steps) {
+        return Err(e);
+    }
     let mut cx = PassCx::default();
     run_steps(shader, steps, checks, stats, &mut cx)
 }
@@ -210,7 +367,12 @@ fn run_pass(
     stats: &mut Stats,
     cx: &mut PassCx,
 ) -> Result<bool, PassError> {
-    let (name, f) = PASSES[k];
+    let Pass { name, run: f, .. } = PASSES[k];
+    let failed = |msg| PassError {
+        pass: name,
+        kind: ErrorKind::Failed,
+        msg,
+    };
     let before = checks.simulate_seeds.as_ref().map(|_| shader.clone());
     let t = Instant::now();
     let progress = f(shader, cx);
@@ -222,16 +384,19 @@ fn run_pass(
     stats.progress[k] += progress as u64;
     if checks.verify_ir {
         if let Some(e) = eubatch_ir::verify::verify(shader).first() {
-            return Err(PassError {
-                pass: name,
-                msg: format!("the verifier fails: {e}"),
-            });
+            return Err(failed(format!("the verifier fails: {e}")));
         }
     }
     if progress {
         if let (Some(seeds), Some(before)) = (checks.simulate_seeds.clone(), before) {
-            check_equivalent(&before, shader, seeds)
-                .map_err(|msg| PassError { pass: name, msg })?;
+            match check_equivalent(&before, shader, seeds) {
+                Check::Equal => stats.checked[k] += 1,
+                Check::Unchecked(why) => {
+                    stats.unchecked[k] += 1;
+                    *stats.unchecked_reasons.entry(why).or_default() += 1;
+                }
+                Check::Differs(msg) => return Err(failed(msg)),
+            }
         }
     }
     if let Some(hook) = checks.after_pass.as_mut() {
@@ -240,26 +405,43 @@ fn run_pass(
     Ok(progress)
 }
 
-/// Both shaders on the seeds: equal outputs, or the first difference. A shader the
-/// simulator cannot run before the pass is not compared (it says so in its error).
-fn check_equivalent(
-    before: &Shader,
-    after: &Shader,
-    seeds: std::ops::Range<u64>,
-) -> Result<(), String> {
+/// What comparing a pass's input and output in the simulator found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Equal outputs on every seed.
+    Equal,
+    /// The simulator cannot run the input: nothing was compared, and this says why.
+    Unchecked(String),
+    /// The first difference.
+    Differs(String),
+}
+
+/// Both shaders on the seeds. A shader the simulator cannot run before the pass is not
+/// compared, and the outcome says so: never counted as checked.
+pub fn check_equivalent(before: &Shader, after: &Shader, seeds: std::ops::Range<u64>) -> Check {
     // One set of inputs for both, typed by the input shader's uses.
     let profile = eubatch_sim::profile::Profile::of(before);
     for seed in seeds {
-        let Ok(a) = eubatch_sim::run_profiled(before, seed, &profile, STEPS, None) else {
-            return Ok(());
+        let a = match eubatch_sim::run_profiled(before, seed, &profile, STEPS, None) {
+            Ok(a) => a,
+            Err(e) => return Check::Unchecked(unchecked_reason(&e.to_string())),
         };
-        let b = eubatch_sim::run_profiled(after, seed, &profile, STEPS, None)
-            .map_err(|e| format!("seed {seed}: the result does not run: {e}"))?;
+        let b = match eubatch_sim::run_profiled(after, seed, &profile, STEPS, None) {
+            Ok(b) => b,
+            Err(e) => return Check::Differs(format!("seed {seed}: the result does not run: {e}")),
+        };
         if let Some(d) = eubatch_sim::first_difference(&a, &b) {
-            return Err(format!("seed {seed}: outputs differ: {d}"));
+            return Check::Differs(format!("seed {seed}: outputs differ: {d}"));
         }
     }
-    Ok(())
+    Check::Equal
+}
+
+/// A simulator error as a reason to count: without the instruction it names (the reasons
+/// of many shaders then group).
+pub fn unchecked_reason(error: &str) -> String {
+    let why = error.split_once(": ").map_or(error, |w| w.1);
+    why.chars().take(90).collect()
 }
 
 /// Step limit of the simulator checks.

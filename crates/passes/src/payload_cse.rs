@@ -23,6 +23,9 @@ use crate::PassCx;
 /// group, NoMask, and the source.
 type MoveKey = (u32, eubatch_ir::Type, u8, u8, bool, Operand);
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let defs = crate::defs::Defs::compute(shader);
     let ssa = |v: u32| {

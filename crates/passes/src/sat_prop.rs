@@ -14,6 +14,9 @@ use eubatch_ir::{Control, Opcode, RegFile, Shader};
 
 use crate::PassCx;
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     // How many instructions read each VGRF.
     let mut reads = vec![0u32; shader.vgrfs.len()];

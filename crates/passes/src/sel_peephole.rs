@@ -47,6 +47,9 @@ fn may_overlap(a: &Operand, a_len: u32, b: &Operand, b_len: u32) -> bool {
     }
 }
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let order: Vec<Inst> = shader.layout.insts().collect();
     let mut out: Vec<Inst> = Vec::with_capacity(order.len());

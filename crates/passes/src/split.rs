@@ -24,6 +24,9 @@ use crate::PassCx;
 /// of a SIMD16 half.
 const FLAT_PITCHES: [u32; 3] = [32, 64, 128];
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     // A component split off may itself split into registers: repeat until nothing does.
     let mut progress = false;

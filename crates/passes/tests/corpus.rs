@@ -3,18 +3,151 @@
 //! is compared in the simulator with its input (2 seeds), and the final shader with the
 //! imported one (4 seeds); no output may differ, and the result must pass the hardware-form
 //! verifier. Prints the number of shader × seed runs, the instruction counts, and the
-//! messages still logical with why. Skipped where `../shared` is absent.
-//! Run in release mode.
+//! messages still logical with why.
+//!
+//! What it found is compared with `tests/corpus/NAME.counts` (workspace root), so that a
+//! change shows in the diff: the shaders no pass of `lower` handles (refused, by reason,
+//! exact), the instruction totals of the rest at the start, after `opt` and after `lower`
+//! (exact), and the shaders the simulator cannot run, by reason (bounds: at most so many).
+//! `EUBATCH_BLESS=1` rewrites the files with what the run found. Skipped where `../shared`
+//! is absent, a failure under `EUBATCH_REQUIRE_CORPORA=1`. Run in release mode.
 
 #[path = "../../ir/tests/common/mod.rs"]
 mod common;
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use eubatch_ir::import::{discover, load_file, InputKind};
 use eubatch_ir::Gen;
-use eubatch_passes::manager::{self, Checks, Stats};
+use eubatch_passes::manager::{self, Checks, ErrorKind, Stats};
+
+/// What a corpus walk found, as its counts file holds it.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Counts {
+    shaders: usize,
+    /// Shaders refused by a pass's scope, by reason.
+    refused: BTreeMap<String, usize>,
+    /// Instructions of the compiled shaders: at the start, after `opt`, after `lower`.
+    start: usize,
+    opt: usize,
+    lower: usize,
+    /// Shaders the simulator cannot run, by reason.
+    unsimulated: BTreeMap<String, usize>,
+}
+
+impl Counts {
+    fn print(&self, corpus: &str) -> String {
+        let mut o = format!(
+            "# The corpus walk of {corpus} (crates/passes/tests/corpus.rs), rewritten by\n\
+             # EUBATCH_BLESS=1. Every line but `unsimulated` is exact; an `unsimulated` line is a\n\
+             # bound: at most that many shaders the simulator cannot run, for that reason.\n"
+        );
+        o += &format!("shaders {}\n", self.shaders);
+        for (why, n) in &self.refused {
+            o += &format!("refused {n}: {why}\n");
+        }
+        o += &format!(
+            "instructions start {}\ninstructions opt {}\ninstructions lower {}\n",
+            self.start, self.opt, self.lower
+        );
+        for (why, n) in &self.unsimulated {
+            o += &format!("unsimulated {n}: {why}\n");
+        }
+        o
+    }
+
+    fn parse(text: &str, path: &std::path::Path) -> Counts {
+        let mut c = Counts::default();
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let bad = || -> ! { panic!("{}:{}: unexpected line `{line}`", path.display(), i + 1) };
+            let (key, rest) = line.split_once(' ').unwrap_or_else(|| bad());
+            let num = |s: &str| s.parse::<usize>().unwrap_or_else(|_| bad());
+            match key {
+                "shaders" => c.shaders = num(rest),
+                "instructions" => match rest.split_once(' ').unwrap_or_else(|| bad()) {
+                    ("start", n) => c.start = num(n),
+                    ("opt", n) => c.opt = num(n),
+                    ("lower", n) => c.lower = num(n),
+                    _ => bad(),
+                },
+                "refused" | "unsimulated" => {
+                    let (n, why) = rest.split_once(": ").unwrap_or_else(|| bad());
+                    let map = if key == "refused" {
+                        &mut c.refused
+                    } else {
+                        &mut c.unsimulated
+                    };
+                    map.insert(why.to_string(), num(n));
+                }
+                _ => bad(),
+            }
+        }
+        c
+    }
+
+    /// How `self` (this run) breaks `expected`: exact counts that differ, and unsimulated
+    /// reasons over their bound or not in the file.
+    fn check(&self, expected: &Counts) -> Vec<String> {
+        let mut errors = Vec::new();
+        let exact = [
+            ("shaders", self.shaders, expected.shaders),
+            ("instructions at the start", self.start, expected.start),
+            ("instructions after opt", self.opt, expected.opt),
+            ("instructions after lower", self.lower, expected.lower),
+        ];
+        for (what, got, want) in exact {
+            if got != want {
+                errors.push(format!("{what}: {got}, expected {want}"));
+            }
+        }
+        if self.refused != expected.refused {
+            errors.push(format!(
+                "refused shaders: {:?}, expected {:?}",
+                self.refused, expected.refused
+            ));
+        }
+        for (why, &n) in &self.unsimulated {
+            let bound = expected.unsimulated.get(why).copied().unwrap_or(0);
+            if n > bound {
+                errors.push(format!(
+                    "{n} shaders the simulator cannot run ({why}), at most {bound} allowed"
+                ));
+            }
+        }
+        errors
+    }
+}
+
+/// Compares what the walk of `corpus` found with its counts file, or rewrites the file
+/// under `EUBATCH_BLESS=1`.
+fn compare_counts(corpus: &str, found: &Counts) {
+    let path = common::workspace_root().join(format!("tests/corpus/{corpus}.counts"));
+    if std::env::var_os("EUBATCH_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, found.print(corpus)).unwrap();
+        return;
+    }
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (EUBATCH_BLESS=1 writes it)\nthis run:\n{}",
+            path.display(),
+            found.print(corpus)
+        )
+    });
+    let errors = found.check(&Counts::parse(&text, &path));
+    assert!(
+        errors.is_empty(),
+        "{corpus}: the walk differs from {} (EUBATCH_BLESS=1 rewrites it if the change is meant):\n  {}\nthis run:\n{}",
+        path.display(),
+        errors.join("\n  "),
+        found.print(corpus)
+    );
+}
 
 fn walk(corpus: &str, target: Gen) {
     let Some(dir) = common::corpus(corpus) else {
@@ -23,11 +156,13 @@ fn walk(corpus: &str, target: Gen) {
     let files = discover(&[dir], |k| matches!(k, InputKind::Mesa(d) if d.is_start())).unwrap();
     let steps = manager::parse("lower").unwrap();
     let next = AtomicUsize::new(0);
-    let (before, after, runs) = (
+    let (before, after_opt, after, runs) = (
+        AtomicUsize::new(0),
         AtomicUsize::new(0),
         AtomicUsize::new(0),
         AtomicUsize::new(0),
     );
+    let refused = Mutex::new(BTreeMap::<String, usize>::new());
     let failures = Mutex::new(Vec::new());
     let unsimulated = Mutex::new(Vec::<String>::new());
     let left_logical = Mutex::new(Vec::<String>::new());
@@ -39,16 +174,37 @@ fn walk(corpus: &str, target: Gen) {
                 let name = path.to_string_lossy();
                 let original = load_file(path, &name, Some(target)).unwrap();
                 let mut shader = original.clone();
+                // `lower` begins with `opt`, which ends with the first `compact`: the count
+                // there is the count after `opt`.
+                let mut opt_count = None;
+                let mut at_opt_end = |pass: &str, s: &eubatch_ir::Shader| {
+                    if pass == "compact" && opt_count.is_none() {
+                        opt_count = Some(s.num_insts());
+                    }
+                };
                 let mut checks = Checks {
                     verify_ir: true,
                     simulate_seeds: Some(0..2),
-                    after_pass: None,
+                    after_pass: Some(&mut at_opt_end),
                 };
                 let mut stats = Stats::new();
-                if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut stats) {
-                    failures.lock().unwrap().push(format!("{name}: {e}"));
-                    continue;
+                match manager::run(&mut shader, &steps, &mut checks, &mut stats) {
+                    Err(e) if e.kind == ErrorKind::Refused => {
+                        *refused
+                            .lock()
+                            .unwrap()
+                            .entry(format!("`{}` {}", e.pass, e.msg))
+                            .or_default() += 1;
+                        continue;
+                    }
+                    Err(e) => {
+                        failures.lock().unwrap().push(format!("{name}: {e}"));
+                        continue;
+                    }
+                    Ok(_) => {}
                 }
+                drop(checks);
+                after_opt.fetch_add(opt_count.unwrap_or(0), Ordering::Relaxed);
                 if let Some(e) = eubatch_ir::verify::verify_hardware(&shader).first() {
                     failures
                         .lock()
@@ -59,15 +215,12 @@ fn walk(corpus: &str, target: Gen) {
                 // Messages still logical, and why: lowering a copy again reports them.
                 let mut probe = shader.clone();
                 let outcome = eubatch_passes::lower::logical_sends::lower(&mut probe);
-                let vec4 = shader.backend == eubatch_ir::shader::Backend::Vec4;
                 let mut left: Vec<String> = outcome
                     .left_logical
                     .into_iter()
-                    .filter(|_| !vec4)
                     .map(|(_, why)| why)
                     .collect();
-                // Messages the pass does not take yet, by opcode (vec4 shaders are not
-                // lowered at all yet: counted apart).
+                // Messages the pass does not take yet, by opcode.
                 let handled = eubatch_passes::lower::logical_sends::handles;
                 for inst in shader.layout.insts() {
                     let op = shader.insts.opcode[inst];
@@ -78,9 +231,7 @@ fn walk(corpus: &str, target: Gen) {
                             | eubatch_ir::Opcode::Sends
                             | eubatch_ir::Opcode::Sendsc
                     );
-                    if vec4 && op.is_message() && !send {
-                        left.push("a vec4 shader's message (vec4 is not lowered yet)".into());
-                    } else if eubatch_passes::lower::logical_sends::kept_for_generator(op) {
+                    if eubatch_passes::lower::logical_sends::kept_for_generator(op) {
                         left.push(format!(
                             "`{}`: virtual until the generator, as in Mesa's pre-RA IR",
                             op.name()
@@ -104,13 +255,12 @@ fn walk(corpus: &str, target: Gen) {
                         Ok(a) => a,
                         Err(e) => {
                             // Not a miscompile: the simulator cannot run the input (a
-                            // message or a vec4 construct it does not model yet).
-                            let why = e.to_string();
-                            let why = why.split_once(": ").map_or(why.as_str(), |w| w.1);
+                            // message it does not model yet). Counted, and bounded by the
+                            // counts file.
                             unsimulated
                                 .lock()
                                 .unwrap()
-                                .push(why.chars().take(90).collect::<String>());
+                                .push(manager::unchecked_reason(&e.to_string()));
                             break;
                         }
                     };
@@ -148,24 +298,35 @@ fn walk(corpus: &str, target: Gen) {
     });
     let failures = failures.into_inner().unwrap();
     let unsimulated = unsimulated.into_inner().unwrap();
+    let refused = refused.into_inner().unwrap();
     eprintln!(
-        "{corpus}: {} shaders, {} -> {} instructions, {} shader x seed simulator comparisons, {} mismatches; {} shaders the simulator cannot run yet",
+        "{corpus}: {} shaders, {} refused, {} -> {} instructions, {} shader x seed simulator comparisons, {} mismatches; {} shaders the simulator cannot run yet",
         files.len(),
+        refused.values().sum::<usize>(),
         before.load(Ordering::Relaxed),
         after.load(Ordering::Relaxed),
         runs.load(Ordering::Relaxed),
         failures.len(),
         unsimulated.len()
     );
-    let mut reasons = std::collections::BTreeMap::<&str, usize>::new();
+    for (r, n) in &refused {
+        eprintln!("  {n:5}  refused: {r}");
+    }
+    let mut reasons = BTreeMap::<String, usize>::new();
     for r in &unsimulated {
-        *reasons.entry(r.as_str()).or_default() += 1;
+        *reasons.entry(r.clone()).or_default() += 1;
     }
-    let mut reasons: Vec<_> = reasons.into_iter().collect();
-    reasons.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
-    for (r, n) in reasons.iter().take(5) {
-        eprintln!("  {n:5}  {r}");
+    for (r, n) in &reasons {
+        eprintln!("  {n:5}  not simulated: {r}");
     }
+    let found = Counts {
+        shaders: files.len(),
+        refused,
+        start: before.load(Ordering::Relaxed),
+        opt: after_opt.load(Ordering::Relaxed),
+        lower: after.load(Ordering::Relaxed),
+        unsimulated: reasons,
+    };
     let left_logical = left_logical.into_inner().unwrap();
     eprintln!("  messages left logical: {}", left_logical.len());
     let mut reasons = std::collections::BTreeMap::<&str, usize>::new();
@@ -183,6 +344,7 @@ fn walk(corpus: &str, target: Gen) {
         failures.len(),
         failures[..failures.len().min(10)].join("\n")
     );
+    compare_counts(corpus, &found);
 }
 
 #[test]
@@ -223,4 +385,40 @@ fn vulkan_fp16_bdw() {
 #[test]
 fn shaderdb_skl_mesa25() {
     walk("shaderdb-skl-mesa25", Gen::Gen9);
+}
+
+/// The counts check fails on what it guards: an exact count that moved, a bound exceeded,
+/// a reason not in the file; and holds when a bound is undercut.
+#[test]
+fn counts_check_fails_on_a_change() {
+    let path = std::path::Path::new("t.counts");
+    let expected = Counts::parse(
+        "# c\nshaders 3\nrefused 1: `split` does not handle vec4\ninstructions start 10\n\
+         instructions opt 8\ninstructions lower 9\nunsimulated 2: not modelled: x\n",
+        path,
+    );
+    let same = Counts::parse(&expected.print("t"), path);
+    assert_eq!(same, expected, "printing and parsing back");
+    assert!(same.check(&expected).is_empty());
+    let mut fewer = Counts::parse(&expected.print("t"), path);
+    fewer.unsimulated.insert("not modelled: x".into(), 1);
+    assert!(fewer.check(&expected).is_empty(), "a bound undercut holds");
+    let mut more = Counts::parse(&expected.print("t"), path);
+    more.unsimulated.insert("not modelled: x".into(), 3);
+    assert_eq!(more.check(&expected).len(), 1);
+    let mut new_reason = Counts::parse(&expected.print("t"), path);
+    new_reason.unsimulated.insert("not modelled: y".into(), 1);
+    assert_eq!(new_reason.check(&expected).len(), 1);
+    let mut moved = Counts::parse(&expected.print("t"), path);
+    moved.opt = 7;
+    moved.refused.clear();
+    assert_eq!(moved.check(&expected).len(), 2);
+}
+
+/// Under `EUBATCH_REQUIRE_CORPORA=1` a missing corpus fails the test instead of skipping.
+#[test]
+fn a_missing_corpus_fails_when_required() {
+    assert!(common::missing_when::<()>(false, "nothing").is_none());
+    let required = std::panic::catch_unwind(|| common::missing_when::<()>(true, "nothing"));
+    assert!(required.is_err());
 }

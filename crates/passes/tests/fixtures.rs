@@ -1,7 +1,8 @@
 //! Text fixtures of the passes: `tests/fixtures/passes/*.fixture` at the workspace root, each
 //! an input in eubatch's format, a pipeline, and the expected output (the shader after the
 //! pipeline). Every pass run is also checked in the simulator, input against output, on 4
-//! seeds, and by the verifier; a failure is printed at the top of the output.
+//! seeds, and by the verifier; a failure, a refusal, and every pass run the simulator could
+//! not compare (with why) are printed at the top of the output.
 //! `EUBATCH_BLESS=1 cargo test` rewrites expectations.
 //!
 //! Pipeline: `passes PIPELINE` (as `eubatch compile --passes`).
@@ -27,8 +28,16 @@ fn run_pipeline(pipeline: &str, input: &str) -> String {
         after_pass: None,
     };
     let mut out = String::new();
-    if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut Stats::new()) {
+    let mut stats = Stats::new();
+    if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut stats) {
         out.push_str(&format!("error: {e}\n"));
+    }
+    // What the simulator could not compare is said, never taken as checked.
+    for (why, n) in &stats.unchecked_reasons {
+        out.push_str(&format!(
+            "not checked in the simulator ({n} pass run{}): {why}\n",
+            if *n == 1 { "" } else { "s" }
+        ));
     }
     out.push_str(&print_shader(&shader));
     out

@@ -155,6 +155,20 @@ fn run_with(
         ));
     }
     let order: Vec<Inst> = shader.layout.insts().collect();
+    // Align16 swizzles and writemasks on virtual registers are not modelled: the regions
+    // below read operands element by element. (Final code's Align16 three-source operands
+    // are fixed registers whose regions the listing reader sets.)
+    if let Some(&inst) = order.iter().find(|&&i| {
+        shader.has_swizzle_or_writemask(i)
+            && std::iter::once(&shader.insts.dst[i])
+                .chain(shader.srcs(i))
+                .any(|o| matches!(o.file, RegFile::Vgrf | RegFile::Uniform | RegFile::Attr))
+    }) {
+        return Err(SimError::msg(format!(
+            "instruction {}: Align16 swizzles and writemasks on virtual registers are not simulated yet",
+            inst.index()
+        )));
+    }
     let target = match_control_flow(shader, &order)?;
     let width = shader.dispatch_width as u32;
     let all: u32 = if width >= 32 {

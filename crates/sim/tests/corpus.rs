@@ -4,7 +4,8 @@
 //! control-flow error points at a simulator or importer bug. Skipped where `../shared` is
 //! absent. Run in release mode.
 
-use std::path::Path;
+#[path = "../../ir/tests/common/mod.rs"]
+mod common;
 
 use eubatch_ir::import::{discover, load_file, InputKind};
 use eubatch_ir::Gen;
@@ -16,11 +17,9 @@ const STEPS: u64 = 200_000;
 
 #[test]
 fn shaderdb_skl_start_dumps() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora/shaderdb-skl");
-    if !dir.is_dir() {
-        eprintln!("skipping: {} not found", dir.display());
+    let Some(dir) = common::corpus("shaderdb-skl") else {
         return;
-    }
+    };
     let files = discover(
         &[dir.clone()],
         |k| matches!(k, InputKind::Mesa(d) if d.is_start()),

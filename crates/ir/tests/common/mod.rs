@@ -22,15 +22,33 @@ pub fn corpora_dir() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// Set (to anything but empty or `0`) where the corpora must be there, as `.ci/run` does:
+/// a missing `../shared` is then a failure, not a skip.
+pub const REQUIRE_CORPORA: &str = "EUBATCH_REQUIRE_CORPORA";
+
+/// Says that `what` is missing: a skip (`None` back, with a message), or a failure under
+/// [`REQUIRE_CORPORA`].
+pub fn missing<T>(what: &str) -> Option<T> {
+    let required = std::env::var(REQUIRE_CORPORA).is_ok_and(|v| !v.is_empty() && v != "0");
+    missing_when(required, what)
+}
+
+/// [`missing`], with whether the corpora are required given.
+pub fn missing_when<T>(required: bool, what: &str) -> Option<T> {
+    assert!(!required, "{what} not found, and {REQUIRE_CORPORA} is set");
+    eprintln!("skipping: {what} not found");
+    None
+}
+
 /// The directory of corpus `name`: plain in `../shared/corpora`, or unpacked once from
-/// `NAME.tar.xz` into `target/corpora/`. `None` (with a message) when `../shared` is absent.
+/// `NAME.tar.xz` into `target/corpora/`. `None` (with a message) when `../shared` is absent,
+/// a failure instead under [`REQUIRE_CORPORA`].
 pub fn corpus(name: &str) -> Option<PathBuf> {
     let Some(dir) = corpora_dir() else {
-        eprintln!(
-            "skipping: ../shared/corpora not found beside {}",
+        return missing(&format!(
+            "../shared/corpora beside {}",
             workspace_root().display()
-        );
-        return None;
+        ));
     };
     let plain = dir.join(name);
     if plain.is_dir() {

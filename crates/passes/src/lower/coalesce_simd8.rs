@@ -31,6 +31,9 @@ use eubatch_ir::{Control, Inst, Operand, RegFile, Region, Shader};
 use crate::access::{for_each_def, for_each_use};
 use crate::PassCx;
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     if shader.dispatch_width != 8 {
         return false;

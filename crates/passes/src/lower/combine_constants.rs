@@ -71,6 +71,9 @@ fn constant_move(shader: &Shader, inst: Inst) -> Option<u32> {
         .then(|| src.imm_bits() as u32)
 }
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let n = shader.vgrfs.len();
     let mut cands: Vec<Candidate> = vec![

@@ -42,6 +42,9 @@ use eubatch_ir::{Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, Vg
 
 use crate::PassCx;
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let dword_mul = shader.target.target().has_integer_dword_mul;
     super::replace_all(shader, |shader, inst| match shader.insts.opcode[inst] {

@@ -20,6 +20,9 @@ use eubatch_ir::{Opcode, Operand, RegFile, Region, Shader, Type};
 
 use crate::PassCx;
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     // The fixed registers anything writes, and the payload register each 32-byte register
     // of a VGRF was gathered from (None: written otherwise, or more than once).

@@ -16,6 +16,9 @@ use eubatch_ir::{Control, Opcode, Operand, Shader, Type};
 
 use crate::PassCx;
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     super::replace_each(shader, Opcode::LoadPayload, |shader, inst| {
         let ctl = shader.insts.control[inst];

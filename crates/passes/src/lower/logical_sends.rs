@@ -53,6 +53,14 @@ pub struct Outcome {
     pub left_logical: Vec<(Inst, String)>,
 }
 
+/// Scalar code on gen7–gen9: the message descriptors and payloads built here are those
+/// generations' (Ice Lake's and Xe's dataport, sampler and URB messages differ).
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope {
+    targets: (eubatch_ir::Gen::Gen7, eubatch_ir::Gen::Gen9),
+    assumes: "it builds gen7-gen9 message descriptors and payloads from Align1 operands",
+    ..crate::manager::Scope::SCALAR
+};
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     lower(shader).lowered > 0
 }

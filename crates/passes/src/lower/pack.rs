@@ -14,6 +14,9 @@ use eubatch_ir::{Opcode, RegFile, Shader};
 
 use crate::PassCx;
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     super::replace_each(shader, Opcode::Pack, |shader, inst| {
         if !lowerable(shader, inst) {

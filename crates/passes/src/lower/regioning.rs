@@ -23,6 +23,9 @@ use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Shader, Type, VgrfLayo
 
 use crate::PassCx;
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     super::replace_all(shader, |shader, inst| {
         let (before, after) = lower(shader, inst)?;

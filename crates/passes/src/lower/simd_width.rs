@@ -33,6 +33,9 @@ pub struct Outcome {
     pub left_whole: usize,
 }
 
+/// Scalar code: operands read as Align1 regions.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     lower(shader).split > 0
 }
