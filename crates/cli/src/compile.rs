@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use eubatch_ir::import::{discover, load_text, InputKind};
 use eubatch_ir::Gen;
-use eubatch_passes::manager::{self, Checks, Stats, PASSES};
+use eubatch_passes::manager::{self, Check, Checks, Stats, PASSES};
 
 pub struct Options {
     pub target: Option<Gen>,
@@ -329,9 +329,10 @@ fn compile_one(
             dumps.push((pass.to_string(), eubatch_ir::text::print_shader(s)));
         }
     };
+    let simulator = opts.verify_seeds.map(simulator_check);
     let mut checks = Checks {
         verify_ir: true,
-        simulate_seeds: opts.verify_seeds.map(|n| 0..n),
+        equivalence: simulator.as_ref().map(|f| f as manager::Equivalence<'_>),
         after_pass: if wants_dumps || inject_panic.is_some() {
             Some(&mut hook)
         } else {
@@ -393,6 +394,19 @@ fn compile_one(
         }
     }
     out
+}
+
+/// The simulator's comparison of a pass's input and output on seeds `0..seeds`, as the
+/// pass manager takes it.
+pub fn simulator_check(seeds: u64) -> impl Fn(&eubatch_ir::Shader, &eubatch_ir::Shader) -> Check {
+    move |before, after| {
+        use eubatch_sim::Comparison;
+        match eubatch_sim::compare(before, after, 0..seeds, eubatch_sim::CHECK_STEP_LIMIT) {
+            Comparison::Equal => Check::Equal,
+            Comparison::Unchecked(why) => Check::Unchecked(why),
+            Comparison::Differs(m) => Check::Differs(m.to_string()),
+        }
+    }
 }
 
 /// The statistics of a compiled shader, keyed by where its dump is under the paths given.

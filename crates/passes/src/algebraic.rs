@@ -63,11 +63,11 @@ fn fold(op: Opcode, srcs: &[Operand], ty: Type, ctl: eubatch_ir::Control) -> Opt
     }
     let vals: Vec<_> = srcs
         .iter()
-        .map(|s| eubatch_sim::value::decode(s.ty, s.imm_bits()))
+        .map(|s| eubatch_semantics::value::decode(s.ty, s.imm_bits()))
         .collect();
     let tys: Vec<Type> = srcs.iter().map(|s| s.ty).collect();
-    let v = eubatch_sim::alu::eval(op, ctl.cmod, &vals, &tys).ok()?;
-    Some(eubatch_sim::value::encode(ty, v, ctl.saturate()))
+    let v = eubatch_semantics::alu::eval(op, ctl.cmod, &vals, &tys).ok()?;
+    Some(eubatch_semantics::value::encode(ty, v, ctl.saturate()))
 }
 
 /// The one element `broadcast value, index` reads, as a scalar operand: the value itself

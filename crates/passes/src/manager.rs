@@ -4,9 +4,9 @@
 //! A pipeline is a comma-separated list of pass names and loops: `dce,copy_prop` runs each
 //! once; `loop(algebraic,copy_prop,dce)` repeats its body until no pass in it makes
 //! progress (Mesa's `OPT()` loop in `fs_visitor::optimize`); `opt` is the optimization
-//! loop. After every pass the verifier runs when asked (always in tests), the simulator
-//! compares the shader before and after when asked (`--verify`), and a hook can dump the
-//! IR (`--dump-after`, `--dump-all`).
+//! loop. After every pass the verifier runs when asked (always in tests), an equivalence
+//! check the caller hands in (the simulator, with `--verify` and in tests) compares the
+//! shader before and after, and a hook can dump the IR (`--dump-after`, `--dump-all`).
 
 use std::time::{Duration, Instant};
 
@@ -253,14 +253,17 @@ impl Stats {
     }
 }
 
+/// Compares a pass's input and output.
+pub type Equivalence<'a> = &'a dyn Fn(&Shader, &Shader) -> Check;
+
 /// What to do around every pass run.
 #[derive(Default)]
 pub struct Checks<'a> {
     /// Run the verifier after every pass; a violation stops the pipeline.
     pub verify_ir: bool,
-    /// Compare the shader before and after every pass that made progress, in the
-    /// simulator, on these seeds.
-    pub simulate_seeds: Option<std::ops::Range<u64>>,
+    /// Compare the shader before and after every pass that made progress: the simulator,
+    /// handed in by the driver or the test (this crate does not run shaders).
+    pub equivalence: Option<Equivalence<'a>>,
     /// Called after every pass with its name and the shader.
     pub after_pass: Option<&'a mut dyn FnMut(&str, &Shader)>,
 }
@@ -373,7 +376,7 @@ fn run_pass(
         kind: ErrorKind::Failed,
         msg,
     };
-    let before = checks.simulate_seeds.as_ref().map(|_| shader.clone());
+    let before = checks.equivalence.map(|_| shader.clone());
     let t = Instant::now();
     let progress = f(shader, cx);
     if progress {
@@ -388,8 +391,8 @@ fn run_pass(
         }
     }
     if progress {
-        if let (Some(seeds), Some(before)) = (checks.simulate_seeds.clone(), before) {
-            match check_equivalent(&before, shader, seeds) {
+        if let (Some(equivalence), Some(before)) = (checks.equivalence, before) {
+            match equivalence(&before, shader) {
                 Check::Equal => stats.checked[k] += 1,
                 Check::Unchecked(why) => {
                     stats.unchecked[k] += 1;
@@ -405,44 +408,14 @@ fn run_pass(
     Ok(progress)
 }
 
-/// What comparing a pass's input and output in the simulator found.
+/// What comparing a pass's input and output found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Check {
-    /// Equal outputs on every seed.
+    /// Equal outputs.
     Equal,
-    /// The simulator cannot run the input: nothing was compared, and this says why.
+    /// Nothing could be compared (the simulator cannot run the input), and why: counted
+    /// apart, never as checked.
     Unchecked(String),
     /// The first difference.
     Differs(String),
 }
-
-/// Both shaders on the seeds. A shader the simulator cannot run before the pass is not
-/// compared, and the outcome says so: never counted as checked.
-pub fn check_equivalent(before: &Shader, after: &Shader, seeds: std::ops::Range<u64>) -> Check {
-    // One set of inputs for both, typed by the input shader's uses.
-    let profile = eubatch_sim::profile::Profile::of(before);
-    for seed in seeds {
-        let a = match eubatch_sim::run_profiled(before, seed, &profile, STEPS, None) {
-            Ok(a) => a,
-            Err(e) => return Check::Unchecked(unchecked_reason(&e.to_string())),
-        };
-        let b = match eubatch_sim::run_profiled(after, seed, &profile, STEPS, None) {
-            Ok(b) => b,
-            Err(e) => return Check::Differs(format!("seed {seed}: the result does not run: {e}")),
-        };
-        if let Some(d) = eubatch_sim::first_difference(&a, &b) {
-            return Check::Differs(format!("seed {seed}: outputs differ: {d}"));
-        }
-    }
-    Check::Equal
-}
-
-/// A simulator error as a reason to count: without the instruction it names (the reasons
-/// of many shaders then group).
-pub fn unchecked_reason(error: &str) -> String {
-    let why = error.split_once(": ").map_or(error, |w| w.1);
-    why.chars().take(90).collect()
-}
-
-/// Step limit of the simulator checks.
-const STEPS: u64 = 1_000_000;

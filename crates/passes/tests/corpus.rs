@@ -14,6 +14,7 @@
 
 #[path = "../../ir/tests/common/mod.rs"]
 mod common;
+mod simulator;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -155,6 +156,7 @@ fn walk(corpus: &str, target: Gen) {
     };
     let files = discover(&[dir], |k| matches!(k, InputKind::Mesa(d) if d.is_start())).unwrap();
     let steps = manager::parse("lower").unwrap();
+    let check = simulator::check(2);
     let next = AtomicUsize::new(0);
     let (before, after_opt, after, runs) = (
         AtomicUsize::new(0),
@@ -184,7 +186,7 @@ fn walk(corpus: &str, target: Gen) {
                 };
                 let mut checks = Checks {
                     verify_ir: true,
-                    simulate_seeds: Some(0..2),
+                    equivalence: Some(&check),
                     after_pass: Some(&mut at_opt_end),
                 };
                 let mut stats = Stats::new();
@@ -257,10 +259,7 @@ fn walk(corpus: &str, target: Gen) {
                             // Not a miscompile: the simulator cannot run the input (a
                             // message it does not model yet). Counted, and bounded by the
                             // counts file.
-                            unsimulated
-                                .lock()
-                                .unwrap()
-                                .push(manager::unchecked_reason(&e.to_string()));
+                            unsimulated.lock().unwrap().push(eubatch_sim::reason(&e));
                             break;
                         }
                     };

@@ -9,6 +9,7 @@
 
 #[path = "../../ir/tests/common/mod.rs"]
 mod common;
+mod simulator;
 
 use eubatch_ir::text::{parse_shader, print_shader};
 use eubatch_passes::manager::{self, Checks, Stats};
@@ -22,9 +23,10 @@ fn run_pipeline(pipeline: &str, input: &str) -> String {
         Ok(s) => s,
         Err(e) => return format!("parse error: {e}\n"),
     };
+    let check = simulator::check(4);
     let mut checks = Checks {
         verify_ir: true,
-        simulate_seeds: Some(0..4),
+        equivalence: Some(&check),
         after_pass: None,
     };
     let mut out = String::new();

@@ -7,6 +7,8 @@ use proptest::prelude::*;
 
 use eubatch_passes::manager::{self, Checks, Stats};
 
+mod simulator;
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     #[test]
@@ -14,11 +16,15 @@ proptest! {
         let mut u = Unstructured::new(&bytes);
         let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
         let text = eubatch_ir::text::print_shader(&shader);
-        let mut checks = Checks { verify_ir: true, simulate_seeds: Some(0..3), after_pass: None };
+        let check = simulator::check(3);
+        let mut checks = Checks { verify_ir: true, equivalence: Some(&check), after_pass: None };
         let steps = manager::parse("opt").unwrap();
-        if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut Stats::new()) {
+        let mut stats = Stats::new();
+        if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut stats) {
             return Err(TestCaseError::fail(format!("{e}\n{text}")));
         }
+        // The generator's shaders all run: a pass run left unchecked is a failure here.
+        prop_assert!(stats.unchecked_reasons.is_empty(), "unchecked: {:?}\n{}", stats.unchecked_reasons, text);
     }
 }
 
@@ -31,11 +37,15 @@ proptest! {
         let mut u = Unstructured::new(&bytes);
         let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
         let text = eubatch_ir::text::print_shader(&shader);
-        let mut checks = Checks { verify_ir: true, simulate_seeds: Some(0..3), after_pass: None };
+        let check = simulator::check(3);
+        let mut checks = Checks { verify_ir: true, equivalence: Some(&check), after_pass: None };
         let steps = manager::parse("lower_simd_width,lower_load_payload").unwrap();
-        if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut Stats::new()) {
+        let mut stats = Stats::new();
+        if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut stats) {
             return Err(TestCaseError::fail(format!("{e}\n{text}")));
         }
+        // The generator's shaders all run: a pass run left unchecked is a failure here.
+        prop_assert!(stats.unchecked_reasons.is_empty(), "unchecked: {:?}\n{}", stats.unchecked_reasons, text);
     }
 }
 
@@ -49,10 +59,14 @@ proptest! {
         let mut u = Unstructured::new(&bytes);
         let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
         let text = eubatch_ir::text::print_shader(&shader);
-        let mut checks = Checks { verify_ir: true, simulate_seeds: Some(0..3), after_pass: None };
+        let check = simulator::check(3);
+        let mut checks = Checks { verify_ir: true, equivalence: Some(&check), after_pass: None };
         let steps = manager::parse("lower,coalesce_simd8").unwrap();
-        if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut Stats::new()) {
+        let mut stats = Stats::new();
+        if let Err(e) = manager::run(&mut shader, &steps, &mut checks, &mut stats) {
             return Err(TestCaseError::fail(format!("{e}\n{text}")));
         }
+        // The generator's shaders all run: a pass run left unchecked is a failure here.
+        prop_assert!(stats.unchecked_reasons.is_empty(), "unchecked: {:?}\n{}", stats.unchecked_reasons, text);
     }
 }

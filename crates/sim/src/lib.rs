@@ -9,7 +9,6 @@
 //! messages, vec4 code and the thread-payload opcodes (`pixel_x`, `linterp`, ...) end a run
 //! with an error naming them until they are modelled.
 
-pub mod alu;
 pub mod crosscheck;
 pub mod hw_message;
 pub mod inputs;
@@ -20,7 +19,9 @@ pub mod run;
 pub mod sampler;
 pub mod state;
 pub mod urb;
-pub mod value;
+
+/// The value and ALU definitions, shared with constant folding.
+pub use eubatch_semantics::{alu, value};
 
 use eubatch_ir::{Inst, Shader};
 
@@ -125,6 +126,61 @@ pub use state::HardwareInputs;
 pub struct Mismatch {
     pub seed: u64,
     pub what: String,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "seed {}: {}", self.seed, self.what)
+    }
+}
+
+/// What comparing a shader before and after a transformation found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// Equal outputs on every seed.
+    Equal,
+    /// The simulator cannot run the shader before the transformation: nothing was compared,
+    /// and this says why (the error without the instruction it names, so that the reasons
+    /// of many shaders group). Never to be counted as checked.
+    Unchecked(String),
+    /// The transformed shader does not run, or computes something else.
+    Differs(Mismatch),
+}
+
+/// Step limit of the checks around every pass: far above what the corpora's shaders need,
+/// low enough that a runaway loop stops quickly.
+pub const CHECK_STEP_LIMIT: u64 = 1_000_000;
+
+/// Runs both shaders on every seed, on one set of inputs typed by `before`'s uses, and
+/// compares their outputs.
+pub fn compare(
+    before: &Shader,
+    after: &Shader,
+    seeds: impl IntoIterator<Item = u64>,
+    step_limit: u64,
+) -> Comparison {
+    let profile = crate::profile::Profile::of(before);
+    for seed in seeds {
+        let a = match run_profiled(before, seed, &profile, step_limit, None) {
+            Ok(a) => a,
+            Err(e) => return Comparison::Unchecked(reason(&e)),
+        };
+        let what = match run_profiled(after, seed, &profile, step_limit, None) {
+            Ok(b) => match first_difference(&a, &b) {
+                Some(d) => format!("outputs differ: {d}"),
+                None => continue,
+            },
+            Err(e) => format!("the result does not run: {e}"),
+        };
+        return Comparison::Differs(Mismatch { seed, what });
+    }
+    Comparison::Equal
+}
+
+/// Why a run could not complete, to count: the message without the instruction, at most
+/// 90 characters.
+pub fn reason(e: &SimError) -> String {
+    e.msg.chars().take(90).collect()
 }
 
 /// Runs both shaders on every seed and reports the first difference in their outputs.

@@ -164,10 +164,10 @@ fn run_with(
                 .chain(shader.srcs(i))
                 .any(|o| matches!(o.file, RegFile::Vgrf | RegFile::Uniform | RegFile::Attr))
     }) {
-        return Err(SimError::msg(format!(
-            "instruction {}: Align16 swizzles and writemasks on virtual registers are not simulated yet",
-            inst.index()
-        )));
+        return Err(SimError::at(
+            inst,
+            "Align16 swizzles and writemasks on virtual registers are not simulated yet",
+        ));
     }
     let target = match_control_flow(shader, &order)?;
     let width = shader.dispatch_width as u32;

@@ -9,7 +9,12 @@
 //! * min/max (`sel.l`, `sel.ge`) return the other operand when one is NaN (PRM "SEL");
 //! * compares with a NaN are false, except `nz` and `u`;
 //! * integer division by zero gives all ones for the quotient and the dividend for the
-//!   remainder.
+//!   remainder;
+//! * a float operation with a NaN operand gives that NaN, unchanged; of several NaN
+//!   operands, the one with the greatest bits (so that commuting `add`, `mul` or `mad`'s
+//!   operands, as Mesa and eubatch do, changes nothing, and `x * 1.0` is `x` bit for bit);
+//!   a NaN computed from numbers (`inf - inf`, `frc(inf)`) is the default quiet NaN
+//!   (`0x7fc00000` as F). Which payload the hardware passes on is not modelled beyond this.
 
 use eubatch_ir::shader::CondMod;
 use eubatch_ir::{Opcode, Type};
@@ -61,6 +66,30 @@ pub fn eval(op: Opcode, cmod: CondMod, s: &[Value], tys: &[Type]) -> Result<Valu
     let f = float_domain(tys);
     let fl = |i: usize| s[i].as_f64();
     let int = |i: usize| s[i].as_i128();
+    let v = compute(op, cmod, s, tys, f, fl, int)?;
+    Ok(match v {
+        Value::Float(x) if x.is_nan() && !matches!(op, Mov | Dim | Sel | Csel) => s
+            .iter()
+            .filter_map(|v| match *v {
+                Value::Float(n) if n.is_nan() => Some(n),
+                _ => None,
+            })
+            .max_by_key(|n| n.to_bits())
+            .map_or(Value::Float(f64::NAN), Value::Float),
+        v => v,
+    })
+}
+
+fn compute(
+    op: Opcode,
+    cmod: CondMod,
+    s: &[Value],
+    tys: &[Type],
+    f: bool,
+    fl: impl Fn(usize) -> f64,
+    int: impl Fn(usize) -> i128,
+) -> Result<Value, String> {
+    use Opcode::*;
     Ok(match op {
         // Haswell's DIM (PRM Vol. 2a "DIM"): a 64-bit immediate moved whole, where `mov` can
         // take no DF immediate (Mesa brw_fs_nir.cpp `setup_imm_df`).
@@ -224,5 +253,31 @@ mod tests {
         assert!(
             compare(CondMod::L, a, b) && compare(CondMod::O, a, b) && !compare(CondMod::U, a, b)
         );
+    }
+
+    /// A NaN operand is passed on whatever the operands' order (the greater of two), so
+    /// `x * 1.0` is `x` and commuting changes nothing; a NaN made from numbers is the
+    /// default one.
+    #[test]
+    fn nan_results() {
+        let f = [Type::F, Type::F];
+        let nan_a = crate::value::decode(Type::F, 0xffc0_0000);
+        let nan_b = crate::value::decode(Type::F, 0x7fc0_1234);
+        let bits = |v: Value| crate::value::encode(Type::F, v, false);
+        let mul = |x, y| bits(eval(Opcode::Mul, CondMod::None, &[x, y], &f).unwrap());
+        assert_eq!(mul(nan_a, nan_b), mul(nan_b, nan_a));
+        assert_eq!(mul(nan_a, nan_b), 0xffc0_0000);
+        assert_eq!(mul(nan_b, Value::Float(1.0)), 0x7fc0_1234);
+        assert_eq!(mul(Value::Float(1.0), nan_b), 0x7fc0_1234);
+        let inf = eval(
+            Opcode::Frc,
+            CondMod::None,
+            &[Value::Float(f64::INFINITY)],
+            &f,
+        )
+        .unwrap();
+        assert_eq!(bits(inf), 0x7fc0_0000);
+        let moved = eval(Opcode::Mov, CondMod::None, &[nan_a], &f).unwrap();
+        assert_eq!(bits(moved), 0xffc0_0000);
     }
 }

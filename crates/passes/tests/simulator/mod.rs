@@ -1,0 +1,20 @@
+//! The simulator's check, handed to the pass manager by the tests (the passes crate itself
+//! never runs a shader).
+
+use eubatch_ir::Shader;
+use eubatch_passes::manager::Check;
+use eubatch_sim::Comparison;
+
+/// Compares a pass's input and output on seeds `0..seeds`.
+pub fn check(seeds: u64) -> impl Fn(&Shader, &Shader) -> Check {
+    move |before, after| match eubatch_sim::compare(
+        before,
+        after,
+        0..seeds,
+        eubatch_sim::CHECK_STEP_LIMIT,
+    ) {
+        Comparison::Equal => Check::Equal,
+        Comparison::Unchecked(why) => Check::Unchecked(why),
+        Comparison::Differs(m) => Check::Differs(m.to_string()),
+    }
+}
