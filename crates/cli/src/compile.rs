@@ -19,6 +19,8 @@ pub struct Options {
     pub pipeline: String,
     /// Compare every pass's input and output in the simulator, on these seeds.
     pub verify_seeds: Option<u64>,
+    /// With `verify_seeds`: a shader the simulator cannot run is a failure.
+    pub verify_strict: bool,
     pub dump_after: Option<String>,
     pub dump_all: Option<PathBuf>,
     /// Print how many instructions of each opcode the output has.
@@ -55,6 +57,8 @@ pub struct Compiled {
     pub failure: Option<Box<str>>,
     /// The shader was left out: a pass of the pipeline does not handle it (why).
     pub refused: Option<Box<str>>,
+    /// With `--verify`: why the simulator could not check the shader, if it could not.
+    pub unchecked: Option<Box<str>>,
     /// `--dump-after`: the IR after that pass, printed in input order at the end.
     pub dumps: Option<Box<Vec<(String, String)>>>,
 }
@@ -110,6 +114,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     let mut failures = Vec::new();
     // Shaders left out, by reason: (count, first shader).
     let mut refused = std::collections::BTreeMap::<Box<str>, (u64, PathBuf)>::new();
+    let mut unchecked = std::collections::BTreeMap::<Box<str>, u64>::new();
     for (r, path) in results.into_iter().zip(&files) {
         for (what, text) in r.dumps.iter().flat_map(|d| d.iter()) {
             println!("# {what}\n{text}");
@@ -118,6 +123,9 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         failures.extend(r.failure);
         if let Some(why) = r.refused {
             refused.entry(why).or_insert((0, path.clone())).0 += 1;
+        }
+        if let Some(why) = r.unchecked {
+            *unchecked.entry(why).or_default() += 1;
         }
     }
     let [before, after, pressure_before, pressure_after] = sums;
@@ -182,13 +190,14 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     );
     let secs = elapsed.as_secs_f64();
     if opts.verify_seeds.is_some() {
-        let checked: u64 = stats.checked.iter().sum();
-        let unchecked: u64 = stats.unchecked.iter().sum();
+        let runs: u64 = stats.checked.iter().sum();
+        let not_run: u64 = unchecked.values().sum();
         println!(
-            "simulator: {checked} pass runs that changed a shader compared with their input, equal; {unchecked} not compared{}",
-            if unchecked > 0 { " (the simulator cannot run the input):" } else { "" }
+            "simulator: checked {} of {compiled} compiled shaders ({runs} pass runs that changed them compared with their input, equal); {not_run} not run by the simulator{}",
+            compiled as u64 - not_run,
+            if not_run > 0 { ":" } else { "" }
         );
-        for (why, n) in &stats.unchecked_reasons {
+        for (why, n) in &unchecked {
             println!("  {n:6}  {why}");
         }
     }
@@ -329,7 +338,21 @@ fn compile_one(
             dumps.push((pass.to_string(), eubatch_ir::text::print_shader(s)));
         }
     };
-    let simulator = opts.verify_seeds.map(simulator_check);
+    // The simulator's check, keeping the first reason it could not compare for.
+    let first_unchecked = std::cell::RefCell::new(None::<String>);
+    let simulator = opts.verify_seeds.map(|seeds| {
+        let check = simulator_check(seeds, &shader);
+        let first_unchecked = &first_unchecked;
+        move |a: &eubatch_ir::Shader, b: &eubatch_ir::Shader| {
+            let c = check(a, b);
+            if let Check::Unchecked(why) = &c {
+                first_unchecked
+                    .borrow_mut()
+                    .get_or_insert_with(|| why.clone());
+            }
+            c
+        }
+    });
     let mut checks = Checks {
         verify_ir: true,
         equivalence: simulator.as_ref().map(|f| f as manager::Equivalence<'_>),
@@ -340,6 +363,18 @@ fn compile_one(
         },
     };
     let result = manager::run(&mut shader, steps, &mut checks, &mut w.stats);
+    drop(checks);
+    if let Some(why) = first_unchecked.into_inner() {
+        if opts.verify_strict && result.is_ok() {
+            out.failure = Some(
+                format!(
+                    "{name}: not checked (--verify=strict): the simulator cannot run it: {why}"
+                )
+                .into(),
+            );
+        }
+        out.unchecked = Some(why.into());
+    }
     if let Err(e) = result {
         out.failure = Some(format!("{name}: {e}").into());
     } else if opts.stage == "lower" {
@@ -396,12 +431,17 @@ fn compile_one(
     out
 }
 
-/// The simulator's comparison of a pass's input and output on seeds `0..seeds`, as the
-/// pass manager takes it.
-pub fn simulator_check(seeds: u64) -> impl Fn(&eubatch_ir::Shader, &eubatch_ir::Shader) -> Check {
+/// The simulator's comparison of a pass's input and output on seeds `0..seeds`, with the
+/// inputs and pipeline state of the shader as imported, as the pass manager takes it.
+pub fn simulator_check(
+    seeds: u64,
+    imported: &eubatch_ir::Shader,
+) -> impl Fn(&eubatch_ir::Shader, &eubatch_ir::Shader) -> Check {
+    let profile = eubatch_sim::profile::Profile::of(imported);
     move |before, after| {
         use eubatch_sim::Comparison;
-        match eubatch_sim::compare(before, after, 0..seeds, eubatch_sim::CHECK_STEP_LIMIT) {
+        let limit = eubatch_sim::CHECK_STEP_LIMIT;
+        match eubatch_sim::compare(before, after, 0..seeds, limit, &profile) {
             Comparison::Equal => Check::Equal,
             Comparison::Unchecked(why) => Check::Unchecked(why),
             Comparison::Differs(m) => Check::Differs(m.to_string()),

@@ -62,9 +62,11 @@ enum Cmd {
         /// (`algebraic,copy_prop,dce`, `loop(copy_prop,dce)`, `opt`).
         #[arg(long)]
         passes: Option<String>,
-        /// Compare every pass's input and output in the simulator (on 2 seeds).
-        #[arg(long)]
-        verify: bool,
+        /// Compare every pass's input and output in the simulator (on 2 seeds), and say how
+        /// many shaders were checked and why the others were not; `--verify=strict` makes
+        /// a shader the simulator cannot run a failure.
+        #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = ["on", "strict"])]
+        verify: Option<String>,
         /// Print the IR after this pass, each time it runs.
         #[arg(long)]
         dump_after: Option<String>,
@@ -246,7 +248,8 @@ fn main() -> ExitCode {
                     target,
                     jobs: default_jobs(jobs),
                     pipeline,
-                    verify_seeds: verify.then_some(2),
+                    verify_seeds: verify.is_some().then_some(2),
+                    verify_strict: verify.as_deref() == Some("strict"),
                     dump_after,
                     dump_all,
                     histogram,

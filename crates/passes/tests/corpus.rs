@@ -156,7 +156,6 @@ fn walk(corpus: &str, target: Gen) {
     };
     let files = discover(&[dir], |k| matches!(k, InputKind::Mesa(d) if d.is_start())).unwrap();
     let steps = manager::parse("lower").unwrap();
-    let check = simulator::check(2);
     let next = AtomicUsize::new(0);
     let (before, after_opt, after, runs) = (
         AtomicUsize::new(0),
@@ -176,6 +175,7 @@ fn walk(corpus: &str, target: Gen) {
                 let name = path.to_string_lossy();
                 let original = load_file(path, &name, Some(target)).unwrap();
                 let mut shader = original.clone();
+                let check = simulator::check(2, &original);
                 // `lower` begins with `opt`, which ends with the first `compact`: the count
                 // there is the count after `opt`.
                 let mut opt_count = None;

@@ -23,7 +23,7 @@ fn run_pipeline(pipeline: &str, input: &str) -> String {
         Ok(s) => s,
         Err(e) => return format!("parse error: {e}\n"),
     };
-    let check = simulator::check(4);
+    let check = simulator::check(4, &shader);
     let mut checks = Checks {
         verify_ir: true,
         equivalence: Some(&check),

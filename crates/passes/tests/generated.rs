@@ -16,7 +16,7 @@ proptest! {
         let mut u = Unstructured::new(&bytes);
         let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
         let text = eubatch_ir::text::print_shader(&shader);
-        let check = simulator::check(3);
+        let check = simulator::check(3, &shader);
         let mut checks = Checks { verify_ir: true, equivalence: Some(&check), after_pass: None };
         let steps = manager::parse("opt").unwrap();
         let mut stats = Stats::new();
@@ -37,7 +37,7 @@ proptest! {
         let mut u = Unstructured::new(&bytes);
         let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
         let text = eubatch_ir::text::print_shader(&shader);
-        let check = simulator::check(3);
+        let check = simulator::check(3, &shader);
         let mut checks = Checks { verify_ir: true, equivalence: Some(&check), after_pass: None };
         let steps = manager::parse("lower_simd_width,lower_load_payload").unwrap();
         let mut stats = Stats::new();
@@ -59,7 +59,7 @@ proptest! {
         let mut u = Unstructured::new(&bytes);
         let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
         let text = eubatch_ir::text::print_shader(&shader);
-        let check = simulator::check(3);
+        let check = simulator::check(3, &shader);
         let mut checks = Checks { verify_ir: true, equivalence: Some(&check), after_pass: None };
         let steps = manager::parse("lower,coalesce_simd8").unwrap();
         let mut stats = Stats::new();

@@ -36,6 +36,7 @@ fn main() {
             jobs: j,
             pipeline: "opt".into(),
             verify_seeds: None,
+            verify_strict: false,
             dump_after: None,
             dump_all: None,
             histogram: false,

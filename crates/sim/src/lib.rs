@@ -151,21 +151,23 @@ pub enum Comparison {
 /// low enough that a runaway loop stops quickly.
 pub const CHECK_STEP_LIMIT: u64 = 1_000_000;
 
-/// Runs both shaders on every seed, on one set of inputs typed by `before`'s uses, and
-/// compares their outputs.
+/// Runs both shaders on every seed, on the inputs and pipeline state of `profile` (made
+/// from the shader as imported, [`profile::Profile::of`]: a pass's input may already be
+/// lowered, and its render target writes are decoded with the logical shader's outputs),
+/// and compares their outputs.
 pub fn compare(
     before: &Shader,
     after: &Shader,
     seeds: impl IntoIterator<Item = u64>,
     step_limit: u64,
+    profile: &crate::profile::Profile,
 ) -> Comparison {
-    let profile = crate::profile::Profile::of(before);
     for seed in seeds {
-        let a = match run_profiled(before, seed, &profile, step_limit, None) {
+        let a = match run_profiled(before, seed, profile, step_limit, None) {
             Ok(a) => a,
             Err(e) => return Comparison::Unchecked(reason(&e)),
         };
-        let what = match run_profiled(after, seed, &profile, step_limit, None) {
+        let what = match run_profiled(after, seed, profile, step_limit, None) {
             Ok(b) => match first_difference(&a, &b) {
                 Some(d) => format!("outputs differ: {d}"),
                 None => continue,
