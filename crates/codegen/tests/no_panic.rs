@@ -92,3 +92,42 @@ SIMD8 shader: 1 instructions. 0 loops. 2 cycles. 0:0 spills:fills, 0 sends, ...\
     let e = read_asm(text, "asm.txt", Gen::Gen9).unwrap_err();
     assert!(e.msg.contains("destination"), "{}", e.msg);
 }
+
+/// Region fields and flag registers the encoding cannot hold are errors naming what was
+/// expected (issue 22: a destination `<v>` of 32 or more overflowed `8 * v` in a `u8`, and a
+/// release build wrapped it into a wrong region without an error).
+#[test]
+fn unencodable_regions_and_flags_are_errors() {
+    let listing = |inst: &str| {
+        format!(
+            "Native code for unnamed fragment shader GLSL1 (sha1 0)\n\
+             SIMD8 shader: 1 instructions. 0 loops. 2 cycles. 0:0 spills:fills, 0 sends, ...\n\
+             01 00 00 00 2c 0e 20 23 00 00 00 08 00 00 80 3f {inst}\n"
+        )
+    };
+    for (inst, expected) in [
+        (
+            "mov(8)          g10<64>UD       g11<8,8,1>UD                    { align1 1Q };",
+            "destination stride of 64",
+        ),
+        (
+            "mov(8)          g10<1>UD        g11<64,8,1>UD                   { align1 1Q };",
+            "vertical stride of 64",
+        ),
+        (
+            "mov(8)          g10<1>UD        g11<8,3,1>UD                    { align1 1Q };",
+            "region width of 3",
+        ),
+        (
+            "mov(8)          g10<1>UD        g11<8,8,3>UD                    { align1 1Q };",
+            "horizontal stride of 3",
+        ),
+        (
+            "cmp.z.f200.0(8) null<1>D        g11<8,8,1>D     0D              { align1 1Q };",
+            "f200.0",
+        ),
+    ] {
+        let e = read_asm(&listing(inst), "asm.txt", Gen::Gen9).unwrap_err();
+        assert!(e.msg.contains(expected), "{inst}: {}", e.msg);
+    }
+}

@@ -12,6 +12,14 @@ use crate::operand::{Operand, RegFile};
 use crate::target::Gen;
 use crate::{Inst, Opcode, Shader};
 
+/// The values the instruction encoding holds in a region's fields (PRM Vol. 2a "Region
+/// Parameters"; Mesa brw_disasm.c `vert_stride`, `width`, `horiz_stride`): anything else in
+/// a listing is not a region the hardware has. A VxH vertical stride is apart
+/// ([`crate::Region::VXH`]).
+pub const VERTICAL_STRIDES: [u8; 7] = [0, 1, 2, 4, 8, 16, 32];
+pub const WIDTHS: [u8; 5] = [1, 2, 4, 8, 16];
+pub const HORIZONTAL_STRIDES: [u8; 4] = [0, 1, 2, 4];
+
 /// What a rule looks at: one source of one instruction.
 pub struct SourceCx {
     pub gen: Gen,

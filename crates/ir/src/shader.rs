@@ -206,6 +206,13 @@ impl Control {
             cmod: CondMod::None,
         }
     }
+    /// The flag subregister number of `fN.M`, if it names one: gen7 to gen12 have two
+    /// flag registers, f0 and f1, of two 16-bit subregisters each (PRM Vol. 7 "Flag
+    /// Register"; [`crate::Target::flag_subregs`] is 2 or 4).
+    pub fn flag_subreg_of(reg: u8, sub: u8) -> Option<u8> {
+        (reg < 2 && sub < 2).then_some(reg * 2 + sub)
+    }
+
     pub fn no_mask(&self) -> bool {
         self.flags & Self::NO_MASK != 0
     }

@@ -240,7 +240,11 @@ fn parse_mods(c: &mut Cursor<'_>, control: &mut Control) -> PResult<()> {
             let n = c.number_u8("a flag register")?;
             c.expect(".")?;
             let m = c.number_u8("a flag subregister")?;
-            control.flag_subreg = n * 2 + m;
+            control.flag_subreg = Control::flag_subreg_of(n, m).ok_or_else(|| {
+                c.error(format!(
+                    "f{n}.{m}: expected a flag register f0 or f1, subregister 0 or 1"
+                ))
+            })?;
         } else if c.peek() == Some(b'.') {
             let save = c.pos;
             c.pos += 1;

@@ -56,15 +56,28 @@ pub fn parse_operand(c: &mut Cursor<'_>, is_dst: bool, align16: bool) -> PResult
     };
     // Region.
     if c.eat("<") {
+        use eubatch_ir::region_rules::{HORIZONTAL_STRIDES, VERTICAL_STRIDES, WIDTHS};
+        // Each field one the encoding holds (so `8 * h` below stays small).
+        let field = |c: &mut Cursor<'_>, what: &str, legal: &[u8]| -> PResult<u8> {
+            let n = c.number_u8(what)?;
+            if legal.contains(&n) {
+                Ok(n)
+            } else {
+                Err(c.error(format!("{what} of {n}: expected one of {legal:?}")))
+            }
+        };
         let v = if op.file == RegFile::Indirect && c.eat("VxH") {
             Region::VXH
+        } else if is_dst {
+            // A destination prints its horizontal stride alone (brw_disasm.c `dest`).
+            field(c, "a destination stride", &HORIZONTAL_STRIDES)?
         } else {
-            c.number_u8("a vertical stride")?
+            field(c, "a vertical stride", &VERTICAL_STRIDES)?
         };
         if c.eat(",") {
-            let w = c.number_u8("a region width")?;
+            let w = field(c, "a region width", &WIDTHS)?;
             c.expect(",")?;
-            let h = c.number_u8("a horizontal stride")?;
+            let h = field(c, "a horizontal stride", &HORIZONTAL_STRIDES)?;
             op.region = Region::new(v, w, h);
             op.stride = h;
         } else if is_dst {

@@ -137,7 +137,7 @@ fn message_dst_len(u: &InstUse<'_>) -> Option<u32> {
             .srcs
             .get(5)
             .filter(|s| s.file == RegFile::Imm)
-            .map(|s| s.imm_bits() as u32 * u.exec_size * 4),
+            .and_then(|s| (s.imm_bits() as u32).checked_mul(u.exec_size * 4)),
         Opcode::ByteScatteredReadLogical => Some(u.exec_size * 4),
         _ => None,
     }

@@ -153,12 +153,17 @@ pub fn parse_predicate(c: &mut Cursor<'_>, control: &mut Control) -> PResult<()>
     let n = c.number_u8("a flag register")?;
     c.expect(".")?;
     let m = c.number_u8("a flag subregister")?;
+    let flag_subreg = Control::flag_subreg_of(n, m).ok_or_else(|| {
+        c.error(format!(
+            "f{n}.{m}: expected a flag register f0 or f1, subregister 0 or 1"
+        ))
+    })?;
     let suffix = c.take_while(|b| b != b')');
     control.predicate = Predicate::from_suffix(suffix)
         .ok_or_else(|| c.error(format!("unknown predicate control `{suffix}`")))?;
     c.expect(")")?;
     control.set(Control::PRED_INVERT, invert);
-    control.flag_subreg = n * 2 + m;
+    control.flag_subreg = flag_subreg;
     c.skip_spaces();
     Ok(())
 }
@@ -300,7 +305,11 @@ fn parse_inst_mods(c: &mut Cursor<'_>, out: &mut ParsedInst) -> PResult<()> {
         } else if let Some(n) = word.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
             c.expect(".")?;
             let m = c.number_u8("flag subregister")?;
-            out.control.flag_subreg = n * 2 + m;
+            out.control.flag_subreg = Control::flag_subreg_of(n, m).ok_or_else(|| {
+                c.error(format!(
+                    "f{n}.{m}: expected a flag register f0 or f1, subregister 0 or 1"
+                ))
+            })?;
         } else {
             c.pos = save;
             return Err(c.expected("`.sat`, a conditional modifier or a flag register"));
@@ -468,7 +477,11 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
             for ch in letters.bytes() {
                 mask |= 1 << chan(ch);
             }
-            op.region.swizzle = mask;
+            // A null destination (`(null).`) writes nothing: its writemask means nothing,
+            // is not kept, and is not printed.
+            if op.file != RegFile::Bad {
+                op.region.swizzle = mask;
+            }
         } else {
             if letters.len() != 4 {
                 return Err(c.expected("a four-letter swizzle"));
@@ -535,7 +548,12 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
         return Err(c.expected("`:` and a type"));
     }
     if let Some(sub) = fixed_sub {
-        op.offset = if d.align16 { sub } else { sub * op.ty.size() };
+        op.offset = if d.align16 {
+            sub
+        } else {
+            sub.checked_mul(op.ty.size())
+                .ok_or_else(|| c.error(format!("subregister {sub}: out of range")))?
+        };
     }
     Ok((op, shown))
 }
