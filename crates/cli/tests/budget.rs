@@ -40,17 +40,28 @@ fn lowering_the_subset_stays_within_the_instruction_budget() {
         .arg("--tool=callgrind")
         .arg(format!("--callgrind-out-file={}", out_file.display()))
         .arg(env!("CARGO_BIN_EXE_eubatch"))
-        .args(["compile", "--target", "skl", "--stop-after", "lower", "-j", "1"])
+        .args([
+            "compile",
+            "--target",
+            "skl",
+            "--stop-after",
+            "lower",
+            "-j",
+            "1",
+        ])
         .args(&files)
         .env_remove("EUBATCH_INJECT_PANIC")
         .output()
         .unwrap();
     let _ = std::fs::remove_file(&out_file);
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
     let number_after = |key: &str| -> u64 {
-        let at = text.find(key).unwrap_or_else(|| panic!("no `{key}` in:\n{text}")) + key.len();
+        let at = text
+            .find(key)
+            .unwrap_or_else(|| panic!("no `{key}` in:\n{text}"))
+            + key.len();
         text[at..]
             .trim_start()
             .split(|c: char| !c.is_ascii_digit())
@@ -59,7 +70,10 @@ fn lowering_the_subset_stays_within_the_instruction_budget() {
             .unwrap_or_else(|| panic!("no number after `{key}` in:\n{text}"))
     };
     let measured = number_after("Collected :");
-    let start_ir = number_after(&format!("compiled {0} of {0} shaders with `lower`:", files.len()));
+    let start_ir = number_after(&format!(
+        "compiled {0} of {0} shaders with `lower`:",
+        files.len()
+    ));
     let per = measured as f64 / start_ir as f64;
     eprintln!(
         "budget: {measured} x86 instructions for {start_ir} start-IR instructions, {per:.0} per instruction"

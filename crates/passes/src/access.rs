@@ -230,33 +230,41 @@ fn defs(
     } else if dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
         let base = slots.base[dst.nr as usize];
         let size = shader.vgrfs[eubatch_ir::Vgrf::from_usize(dst.nr as usize)].size();
-        // Bytes written per slot, as a 4-bit mask.
-        let mut cover: Vec<(u32, u8)> = Vec::new();
+        let masked = respect_mask && !ctl.no_mask() && slots.read_unmasked[dst.nr as usize];
+        // Bytes written per slot, as a 4-bit mask, slot by slot in increasing order: the
+        // elements of a region come in increasing byte order (a stride of at least one
+        // element, or one element), so no slot comes back once left, and nothing needs
+        // sorting or a buffer.
+        let mut cur: Option<(u32, u8)> = None;
         let mut mark = |start: u32, len: u32| {
-            for b in start..(start + len).min(size) {
+            let end = (start + len).min(size);
+            let mut b = start;
+            while b < end {
+                // The bytes of this slot in [b, end).
                 let s = b / SLOT;
-                match cover.last_mut() {
-                    Some((last, m)) if *last == s => *m |= 1 << (b % SLOT),
-                    _ => cover.push((s, 1 << (b % SLOT))),
+                let hi = end.min((s + 1) * SLOT);
+                let bits = ((1u8 << (hi - b)) - 1) << (b % SLOT);
+                b = hi;
+                match &mut cur {
+                    Some((c, m)) if *c == s => *m |= bits,
+                    Some((c, m)) => {
+                        f(base + *c, !conditional && !masked && *m == 0xf);
+                        (*c, *m) = (s, bits);
+                    }
+                    None => cur = Some((s, bits)),
                 }
             }
         };
         if op.has_free_size_written() {
             mark(dst.offset, shader.insts.size_written[inst]);
+        } else if dst.stride == 1 {
+            // Packed elements: one run of bytes.
+            mark(dst.offset, exec * dst.ty.size());
         } else {
             elements(&dst, exec, &mut mark);
         }
-        cover.sort_unstable_by_key(|c| c.0);
-        let mut merged: Vec<(u32, u8)> = Vec::with_capacity(cover.len());
-        for (s, m) in cover {
-            match merged.last_mut() {
-                Some((last, mm)) if *last == s => *mm |= m,
-                _ => merged.push((s, m)),
-            }
-        }
-        let masked = respect_mask && !ctl.no_mask() && slots.read_unmasked[dst.nr as usize];
-        for (s, m) in merged {
-            f(base + s, !conditional && !masked && m == 0xf);
+        if let Some((c, m)) = cur {
+            f(base + c, !conditional && !masked && m == 0xf);
         }
     }
     if dst.file == RegFile::Arf && dst.nr & 0xf0 == arf::FLAG {

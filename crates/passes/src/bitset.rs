@@ -56,6 +56,11 @@ impl BitSet {
         changed
     }
 
+    /// `self = other` (same size), reusing the storage.
+    pub fn copy_from(&mut self, other: &BitSet) {
+        self.words.copy_from_slice(&other.words);
+    }
+
     /// `self &= other`.
     pub fn intersect_with(&mut self, other: &BitSet) {
         for (a, b) in self.words.iter_mut().zip(&other.words) {

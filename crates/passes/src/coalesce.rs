@@ -72,7 +72,9 @@ impl Writes {
         for (ip, &inst) in order.iter().enumerate() {
             for_each_def(shader, &live.slots, inst, |s, _| pairs.push((s, ip as u32)));
         }
-        pairs.sort_unstable();
+        // A counting sort by slot: the pairs come in position order, and a stable
+        // placement keeps each slot's positions ascending (linear, where sorting the pairs
+        // was n log n).
         let mut start = vec![0u32; n + 1];
         for &(s, _) in &pairs {
             start[s as usize + 1] += 1;
@@ -80,10 +82,13 @@ impl Writes {
         for k in 0..n {
             start[k + 1] += start[k];
         }
-        Writes {
-            start,
-            ips: pairs.into_iter().map(|p| p.1).collect(),
+        let mut next = start.clone();
+        let mut ips = vec![0u32; pairs.len()];
+        for &(s, ip) in &pairs {
+            ips[next[s as usize] as usize] = ip;
+            next[s as usize] += 1;
         }
+        Writes { start, ips }
     }
 
     /// Whether any of slots `lo..hi` is written at a position in `after+1..=upto`.

@@ -332,22 +332,33 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let slots = Slots::of(shader);
     let mut progress = false;
     let entry = available_at_entry(shader, &slots);
+    // Available copies of the block; those of each destination VGRF (newest last); those
+    // each slot's write ends. Indexed by VGRF and by slot, allocated once for the run and
+    // emptied between blocks (only what a block touched).
+    let mut acp: Vec<Option<Copy>> = Vec::new();
+    let mut by_dst: Vec<Vec<usize>> = vec![Vec::new(); shader.vgrfs.len()];
+    let mut by_slot: Vec<Vec<usize>> = vec![Vec::new(); slots.count() as usize];
+    let (mut dsts_touched, mut slots_touched) = (Vec::new(), Vec::new());
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
-        // Available copies; those of each destination VGRF (newest last); those each slot's
-        // write ends.
-        let mut acp: Vec<Option<Copy>> = Vec::new();
-        let mut by_dst: HashMap<u32, Vec<usize>> = HashMap::new();
-        let mut by_slot: HashMap<u32, Vec<usize>> = HashMap::new();
-        let add = |acp: &mut Vec<Option<Copy>>,
-                   by_dst: &mut HashMap<u32, Vec<usize>>,
-                   by_slot: &mut HashMap<u32, Vec<usize>>,
-                   c: Copy| {
+        acp.clear();
+        for v in dsts_touched.drain(..) {
+            by_dst[v as usize].clear();
+        }
+        for s in slots_touched.drain(..) {
+            by_slot[s as usize].clear();
+        }
+        let mut add = |acp: &mut Vec<Option<Copy>>,
+                       by_dst: &mut Vec<Vec<usize>>,
+                       by_slot: &mut Vec<Vec<usize>>,
+                       c: Copy| {
             let i = acp.len();
-            by_dst.entry(c.dst.nr).or_default().push(i);
+            by_dst[c.dst.nr as usize].push(i);
+            dsts_touched.push(c.dst.nr);
             for &s in &c.slots {
-                by_slot.entry(s).or_default().push(i);
+                by_slot[s as usize].push(i);
+                slots_touched.push(s);
             }
             acp.push(Some(c));
         };
@@ -358,10 +369,10 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             let op = shader.insts.opcode[inst];
             // Propagate into this instruction's sources: the copies of each VGRF, newest
             // first.
-            if !by_dst.is_empty() {
+            if !acp.is_empty() {
                 let copies = |v: u32| -> Vec<&Copy> {
                     by_dst
-                        .get(&v)
+                        .get(v as usize)
                         .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
                         .unwrap_or_default()
                 };
@@ -377,10 +388,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             }
             // Kill copies whose destination or source this instruction writes.
             for_each_def(shader, &slots, inst, |s, _| {
-                if let Some(v) = by_slot.remove(&s) {
-                    for i in v {
-                        acp[i] = None;
-                    }
+                for i in by_slot[s as usize].drain(..) {
+                    acp[i] = None;
                 }
             });
             if let Some(c) = copy_of(shader, &slots, inst) {

@@ -160,13 +160,19 @@ fn flag_cse(shader: &mut Shader) -> bool {
 fn values(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let slots = Slots::of(shader);
     let mut progress = false;
+    // Which available expressions each slot's write ends: indexed by slot, allocated once
+    // for the run and emptied between blocks (only the slots a block touched).
+    let mut by_slot: Vec<Vec<usize>> = vec![Vec::new(); slots.count() as usize];
+    let mut slots_touched: Vec<u32> = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
-        // Available expressions, by key; and which of them each slot's write ends.
+        // Available expressions, by key.
         let mut entries: Vec<Option<Inst>> = Vec::new();
         let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
-        let mut by_slot: HashMap<u32, Vec<usize>> = HashMap::new();
+        for s in slots_touched.drain(..) {
+            by_slot[s as usize].clear();
+        }
         for inst in insts {
             let mut replaced = false;
             let is_candidate = candidate(shader, inst);
@@ -195,10 +201,8 @@ fn values(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 }
             }
             for_each_def(shader, &slots, inst, |s, _| {
-                if let Some(v) = by_slot.remove(&s) {
-                    for i in v {
-                        entries[i] = None;
-                    }
+                for i in by_slot[s as usize].drain(..) {
+                    entries[i] = None;
                 }
             });
             if !replaced && is_candidate {
@@ -206,7 +210,8 @@ fn values(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 entries.push(Some(inst));
                 by_key.entry(k).or_default().push(i);
                 for s in slots_of(shader, &slots, inst) {
-                    by_slot.entry(s).or_default().push(i);
+                    by_slot[s as usize].push(i);
+                    slots_touched.push(s);
                 }
             }
         }

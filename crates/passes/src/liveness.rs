@@ -73,6 +73,8 @@ impl Liveness {
         let mut live_in: IndexVec<Block, BitSet> = gens.clone();
         let mut live_out: IndexVec<Block, BitSet> = IndexVec::from_vec(vec![BitSet::new(n); nb]);
         let mut changed = true;
+        // One scratch set for the whole fixed point: no allocation per block visit.
+        let mut li = BitSet::new(n);
         while changed {
             changed = false;
             for b in (0..nb).rev().map(Block::from_usize) {
@@ -80,13 +82,12 @@ impl Liveness {
                     if halt_jump(b, s) {
                         continue;
                     }
-                    let li = live_in[s].clone();
-                    changed |= live_out[b].union_with(&li);
+                    changed |= live_out[b].union_with(&live_in[s]);
                 }
-                let mut li = live_out[b].clone();
+                li.copy_from(&live_out[b]);
                 li.transfer(&gens[b], &kills[b]);
                 if li != live_in[b] {
-                    live_in[b] = li;
+                    live_in[b].copy_from(&li);
                     changed = true;
                 }
             }
