@@ -209,6 +209,22 @@ impl Operand {
         }
     }
 
+    /// The VGRF a VGRF operand names (debug builds check that it is one).
+    pub fn vgrf_nr(&self) -> crate::Vgrf {
+        debug_assert_eq!(
+            self.file,
+            RegFile::Vgrf,
+            "vgrf_nr of a {:?} operand",
+            self.file
+        );
+        crate::Vgrf::from_usize(self.nr as usize)
+    }
+
+    /// The VGRF this operand names, if it names one.
+    pub fn as_vgrf(&self) -> Option<crate::Vgrf> {
+        (self.file == RegFile::Vgrf).then(|| crate::Vgrf::from_usize(self.nr as usize))
+    }
+
     pub fn imm_bits(&self) -> u64 {
         self.nr as u64 | (self.offset as u64) << 32
     }

@@ -229,7 +229,7 @@ fn defs(
         }
     } else if dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
         let base = slots.base[dst.nr as usize];
-        let size = shader.vgrfs[eubatch_ir::Vgrf::from_usize(dst.nr as usize)].size();
+        let size = shader.vgrfs[dst.vgrf_nr()].size();
         let masked = respect_mask && !ctl.no_mask() && slots.read_unmasked[dst.nr as usize];
         // Bytes written per slot, as a 4-bit mask, slot by slot in increasing order: the
         // elements of a region come in increasing byte order (a stride of at least one

@@ -156,8 +156,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         {
             continue;
         }
-        let lb = shader.vgrfs[Vgrf::from_usize(src.nr as usize)];
-        let la = shader.vgrfs[Vgrf::from_usize(dst.nr as usize)];
+        let lb = shader.vgrfs[src.vgrf_nr()];
+        let la = shader.vgrfs[dst.vgrf_nr()];
         let bytes = ctl.exec_size as u32 * dst.ty.size();
         // B is one component; the move copies all its data into one component of A of
         // the same shape.
@@ -303,8 +303,8 @@ fn merge_componentwise(
         {
             continue;
         }
-        let lb = shader.vgrfs[Vgrf::from_usize(src.nr as usize)];
-        let la = shader.vgrfs[Vgrf::from_usize(dst.nr as usize)];
+        let lb = shader.vgrfs[src.vgrf_nr()];
+        let la = shader.vgrfs[dst.vgrf_nr()];
         let pitch = lb.pitch().max(1);
         let bytes = ctl.exec_size as u32 * dst.ty.size();
         // A of B's component shape, or a flat A (a message payload laid out as bytes)

@@ -23,7 +23,7 @@ use hashbrown::HashMap;
 use eubatch_ir::message::sfid;
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::{InstBuilder, Predicate};
-use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Shader, Type, Vgrf};
+use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Shader, Type};
 
 use crate::PassCx;
 
@@ -79,8 +79,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             && ctl.predicate == Predicate::None
             && (dst.nr as usize) < defs.count.len()
             && defs.count[dst.nr as usize] == 1
-            && shader.insts.size_written[inst]
-                == shader.vgrfs[Vgrf::from_usize(dst.nr as usize)].size()
+            && shader.insts.size_written[inst] == shader.vgrfs[dst.vgrf_nr()].size()
     };
     let mut renames: HashMap<u32, u32> = HashMap::new();
     let mut removed = hashbrown::HashSet::new();
@@ -92,8 +91,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             let inst = shader.layout.blocks[b].insts[k];
             let op = shader.insts.opcode[inst];
             if is_constant_load(shader, inst) && whole_unpredicated(shader, inst) {
-                let layout =
-                    |i: Inst| shader.vgrfs[Vgrf::from_usize(shader.insts.dst[i].nr as usize)];
+                let layout = |i: Inst| shader.vgrfs[shader.insts.dst[i].vgrf_nr()];
                 let found = earlier.iter().copied().find(|&e| {
                     shader.insts.opcode[e] == op
                         && shader.send_info(e) == shader.send_info(inst)
@@ -109,7 +107,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                         // A block load that kept fewer registers than this one reads
                         // grows to this one's size (the message reads the block anyway).
                         if shader.insts.size_written[e] < shader.insts.size_written[inst] {
-                            let v = Vgrf::from_usize(shader.insts.dst[e].nr as usize);
+                            let v = shader.insts.dst[e].vgrf_nr();
                             shader.vgrfs[v] = layout(inst);
                             shader.insts.size_written[e] = shader.insts.size_written[inst];
                         }
@@ -165,8 +163,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
 /// plain bytes (no padding) and differ only in how many registers of the block they keep:
 /// the shorter one's bytes are the first bytes of the longer one's.
 fn block_load_prefix(shader: &Shader, a: Inst, b: Inst) -> bool {
-    let flat =
-        |i: Inst| shader.vgrfs[Vgrf::from_usize(shader.insts.dst[i].nr as usize)].padding == 0;
+    let flat = |i: Inst| shader.vgrfs[shader.insts.dst[i].vgrf_nr()].padding == 0;
     matches!(
         shader.insts.opcode[a],
         Opcode::UniformPullConst | Opcode::UniformPullConstGfx7
@@ -181,7 +178,7 @@ fn whole_unpredicated(shader: &Shader, inst: Inst) -> bool {
     dst.file == RegFile::Vgrf
         && dst.offset == 0
         && shader.insts.control[inst].predicate == Predicate::None
-        && shader.insts.size_written[inst] == shader.vgrfs[Vgrf::from_usize(dst.nr as usize)].size()
+        && shader.insts.size_written[inst] == shader.vgrfs[dst.vgrf_nr()].size()
 }
 
 /// Moves copying what the load `earlier` wrote into `later`'s destination, in `later`'s

@@ -90,7 +90,7 @@ fn split_once(shader: &mut Shader) -> bool {
             } else if let Some(len) = crate::access::send_read_len(shader, inst, k) {
                 s.offset + len
             } else if s.file == RegFile::Vgrf && (s.nr as usize) < n {
-                shader.vgrfs[Vgrf::from_usize(s.nr as usize)].size()
+                shader.vgrfs[s.vgrf_nr()].size()
             } else {
                 0
             };
@@ -156,7 +156,7 @@ fn split_once(shader: &mut Shader) -> bool {
                 || (dst.nr as usize) >= n
                 || !ok[dst.nr as usize]
                 || dst.offset != 0
-                || shader.insts.size_written[inst] < old[Vgrf::from_usize(dst.nr as usize)].size()
+                || shader.insts.size_written[inst] < old[dst.vgrf_nr()].size()
             {
                 continue;
             }
@@ -188,5 +188,5 @@ fn is_whole_undef(shader: &Shader, inst: eubatch_ir::Inst) -> bool {
         && dst.file == RegFile::Vgrf
         && dst.offset == 0
         && (dst.nr as usize) < shader.vgrfs.len()
-        && shader.insts.size_written[inst] >= shader.vgrfs[Vgrf::from_usize(dst.nr as usize)].size()
+        && shader.insts.size_written[inst] >= shader.vgrfs[dst.vgrf_nr()].size()
 }

@@ -83,7 +83,7 @@ fn widen_message(
             continue;
         };
         let size = s.ty.size();
-        let vgrf_size = shader.vgrfs[crate::Vgrf::from_usize(s.nr as usize)].size();
+        let vgrf_size = shader.vgrfs[s.vgrf_nr()].size();
         if narrow >= exec || s.offset + comps * exec as u32 * size <= vgrf_size {
             continue;
         }

@@ -110,6 +110,6 @@ pub fn inside_vgrf(shader: &eubatch_ir::Shader, op: &eubatch_ir::Operand, len: u
     op.file != eubatch_ir::RegFile::Vgrf
         || shader
             .vgrfs
-            .get(eubatch_ir::Vgrf::from_usize(op.nr as usize))
+            .get(op.vgrf_nr())
             .is_some_and(|l| op.offset + len <= l.size())
 }
