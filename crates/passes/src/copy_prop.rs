@@ -267,19 +267,33 @@ fn available_at_entry(shader: &Shader, slots: &Slots) -> Option<Vec<Vec<Copy>>> 
         return Some(vec![Vec::new(); nb]);
     }
     let n = copies.len() as u32;
-    let transfer = |b: usize, set: &mut crate::bitset::BitSet| {
-        for &inst in &shader.layout.blocks[eubatch_ir::Block::from_usize(b)].insts {
+    // Each block's effect, computed once: the copies it kills (a side written anywhere in
+    // it) and those it makes and leaves standing (made after the last write of their
+    // sides), so that the fixed point below is set operations only. out = gen | (in & !kill)
+    // is what applying the block instruction by instruction gives: a copy in `in` survives
+    // unless killed, and only its own `mov` (in `gen` if it stands) makes it again.
+    let mut gens = Vec::with_capacity(nb);
+    let mut kills = Vec::with_capacity(nb);
+    for block in shader.layout.blocks.iter() {
+        let (mut gen, mut kill) = (crate::bitset::BitSet::new(n), crate::bitset::BitSet::new(n));
+        for &inst in &block.insts {
             for_each_def(shader, slots, inst, |s, _| {
                 if let Some(ids) = by_slot.get(&s) {
                     for &id in ids {
-                        set.remove(id);
+                        gen.remove(id);
+                        kill.insert(id);
                     }
                 }
             });
             if let Some(&id) = copy_at.get(&inst) {
-                set.insert(id);
+                gen.insert(id);
             }
         }
+        gens.push(gen);
+        kills.push(kill);
+    }
+    let transfer = |b: usize, set: &mut crate::bitset::BitSet| {
+        set.transfer(&gens[b], &kills[b]);
     };
     let mut out: Vec<crate::bitset::BitSet> = (0..nb)
         .map(|b| {

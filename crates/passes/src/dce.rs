@@ -29,9 +29,11 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     };
     let slots = &live.slots;
     let mut progress = false;
+    // The live set walking backwards through a block: one for the run.
+    let mut l = crate::bitset::BitSet::new(slots.count());
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
-        let mut l = live.live_out[block].clone();
+        l.copy_from(&live.live_out[block]);
         let insts = shader.layout.blocks[block].insts.clone();
         let mut keep = vec![true; insts.len()];
         for (k, &inst) in insts.iter().enumerate().rev() {
