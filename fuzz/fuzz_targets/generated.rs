@@ -31,13 +31,25 @@ fuzz_target!(|data: &[u8]| {
     // The optimization loop keeps it equivalent: every pass checked in the simulator.
     let mut opt = shader.clone();
     let steps = eubatch_passes::manager::parse("opt").unwrap();
+    use eubatch_passes::manager::Check;
+    let profile = eubatch_sim::profile::Profile::of(&shader);
+    let check = |before: &eubatch_ir::Shader, after: &eubatch_ir::Shader| {
+        let limit = eubatch_sim::CHECK_STEP_LIMIT;
+        match eubatch_sim::compare(before, after, 0..2, limit, &profile) {
+            eubatch_sim::Comparison::Equal => Check::Equal,
+            eubatch_sim::Comparison::Unchecked(why) => Check::Unchecked(why),
+            eubatch_sim::Comparison::Differs(m) => Check::Differs(m.to_string()),
+        }
+    };
     let mut checks = eubatch_passes::manager::Checks {
         verify_ir: true,
-        simulate_seeds: Some(0..2),
+        equivalence: Some(&check),
         after_pass: None,
     };
     let mut stats = eubatch_passes::manager::Stats::new();
     if let Err(e) = eubatch_passes::manager::run(&mut opt, &steps, &mut checks, &mut stats) {
         panic!("{e}\n{text}");
     }
+    // The generator's shaders all run: every pass that changed one was compared.
+    assert!(stats.unchecked_reasons.is_empty(), "{:?}\n{text}", stats.unchecked_reasons);
 });
