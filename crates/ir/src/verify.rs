@@ -21,7 +21,7 @@
 //!    payload builders), a source likewise. Sources of message instructions and payload
 //!    builders, whose size depends on the message, are checked for their start only; a
 //!    message may read or write whole components, padding included.
-//! 5. **Opcodes**: a plain ALU opcode has no more non-null sources than its arity; only
+//! 5. **Opcodes**: a plain ALU opcode has exactly as many non-null sources as its arity; only
 //!    message opcodes carry message fields (mlen, ex_mlen, descriptor); `EOT` only on
 //!    messages.
 //!
@@ -359,7 +359,7 @@ fn verify_inst(shader: &Shader, target: &Target, inst: Inst, errs: &mut Vec<Veri
     let srcs = shader.srcs(inst);
     if let Some(arity) = op.alu_arity() {
         let used = srcs.iter().filter(|s| !s.is_bad()).count();
-        if used > arity {
+        if used != arity {
             err(
                 errs,
                 inst,

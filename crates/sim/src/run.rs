@@ -1019,7 +1019,15 @@ fn execute(
         _ => {}
     }
     // Plain ALU instruction: read every channel first, then write (sources may overlap the
-    // destination).
+    // destination). One with too few sources is malformed (the verifier refuses it too).
+    if let Some(n) = op.alu_arity() {
+        if srcs.len() < n {
+            return Err(SimError::at(
+                inst,
+                format!("`{}` with {} sources ({n} expected)", op.name(), srcs.len()),
+            ));
+        }
+    }
     let tys: Vec<Type> = srcs.iter().map(|s| s.ty).collect();
     let is_sel_pred = op == Opcode::Sel && ctl.predicate != Predicate::None;
     // An integer written to the accumulator keeps its exact value for `mach`.
