@@ -463,10 +463,15 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
         let r = c.number("a register offset")?;
         c.expect(".")?;
         let b = c.number("a byte offset")?;
-        op.offset = r
+        let offset = r
             .checked_mul(unit)
             .and_then(|x| x.checked_add(b))
             .ok_or_else(|| c.error("offset out of range"))?;
+        // A null operand (`(null)+0.4`) names no register: its offset means nothing, is
+        // not kept, and is not printed.
+        if op.file != RegFile::Bad {
+            op.offset = offset;
+        }
         shown = true;
     }
     if d.align16 && c.peek() == Some(b'.') {
