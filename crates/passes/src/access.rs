@@ -194,8 +194,8 @@ fn elements(op: &Operand, exec: u32, mut f: impl FnMut(u32, u32)) {
 
 /// Calls `f(slot, fully)` for each slot an instruction writes: `fully` when all four bytes
 /// of the slot are written unconditionally.
-pub fn for_each_def(shader: &Shader, slots: &Slots, inst: Inst, f: impl FnMut(u32, bool)) {
-    defs(shader, slots, inst, true, f)
+pub fn for_each_def(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(u32, bool)) {
+    for_each_def_both(shader, slots, inst, |s, full, _| f(s, full))
 }
 
 /// [`for_each_def`], but a write under the execution mask counts as whole even where the
@@ -204,17 +204,18 @@ pub fn for_each_def_ignoring_mask(
     shader: &Shader,
     slots: &Slots,
     inst: Inst,
-    f: impl FnMut(u32, bool),
+    mut f: impl FnMut(u32, bool),
 ) {
-    defs(shader, slots, inst, false, f)
+    for_each_def_both(shader, slots, inst, |s, _, full| f(s, full))
 }
 
-fn defs(
+/// Calls `f(slot, fully, fully_ignoring_mask)` for each slot an instruction writes: the
+/// flags of [`for_each_def`] and [`for_each_def_ignoring_mask`] in one walk.
+pub fn for_each_def_both(
     shader: &Shader,
     slots: &Slots,
     inst: Inst,
-    respect_mask: bool,
-    mut f: impl FnMut(u32, bool),
+    mut f: impl FnMut(u32, bool, bool),
 ) {
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
@@ -225,17 +226,21 @@ fn defs(
     let conditional = opaque || ctl.predicate != Predicate::None && op != Opcode::Sel;
     if opaque && dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
         for s in slots.vgrf(shader, dst.nr) {
-            f(s, false);
+            f(s, false, false);
         }
     } else if dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
         let base = slots.base[dst.nr as usize];
         let size = shader.vgrfs[dst.vgrf_nr()].size();
-        let masked = respect_mask && !ctl.no_mask() && slots.read_unmasked[dst.nr as usize];
+        let masked = !ctl.no_mask() && slots.read_unmasked[dst.nr as usize];
         // Bytes written per slot, as a 4-bit mask, slot by slot in increasing order: the
         // elements of a region come in increasing byte order (a stride of at least one
         // element, or one element), so no slot comes back once left, and nothing needs
         // sorting or a buffer.
         let mut cur: Option<(u32, u8)> = None;
+        let mut emit = |c: u32, m: u8| {
+            let whole = !conditional && m == 0xf;
+            f(base + c, whole && !masked, whole)
+        };
         let mut mark = |start: u32, len: u32| {
             let end = (start + len).min(size);
             let mut b = start;
@@ -248,7 +253,7 @@ fn defs(
                 match &mut cur {
                     Some((c, m)) if *c == s => *m |= bits,
                     Some((c, m)) => {
-                        f(base + *c, !conditional && !masked && *m == 0xf);
+                        emit(*c, *m);
                         (*c, *m) = (s, bits);
                     }
                     None => cur = Some((s, bits)),
@@ -264,13 +269,13 @@ fn defs(
             elements(&dst, exec, &mut mark);
         }
         if let Some((c, m)) = cur {
-            f(base + c, !conditional && !masked && m == 0xf);
+            emit(c, m);
         }
     }
     if dst.file == RegFile::Arf && dst.nr & 0xf0 == arf::FLAG {
         // A flag written as a register: all of it, conservatively partially.
         for k in 0..FLAG_SLOTS {
-            f(slots.vgrf_slots + k, false);
+            f(slots.vgrf_slots + k, false, false);
         }
     }
     if writes_flag(op, ctl.cmod) {
@@ -284,7 +289,8 @@ fn defs(
         }
         for (k, m) in bits.iter().enumerate() {
             if *m != 0 {
-                f(slots.vgrf_slots + k as u32, !conditional && *m == 0xff);
+                let whole = !conditional && *m == 0xff;
+                f(slots.vgrf_slots + k as u32, whole, whole);
             }
         }
     }
@@ -350,6 +356,20 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
                     // A message or virtual opcode reads as much as it needs: to the end.
                     for slot in base + first..range.end {
                         f(slot);
+                    }
+                } else if s.stride <= 1 {
+                    // One element, or packed elements: one run of bytes, its slots once.
+                    let len = if s.stride == 0 { 1 } else { exec } * s.ty.size();
+                    let last = (s.offset + len).div_ceil(SLOT);
+                    for slot in base + first..(base + last).min(range.end) {
+                        f(slot);
+                    }
+                    if reads_other_channels(op) {
+                        let comp = shader.dispatch_width.max(ctl.exec_size) as u32 * s.ty.size();
+                        let last = (s.offset + comp).div_ceil(SLOT);
+                        for slot in base + first..(base + last).min(range.end) {
+                            f(slot);
+                        }
                     }
                 } else {
                     elements(s, exec, |start, len| {

@@ -21,13 +21,14 @@ use hashbrown::HashSet;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader, Vgrf};
 
-use crate::access::{for_each_def, for_each_use, SLOT};
+use crate::access::SLOT;
 use crate::liveness::Liveness;
 use crate::PassCx;
 
 /// Per slot: the first and last instruction position it is live or accessed at.
 fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)> {
-    let n = live.slots.count() as usize;
+    let table = &live.access;
+    let n = table.slots.count() as usize;
     let mut iv = vec![(u32::MAX, 0u32); n];
     let touch = |iv: &mut Vec<(u32, u32)>, s: u32, ip: u32| {
         let e = &mut iv[s as usize];
@@ -38,8 +39,12 @@ fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)
     for (b, block) in shader.layout.blocks.iter_enumerated() {
         let start = ip;
         for &inst in &block.insts {
-            for_each_use(shader, &live.slots, inst, |s| touch(&mut iv, s, ip));
-            for_each_def(shader, &live.slots, inst, |s, _| touch(&mut iv, s, ip));
+            for &s in table.uses(inst) {
+                touch(&mut iv, s, ip);
+            }
+            for (s, _) in table.defs(inst) {
+                touch(&mut iv, s, ip);
+            }
             ip += 1;
         }
         let end = ip.saturating_sub(1).max(start);
@@ -66,11 +71,12 @@ struct Writes {
 }
 
 impl Writes {
-    fn new(shader: &Shader, live: &Liveness, order: &[Inst]) -> Writes {
-        let n = live.slots.count() as usize;
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
+    fn new(live: &Liveness, order: &[Inst]) -> Writes {
+        let table = &live.access;
+        let n = table.slots.count() as usize;
+        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(order.len() * 4);
         for (ip, &inst) in order.iter().enumerate() {
-            for_each_def(shader, &live.slots, inst, |s, _| pairs.push((s, ip as u32)));
+            pairs.extend(table.defs(inst).map(|(s, _)| (s, ip as u32)));
         }
         // A counting sort by slot: the pairs come in position order, and a stable
         // placement keeps each slot's positions ascending (linear, where sorting the pairs
@@ -117,8 +123,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     };
     let order: Vec<Inst> = shader.layout.insts().collect();
     let iv = intervals(shader, &live, &order);
-    let writes = Writes::new(shader, &live, &order);
-    let slots = &live.slots;
+    let writes = Writes::new(&live, &order);
+    let slots = &live.access.slots;
     let range = |lo: u32, hi: u32| -> (u32, u32) {
         (lo..hi).fold((u32::MAX, 0), |(a, b), s| {
             let (x, y) = iv[s as usize];

@@ -28,7 +28,8 @@ use hashbrown::HashMap;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
-use crate::access::{for_each_def, Slots, SLOT};
+use crate::access::{Slots, SLOT};
+use crate::access_table::AccessTable;
 use crate::PassCx;
 
 /// An available copy: `dst` (a VGRF region of `len` bytes) holds `src`.
@@ -44,7 +45,8 @@ struct Copy {
     no_mask: bool,
 }
 
-fn copy_of(shader: &Shader, slots: &Slots, inst: Inst) -> Option<Copy> {
+fn copy_of(shader: &Shader, table: &AccessTable, inst: Inst) -> Option<Copy> {
+    let slots = &table.slots;
     let ctl = shader.insts.control[inst];
     if shader.insts.opcode[inst] != Opcode::Mov
         || ctl.predicate != Predicate::None
@@ -72,8 +74,7 @@ fn copy_of(shader: &Shader, slots: &Slots, inst: Inst) -> Option<Copy> {
     }
     let exec = ctl.exec_size as u32;
     let len = exec * dst.ty.size();
-    let mut s = Vec::new();
-    for_each_def(shader, slots, inst, |slot, _| s.push(slot));
+    let mut s: Vec<u32> = table.defs(inst).map(|(slot, _)| slot).collect();
     if src.file == RegFile::Vgrf {
         let range = slots.vgrf(shader, src.nr);
         let span = src.span(exec);
@@ -247,14 +248,14 @@ fn half_of_scalar(
 /// undone (neither side written) since — Mesa's dataflow over its ACP sets. Each copy is
 /// a fact about the program as it is: rewriting sources later does not change what any
 /// instruction writes, so the sets stay true while the pass rewrites.
-fn available_at_entry(shader: &Shader, slots: &Slots) -> Option<Vec<Vec<Copy>>> {
+fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Vec<Vec<Copy>>> {
     let cfg = eubatch_ir::cfg::Cfg::build(&shader.layout, |i| shader.insts.opcode[i]).ok()?;
     let nb = shader.layout.blocks.len();
     let mut copies: Vec<Copy> = Vec::new();
     let mut copy_at: HashMap<Inst, u32> = HashMap::new();
     let mut by_slot: HashMap<u32, Vec<u32>> = HashMap::new();
     for inst in shader.layout.insts() {
-        if let Some(c) = copy_of(shader, slots, inst) {
+        if let Some(c) = copy_of(shader, table, inst) {
             let id = copies.len() as u32;
             for &s in &c.slots {
                 by_slot.entry(s).or_default().push(id);
@@ -277,14 +278,14 @@ fn available_at_entry(shader: &Shader, slots: &Slots) -> Option<Vec<Vec<Copy>>> 
     for block in shader.layout.blocks.iter() {
         let (mut gen, mut kill) = (crate::bitset::BitSet::new(n), crate::bitset::BitSet::new(n));
         for &inst in &block.insts {
-            for_each_def(shader, slots, inst, |s, _| {
+            for (s, _) in table.defs(inst) {
                 if let Some(ids) = by_slot.get(&s) {
                     for &id in ids {
                         gen.remove(id);
                         kill.insert(id);
                     }
                 }
-            });
+            }
             if let Some(&id) = copy_at.get(&inst) {
                 gen.insert(id);
             }
@@ -342,10 +343,11 @@ fn available_at_entry(shader: &Shader, slots: &Slots) -> Option<Vec<Vec<Copy>>> 
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let slots = Slots::of(shader);
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+    let table = cx.access(shader);
+    let slots = &table.slots;
     let mut progress = false;
-    let entry = available_at_entry(shader, &slots);
+    let entry = available_at_entry(shader, &table);
     // Available copies of the block; those of each destination VGRF (newest last); those
     // each slot's write ends. Indexed by VGRF and by slot, allocated once for the run and
     // emptied between blocks (only what a block touched).
@@ -401,17 +403,28 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 }
             }
             // Kill copies whose destination or source this instruction writes.
-            for_each_def(shader, &slots, inst, |s, _| {
+            for (s, _) in table.defs(inst) {
                 for i in by_slot[s as usize].drain(..) {
                     acp[i] = None;
                 }
-            });
-            if let Some(c) = copy_of(shader, &slots, inst) {
+            }
+            if let Some(c) = copy_of(shader, &table, inst) {
                 add(&mut acp, &mut by_dst, &mut by_slot, c);
             }
         }
     }
-    progress |= propagate_global(shader, &slots);
+    // The walk above rewrote sources, which can change which VGRFs are read without the
+    // channel mask, and so which writes define their VGRF whole: the definitions are
+    // those of the shader as it is now.
+    let defs = if progress {
+        std::rc::Rc::new(crate::defs::Defs::compute(
+            shader,
+            &AccessTable::compute(shader),
+        ))
+    } else {
+        cx.defs(shader)
+    };
+    progress |= propagate_global(shader, &table, &defs);
     progress
 }
 
@@ -808,8 +821,7 @@ fn rewrite_send_payloads<'a>(
 /// VGRF — or one defined in such pieces, each a copy (the channel groups of a split copy)
 /// — holds that value wherever it is read, in any block (Mesa's global copy propagation does this with
 /// its dataflow; here the definitions analysis gives it directly).
-fn propagate_global(shader: &mut Shader, slots: &Slots) -> bool {
-    let defs = crate::defs::Defs::compute(shader);
+fn propagate_global(shader: &mut Shader, table: &AccessTable, defs: &crate::defs::Defs) -> bool {
     let ssa = |v: usize| {
         defs.single.get(v).is_some_and(|d| d.is_some())
             || defs.pieces.get(v).is_some_and(|d| d.is_some())
@@ -825,7 +837,7 @@ fn propagate_global(shader: &mut Shader, slots: &Slots) -> bool {
         let copies: Option<Vec<Copy>> = writers
             .iter()
             .map(|&w| {
-                let c = copy_of(shader, slots, w)?;
+                let c = copy_of(shader, table, w)?;
                 let never_changes = match c.src.file {
                     RegFile::Imm | RegFile::Uniform | RegFile::Attr => true,
                     // A VGRF that is itself defined once, outside control flow: the copy

@@ -22,7 +22,8 @@ use hashbrown::HashMap;
 
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
-use crate::access::{for_each_def, is_pure, Slots, SLOT};
+use crate::access::{for_each_def, is_pure, SLOT};
+use crate::access_table::AccessTable;
 use crate::PassCx;
 
 fn candidate(shader: &Shader, inst: Inst) -> bool {
@@ -54,9 +55,12 @@ fn same(shader: &Shader, a: Inst, b: Inst) -> bool {
         && shader.srcs(a) == shader.srcs(b)
 }
 
-fn slots_of(shader: &Shader, slots: &Slots, inst: Inst) -> Vec<u32> {
-    let mut v = Vec::new();
-    for_each_def(shader, slots, inst, |s, _| v.push(s));
+/// The slots whose write ends `inst`'s value being available: those it writes and those
+/// its VGRF sources read, into `v`.
+fn slots_of(shader: &Shader, table: &AccessTable, inst: Inst, v: &mut Vec<u32>) {
+    let slots = &table.slots;
+    v.clear();
+    v.extend(table.defs(inst).map(|(s, _)| s));
     let exec = shader.insts.control[inst].exec_size as u32;
     for s in shader.srcs(inst) {
         if s.file == RegFile::Vgrf && (s.nr as usize) < slots.base.len() {
@@ -69,7 +73,6 @@ fn slots_of(shader: &Shader, slots: &Slots, inst: Inst) -> Vec<u32> {
             }
         }
     }
-    v
 }
 
 /// A hash of what makes two instructions compute the same value ([`same`] decides).
@@ -157,8 +160,10 @@ fn flag_cse(shader: &mut Shader) -> bool {
     progress
 }
 
-fn values(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let slots = Slots::of(shader);
+fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
+    let table = cx.access(shader);
+    let slots = &table.slots;
+    let mut scratch = Vec::new();
     let mut progress = false;
     // Which available expressions each slot's write ends: indexed by slot, allocated once
     // for the run and emptied between blocks (only the slots a block touched).
@@ -200,16 +205,23 @@ fn values(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     replaced = true;
                 }
             }
-            for_each_def(shader, &slots, inst, |s, _| {
+            // A replaced instruction is a move now: what it writes is computed anew.
+            let mut end = |s: u32| {
                 for i in by_slot[s as usize].drain(..) {
                     entries[i] = None;
                 }
-            });
+            };
+            if replaced {
+                for_each_def(shader, slots, inst, |s, _| end(s));
+            } else {
+                table.defs(inst).for_each(|(s, _)| end(s));
+            }
             if !replaced && is_candidate {
                 let i = entries.len();
                 entries.push(Some(inst));
                 by_key.entry(k).or_default().push(i);
-                for s in slots_of(shader, &slots, inst) {
+                slots_of(shader, &table, inst, &mut scratch);
+                for &s in &scratch {
                     by_slot[s as usize].push(i);
                     slots_touched.push(s);
                 }

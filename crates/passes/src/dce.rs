@@ -27,19 +27,29 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let Some(live) = cx.liveness(shader) else {
         return false;
     };
-    let slots = &live.slots;
+    let table = &live.access;
+    let slots = &table.slots;
     let mut progress = false;
     // The live set walking backwards through a block: one for the run.
     let mut l = crate::bitset::BitSet::new(slots.count());
+    // Per slot, what the rest of the block does to it first (for `undef`s).
+    let mut next = NextAccess::new(slots.count());
+    // Instructions whose destination this run replaced by null: the table describes them
+    // as they were, so their accesses are computed anew.
+    let mut rewritten: Vec<eubatch_ir::Inst> = Vec::new();
+    let mut insts = Vec::new();
+    let mut keep = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         l.copy_from(&live.live_out[block]);
-        let insts = shader.layout.blocks[block].insts.clone();
-        let mut keep = vec![true; insts.len()];
+        next.clear();
+        insts.clear();
+        insts.extend_from_slice(&shader.layout.blocks[block].insts);
+        keep.clear();
+        keep.resize(insts.len(), true);
         for (k, &inst) in insts.iter().enumerate().rev() {
-            let (mut vgrf_live, mut flag_live, mut writes) = (false, false, false);
-            for_each_def(shader, slots, inst, |s, _| {
-                writes = true;
+            let (mut vgrf_live, mut flag_live) = (false, false);
+            for (s, _) in table.defs(inst) {
                 if l.contains(s) {
                     if s >= slots.vgrf_slots {
                         flag_live = true;
@@ -47,25 +57,18 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                         vgrf_live = true;
                     }
                 }
-            });
+            }
             let dst = shader.insts.dst[inst];
             let op = shader.insts.opcode[inst];
             let ctl = shader.insts.control[inst];
-            if op == eubatch_ir::Opcode::Undef
-                && overwritten_before_read(shader, slots, &insts[k..])
+            if op == eubatch_ir::Opcode::Undef && table.defs(inst).all(|(s, _)| next.overwritten(s))
+                || !has_side_effects(shader, inst) && !vgrf_live && !flag_live
             {
+                // An `undef` overwritten before any read (see [`NextAccess`]), or anything
+                // pure (`undef` included) that writes nothing live.
                 keep[k] = false;
                 progress = true;
-                continue;
-            }
-            if !has_side_effects(shader, inst) && !vgrf_live && !flag_live {
-                // `undef` and everything pure that writes nothing live.
-                let _ = writes;
-                keep[k] = false;
-                progress = true;
-                continue;
-            }
-            if !has_side_effects(shader, inst)
+            } else if !has_side_effects(shader, inst)
                 && !vgrf_live
                 && dst.file == RegFile::Vgrf
                 && writes_flag(op, ctl.cmod)
@@ -84,14 +87,35 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 null.stride = 1;
                 shader.insts.dst[inst] = null;
                 shader.insts.size_written[inst] = shader.default_size_written(inst);
+                rewritten.push(inst);
                 progress = true;
-            }
-            for_each_def(shader, slots, inst, |s, full| {
-                if full {
-                    l.remove(s);
+                for_each_def(shader, slots, inst, |s, full| {
+                    if full {
+                        l.remove(s);
+                    }
+                });
+                for_each_use(shader, slots, inst, |s| l.insert(s));
+            } else {
+                for (s, full) in table.defs(inst) {
+                    if full {
+                        l.remove(s);
+                    }
                 }
-            });
-            for_each_use(shader, slots, inst, |s| l.insert(s));
+                for &s in table.uses(inst) {
+                    l.insert(s);
+                }
+            }
+            // What this instruction, removed or not, does first to each slot, as the
+            // `undef`s before it see it.
+            if rewritten.last() == Some(&inst) {
+                for_each_def_ignoring_mask(shader, slots, inst, |s, full| next.write(s, full));
+                for_each_use(shader, slots, inst, |s| next.read(s));
+            } else {
+                table
+                    .defs_ignoring_mask(inst)
+                    .for_each(|(s, full)| next.write(s, full));
+                table.uses(inst).iter().for_each(|&s| next.read(s));
+            }
         }
         if keep.iter().any(|k| !k) {
             let mut i = 0;
@@ -107,38 +131,53 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     progress
 }
 
-/// Whether the `undef` first in `insts` is overwritten in all its bytes, by writes that are
-/// not predicated, before anything reads them. Liveness keeps a value written under the
-/// execution mask live across the write where the VGRF is also read without the mask (the
-/// disabled channels keep the old value); an `undef` gives no channel a value, so those
-/// channels are as undefined without it, and it goes (Mesa's liveness, which does not
-/// look at masks, drops it the same way).
-fn overwritten_before_read(
-    shader: &Shader,
-    slots: &crate::access::Slots,
-    insts: &[eubatch_ir::Inst],
-) -> bool {
-    let Some((&undef, rest)) = insts.split_first() else {
-        return false;
-    };
-    let mut pending = hashbrown::HashSet::new();
-    for_each_def(shader, slots, undef, |s, _| {
-        pending.insert(s);
-    });
-    for &inst in rest {
-        if pending.is_empty() {
-            break;
+/// For a backward walk through a block: per slot, what the instructions after the current
+/// one do to it first — read it, or write all its bytes unpredicated. An `undef` whose
+/// every slot is next written so goes: nothing reads what it leaves undefined. Liveness
+/// keeps a value written under the execution mask live across the write where the VGRF is
+/// also read without the mask (the disabled channels keep the old value); an `undef` gives
+/// no channel a value, so those channels are as undefined without it (Mesa's liveness,
+/// which does not look at masks, drops it the same way). One walk answers every `undef`
+/// of the block, where scanning forward from each was quadratic.
+struct NextAccess {
+    /// 0: nothing after; 1: a whole write first; 2: a read first.
+    first: Vec<u8>,
+    touched: Vec<u32>,
+}
+
+impl NextAccess {
+    fn new(slots: u32) -> NextAccess {
+        NextAccess {
+            first: vec![0; slots as usize],
+            touched: Vec::new(),
         }
-        let mut read = false;
-        for_each_use(shader, slots, inst, |s| read |= pending.contains(&s));
-        if read {
-            return false;
-        }
-        for_each_def_ignoring_mask(shader, slots, inst, |s, full| {
-            if full {
-                pending.remove(&s);
-            }
-        });
     }
-    pending.is_empty()
+
+    fn clear(&mut self) {
+        for s in self.touched.drain(..) {
+            self.first[s as usize] = 0;
+        }
+    }
+
+    fn set(&mut self, s: u32, what: u8) {
+        if self.first[s as usize] == 0 {
+            self.touched.push(s);
+        }
+        self.first[s as usize] = what;
+    }
+
+    /// A write by the instruction stepped back over (its reads come after, and win).
+    fn write(&mut self, s: u32, full: bool) {
+        if full {
+            self.set(s, 1);
+        }
+    }
+
+    fn read(&mut self, s: u32) {
+        self.set(s, 2);
+    }
+
+    fn overwritten(&self, s: u32) -> bool {
+        self.first[s as usize] == 1
+    }
 }

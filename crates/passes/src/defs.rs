@@ -5,7 +5,7 @@
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::{Inst, RegFile, Shader};
 
-use crate::access::{for_each_def, Slots};
+use crate::access_table::AccessTable;
 
 pub struct Defs {
     /// Instructions writing each VGRF.
@@ -19,8 +19,8 @@ pub struct Defs {
 }
 
 impl Defs {
-    pub fn compute(shader: &Shader) -> Defs {
-        let slots = Slots::of(shader);
+    pub fn compute(shader: &Shader, access: &AccessTable) -> Defs {
+        let slots = &access.slots;
         let n = shader.vgrfs.len();
         let mut count = vec![0u32; n];
         let mut single: Vec<Option<Inst>> = vec![None; n];
@@ -46,14 +46,14 @@ impl Defs {
             // All of the VGRF's slots, each fully.
             let range = slots.vgrf(shader, dst.nr);
             let mut covered = 0u32;
-            for_each_def(shader, &slots, inst, |s, full| {
+            for (s, full) in access.defs(inst) {
                 if range.contains(&s) && full {
                     covered += 1;
                     slot_writes[s as usize] = slot_writes[s as usize].saturating_add(1);
                 } else if range.contains(&s) {
                     other_write[v] = true;
                 }
-            });
+            }
             if depth > 0 {
                 other_write[v] = true;
             }
@@ -116,7 +116,7 @@ block2:
 ",
         )
         .unwrap();
-        let d = Defs::compute(&s);
+        let d = Defs::compute(&s, &AccessTable::compute(&s));
         assert_eq!(d.count, vec![1, 2, 1, 1]);
         assert!(d.single[0].is_some());
         // Two half writes: two definitions.

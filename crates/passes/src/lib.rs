@@ -3,6 +3,7 @@
 //! does and which hardware rules limit it; [`manager`] runs them by name.
 
 pub mod access;
+pub mod access_table;
 pub mod algebraic;
 pub mod bitset;
 pub mod cmod_prop;
@@ -25,45 +26,70 @@ pub mod sel_peephole;
 pub mod split;
 pub mod value_range;
 
+use std::rc::Rc;
+
 use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::Shader;
 
 /// What passes share while they run on one shader: the analyses, computed on demand and
 /// kept until a pass reports that it changed the shader (the manager then calls
-/// [`PassCx::invalidate`]).
+/// [`PassCx::invalidate`]). A pass that changes the shader and then needs an analysis of
+/// the changed shader computes it itself: what is here describes the shader as the pass
+/// found it.
 #[derive(Default)]
 pub struct PassCx {
-    liveness: Option<std::rc::Rc<liveness::Liveness>>,
-    pressure: Option<std::rc::Rc<pressure::Pressure>>,
+    access: Option<Rc<access_table::AccessTable>>,
+    liveness: Option<Rc<liveness::Liveness>>,
+    defs: Option<Rc<defs::Defs>>,
+    pressure: Option<Rc<pressure::Pressure>>,
     /// How many times each analysis was computed (for the pass statistics).
     pub computed: u64,
 }
 
 impl PassCx {
+    /// Every instruction's slot accesses, computed once until invalidated.
+    pub fn access(&mut self, shader: &Shader) -> Rc<access_table::AccessTable> {
+        self.access
+            .get_or_insert_with(|| Rc::new(access_table::AccessTable::compute(shader)))
+            .clone()
+    }
+
     /// Liveness of `shader`, computed once until invalidated.
-    pub fn liveness(&mut self, shader: &Shader) -> Option<std::rc::Rc<liveness::Liveness>> {
+    pub fn liveness(&mut self, shader: &Shader) -> Option<Rc<liveness::Liveness>> {
         if self.liveness.is_none() {
             self.computed += 1;
-            self.liveness = liveness::Liveness::compute(shader)
+            let access = self.access(shader);
+            self.liveness = liveness::Liveness::compute(shader, access)
                 .ok()
-                .map(std::rc::Rc::new);
+                .map(Rc::new);
         }
         self.liveness.clone()
     }
 
+    /// Single and piecewise definitions of every VGRF, computed once until invalidated.
+    pub fn defs(&mut self, shader: &Shader) -> Rc<defs::Defs> {
+        if self.defs.is_none() {
+            let access = self.access(shader);
+            self.defs = Some(Rc::new(defs::Defs::compute(shader, &access)));
+        }
+        self.defs.clone().unwrap()
+    }
+
     /// Register pressure of `shader`, computed once until invalidated.
-    pub fn pressure(&mut self, shader: &Shader) -> Option<std::rc::Rc<pressure::Pressure>> {
+    pub fn pressure(&mut self, shader: &Shader) -> Option<Rc<pressure::Pressure>> {
         if self.pressure.is_none() {
             let live = self.liveness(shader)?;
-            self.pressure = Some(std::rc::Rc::new(pressure::Pressure::compute(shader, &live)));
+            self.pressure = Some(Rc::new(pressure::Pressure::compute(shader, &live)));
         }
         self.pressure.clone()
     }
 
     /// The shader changed: every analysis is stale.
     pub fn invalidate(&mut self) {
-        self.liveness = None;
-        self.pressure = None;
+        *self = PassCx {
+            computed: self.computed,
+            ..PassCx::default()
+        };
     }
 }
 

@@ -16,19 +16,21 @@ use index_vec::IndexVec;
 use eubatch_ir::cfg::Cfg;
 use eubatch_ir::{Block, Shader};
 
-use crate::access::{for_each_def, for_each_use, Slots};
+use std::rc::Rc;
+
+use crate::access_table::AccessTable;
 use crate::bitset::BitSet;
 
 pub struct Liveness {
-    pub slots: Slots,
+    /// The accesses it was computed from (their slot numbering is the sets').
+    pub access: Rc<AccessTable>,
     pub live_in: IndexVec<Block, BitSet>,
     pub live_out: IndexVec<Block, BitSet>,
 }
 
 impl Liveness {
-    pub fn compute(shader: &Shader) -> Result<Liveness, String> {
-        let slots = Slots::of(shader);
-        let n = slots.count();
+    pub fn compute(shader: &Shader, access: Rc<AccessTable>) -> Result<Liveness, String> {
+        let n = access.slots.count();
         let cfg = Cfg::build(&shader.layout, |i| shader.insts.opcode[i])
             .map_err(|e| format!("{}: {}", e.inst, e.msg))?;
         let nb = shader.layout.blocks.len();
@@ -38,16 +40,16 @@ impl Liveness {
         for block in shader.layout.blocks.iter() {
             let (mut gen, mut kill) = (BitSet::new(n), BitSet::new(n));
             for &inst in &block.insts {
-                for_each_use(shader, &slots, inst, |s| {
+                for &s in access.uses(inst) {
                     if !kill.contains(s) {
                         gen.insert(s);
                     }
-                });
-                for_each_def(shader, &slots, inst, |s, full| {
+                }
+                for (s, full) in access.defs(inst) {
                     if full {
                         kill.insert(s);
                     }
-                });
+                }
             }
             gens.push(gen);
             kills.push(kill);
@@ -93,7 +95,7 @@ impl Liveness {
             }
         }
         Ok(Liveness {
-            slots,
+            access,
             live_in,
             live_out,
         })

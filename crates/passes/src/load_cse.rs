@@ -47,11 +47,11 @@ fn is_constant_load(shader: &Shader, inst: Inst) -> bool {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     if !shader.layout.insts().any(|i| is_constant_load(shader, i)) {
         return false;
     }
-    let defs = crate::defs::Defs::compute(shader);
+    let defs = cx.defs(shader);
     // Loop depth at the start of each block.
     let mut in_loop = vec![false; shader.layout.blocks.len()];
     let mut depth = 0u32;

@@ -26,8 +26,8 @@ type MoveKey = (u32, eubatch_ir::Type, u8, u8, bool, Operand);
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let defs = crate::defs::Defs::compute(shader);
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+    let defs = cx.defs(shader);
     let ssa = |v: u32| {
         defs.single.get(v as usize).is_some_and(|d| d.is_some())
             || defs.pieces.get(v as usize).is_some_and(|d| d.is_some())

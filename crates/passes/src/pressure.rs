@@ -4,7 +4,7 @@
 
 use eubatch_ir::{Inst, Shader};
 
-use crate::access::{for_each_def, for_each_use, SLOT};
+use crate::access::SLOT;
 use crate::liveness::Liveness;
 
 pub struct Pressure {
@@ -14,8 +14,12 @@ pub struct Pressure {
 }
 
 impl Pressure {
+    /// One backward walk per block, keeping per VGRF how many of its slots are live and
+    /// the registers they round up to, so that each instruction costs what it reads and
+    /// writes, not a scan of the live set.
     pub fn compute(shader: &Shader, live: &Liveness) -> Pressure {
-        let slots = &live.slots;
+        let table = &live.access;
+        let slots = &table.slots;
         // VGRF of each slot.
         let mut owner = vec![u32::MAX; slots.vgrf_slots as usize];
         for (v, &b) in slots.base.iter().enumerate() {
@@ -24,37 +28,47 @@ impl Pressure {
                 owner[s as usize] = v as u32;
             }
         }
-        let regs = |set: &crate::bitset::BitSet| -> u32 {
-            // Live bytes per VGRF, rounded up to registers.
-            let mut total = 0u32;
-            let mut cur = (u32::MAX, 0u32);
-            for s in set.iter().filter(|&s| s < slots.vgrf_slots) {
-                let v = owner[s as usize];
-                if v != cur.0 {
-                    total += (cur.1 * SLOT).div_ceil(32);
-                    cur = (v, 0);
-                }
-                cur.1 += 1;
-            }
-            total + (cur.1 * SLOT).div_ceil(32)
-        };
-        let mut per_inst = Vec::new();
+        let regs_of = |n: u32| (n * SLOT).div_ceil(32);
+        let mut count = vec![0u32; slots.base.len()];
+        let mut per_inst = Vec::with_capacity(shader.num_insts());
         let mut max = 0;
+        let mut l = crate::bitset::BitSet::new(slots.count());
         for (b, block) in shader.layout.blocks.iter_enumerated() {
-            let mut l = live.live_out[b].clone();
-            let mut rev = Vec::with_capacity(block.insts.len());
+            l.copy_from(&live.live_out[b]);
+            let mut total = 0u32;
+            for s in l.iter().filter(|&s| s < slots.vgrf_slots) {
+                let c = &mut count[owner[s as usize] as usize];
+                total += regs_of(*c + 1) - regs_of(*c);
+                *c += 1;
+            }
+            let first = per_inst.len();
             for &inst in block.insts.iter().rev() {
-                let p = regs(&l);
-                max = max.max(p);
-                rev.push((inst, p));
-                for_each_def(shader, slots, inst, |s, full| {
-                    if full {
+                max = max.max(total);
+                per_inst.push((inst, total));
+                for (s, full) in table.defs(inst) {
+                    if full && s < slots.vgrf_slots && l.contains(s) {
+                        l.remove(s);
+                        let c = &mut count[owner[s as usize] as usize];
+                        total -= regs_of(*c) - regs_of(*c - 1);
+                        *c -= 1;
+                    } else if full {
                         l.remove(s);
                     }
-                });
-                for_each_use(shader, slots, inst, |s| l.insert(s));
+                }
+                for &s in table.uses(inst) {
+                    if s < slots.vgrf_slots && !l.contains(s) {
+                        let c = &mut count[owner[s as usize] as usize];
+                        total += regs_of(*c + 1) - regs_of(*c);
+                        *c += 1;
+                    }
+                    l.insert(s);
+                }
             }
-            per_inst.extend(rev.into_iter().rev());
+            per_inst[first..].reverse();
+            // Back to no VGRF counted, touching only what is still live.
+            for s in l.iter().filter(|&s| s < slots.vgrf_slots) {
+                count[owner[s as usize] as usize] = 0;
+            }
         }
         Pressure { per_inst, max }
     }

@@ -28,7 +28,6 @@ use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Inst, Operand, RegFile, Region, Shader};
 
-use crate::access::{for_each_def, for_each_use};
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.
@@ -41,7 +40,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let Some(live) = cx.liveness(shader) else {
         return false;
     };
-    let slots = &live.slots;
+    let table = &live.access;
     let mut progress = false;
     let mut depth = 0u32;
     let mut removed = hashbrown::HashSet::new();
@@ -52,15 +51,15 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         let mut fresh = vec![false; insts.len()];
         let mut l = live.live_out[block].clone();
         for (k, &inst) in insts.iter().enumerate().rev() {
-            for_each_def(shader, slots, inst, |s, full| {
+            for (s, full) in table.defs(inst) {
                 if full {
                     l.remove(s);
                 }
-            });
-            for_each_use(shader, slots, inst, |s| l.insert(s));
-            let mut dead = true;
-            for_each_def(shader, slots, inst, |s, _| dead &= !l.contains(s));
-            fresh[k] = dead;
+            }
+            for &s in table.uses(inst) {
+                l.insert(s);
+            }
+            fresh[k] = table.defs(inst).all(|(s, _)| !l.contains(s));
         }
         let top_level = depth == 0;
         let mut k = 0;
