@@ -467,11 +467,7 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
             .checked_mul(unit)
             .and_then(|x| x.checked_add(b))
             .ok_or_else(|| c.error("offset out of range"))?;
-        // A null operand (`(null)+0.4`) names no register: its offset means nothing, is
-        // not kept, and is not printed.
-        if op.file != RegFile::Bad {
-            op.offset = offset;
-        }
+        op.offset = offset;
         shown = true;
     }
     if d.align16 && c.peek() == Some(b'.') {
@@ -482,11 +478,7 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
             for ch in letters.bytes() {
                 mask |= 1 << chan(ch);
             }
-            // A null destination (`(null).`) writes nothing: its writemask means nothing,
-            // is not kept, and is not printed.
-            if op.file != RegFile::Bad {
-                op.region.swizzle = mask;
-            }
+            op.region.swizzle = mask;
         } else {
             if letters.len() != 4 {
                 return Err(c.expected("a four-letter swizzle"));
@@ -497,8 +489,19 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
             }
             op.region.swizzle = swz;
         }
-    } else if d.align16 && is_dst && op.file != RegFile::Bad {
+    } else if d.align16 && is_dst {
         op.region.swizzle = Region::WRITEMASK_XYZW;
+    }
+    // A null operand (`(null)`) names no register, so whatever would place it within one
+    // means nothing: an offset (`(null)+0.4`), a destination's writemask (`(null).x`), a
+    // source's swizzle (`(null).yyyy`). The grammar allows them (and they are checked like
+    // any other), but they are not kept, so the printer, which writes none of them for a
+    // null operand, prints back exactly what was kept. In one place, after all of them are
+    // parsed, rather than where each is parsed: dropping them one by one left the source
+    // swizzle behind (a readers fuzz finding, as the offset was before it).
+    if op.file == RegFile::Bad {
+        op.offset = Operand::NULL.offset;
+        op.region.swizzle = Operand::NULL.region.swizzle;
     }
     if mods & Mods::ABS != 0 {
         c.expect("|")?;
