@@ -260,16 +260,31 @@ pub fn for_each_def_both(
                 }
             }
         };
-        if op.has_free_size_written() {
-            mark(dst.offset, shader.insts.size_written[inst]);
+        let run = if op.has_free_size_written() {
+            Some(shader.insts.size_written[inst])
         } else if dst.stride == 1 {
-            // Packed elements: one run of bytes.
-            mark(dst.offset, exec * dst.ty.size());
+            Some(exec * dst.ty.size())
+        } else {
+            None
+        };
+        if let Some(len) = run {
+            // Packed elements or a message's result: one run of bytes, whose slots are
+            // whole but for a partial first or last one.
+            let (start, end) = (dst.offset, (dst.offset + len).min(size));
+            if start < end {
+                let (first, last) = (start / SLOT, (end - 1) / SLOT);
+                for s in first..=last {
+                    let whole = !(s == first && start % SLOT != 0)
+                        && !(s == last && end % SLOT != 0)
+                        && !conditional;
+                    f(base + s, whole && !masked, whole);
+                }
+            }
         } else {
             elements(&dst, exec, &mut mark);
-        }
-        if let Some((c, m)) = cur {
-            emit(c, m);
+            if let Some((c, m)) = cur {
+                emit(c, m);
+            }
         }
     }
     if dst.file == RegFile::Arf && dst.nr & 0xf0 == arf::FLAG {
@@ -279,19 +294,13 @@ pub fn for_each_def_both(
         }
     }
     if writes_flag(op, ctl.cmod) {
+        // Channel bits first..first+exec of the 64 flag bits, eight to a slot.
         let first = ctl.flag_subreg as u32 * 16 + ctl.group as u32;
-        let mut bits = [0u8; FLAG_SLOTS as usize];
-        for c in 0..exec {
-            let bit = first + c;
-            if bit < 32 * 2 {
-                bits[(bit / 8) as usize] |= 1 << (bit % 8);
-            }
-        }
-        for (k, m) in bits.iter().enumerate() {
-            if *m != 0 {
-                let whole = !conditional && *m == 0xff;
-                f(slots.vgrf_slots + k as u32, whole, whole);
-            }
+        let end = (first + exec).min(8 * FLAG_SLOTS);
+        for k in (first / 8..end.div_ceil(8)).filter(|_| first < end) {
+            let (lo, hi) = (first.max(8 * k), end.min(8 * k + 8));
+            let whole = !conditional && lo == 8 * k && hi == 8 * k + 8;
+            f(slots.vgrf_slots + k, whole, whole);
         }
     }
 }

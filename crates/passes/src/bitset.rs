@@ -56,6 +56,20 @@ impl BitSet {
         changed
     }
 
+    /// Calls `f` with each member of `other` not in `self`, in increasing order, and adds
+    /// them: word by word, so that walking many sets that share most members costs what
+    /// they add, not what they hold.
+    pub fn add_new(&mut self, other: &BitSet, mut f: impl FnMut(u32)) {
+        for (k, (a, &b)) in self.words.iter_mut().zip(&other.words).enumerate() {
+            let mut new = b & !*a;
+            *a |= b;
+            while new != 0 {
+                f(k as u32 * 64 + new.trailing_zeros());
+                new &= new - 1;
+            }
+        }
+    }
+
     /// `self = other` (same size), reusing the storage.
     pub fn copy_from(&mut self, other: &BitSet) {
         self.words.copy_from_slice(&other.words);

@@ -19,9 +19,10 @@
 use hashbrown::HashSet;
 
 use eubatch_ir::shader::{CondMod, Predicate};
-use eubatch_ir::{Inst, Opcode, RegFile, Shader, Vgrf};
+use eubatch_ir::{Block, Inst, Opcode, RegFile, Shader, Vgrf};
 
 use crate::access::SLOT;
+use crate::bitset::BitSet;
 use crate::liveness::Liveness;
 use crate::PassCx;
 
@@ -35,8 +36,10 @@ fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)
         e.0 = e.0.min(ip);
         e.1 = e.1.max(ip);
     };
+    // Block boundaries, in layout order: where each block starts and ends.
+    let mut bounds = Vec::with_capacity(shader.layout.blocks.len());
     let mut ip = 0u32;
-    for (b, block) in shader.layout.blocks.iter_enumerated() {
+    for block in shader.layout.blocks.iter() {
         let start = ip;
         for &inst in &block.insts {
             for &s in table.uses(inst) {
@@ -47,16 +50,36 @@ fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)
             }
             ip += 1;
         }
-        let end = ip.saturating_sub(1).max(start);
-        // Live into the entry block means read before any write: undefined, so the slot
-        // holds nothing another value could not take the place of.
-        if b.index() != 0 {
-            for s in live.live_in[b].iter() {
-                touch(&mut iv, s, start);
-            }
+        bounds.push((start, ip.saturating_sub(1).max(start)));
+    }
+    // A slot live into a block is live from the block's start; live out of it, to its end.
+    // Block starts and ends grow with the block's place in the layout, so only the first
+    // and the last block a slot is live into (or out of) can widen its interval: each slot
+    // is touched a few times, not once per block it is live across. Live into the entry
+    // block means read before any write: undefined, so the slot holds nothing another
+    // value could not take the place of.
+    let blocks = || (1..bounds.len()).map(Block::from_usize);
+    for order in [false, true] {
+        let mut seen = BitSet::new(n as u32);
+        let mut into = |b: Block| {
+            let start = bounds[b.index()].0;
+            seen.add_new(&live.live_in[b], |s| touch(&mut iv, s, start))
+        };
+        if order {
+            blocks().rev().for_each(&mut into);
+        } else {
+            blocks().for_each(&mut into);
         }
-        for s in live.live_out[b].iter() {
-            touch(&mut iv, s, end);
+        let mut seen = BitSet::new(n as u32);
+        let mut out_of = |b: Block| {
+            let end = bounds[b.index()].1;
+            seen.add_new(&live.live_out[b], |s| touch(&mut iv, s, end))
+        };
+        let all = (0..bounds.len()).map(Block::from_usize);
+        if order {
+            all.rev().for_each(&mut out_of);
+        } else {
+            all.for_each(&mut out_of);
         }
     }
     let _ = order;

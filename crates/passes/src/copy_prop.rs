@@ -38,8 +38,9 @@ struct Copy {
     dst: Operand,
     len: u32,
     src: Operand,
-    /// Slots of `dst` and of `src` (when a VGRF): the copy dies when one is written.
-    slots: Vec<u32>,
+    /// Slots of `dst` and of `src` (when a VGRF), as two ranges: the copy dies when one
+    /// is written. (A copy's destination is packed, so its slots are one run.)
+    slots: [std::ops::Range<u32>; 2],
     /// The channels that wrote it: the first, and whether all did (NoMask).
     group: u32,
     no_mask: bool,
@@ -74,21 +75,29 @@ fn copy_of(shader: &Shader, table: &AccessTable, inst: Inst) -> Option<Copy> {
     }
     let exec = ctl.exec_size as u32;
     let len = exec * dst.ty.size();
-    let mut s: Vec<u32> = table.defs(inst).map(|(slot, _)| slot).collect();
-    if src.file == RegFile::Vgrf {
+    let mut written = table.defs(inst).map(|(slot, _)| slot);
+    let dst_slots = match written.next() {
+        Some(first) => first..written.last().unwrap_or(first) + 1,
+        None => 0..0,
+    };
+    debug_assert_eq!(
+        dst_slots.len(),
+        table.defs(inst).count(),
+        "a packed write's slots are one run"
+    );
+    let src_slots = if src.file == RegFile::Vgrf {
         let range = slots.vgrf(shader, src.nr);
         let span = src.span(exec);
-        for b in (src.offset / SLOT)..(src.offset + span).div_ceil(SLOT) {
-            if range.start + b < range.end {
-                s.push(range.start + b);
-            }
-        }
-    }
+        let from = range.start + src.offset / SLOT;
+        from..(range.start + (src.offset + span).div_ceil(SLOT)).min(range.end)
+    } else {
+        0..0
+    };
     Some(Copy {
         dst,
         len,
         src,
-        slots: s,
+        slots: [dst_slots, src_slots],
         group: ctl.group as u32,
         no_mask: ctl.no_mask(),
     })
@@ -257,7 +266,7 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Vec<Vec<Co
     for inst in shader.layout.insts() {
         if let Some(c) = copy_of(shader, table, inst) {
             let id = copies.len() as u32;
-            for &s in &c.slots {
+            for s in c.slots.iter().flat_map(|r| r.clone()) {
                 by_slot.entry(s).or_default().push(id);
             }
             copy_at.insert(inst, id);
@@ -372,7 +381,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             let i = acp.len();
             by_dst[c.dst.nr as usize].push(i);
             dsts_touched.push(c.dst.nr);
-            for &s in &c.slots {
+            for s in c.slots.iter().flat_map(|r| r.clone()) {
                 by_slot[s as usize].push(i);
                 slots_touched.push(s);
             }

@@ -44,6 +44,8 @@ pub struct PassCx {
     pressure: Option<Rc<pressure::Pressure>>,
     /// How many times each analysis was computed (for the pass statistics).
     pub computed: u64,
+    /// How many times a pass changed the shader: a version number of the shader.
+    pub version: u64,
 }
 
 impl PassCx {
@@ -88,6 +90,7 @@ impl PassCx {
     pub fn invalidate(&mut self) {
         *self = PassCx {
             computed: self.computed,
+            version: self.version + 1,
             ..PassCx::default()
         };
     }

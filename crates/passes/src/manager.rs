@@ -331,8 +331,15 @@ pub fn run(
         return Err(e);
     }
     let mut cx = PassCx::default();
-    run_steps(shader, steps, checks, stats, &mut cx)
+    let mut idle = vec![None; PASSES.len()];
+    run_steps(shader, steps, checks, stats, &mut cx, &mut idle)
 }
+
+/// Per pass, the version of the shader ([`PassCx::version`]) it last ran on without
+/// changing it. A pass is a function of the shader: run again on the same version it would
+/// find nothing again, so it is not run (the last round of a loop mostly meets passes
+/// whose input has not changed since they last looked at it).
+type Idle = Vec<Option<u64>>;
 
 /// Iterations of a loop before it is stopped (a pass pair that undoes each other).
 const MAX_LOOP: u32 = 100;
@@ -343,14 +350,24 @@ fn run_steps(
     checks: &mut Checks<'_>,
     stats: &mut Stats,
     cx: &mut PassCx,
+    idle: &mut Idle,
 ) -> Result<bool, PassError> {
     let mut any = false;
     for step in steps {
         match step {
-            Step::Pass(k) => any |= run_pass(shader, *k, checks, stats, cx)?,
+            Step::Pass(k) if idle[*k] == Some(cx.version) => {
+                if let Some(hook) = checks.after_pass.as_mut() {
+                    hook(PASSES[*k].name, shader);
+                }
+            }
+            Step::Pass(k) => {
+                let progress = run_pass(shader, *k, checks, stats, cx)?;
+                idle[*k] = (!progress).then_some(cx.version);
+                any |= progress;
+            }
             Step::Loop(body) => {
                 let mut n = 0;
-                while run_steps(shader, body, checks, stats, cx)? {
+                while run_steps(shader, body, checks, stats, cx, idle)? {
                     any = true;
                     n += 1;
                     if n == MAX_LOOP {
