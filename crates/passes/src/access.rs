@@ -32,7 +32,7 @@ pub const FLAG_SLOTS: u32 = 8;
 
 /// The slot numbering of a shader: VGRF `v`'s byte `b` is slot `base[v] + b / 4`; the flag
 /// slots come after all VGRF slots.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slots {
     pub base: Vec<u32>,
     /// VGRF slots in all (flag slots start here).

@@ -425,11 +425,16 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     // The walk above rewrote sources, which can change which VGRFs are read without the
     // channel mask, and so which writes define their VGRF whole: the definitions are
     // those of the shader as it is now.
-    let defs = if progress {
+    // (What each instruction writes is as it was; only the slot model's channel-mask facts
+    // can have moved, and when they have not, the table still says what every write
+    // defines.)
+    let defs = if progress && Slots::of(shader) != *slots {
         std::rc::Rc::new(crate::defs::Defs::compute(
             shader,
             &AccessTable::compute(shader),
         ))
+    } else if progress {
+        std::rc::Rc::new(crate::defs::Defs::compute(shader, &table))
     } else {
         cx.defs(shader)
     };

@@ -76,9 +76,11 @@ fn slots_of(shader: &Shader, table: &AccessTable, inst: Inst, v: &mut Vec<u32>) 
 }
 
 /// A hash of what makes two instructions compute the same value ([`same`] decides).
-fn key(shader: &Shader, inst: Inst) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+/// The hasher's seed only has to be the same for one run: keys are looked up, never
+/// iterated, so the result does not depend on it.
+fn key(hasher: &hashbrown::DefaultHashBuilder, shader: &Shader, inst: Inst) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = hasher.build_hasher();
     shader.insts.opcode[inst].hash(&mut h);
     let c = shader.insts.control[inst];
     (c.exec_size, c.group, c.no_mask(), c.saturate()).hash(&mut h);
@@ -169,19 +171,26 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
     // for the run and emptied between blocks (only the slots a block touched).
     let mut by_slot: Vec<Vec<usize>> = vec![Vec::new(); slots.count() as usize];
     let mut slots_touched: Vec<u32> = Vec::new();
+    let hasher = hashbrown::DefaultHashBuilder::default();
+    // Available expressions of the block, and their indices by key.
+    let mut entries: Vec<Option<Inst>> = Vec::new();
+    let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
-        // Available expressions, by key.
-        let mut entries: Vec<Option<Inst>> = Vec::new();
-        let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+        entries.clear();
+        by_key.clear();
         for s in slots_touched.drain(..) {
             by_slot[s as usize].clear();
         }
         for inst in insts {
             let mut replaced = false;
             let is_candidate = candidate(shader, inst);
-            let k = if is_candidate { key(shader, inst) } else { 0 };
+            let k = if is_candidate {
+                key(&hasher, shader, inst)
+            } else {
+                0
+            };
             if is_candidate {
                 let found = by_key.get(&k).and_then(|v| {
                     v.iter()
