@@ -5,13 +5,20 @@
 //! accesses from the operands on every query (issue 15: that re-derivation was a third of
 //! the compile).
 //!
+//! After a pass changes the shader, the next table is made from the last one
+//! ([`AccessTable::update`]): an instruction whose fields are what they were, in a shader
+//! whose slot numbering and VGRF sizes are what they were, reads and writes what it did,
+//! so only the instructions a pass touched or added are computed again. Each table keeps
+//! a copy of every instruction's fields for that comparison.
+//!
 //! The table describes the shader as it was when computed. A pass that rewrites an
 //! instruction and then asks about that instruction again must ask [`crate::access`]
 //! directly for it (DCE and CSE do, for the instructions they change); rewriting an
 //! instruction's sources leaves what every instruction *writes* as it was, which is what
 //! copy propagation relies on while it walks.
 
-use eubatch_ir::{Inst, Shader};
+use eubatch_ir::shader::{Control, SendInfo};
+use eubatch_ir::{Backend, Inst, Opcode, Operand, Shader};
 
 use crate::access::{for_each_def_both, for_each_use, Slots};
 
@@ -31,6 +38,36 @@ struct Span {
     uses: u32,
 }
 
+/// An instruction's fields as the table saw them: everything its accesses depend on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Fields {
+    opcode: Opcode,
+    control: Control,
+    dst: Operand,
+    size_written: u32,
+    send: Option<SendInfo>,
+    /// Its sources, in `AccessTable::srcs`.
+    srcs: (u32, u32),
+}
+
+/// What of the whole shader every instruction's accesses depend on.
+#[derive(Debug, PartialEq)]
+struct ShaderFacts {
+    backend: Backend,
+    dispatch_width: u8,
+    vgrf_sizes: Vec<u32>,
+}
+
+impl ShaderFacts {
+    fn of(shader: &Shader) -> ShaderFacts {
+        ShaderFacts {
+            backend: shader.backend,
+            dispatch_width: shader.dispatch_width,
+            vgrf_sizes: shader.vgrfs.iter().map(|l| l.size()).collect(),
+        }
+    }
+}
+
 /// The accesses of every instruction in the layout, by instruction.
 #[derive(Debug)]
 pub struct AccessTable {
@@ -39,15 +76,58 @@ pub struct AccessTable {
     /// in the layout have none).
     spans: Vec<Span>,
     pool: Vec<u32>,
+    /// Per instruction (as `spans`), its fields when computed; `None` where it has none.
+    fields: Vec<Option<Fields>>,
+    srcs: Vec<Operand>,
+    facts: ShaderFacts,
 }
 
 impl AccessTable {
     pub fn compute(shader: &Shader) -> AccessTable {
+        AccessTable::build(shader, Slots::of(shader), ShaderFacts::of(shader), None)
+    }
+
+    /// The table of `shader`, taking from `old` (a table of an earlier version of it) the
+    /// accesses of every instruction whose fields have not changed since, when the slot
+    /// numbering and what else they depend on are the same; else computed whole.
+    pub fn update(old: &AccessTable, shader: &Shader) -> AccessTable {
         let slots = Slots::of(shader);
-        let mut spans = vec![Span::default(); shader.insts.opcode.len()];
-        let mut pool = Vec::with_capacity(shader.insts.opcode.len() * 8);
+        let facts = ShaderFacts::of(shader);
+        let reuse = slots == old.slots && facts == old.facts;
+        AccessTable::build(shader, slots, facts, reuse.then_some(old))
+    }
+
+    fn build(
+        shader: &Shader,
+        slots: Slots,
+        facts: ShaderFacts,
+        old: Option<&AccessTable>,
+    ) -> AccessTable {
+        let n = shader.insts.opcode.len();
+        let mut spans = vec![Span::default(); n];
+        let mut fields = vec![None; n];
+        let mut pool = Vec::with_capacity(old.map_or(n * 8, |o| o.pool.len()));
+        let mut srcs = Vec::with_capacity(shader.operands.len());
         for inst in shader.layout.insts() {
+            let ops = shader.srcs(inst);
+            let f = Fields {
+                opcode: shader.insts.opcode[inst],
+                control: shader.insts.control[inst],
+                dst: shader.insts.dst[inst],
+                size_written: shader.insts.size_written[inst],
+                send: shader.send_info(inst).copied(),
+                srcs: (srcs.len() as u32, ops.len() as u32),
+            };
+            srcs.extend_from_slice(ops);
+            fields[inst.index()] = Some(f);
             let start = pool.len() as u32;
+            if let Some(sp) = old.and_then(|o| o.unchanged(inst, &f, ops)) {
+                let o = old.unwrap();
+                let from = sp.start as usize;
+                pool.extend_from_slice(&o.pool[from..from + (sp.defs + sp.uses) as usize]);
+                spans[inst.index()] = Span { start, ..sp };
+                continue;
+            }
             for_each_def_both(shader, &slots, inst, |s, full, full_ignoring_mask| {
                 debug_assert!(s <= SLOT_BITS, "slot {s} out of the table's range");
                 pool.push(
@@ -64,7 +144,23 @@ impl AccessTable {
             let uses = pool.len() as u32 - start - defs;
             spans[inst.index()] = Span { start, defs, uses };
         }
-        AccessTable { slots, spans, pool }
+        AccessTable {
+            slots,
+            spans,
+            pool,
+            fields,
+            srcs,
+            facts,
+        }
+    }
+
+    /// `inst`'s span here, if it had the fields `f` (and sources `ops`) when computed.
+    fn unchanged(&self, inst: Inst, f: &Fields, ops: &[Operand]) -> Option<Span> {
+        let old = self.fields.get(inst.index()).copied().flatten()?;
+        let (at, len) = old.srcs;
+        let same = Fields { srcs: old.srcs, ..*f } == old
+            && self.srcs[at as usize..(at + len) as usize] == *ops;
+        same.then(|| self.spans[inst.index()])
     }
 
     /// The slots `inst` writes, each with whether it fully defines it

@@ -39,6 +39,8 @@ use eubatch_ir::Shader;
 #[derive(Default)]
 pub struct PassCx {
     access: Option<Rc<access_table::AccessTable>>,
+    /// The last table, of an earlier version of the shader: the next is made from it.
+    stale_access: Option<Rc<access_table::AccessTable>>,
     liveness: Option<Rc<liveness::Liveness>>,
     defs: Option<Rc<defs::Defs>>,
     pressure: Option<Rc<pressure::Pressure>>,
@@ -51,9 +53,13 @@ pub struct PassCx {
 impl PassCx {
     /// Every instruction's slot accesses, computed once until invalidated.
     pub fn access(&mut self, shader: &Shader) -> Rc<access_table::AccessTable> {
-        self.access
-            .get_or_insert_with(|| Rc::new(access_table::AccessTable::compute(shader)))
-            .clone()
+        if self.access.is_none() {
+            self.access = Some(Rc::new(match self.stale_access.take() {
+                Some(old) => access_table::AccessTable::update(&old, shader),
+                None => access_table::AccessTable::compute(shader),
+            }));
+        }
+        self.access.clone().unwrap()
     }
 
     /// Liveness of `shader`, computed once until invalidated.
@@ -91,6 +97,7 @@ impl PassCx {
         *self = PassCx {
             computed: self.computed,
             version: self.version + 1,
+            stale_access: self.access.take().or(self.stale_access.take()),
             ..PassCx::default()
         };
     }
