@@ -22,6 +22,12 @@ use crate::shader::{Shader, Stage};
 /// GLSL1 (sha1 ...)`. `None` for any other line; an error for a header whose stage is
 /// not one of Mesa's (`_mesa_shader_stage_to_string`).
 pub fn program_header(line: &str) -> Option<Result<(Stage, String), String>> {
+    program_header_str(line).map(|h| h.map(|(stage, program)| (stage, program.to_string())))
+}
+
+/// [`program_header`] without the copy of the program's name: the reader of a listing
+/// copies only the names of the programs it keeps.
+fn program_header_str(line: &str) -> Option<Result<(Stage, &str), String>> {
     let rest = line.strip_prefix("Native code for ")?;
     let words = rest.strip_prefix("unnamed ").unwrap_or(rest);
     let found = Stage::ALL.iter().find_map(|s| {
@@ -35,8 +41,8 @@ pub fn program_header(line: &str) -> Option<Result<(Stage, String), String>> {
         Some((stage, after)) => Ok((
             stage,
             match after.find(" (s") {
-                Some(i) => after[..i].to_string(),
-                None => after.trim_end().to_string(),
+                Some(i) => &after[..i],
+                None => after.trim_end(),
             },
         )),
         None => Err(format!("unknown shader stage in `{rest}`")),
@@ -107,13 +113,53 @@ fn wide_immediate(operand: &str) -> Option<u64> {
 /// An instruction of a listing: its mnemonic and operands.
 type Disassembly<'a> = (&'a str, Vec<&'a str>);
 
-/// A line of a block, with its instruction where it is one (read once per line).
-type BlockLine<'a> = (&'a str, Option<Disassembly<'a>>);
+/// Whether `b` separates words: ASCII whitespace as `char::is_whitespace` has it (which,
+/// unlike `u8::is_ascii_whitespace`, includes the vertical tab).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t'..=b'\r')
+}
+
+/// The words of an ASCII line, as `split_whitespace` gives them, without decoding
+/// characters (listing lines are long and most of them are read).
+struct AsciiWords<'a> {
+    s: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for AsciiWords<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let b = self.s.as_bytes();
+        while self.pos < b.len() && is_space(b[self.pos]) {
+            self.pos += 1;
+        }
+        if self.pos == b.len() {
+            return None;
+        }
+        let start = self.pos;
+        while self.pos < b.len() && !is_space(b[self.pos]) {
+            self.pos += 1;
+        }
+        // ASCII only: every byte index is a character boundary.
+        self.s.get(start..self.pos)
+    }
+}
 
 /// An instruction line of a listing without its encoding bytes: the mnemonic (with any
 /// predicate before it skipped) and the operands up to the instruction options.
 fn disassembly(line: &str) -> Option<Disassembly<'_>> {
-    let mut words = line.split_whitespace().peekable();
+    // A line with other characters keeps the Unicode rules of whitespace.
+    if line.is_ascii() {
+        disassembly_of(AsciiWords { s: line, pos: 0 })
+    } else {
+        disassembly_of(line.split_whitespace())
+    }
+}
+
+/// [`disassembly`] of the line's words.
+fn disassembly_of<'a>(words: impl Iterator<Item = &'a str>) -> Option<Disassembly<'a>> {
+    let mut words = words.peekable();
     let mut bytes = 0;
     while words
         .peek()
@@ -133,6 +179,21 @@ fn disassembly(line: &str) -> Option<Disassembly<'_>> {
     Some((mnemonic, operands))
 }
 
+/// Whether `line` may hold a 64-bit immediate ([`wide_immediate`]): `0x` and 16 hex
+/// digits somewhere. Most lines have none, and are then not taken apart at all.
+fn may_hold_wide_immediate(line: &str) -> bool {
+    let b = line.as_bytes();
+    (1..b.len()).any(|i| {
+        b[i] == b'x'
+            && b[i - 1] == b'0'
+            && b.get(i + 1..i + 17).is_some_and(|h| {
+                // `from_str_radix` takes a leading `+` too.
+                (h[0] == b'+' || h[0].is_ascii_hexdigit())
+                    && h[1..].iter().all(u8::is_ascii_hexdigit)
+            })
+    })
+}
+
 /// `g12.2<1>UD` -> (12, Some(2)); `g3UD` -> (3, None).
 fn grf(operand: &str) -> Option<(u32, Option<u32>)> {
     let rest = operand.strip_prefix('g')?;
@@ -148,14 +209,15 @@ fn grf(operand: &str) -> Option<(u32, Option<u32>)> {
     Some((nr, sub))
 }
 
-/// Dword 2 of the header in GRF `reg`, from the instructions of the block before the send
+/// Dword 2 of the header in GRF `reg`, from the lines of the block before the send
 /// (`before`, in order). Mesa builds a sampler header as a copy of g0 and then moves the
 /// header bits into dword 2 (and the sampler state pointer into dword 3):
 /// brw_lower_logical_sends.cpp `lower_sampler_logical_send`. The first write to `reg` met
 /// going back is one of those, or the header is something this reader does not follow.
-fn header_dword2(before: &[BlockLine<'_>], reg: u32) -> HeaderDword2 {
-    for (_, inst) in before.iter().rev() {
-        let Some((mnemonic, ops)) = inst else {
+/// Lines are taken apart only here, going back from the send, and only as far as needed.
+fn header_dword2(before: &[&str], reg: u32) -> HeaderDword2 {
+    for line in before.iter().rev() {
+        let Some((mnemonic, ops)) = disassembly(line) else {
             continue;
         };
         let Some((nr, sub)) = ops.first().and_then(|d| grf(d)) else {
@@ -165,7 +227,7 @@ fn header_dword2(before: &[BlockLine<'_>], reg: u32) -> HeaderDword2 {
             continue;
         }
         match sub {
-            Some(2) if *mnemonic == "mov(1)" => {
+            Some(2) if mnemonic == "mov(1)" => {
                 return ops
                     .get(1)
                     .and_then(|v| v.strip_prefix("0x")?.strip_suffix("UD"))
@@ -182,14 +244,10 @@ fn header_dword2(before: &[BlockLine<'_>], reg: u32) -> HeaderDword2 {
     HeaderDword2::Unknown
 }
 
-/// The sampler message of the `send` on `line` (the line before its decode).
-fn sampler_message(
-    (line, inst): &BlockLine<'_>,
-    before: &[BlockLine<'_>],
-    ln: u32,
-) -> Result<SamplerMessage, String> {
-    let (mnemonic, ops) = inst
-        .as_ref()
+/// The `send` on `line` (the line before a sampler decode): its execution size, its
+/// operands and whether it is a split send. An error where the line is not a send.
+fn send_of(line: &str) -> Result<(u8, Vec<&str>, bool), String> {
+    let (mnemonic, ops) = disassembly(line)
         .ok_or_else(|| format!("expected a send before the decode, found `{line}`"))?;
     let exec = mnemonic
         .split_once('(')
@@ -201,8 +259,14 @@ fn sampler_message(
                 .ok()
         })
         .ok_or_else(|| format!("expected `send(N)` or `sends(N)`, found `{mnemonic}`"))?;
+    Ok((exec, ops, mnemonic.starts_with("sends")))
+}
+
+/// The sampler message of the `send` on `line` (the line before its decode).
+fn sampler_message(line: &str, before: &[&str], ln: u32) -> Result<SamplerMessage, String> {
+    let (exec, ops, split) = send_of(line)?;
     // send: dst, payload, descriptor; sends: dst, payload, payload, descriptor, extended.
-    let desc_at = if mnemonic.starts_with("sends") { 3 } else { 2 };
+    let desc_at = if split { 3 } else { 2 };
     let desc = ops
         .get(desc_at)
         .and_then(|d| d.strip_prefix("0x"))
@@ -222,39 +286,128 @@ fn sampler_message(
     })
 }
 
+/// The URB message of a decode line (`decode`: what follows `urb MsgDesc: `, on line `ln`).
+fn urb_message(decode: &str, ln: u32) -> Result<UrbMessage, (u32, String)> {
+    // `offset 1 SIMD8 write per-slot mlen 2 ex_mlen 8 rlen 0 { align1 1Q };`
+    let mut words = decode.split_whitespace();
+    let bad = || {
+        (
+            ln,
+            format!("expected `offset N [SIMD8] read|write ...`, found `{decode}`"),
+        )
+    };
+    if words.next() != Some("offset") {
+        return Err(bad());
+    }
+    let offset: u16 = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
+    // Gen8+: `SIMD8 write per-slot ...`; gen7 (vec4 programs): `write HWord interleave
+    // complete ...` (brw_disasm.c `urb_opcode`, `urb_swizzle`, `urb_complete`).
+    let words: Vec<&str> = words.take_while(|w| *w != "mlen").collect();
+    let read = match (words.contains(&"read"), words.contains(&"write")) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => return Err(bad()),
+    };
+    let per_slot = words.contains(&"per-slot");
+    Ok(UrbMessage {
+        read,
+        offset,
+        per_slot,
+        line: ln,
+    })
+}
+
+/// A line without its indentation. ASCII spaces are skipped byte by byte; a line indented
+/// with other whitespace keeps `trim_start`'s Unicode rules.
+fn trim_indent(line: &str) -> &str {
+    let skip = line.bytes().take_while(|&b| is_space(b)).count();
+    let rest = &line[skip..];
+    if rest.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
+        rest.trim_start()
+    } else {
+        rest
+    }
+}
+
+/// Which programs of a listing its reader keeps, and what it gathers from them.
+#[derive(Clone, Copy, Debug)]
+pub struct ListingFilter<'a> {
+    /// Only the programs of this stage and name (all their widths); `None`: all of them.
+    /// The others are still checked, so that a listing is an error or not whatever the
+    /// filter, but they are not taken apart.
+    pub program: Option<(Stage, &'a str)>,
+    /// Whether to gather [`ListedProgram::wide_immediates`] (left empty otherwise): finding
+    /// them means looking at every instruction line.
+    pub wide_immediates: bool,
+}
+
+impl ListingFilter<'_> {
+    /// Everything of every program.
+    pub const ALL: ListingFilter<'static> = ListingFilter {
+        program: None,
+        wide_immediates: true,
+    };
+
+    fn keeps(&self, stage: Stage, program: &str) -> bool {
+        self.program.is_none_or(|(s, p)| s == stage && p == program)
+    }
+}
+
 /// The programs of a listing with their URB and sampler messages. Lines this reader has
 /// no use for are passed over: the full reader is `eubatch_codegen::asm`.
 pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> {
+    listed_programs_filtered(text, ListingFilter::ALL)
+}
+
+/// [`listed_programs`], keeping only what `filter` asks for. Errors are the same whatever
+/// the filter: the first line of the listing this reader cannot follow.
+pub fn listed_programs_filtered(
+    text: &str,
+    filter: ListingFilter<'_>,
+) -> Result<Vec<ListedProgram>, (u32, String)> {
     let mut out: Vec<ListedProgram> = Vec::new();
+    // Inside a program (after the first header), and whether it is kept (the last of `out`).
+    let mut in_program = false;
+    let mut kept = false;
     let mut stats_next = false;
-    // The instruction lines of the current block, for the headers of sampler messages.
-    let mut block: Vec<BlockLine<'_>> = Vec::new();
+    // The lines of the current block, for the sends before sampler decodes and the headers
+    // of sampler messages; taken apart only when a decode asks.
+    let mut block: Vec<&str> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let ln = i as u32 + 1;
-        if let Some(h) = program_header(line) {
+        if let Some(h) = program_header_str(line) {
             let (stage, program) = h.map_err(|m| (ln, m))?;
-            out.push(ListedProgram {
-                stage,
-                program,
-                width: None,
-                urb: Vec::new(),
-                sampler: Vec::new(),
-                wide_immediates: Vec::new(),
-            });
+            in_program = true;
+            kept = filter.keeps(stage, program);
+            if kept {
+                out.push(ListedProgram {
+                    stage,
+                    program: program.to_string(),
+                    width: None,
+                    urb: Vec::new(),
+                    sampler: Vec::new(),
+                    wide_immediates: Vec::new(),
+                });
+            }
             stats_next = true;
             block.clear();
             continue;
         }
-        let Some(p) = out.last_mut() else { continue };
-        if stats_next {
-            stats_next = false;
-            p.width = line
-                .strip_prefix("SIMD")
-                .and_then(|r| r.split_once(" shader:"))
-                .and_then(|(w, _)| w.parse().ok());
+        if !in_program {
             continue;
         }
-        let trimmed = line.trim_start();
+        let p = if kept { out.last_mut() } else { None };
+        if stats_next {
+            stats_next = false;
+            if let Some(p) = p {
+                p.width = line
+                    .strip_prefix("SIMD")
+                    .and_then(|r| r.split_once(" shader:"))
+                    .and_then(|(w, _)| w.parse().ok());
+            }
+            continue;
+        }
+        let trimmed = trim_indent(line);
         if trimmed.starts_with("START B") || trimmed.starts_with("END B") {
             block.clear();
             continue;
@@ -263,46 +416,33 @@ pub fn listed_programs(text: &str) -> Result<Vec<ListedProgram>, (u32, String)> 
             let (send, before) = block
                 .split_last()
                 .ok_or_else(|| (ln, "a sampler decode without its send".to_string()))?;
-            let m = sampler_message(send, before, ln).map_err(|e| (ln - 1, e))?;
-            p.sampler.push(m);
+            match p {
+                Some(p) => {
+                    let m = sampler_message(send, before, ln).map_err(|e| (ln - 1, e))?;
+                    p.sampler.push(m);
+                }
+                None => {
+                    send_of(send).map_err(|e| (ln - 1, e))?;
+                }
+            }
             continue;
         }
         let Some(decode) = trimmed.strip_prefix("urb MsgDesc: ") else {
-            let inst = disassembly(line);
-            if let Some((_, ops)) = &inst {
-                p.wide_immediates
-                    .extend(ops.iter().filter_map(|o| wide_immediate(o)));
+            if let Some(p) = p {
+                if filter.wide_immediates && may_hold_wide_immediate(line) {
+                    if let Some((_, ops)) = disassembly(line) {
+                        p.wide_immediates
+                            .extend(ops.iter().filter_map(|o| wide_immediate(o)));
+                    }
+                }
             }
-            block.push((line, inst));
+            block.push(line);
             continue;
         };
-        // `offset 1 SIMD8 write per-slot mlen 2 ex_mlen 8 rlen 0 { align1 1Q };`
-        let mut words = decode.split_whitespace();
-        let bad = || {
-            (
-                ln,
-                format!("expected `offset N [SIMD8] read|write ...`, found `{decode}`"),
-            )
-        };
-        if words.next() != Some("offset") {
-            return Err(bad());
+        let m = urb_message(decode, ln)?;
+        if let Some(p) = p {
+            p.urb.push(m);
         }
-        let offset: u16 = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
-        // Gen8+: `SIMD8 write per-slot ...`; gen7 (vec4 programs): `write HWord interleave
-        // complete ...` (brw_disasm.c `urb_opcode`, `urb_swizzle`, `urb_complete`).
-        let words: Vec<&str> = words.take_while(|w| *w != "mlen").collect();
-        let read = match (words.contains(&"read"), words.contains(&"write")) {
-            (true, false) => true,
-            (false, true) => false,
-            _ => return Err(bad()),
-        };
-        let per_slot = words.contains(&"per-slot");
-        p.urb.push(UrbMessage {
-            read,
-            offset,
-            per_slot,
-            line: ln,
-        });
     }
     Ok(out)
 }

@@ -84,12 +84,19 @@ pub fn load_text(
             if urb || sampler || df {
                 let asm = path.with_file_name("asm.txt");
                 if let Ok(text) = std::fs::read_to_string(&asm) {
-                    let programs =
-                        listing::listed_programs(&text).map_err(|(line, msg)| LoadError {
+                    // Only this program's code is taken apart (the listing holds every
+                    // stage's), and its 64-bit immediates only when they serve.
+                    let filter = listing::ListingFilter {
+                        program: Some((dump.stage, &dump.program)),
+                        wide_immediates: df,
+                    };
+                    let programs = listing::listed_programs_filtered(&text, filter).map_err(
+                        |(line, msg)| LoadError {
                             path: asm.clone(),
                             pos: Some((line, 1)),
                             msg,
-                        })?;
+                        },
+                    )?;
                     if urb {
                         urb_offsets_from_listing(path, &asm, &programs, &dump, &mut shader)?;
                     }

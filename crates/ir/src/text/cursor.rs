@@ -11,18 +11,22 @@ pub struct Cursor<'a> {
 pub type PResult<T> = Result<T, ParseError>;
 
 impl<'a> Cursor<'a> {
+    #[inline]
     pub fn new(s: &'a str, line: u32) -> Cursor<'a> {
         Cursor { s, pos: 0, line }
     }
 
+    #[inline]
     pub fn rest(&self) -> &'a str {
         &self.s[self.pos..]
     }
 
+    #[inline]
     pub fn at_end(&self) -> bool {
         self.pos >= self.s.len()
     }
 
+    #[inline]
     pub fn peek(&self) -> Option<u8> {
         self.s.as_bytes().get(self.pos).copied()
     }
@@ -41,6 +45,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline]
     pub fn skip_spaces(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\r')) {
             self.pos += 1;
@@ -48,6 +53,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes `tok` if the text continues with it.
+    #[inline]
     pub fn eat(&mut self, tok: &str) -> bool {
         if self.rest().starts_with(tok) {
             self.pos += tok.len();
@@ -57,15 +63,23 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline]
     pub fn expect(&mut self, tok: &str) -> PResult<()> {
         if self.eat(tok) {
             Ok(())
         } else {
-            Err(self.expected(&format!("`{tok}`")))
+            Err(self.expected_token(tok))
         }
     }
 
+    /// The error of [`Cursor::expect`], out of line: it is rare, and formatting is large.
+    #[cold]
+    fn expected_token(&self, tok: &str) -> ParseError {
+        self.expected(&format!("`{tok}`"))
+    }
+
     /// Consumes the longest run of bytes matching `f`.
+    #[inline]
     pub fn take_while(&mut self, f: impl Fn(u8) -> bool) -> &'a str {
         let start = self.pos;
         while let Some(c) = self.peek() {
@@ -78,13 +92,25 @@ impl<'a> Cursor<'a> {
     }
 
     /// An unsigned decimal number.
+    /// Digits are accumulated as they are read (numbers are on every line of a dump; going
+    /// through `str::parse` costs several times more).
     pub fn number(&mut self, what: &str) -> PResult<u32> {
         let start = self.pos;
-        let digits = self.take_while(|c| c.is_ascii_digit());
-        if digits.is_empty() {
+        let bytes = self.s.as_bytes();
+        // Beyond u32::MAX the value is only known to be out of range; it stays bounded.
+        let mut value: u64 = 0;
+        while let Some(&b) = bytes.get(self.pos) {
+            if !b.is_ascii_digit() {
+                break;
+            }
+            value = (value * 10 + u64::from(b - b'0')).min(u64::from(u32::MAX) + 1);
+            self.pos += 1;
+        }
+        if self.pos == start {
             return Err(self.expected(what));
         }
-        digits.parse().map_err(|_| {
+        u32::try_from(value).map_err(|_| {
+            let digits = &self.s[start..self.pos];
             ParseError::new(
                 self.line,
                 start as u32 + 1,

@@ -3,6 +3,8 @@
 //! Mesa 25's (`brw_print_instruction`). They share most of their grammar; the differences
 //! are switched by [`Dialect`].
 
+use std::sync::OnceLock;
+
 use super::cursor::{Cursor, PResult};
 use super::imm::{f32_to_vf, parse_scalar};
 use crate::opcode::Opcode;
@@ -179,7 +181,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
     if name.is_empty() {
         return Err(c.expected("an opcode"));
     }
-    out.opcode = Opcode::from_name(name).ok_or_else(|| {
+    out.opcode = opcode_named(name).ok_or_else(|| {
         crate::error::ParseError::new(
             c.line,
             name_col as u32 + 1,
@@ -284,6 +286,50 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
         return Err(c.expected("end of instruction"));
     }
     Ok(())
+}
+
+/// The opcode named `name`: what [`Opcode::from_name`] finds (the first of
+/// [`Opcode::ALL`] with that name), from a hash table built once per process instead of a
+/// scan of every opcode's name on every instruction.
+fn opcode_named(name: &str) -> Option<Opcode> {
+    static BY_NAME: OnceLock<Vec<Option<(&'static str, Opcode)>>> = OnceLock::new();
+    let table = BY_NAME.get_or_init(|| {
+        // Open addressing, at most a quarter full: probes are short.
+        let size = (Opcode::ALL.len() * 4).next_power_of_two();
+        let mut t = vec![None; size];
+        for &op in Opcode::ALL {
+            let mut i = name_hash(op.name()) & (size - 1);
+            loop {
+                match t[i] {
+                    // Of several opcodes with one name, the first in `ALL` stays.
+                    Some((n, _)) if n == op.name() => break,
+                    Some(_) => i = (i + 1) & (size - 1),
+                    None => {
+                        t[i] = Some((op.name(), op));
+                        break;
+                    }
+                }
+            }
+        }
+        t
+    });
+    let mask = table.len() - 1;
+    let mut i = name_hash(name) & mask;
+    while let Some((n, op)) = table[i] {
+        if n == name {
+            return Some(op);
+        }
+        i = (i + 1) & mask;
+    }
+    None
+}
+
+/// A cheap hash of an opcode name (FNV-1a): names are short, and the table is small.
+fn name_hash(name: &str) -> usize {
+    let h = name.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    h as usize
 }
 
 fn hex_u32(c: &mut Cursor<'_>) -> PResult<u32> {
@@ -551,7 +597,7 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
     }
     if c.eat(":") {
         let t = c.take_while(|b| b.is_ascii_alphabetic());
-        op.ty = Type::from_letters(t).ok_or_else(|| c.error(format!("unknown type `{t}`")))?;
+        op.ty = type_named(t).ok_or_else(|| c.error(format!("unknown type `{t}`")))?;
     } else if d.syntax != Syntax::Mesa25 {
         return Err(c.expected("`:` and a type"));
     }
@@ -564,6 +610,31 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
         };
     }
     Ok((op, shown))
+}
+
+/// The type spelled `t`: what [`Type::from_letters`] finds, comparing the letters packed
+/// in an integer instead of as strings (a type follows nearly every operand).
+fn type_named(t: &str) -> Option<Type> {
+    static PACKED: OnceLock<Vec<(u32, Type)>> = OnceLock::new();
+    if t.len() > 3 {
+        return Type::from_letters(t);
+    }
+    let table = PACKED.get_or_init(|| {
+        // In `ALL`'s order, so that the first type with the letters is found, as there.
+        Type::ALL
+            .iter()
+            .filter(|ty| ty.letters().len() <= 3)
+            .map(|&ty| (packed_letters(ty.letters()), ty))
+            .collect()
+    });
+    let key = packed_letters(t);
+    table.iter().find(|&&(k, _)| k == key).map(|&(_, ty)| ty)
+}
+
+/// Up to three letters and their count in one integer: equal for equal strings only.
+fn packed_letters(t: &str) -> u32 {
+    t.bytes()
+        .fold(t.len() as u32, |k, b| (k << 8) | u32::from(b))
 }
 
 fn chan(ch: u8) -> u8 {
