@@ -158,7 +158,10 @@ impl AccessTable {
     fn unchanged(&self, inst: Inst, f: &Fields, ops: &[Operand]) -> Option<Span> {
         let old = self.fields.get(inst.index()).copied().flatten()?;
         let (at, len) = old.srcs;
-        let same = Fields { srcs: old.srcs, ..*f } == old
+        let same = Fields {
+            srcs: old.srcs,
+            ..*f
+        } == old
             && self.srcs[at as usize..(at + len) as usize] == *ops;
         same.then(|| self.spans[inst.index()])
     }

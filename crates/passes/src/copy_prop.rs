@@ -262,12 +262,12 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Vec<Vec<Co
     let nb = shader.layout.blocks.len();
     let mut copies: Vec<Copy> = Vec::new();
     let mut copy_at: HashMap<Inst, u32> = HashMap::new();
-    let mut by_slot: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut by_slot = crate::slot_lists::SlotLists::new(table.slots.count());
     for inst in shader.layout.insts() {
         if let Some(c) = copy_of(shader, table, inst) {
             let id = copies.len() as u32;
             for s in c.slots.iter().flat_map(|r| r.clone()) {
-                by_slot.entry(s).or_default().push(id);
+                by_slot.push(s, id);
             }
             copy_at.insert(inst, id);
             copies.push(c);
@@ -288,11 +288,9 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Vec<Vec<Co
         let (mut gen, mut kill) = (crate::bitset::BitSet::new(n), crate::bitset::BitSet::new(n));
         for &inst in &block.insts {
             for (s, _) in table.defs(inst) {
-                if let Some(ids) = by_slot.get(&s) {
-                    for &id in ids {
-                        gen.remove(id);
-                        kill.insert(id);
-                    }
+                for id in by_slot.iter(s) {
+                    gen.remove(id);
+                    kill.insert(id);
                 }
             }
             if let Some(&id) = copy_at.get(&inst) {
@@ -361,29 +359,22 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     // each slot's write ends. Indexed by VGRF and by slot, allocated once for the run and
     // emptied between blocks (only what a block touched).
     let mut acp: Vec<Option<Copy>> = Vec::new();
-    let mut by_dst: Vec<Vec<usize>> = vec![Vec::new(); shader.vgrfs.len()];
-    let mut by_slot: Vec<Vec<usize>> = vec![Vec::new(); slots.count() as usize];
-    let (mut dsts_touched, mut slots_touched) = (Vec::new(), Vec::new());
+    let mut by_dst = crate::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
+    let mut by_slot = crate::slot_lists::SlotLists::new(slots.count());
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
         acp.clear();
-        for v in dsts_touched.drain(..) {
-            by_dst[v as usize].clear();
-        }
-        for s in slots_touched.drain(..) {
-            by_slot[s as usize].clear();
-        }
-        let mut add = |acp: &mut Vec<Option<Copy>>,
-                       by_dst: &mut Vec<Vec<usize>>,
-                       by_slot: &mut Vec<Vec<usize>>,
-                       c: Copy| {
+        by_dst.clear();
+        by_slot.clear();
+        let add = |acp: &mut Vec<Option<Copy>>,
+                   by_dst: &mut crate::slot_lists::SlotLists,
+                   by_slot: &mut crate::slot_lists::SlotLists,
+                   c: Copy| {
             let i = acp.len();
-            by_dst[c.dst.nr as usize].push(i);
-            dsts_touched.push(c.dst.nr);
+            by_dst.push(c.dst.nr, i as u32);
             for s in c.slots.iter().flat_map(|r| r.clone()) {
-                by_slot[s as usize].push(i);
-                slots_touched.push(s);
+                by_slot.push(s, i as u32);
             }
             acp.push(Some(c));
         };
@@ -397,9 +388,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             if !acp.is_empty() {
                 let copies = |v: u32| -> Vec<&Copy> {
                     by_dst
-                        .get(v as usize)
-                        .map(|c| c.iter().rev().filter_map(|&i| acp[i].as_ref()).collect())
-                        .unwrap_or_default()
+                        .iter(v)
+                        .filter_map(|i| acp[i as usize].as_ref())
+                        .collect()
                 };
                 if op.is_message() {
                     progress |= rewrite_message_sources(shader, &slots, inst, &acp, copies);
@@ -413,9 +404,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             }
             // Kill copies whose destination or source this instruction writes.
             for (s, _) in table.defs(inst) {
-                for i in by_slot[s as usize].drain(..) {
-                    acp[i] = None;
-                }
+                by_slot.drain(s, |i| acp[i as usize] = None);
             }
             if let Some(c) = copy_of(shader, &table, inst) {
                 add(&mut acp, &mut by_dst, &mut by_slot, c);

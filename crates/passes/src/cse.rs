@@ -169,8 +169,7 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut progress = false;
     // Which available expressions each slot's write ends: indexed by slot, allocated once
     // for the run and emptied between blocks (only the slots a block touched).
-    let mut by_slot: Vec<Vec<usize>> = vec![Vec::new(); slots.count() as usize];
-    let mut slots_touched: Vec<u32> = Vec::new();
+    let mut by_slot = crate::slot_lists::SlotLists::new(slots.count());
     let hasher = hashbrown::DefaultHashBuilder::default();
     // Available expressions of the block, and their indices by key.
     let mut entries: Vec<Option<Inst>> = Vec::new();
@@ -180,9 +179,7 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
         let insts = shader.layout.blocks[block].insts.clone();
         entries.clear();
         by_key.clear();
-        for s in slots_touched.drain(..) {
-            by_slot[s as usize].clear();
-        }
+        by_slot.clear();
         for inst in insts {
             let mut replaced = false;
             let is_candidate = candidate(shader, inst);
@@ -216,9 +213,7 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
             }
             // A replaced instruction is a move now: what it writes is computed anew.
             let mut end = |s: u32| {
-                for i in by_slot[s as usize].drain(..) {
-                    entries[i] = None;
-                }
+                by_slot.drain(s, |i| entries[i as usize] = None);
             };
             if replaced {
                 for_each_def(shader, slots, inst, |s, _| end(s));
@@ -231,8 +226,7 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 by_key.entry(k).or_default().push(i);
                 slots_of(shader, &table, inst, &mut scratch);
                 for &s in &scratch {
-                    by_slot[s as usize].push(i);
-                    slots_touched.push(s);
+                    by_slot.push(s, i as u32);
                 }
             }
         }

@@ -23,6 +23,7 @@ pub mod predicated_break;
 pub mod pressure;
 pub mod sat_prop;
 pub mod sel_peephole;
+pub mod slot_lists;
 pub mod split;
 pub mod value_range;
 
