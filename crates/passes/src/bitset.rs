@@ -70,6 +70,11 @@ impl BitSet {
         }
     }
 
+    /// Removes every member.
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+
     /// `self = other` (same size), reusing the storage.
     pub fn copy_from(&mut self, other: &BitSet) {
         self.words.copy_from_slice(&other.words);

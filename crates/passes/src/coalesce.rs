@@ -22,7 +22,6 @@ use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Block, Inst, Opcode, RegFile, Shader, Vgrf};
 
 use crate::access::SLOT;
-use crate::bitset::BitSet;
 use crate::liveness::Liveness;
 use crate::PassCx;
 
@@ -60,20 +59,20 @@ fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)
     // value could not take the place of.
     let blocks = || (1..bounds.len()).map(Block::from_usize);
     for order in [false, true] {
-        let mut seen = BitSet::new(n as u32);
+        let mut seen = live.new_global_set();
         let mut into = |b: Block| {
             let start = bounds[b.index()].0;
-            seen.add_new(&live.live_in[b], |s| touch(&mut iv, s, start))
+            live.add_new_live_in(b, &mut seen, |s| touch(&mut iv, s, start))
         };
         if order {
             blocks().rev().for_each(&mut into);
         } else {
             blocks().for_each(&mut into);
         }
-        let mut seen = BitSet::new(n as u32);
+        let mut seen = live.new_global_set();
         let mut out_of = |b: Block| {
             let end = bounds[b.index()].1;
-            seen.add_new(&live.live_out[b], |s| touch(&mut iv, s, end))
+            live.add_new_live_out(b, &mut seen, |s| touch(&mut iv, s, end))
         };
         let all = (0..bounds.len()).map(Block::from_usize);
         if order {

@@ -41,7 +41,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut keep = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
-        l.copy_from(&live.live_out[block]);
+        live.load_live_out(block, &mut l);
         next.clear();
         insts.clear();
         insts.extend_from_slice(&shader.layout.blocks[block].insts);

@@ -11,21 +11,30 @@
 //! the writes read would be live from the start along the jump, undefined there, and
 //! could never share a register with what it is copied from.
 
+use std::rc::Rc;
+
 use index_vec::IndexVec;
 
 use eubatch_ir::cfg::Cfg;
 use eubatch_ir::{Block, Shader};
 
-use std::rc::Rc;
-
 use crate::access_table::AccessTable;
 use crate::bitset::BitSet;
 
+/// Marks a slot that is live across no block boundary.
+const LOCAL: u32 = u32::MAX;
+
+/// The live sets at block boundaries. Only slots that some block reads before it fully
+/// defines them can be live at a boundary (the others live and die inside one block), so
+/// the sets hold just those ("global" slots, numbered densely): the dataflow costs blocks
+/// times global slots, not blocks times every slot of the shader.
 pub struct Liveness {
     /// The accesses it was computed from (their slot numbering is the sets').
     pub access: Rc<AccessTable>,
-    pub live_in: IndexVec<Block, BitSet>,
-    pub live_out: IndexVec<Block, BitSet>,
+    /// The slot of each global slot.
+    global: Vec<u32>,
+    live_in: IndexVec<Block, BitSet>,
+    live_out: IndexVec<Block, BitSet>,
 }
 
 impl Liveness {
@@ -34,21 +43,56 @@ impl Liveness {
         let cfg = Cfg::build(&shader.layout, |i| shader.insts.opcode[i])
             .map_err(|e| format!("{}: {}", e.inst, e.msg))?;
         let nb = shader.layout.blocks.len();
-        // Per block: slots read before being fully defined (gen), slots fully defined (kill).
-        let mut gens: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
-        let mut kills: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
+        // One walk over the accesses: per block, the slots it reads before fully defining
+        // them (a slot may come more than once) and the slots it fully defines, as lists in the whole slot
+        // numbering; the global slots are those some block reads so.
+        let mut gen_at = Vec::with_capacity(nb + 1);
+        let mut kill_at = Vec::with_capacity(nb + 1);
+        let (mut gen_list, mut kill_list) = (Vec::new(), Vec::new());
+        let mut defined = BitSet::new(n);
         for block in shader.layout.blocks.iter() {
-            let (mut gen, mut kill) = (BitSet::new(n), BitSet::new(n));
+            gen_at.push(gen_list.len());
+            kill_at.push(kill_list.len());
+            let k0 = kill_list.len();
             for &inst in &block.insts {
                 for &s in access.uses(inst) {
-                    if !kill.contains(s) {
-                        gen.insert(s);
+                    if !defined.contains(s) {
+                        gen_list.push(s);
                     }
                 }
                 for (s, full) in access.defs(inst) {
-                    if full {
-                        kill.insert(s);
+                    if full && !defined.contains(s) {
+                        defined.insert(s);
+                        kill_list.push(s);
                     }
+                }
+            }
+            kill_list[k0..].iter().for_each(|&s| defined.remove(s));
+        }
+        gen_at.push(gen_list.len());
+        kill_at.push(kill_list.len());
+        let mut index = vec![LOCAL; n as usize];
+        let mut global = Vec::new();
+        for &s in &gen_list {
+            if index[s as usize] == LOCAL {
+                index[s as usize] = global.len() as u32;
+                global.push(s);
+            }
+        }
+        let g = global.len() as u32;
+        // Per block, over the global slots: read before being fully defined (gen), fully
+        // defined (kill).
+        let mut gens: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
+        let mut kills: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
+        for b in 0..nb {
+            let (mut gen, mut kill) = (BitSet::new(g), BitSet::new(g));
+            for &s in &gen_list[gen_at[b]..gen_at[b + 1]] {
+                gen.insert(index[s as usize]);
+            }
+            for &s in &kill_list[kill_at[b]..kill_at[b + 1]] {
+                let k = index[s as usize];
+                if k != LOCAL {
+                    kill.insert(k);
                 }
             }
             gens.push(gen);
@@ -73,10 +117,10 @@ impl Liveness {
                 && first_op(s) == Some(eubatch_ir::Opcode::HaltTarget)
         };
         let mut live_in: IndexVec<Block, BitSet> = gens.clone();
-        let mut live_out: IndexVec<Block, BitSet> = IndexVec::from_vec(vec![BitSet::new(n); nb]);
+        let mut live_out: IndexVec<Block, BitSet> = IndexVec::from_vec(vec![BitSet::new(g); nb]);
         let mut changed = true;
         // One scratch set for the whole fixed point: no allocation per block visit.
-        let mut li = BitSet::new(n);
+        let mut li = BitSet::new(g);
         while changed {
             changed = false;
             for b in (0..nb).rev().map(Block::from_usize) {
@@ -96,8 +140,33 @@ impl Liveness {
         }
         Ok(Liveness {
             access,
+            global,
             live_in,
             live_out,
         })
+    }
+
+    /// Makes `set` (over every slot) the slots live at the end of `b`.
+    pub fn load_live_out(&self, b: Block, set: &mut BitSet) {
+        set.clear();
+        for k in self.live_out[b].iter() {
+            set.insert(self.global[k as usize]);
+        }
+    }
+
+    /// Calls `f` with each slot live at the start of `b` that is not in `seen` (a set over
+    /// global slots, as [`Liveness::new_global_set`] makes), and adds them to it.
+    pub fn add_new_live_in(&self, b: Block, seen: &mut BitSet, mut f: impl FnMut(u32)) {
+        seen.add_new(&self.live_in[b], |k| f(self.global[k as usize]));
+    }
+
+    /// [`Liveness::add_new_live_in`], at the end of `b`.
+    pub fn add_new_live_out(&self, b: Block, seen: &mut BitSet, mut f: impl FnMut(u32)) {
+        seen.add_new(&self.live_out[b], |k| f(self.global[k as usize]));
+    }
+
+    /// An empty set over the global slots.
+    pub fn new_global_set(&self) -> BitSet {
+        BitSet::new(self.global.len() as u32)
     }
 }

@@ -34,7 +34,7 @@ impl Pressure {
         let mut max = 0;
         let mut l = crate::bitset::BitSet::new(slots.count());
         for (b, block) in shader.layout.blocks.iter_enumerated() {
-            l.copy_from(&live.live_out[b]);
+            live.load_live_out(b, &mut l);
             let mut total = 0u32;
             for s in l.iter().filter(|&s| s < slots.vgrf_slots) {
                 let c = &mut count[owner[s as usize] as usize];

@@ -49,7 +49,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         let insts = shader.layout.blocks[block].insts.clone();
         // Per instruction: whether its destination's old value is dead just before it.
         let mut fresh = vec![false; insts.len()];
-        let mut l = live.live_out[block].clone();
+        let mut l = crate::bitset::BitSet::new(table.slots.count());
+        live.load_live_out(block, &mut l);
         for (k, &inst) in insts.iter().enumerate().rev() {
             for (s, full) in table.defs(inst) {
                 if full {
