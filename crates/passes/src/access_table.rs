@@ -1,6 +1,8 @@
 //! Every instruction's slot accesses ([`crate::access`]) computed once per version of the
-//! shader and kept as columns: one pool of slot numbers, and per instruction where its
-//! writes and its reads start in it. Liveness, definitions, pressure, DCE, copy
+//! shader and kept as columns: one pool of runs of consecutive slots, and per instruction
+//! where its writes and its reads start in it. A SIMD16 float operand is one run of 16
+//! slots, not 16 entries, and the hot consumers work on whole runs (word-level set
+//! operations). Liveness, definitions, pressure, DCE, copy
 //! propagation, CSE and coalescing read the same table instead of each re-deriving the
 //! accesses from the operands on every query (issue 15: that re-derivation was a third of
 //! the compile).
@@ -29,8 +31,21 @@ const FULL: u32 = 1 << 31;
 const FULL_IGNORING_MASK: u32 = 1 << 30;
 const SLOT_BITS: u32 = FULL_IGNORING_MASK - 1;
 
-/// Where one instruction's entries are in the pool: `defs` writes from `start`, then
-/// `uses` reads.
+/// Slots `first & SLOT_BITS .. end`, with the write flags in `first`'s top bits.
+#[derive(Clone, Copy, Debug, Default)]
+struct Run {
+    first: u32,
+    end: u32,
+}
+
+impl Run {
+    fn slots(&self) -> std::ops::Range<u32> {
+        self.first & SLOT_BITS..self.end
+    }
+}
+
+/// Where one instruction's runs are in the pool: `defs` runs it writes from `start`, then
+/// `uses` runs it reads.
 #[derive(Clone, Copy, Debug, Default)]
 struct Span {
     start: u32,
@@ -75,7 +90,7 @@ pub struct AccessTable {
     /// Indexed by the instruction's number in the instruction arena (instructions no longer
     /// in the layout have none).
     spans: Vec<Span>,
-    pool: Vec<u32>,
+    pool: Vec<Run>,
     /// Per instruction (as `spans`), its fields when computed; `None` where it has none.
     fields: Vec<Option<Fields>>,
     srcs: Vec<Operand>,
@@ -108,6 +123,7 @@ impl AccessTable {
         let mut fields = vec![None; n];
         let mut pool = Vec::with_capacity(old.map_or(n * 8, |o| o.pool.len()));
         let mut srcs = Vec::with_capacity(shader.operands.len());
+        let flag0 = slots.vgrf_slots;
         for inst in shader.layout.insts() {
             let ops = shader.srcs(inst);
             let f = Fields {
@@ -130,17 +146,38 @@ impl AccessTable {
             }
             for_each_def_both(shader, &slots, inst, |s, full, full_ignoring_mask| {
                 debug_assert!(s <= SLOT_BITS, "slot {s} out of the table's range");
-                pool.push(
-                    s | if full { FULL } else { 0 }
-                        | if full_ignoring_mask {
-                            FULL_IGNORING_MASK
-                        } else {
-                            0
-                        },
-                );
+                let flags = if full { FULL } else { 0 }
+                    | if full_ignoring_mask {
+                        FULL_IGNORING_MASK
+                    } else {
+                        0
+                    };
+                // The next slot with the same flags joins this instruction's last run (a
+                // run stays on one side of the first flag slot).
+                let mine = pool.len() as u32 > start && s != flag0;
+                match pool.last_mut() {
+                    Some(r) if mine && r.end == s && r.first & !SLOT_BITS == flags => r.end += 1,
+                    _ => pool.push(Run {
+                        first: s | flags,
+                        end: s + 1,
+                    }),
+                }
             });
             let defs = pool.len() as u32 - start;
-            for_each_use(shader, &slots, inst, |s| pool.push(s));
+            let uses_start = pool.len() as u32;
+            for_each_use(shader, &slots, inst, |s| {
+                // Reads are a set: a slot again, or the next one, joins the last run.
+                let mine = pool.len() as u32 > uses_start;
+                match pool.last_mut() {
+                    Some(r) if mine && r.first <= s && s <= r.end && s != flag0 => {
+                        r.end = r.end.max(s + 1)
+                    }
+                    _ => pool.push(Run {
+                        first: s,
+                        end: s + 1,
+                    }),
+                }
+            });
             let uses = pool.len() as u32 - start - defs;
             spans[inst.index()] = Span { start, defs, uses };
         }
@@ -166,29 +203,52 @@ impl AccessTable {
         same.then(|| self.spans[inst.index()])
     }
 
-    /// The slots `inst` writes, each with whether it fully defines it
-    /// ([`crate::access::for_each_def`]).
-    pub fn defs(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
+    /// The runs of slots `inst` writes, each with whether it fully defines them, and
+    /// whether it would if the execution mask were not looked at
+    /// ([`crate::access::for_each_def_both`]), in increasing order.
+    pub fn def_runs(
+        &self,
+        inst: Inst,
+    ) -> impl Iterator<Item = (std::ops::Range<u32>, bool, bool)> + '_ {
         let sp = self.span(inst);
         self.pool[sp.start as usize..(sp.start + sp.defs) as usize]
             .iter()
-            .map(|&e| (e & SLOT_BITS, e & FULL != 0))
+            .map(|r| {
+                (
+                    r.slots(),
+                    r.first & FULL != 0,
+                    r.first & FULL_IGNORING_MASK != 0,
+                )
+            })
+    }
+
+    /// The runs of slots `inst` reads ([`crate::access::for_each_use`]; runs may overlap).
+    /// Like the runs it writes, none holds both VGRF and flag slots.
+    pub fn use_runs(&self, inst: Inst) -> impl Iterator<Item = std::ops::Range<u32>> + '_ {
+        let sp = self.span(inst);
+        let from = (sp.start + sp.defs) as usize;
+        self.pool[from..from + sp.uses as usize]
+            .iter()
+            .map(|r| r.slots())
+    }
+
+    /// The slots `inst` writes, each with whether it fully defines it
+    /// ([`crate::access::for_each_def`]).
+    pub fn defs(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
+        self.def_runs(inst)
+            .flat_map(|(r, full, _)| r.map(move |s| (s, full)))
     }
 
     /// [`AccessTable::defs`], with a write under the execution mask taken as whole
     /// ([`crate::access::for_each_def_ignoring_mask`]).
     pub fn defs_ignoring_mask(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
-        let sp = self.span(inst);
-        self.pool[sp.start as usize..(sp.start + sp.defs) as usize]
-            .iter()
-            .map(|&e| (e & SLOT_BITS, e & FULL_IGNORING_MASK != 0))
+        self.def_runs(inst)
+            .flat_map(|(r, _, full)| r.map(move |s| (s, full)))
     }
 
     /// The slots `inst` reads ([`crate::access::for_each_use`]; a slot may come twice).
-    pub fn uses(&self, inst: Inst) -> &[u32] {
-        let sp = self.span(inst);
-        let from = (sp.start + sp.defs) as usize;
-        &self.pool[from..from + sp.uses as usize]
+    pub fn uses(&self, inst: Inst) -> impl Iterator<Item = u32> + '_ {
+        self.use_runs(inst).flatten()
     }
 
     fn span(&self, inst: Inst) -> Span {

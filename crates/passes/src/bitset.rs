@@ -70,6 +70,47 @@ impl BitSet {
         }
     }
 
+    /// The words that `r` touches, each with the mask of its bits in `r`.
+    fn range_words(&self, r: std::ops::Range<u32>) -> impl Iterator<Item = (usize, u64)> {
+        let end = r.end.min(self.words.len() as u32 * 64);
+        let start = r.start.min(end);
+        let (first, last) = (start / 64, end.div_ceil(64));
+        (first..last).map(move |k| {
+            let lo = start.max(k * 64) - k * 64;
+            let hi = end.min(k * 64 + 64) - k * 64;
+            let mask = if hi - lo == 64 {
+                !0
+            } else {
+                ((1u64 << (hi - lo)) - 1) << lo
+            };
+            (k as usize, mask)
+        })
+    }
+
+    /// Adds every member of `r`.
+    pub fn insert_range(&mut self, r: std::ops::Range<u32>) {
+        for (k, m) in self.range_words(r) {
+            self.words[k] |= m;
+        }
+    }
+
+    /// Removes every member of `r`.
+    pub fn remove_range(&mut self, r: std::ops::Range<u32>) {
+        for (k, m) in self.range_words(r) {
+            self.words[k] &= !m;
+        }
+    }
+
+    /// Whether some member of `r` is in the set.
+    pub fn intersects_range(&self, r: std::ops::Range<u32>) -> bool {
+        self.range_words(r).any(|(k, m)| self.words[k] & m != 0)
+    }
+
+    /// Whether every member of `r` is in the set (`r` within the set's size).
+    pub fn contains_range(&self, r: std::ops::Range<u32>) -> bool {
+        self.range_words(r).all(|(k, m)| self.words[k] & m == m)
+    }
+
     /// Removes every member.
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
@@ -100,6 +141,36 @@ impl BitSet {
     pub fn transfer(&mut self, gen: &BitSet, kill: &BitSet) {
         for ((a, g), k) in self.words.iter_mut().zip(&gen.words).zip(&kill.words) {
             *a = g | (*a & !k);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_agree_with_members() {
+        for (lo, hi) in [
+            (0, 0),
+            (0, 1),
+            (3, 64),
+            (60, 70),
+            (64, 128),
+            (1, 190),
+            (127, 129),
+        ] {
+            let mut a = BitSet::new(200);
+            a.insert_range(lo..hi);
+            let members: Vec<u32> = a.iter().collect();
+            assert_eq!(members, (lo..hi).collect::<Vec<_>>(), "{lo}..{hi}");
+            assert!(a.contains_range(lo..hi));
+            assert_eq!(a.intersects_range(lo..hi), lo < hi);
+            assert!(!a.intersects_range(hi..200));
+            a.remove_range(lo + (hi - lo) / 2..hi);
+            let left: Vec<u32> = a.iter().collect();
+            assert_eq!(left, (lo..lo + (hi - lo) / 2).collect::<Vec<_>>());
+            assert_eq!(a.contains_range(lo..hi), hi - lo < 1);
         }
     }
 }

@@ -41,7 +41,7 @@ fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)
     for block in shader.layout.blocks.iter() {
         let start = ip;
         for &inst in &block.insts {
-            for &s in table.uses(inst) {
+            for s in table.uses(inst) {
                 touch(&mut iv, s, ip);
             }
             for (s, _) in table.defs(inst) {

@@ -39,6 +39,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut rewritten: Vec<eubatch_ir::Inst> = Vec::new();
     let mut insts = Vec::new();
     let mut keep = Vec::new();
+    let mut undefs_before = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         live.load_live_out(block, &mut l);
@@ -47,11 +48,20 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         insts.extend_from_slice(&shader.layout.blocks[block].insts);
         keep.clear();
         keep.resize(insts.len(), true);
+        // How many `undef`s come before each instruction of the block: what an instruction
+        // does to each slot matters only to an `undef` before it.
+        undefs_before.clear();
+        let mut n = 0;
+        for &inst in &insts {
+            undefs_before.push(n);
+            n += (shader.insts.opcode[inst] == eubatch_ir::Opcode::Undef) as u32;
+        }
         for (k, &inst) in insts.iter().enumerate().rev() {
             let (mut vgrf_live, mut flag_live) = (false, false);
-            for (s, _) in table.defs(inst) {
-                if l.contains(s) {
-                    if s >= slots.vgrf_slots {
+            // (No run holds both VGRF and flag slots.)
+            for (r, _, _) in table.def_runs(inst) {
+                if l.intersects_range(r.clone()) {
+                    if r.start >= slots.vgrf_slots {
                         flag_live = true;
                     } else {
                         vgrf_live = true;
@@ -96,17 +106,20 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 });
                 for_each_use(shader, slots, inst, |s| l.insert(s));
             } else {
-                for (s, full) in table.defs(inst) {
+                for (r, full, _) in table.def_runs(inst) {
                     if full {
-                        l.remove(s);
+                        l.remove_range(r);
                     }
                 }
-                for &s in table.uses(inst) {
-                    l.insert(s);
+                for r in table.use_runs(inst) {
+                    l.insert_range(r);
                 }
             }
             // What this instruction, removed or not, does first to each slot, as the
             // `undef`s before it see it.
+            if undefs_before[k] == 0 {
+                continue;
+            }
             if rewritten.last() == Some(&inst) {
                 for_each_def_ignoring_mask(shader, slots, inst, |s, full| next.write(s, full));
                 for_each_use(shader, slots, inst, |s| next.read(s));
@@ -114,7 +127,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 table
                     .defs_ignoring_mask(inst)
                     .for_each(|(s, full)| next.write(s, full));
-                table.uses(inst).iter().for_each(|&s| next.read(s));
+                table.uses(inst).for_each(|s| next.read(s));
             }
         }
         if keep.iter().any(|k| !k) {

@@ -55,19 +55,22 @@ impl Liveness {
             kill_at.push(kill_list.len());
             let k0 = kill_list.len();
             for &inst in &block.insts {
-                for &s in access.uses(inst) {
-                    if !defined.contains(s) {
-                        gen_list.push(s);
+                for r in access.use_runs(inst) {
+                    // Most reads are of values the block defined: a word-level test.
+                    if !defined.contains_range(r.clone()) {
+                        gen_list.extend(r.filter(|&s| !defined.contains(s)));
                     }
                 }
-                for (s, full) in access.defs(inst) {
-                    if full && !defined.contains(s) {
-                        defined.insert(s);
-                        kill_list.push(s);
+                for (r, full, _) in access.def_runs(inst) {
+                    if full {
+                        defined.insert_range(r.clone());
+                        kill_list.push(r);
                     }
                 }
             }
-            kill_list[k0..].iter().for_each(|&s| defined.remove(s));
+            for r in &kill_list[k0..] {
+                defined.remove_range(r.clone());
+            }
         }
         gen_at.push(gen_list.len());
         kill_at.push(kill_list.len());
@@ -89,10 +92,12 @@ impl Liveness {
             for &s in &gen_list[gen_at[b]..gen_at[b + 1]] {
                 gen.insert(index[s as usize]);
             }
-            for &s in &kill_list[kill_at[b]..kill_at[b + 1]] {
-                let k = index[s as usize];
-                if k != LOCAL {
-                    kill.insert(k);
+            for r in &kill_list[kill_at[b]..kill_at[b + 1]] {
+                for s in r.clone() {
+                    let k = index[s as usize];
+                    if k != LOCAL {
+                        kill.insert(k);
+                    }
                 }
             }
             gens.push(gen);

@@ -55,7 +55,7 @@ impl Pressure {
                         l.remove(s);
                     }
                 }
-                for &s in table.uses(inst) {
+                for s in table.uses(inst) {
                     if s < slots.vgrf_slots && !l.contains(s) {
                         let c = &mut count[owner[s as usize] as usize];
                         total += regs_of(*c + 1) - regs_of(*c);

@@ -57,7 +57,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                     l.remove(s);
                 }
             }
-            for &s in table.uses(inst) {
+            for s in table.uses(inst) {
                 l.insert(s);
             }
             fresh[k] = table.defs(inst).all(|(s, _)| !l.contains(s));
