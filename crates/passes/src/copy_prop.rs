@@ -825,15 +825,12 @@ fn rewrite_send_payloads<'a>(
 /// — holds that value wherever it is read, in any block (Mesa's global copy propagation does this with
 /// its dataflow; here the definitions analysis gives it directly).
 fn propagate_global(shader: &mut Shader, table: &AccessTable, defs: &crate::defs::Defs) -> bool {
-    let ssa = |v: usize| {
-        defs.single.get(v).is_some_and(|d| d.is_some())
-            || defs.pieces.get(v).is_some_and(|d| d.is_some())
-    };
+    let ssa = |v: usize| defs.is_ssa(v);
     let mut global: HashMap<u32, Vec<Copy>> = HashMap::new();
     for v in 0..defs.single.len() {
-        let writers: Vec<Inst> = match (&defs.single[v], &defs.pieces[v]) {
-            (Some(def), _) => vec![*def],
-            (None, Some(pieces)) => pieces.clone(),
+        let writers: &[Inst] = match (&defs.single[v], defs.pieces(v)) {
+            (Some(def), _) => std::slice::from_ref(def),
+            (None, Some(pieces)) => pieces,
             _ => continue,
         };
         // Every piece a copy of something that keeps its value to the end.

@@ -12,10 +12,25 @@ pub struct Defs {
     pub count: Vec<u32>,
     /// The one definition of each VGRF that has one.
     pub single: Vec<Option<Inst>>,
-    /// VGRFs defined in pieces: every byte written exactly once, by full unconditional
-    /// writes outside control flow, possibly by several instructions (the channel groups
-    /// of a split SIMD32 copy, say) — SSA values too, with their definitions.
-    pub pieces: Vec<Option<Vec<Inst>>>,
+    /// VGRFs defined in pieces ([`Defs::pieces`]): per VGRF, its definitions' place in
+    /// `piece_insts` (start, count; count 0 for none).
+    piece_at: Vec<(u32, u32)>,
+    piece_insts: Vec<Inst>,
+}
+
+impl Defs {
+    /// The definitions of VGRF `v` if it is defined in pieces: every byte written exactly
+    /// once, by full unconditional writes outside control flow, possibly by several
+    /// instructions (the channel groups of a split SIMD32 copy, say) — an SSA value too.
+    pub fn pieces(&self, v: usize) -> Option<&[Inst]> {
+        let &(at, n) = self.piece_at.get(v)?;
+        (n > 0).then(|| &self.piece_insts[at as usize..(at + n) as usize])
+    }
+
+    /// Whether VGRF `v` holds one value for the whole shader: defined once, or in pieces.
+    pub fn is_ssa(&self, v: usize) -> bool {
+        self.single.get(v).is_some_and(|d| d.is_some()) || self.pieces(v).is_some()
+    }
 }
 
 impl Defs {
@@ -25,7 +40,8 @@ impl Defs {
         let mut count = vec![0u32; n];
         let mut single: Vec<Option<Inst>> = vec![None; n];
         let mut whole = vec![true; n];
-        let mut writers: Vec<Vec<Inst>> = vec![Vec::new(); n];
+        // Each VGRF's writers, in flat linked lists (newest first).
+        let mut writers = crate::slot_lists::SlotLists::new(n as u32);
         // Per slot: how often fully written; per VGRF: any other kind of write.
         let mut slot_writes = vec![0u8; slots.vgrf_slots as usize];
         let mut other_write = vec![false; n];
@@ -57,7 +73,7 @@ impl Defs {
             if depth > 0 {
                 other_write[v] = true;
             }
-            writers[v].push(inst);
+            writers.push(v as u32, inst.index() as u32);
             // Padding is never written: the data slots are the whole value.
             let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
             let data_slots = l.components as u32 * (l.data as u32).div_ceil(4);
@@ -71,21 +87,28 @@ impl Defs {
                 single[v] = None;
             }
         }
-        let pieces = (0..n)
-            .map(|v| {
-                let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
-                let range = slots.vgrf(shader, v as u32);
-                let once = !other_write[v]
-                    && l.padding == 0
-                    && !writers[v].is_empty()
-                    && range.clone().all(|s| slot_writes[s as usize] == 1);
-                once.then(|| std::mem::take(&mut writers[v]))
-            })
-            .collect();
+        let mut piece_at = vec![(0u32, 0u32); n];
+        let mut piece_insts = Vec::new();
+        for v in 0..n {
+            let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
+            let range = slots.vgrf(shader, v as u32);
+            let once = !other_write[v]
+                && l.padding == 0
+                && writers.iter(v as u32).next().is_some()
+                && range.clone().all(|s| slot_writes[s as usize] == 1);
+            if once {
+                let at = piece_insts.len();
+                piece_insts.extend(writers.iter(v as u32).map(|i| Inst::from_usize(i as usize)));
+                // In program order, as they were found.
+                piece_insts[at..].reverse();
+                piece_at[v] = (at as u32, (piece_insts.len() - at) as u32);
+            }
+        }
         Defs {
             count,
             single,
-            pieces,
+            piece_at,
+            piece_insts,
         }
     }
 }

@@ -28,10 +28,7 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let defs = cx.defs(shader);
-    let ssa = |v: u32| {
-        defs.single.get(v as usize).is_some_and(|d| d.is_some())
-            || defs.pieces.get(v as usize).is_some_and(|d| d.is_some())
-    };
+    let ssa = |v: u32| defs.is_ssa(v as usize);
     let position: HashMap<Inst, usize> = shader
         .layout
         .insts()
@@ -43,8 +40,10 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut renames: HashMap<u32, u32> = HashMap::new();
     let mut removed = hashbrown::HashSet::new();
     let mut candidates: Vec<(usize, usize, u32, Vec<MoveKey>)> = Vec::new();
-    for (v, pieces) in defs.pieces.iter().enumerate() {
-        let Some(pieces) = pieces else { continue };
+    for v in 0..defs.single.len() {
+        let Some(pieces) = defs.pieces(v) else {
+            continue;
+        };
         let mut key = Vec::with_capacity(pieces.len());
         let mut ok = pieces.len() > 1;
         for &m in pieces {
@@ -92,7 +91,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         match seen.get(&(layout, key.clone())) {
             Some(&(earlier, earlier_last)) if earlier_last < first => {
                 renames.insert(v, earlier);
-                if let Some(p) = &defs.pieces[v as usize] {
+                if let Some(p) = defs.pieces(v as usize) {
                     removed.extend(p.iter().copied());
                 }
             }
