@@ -41,12 +41,6 @@ struct Access {
     write: bool,
 }
 
-#[derive(Default, Clone, Debug)]
-struct VgrfFacts {
-    accesses: Vec<Access>,
-    exact: u32,
-}
-
 /// The byte length of source `i` when the opcode fixes it, `None` when only the message
 /// knows it.
 fn src_len(u: &InstUse<'_>, i: usize) -> Option<u32> {
@@ -67,60 +61,112 @@ fn src_len(u: &InstUse<'_>, i: usize) -> Option<u32> {
 
 /// Layouts for `count` VGRFs and `size_written` for every instruction, from the uses.
 pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) {
-    let mut facts = vec![VgrfFacts::default(); count];
+    // The accesses of all VGRFs in one array, in the order met, then grouped by VGRF:
+    // one allocation for the whole shader instead of one per VGRF.
+    let mut exact = vec![0u32; count];
+    let mut met: Vec<(u32, Access)> = Vec::new();
     for u in uses {
         let dst = u.dst;
         if dst.file == RegFile::Vgrf {
-            let f = &mut facts[dst.nr as usize];
+            let e = &mut exact[dst.nr as usize];
             let shown = u.offset_shown & 1 != 0;
             let free = u.opcode.has_free_size_written();
             let len = if free {
                 let len = message_dst_len(u);
                 if let (Some(l), false) = (len, shown) {
-                    f.exact = f.exact.max(l);
+                    *e = (*e).max(l);
                 }
                 len
             } else {
                 if !shown {
-                    f.exact = f.exact.max(dst.footprint(u.exec_size));
+                    *e = (*e).max(dst.footprint(u.exec_size));
                 }
                 Some(dst.span(u.exec_size))
             };
-            f.accesses.push(Access {
-                offset: dst.offset,
-                len,
-                elem: dst.ty.size(),
-                alu_write: !free,
-                write: true,
-            });
+            met.push((
+                dst.nr,
+                Access {
+                    offset: dst.offset,
+                    len,
+                    elem: dst.ty.size(),
+                    alu_write: !free,
+                    write: true,
+                },
+            ));
         }
         for (i, src) in u.srcs.iter().enumerate() {
             if src.file != RegFile::Vgrf {
                 continue;
             }
-            let f = &mut facts[src.nr as usize];
+            let e = &mut exact[src.nr as usize];
             let shown = u.offset_shown & (1 << (i + 1)) != 0;
             let len = src_len(u, i);
             if let (Some(l), false, false) = (len, shown, u.opcode.has_free_size_written()) {
-                f.exact = f.exact.max(l);
+                *e = (*e).max(l);
             }
             let len = if u.opcode.is_message() {
                 len
             } else {
                 Some(src.span(u.exec_size))
             };
-            f.accesses.push(Access {
-                offset: src.offset,
-                len,
-                elem: src.ty.size(),
-                alu_write: false,
-                write: false,
-            });
+            met.push((
+                src.nr,
+                Access {
+                    offset: src.offset,
+                    len,
+                    elem: src.ty.size(),
+                    alu_write: false,
+                    write: false,
+                },
+            ));
         }
     }
-    let layouts: Vec<VgrfLayout> = facts.iter().map(layout_of).collect();
+    let (starts, accesses) = group_by_vgrf(count, &met);
+    let mut scratch = Scratch::default();
+    let layouts: Vec<VgrfLayout> = (0..count)
+        .map(|v| {
+            let of_v = &accesses[starts[v]..starts[v + 1]];
+            layout_of(exact[v], of_v, &mut scratch)
+        })
+        .collect();
     let sizes = size_written(uses, &layouts);
     (layouts, sizes)
+}
+
+/// The accesses grouped by VGRF (a counting sort, keeping the order met within each):
+/// those of VGRF `v` are `accesses[starts[v]..starts[v + 1]]`.
+fn group_by_vgrf(count: usize, met: &[(u32, Access)]) -> (Vec<usize>, Vec<Access>) {
+    let mut starts = vec![0usize; count + 1];
+    for &(nr, _) in met {
+        starts[nr as usize + 1] += 1;
+    }
+    for v in 0..count {
+        starts[v + 1] += starts[v];
+    }
+    let mut next = starts.clone();
+    let mut accesses = vec![
+        Access {
+            offset: 0,
+            len: None,
+            elem: 0,
+            alu_write: false,
+            write: false,
+        };
+        met.len()
+    ];
+    for &(nr, a) in met {
+        let slot = &mut next[nr as usize];
+        accesses[*slot] = a;
+        *slot += 1;
+    }
+    (starts, accesses)
+}
+
+/// Buffers [`layout_of`] reuses from one VGRF to the next.
+#[derive(Default)]
+struct Scratch {
+    writes: Vec<u32>,
+    pitches: Vec<u32>,
 }
 
 /// Bytes a message or payload builder writes, where Mesa's code fixes it.
@@ -165,16 +211,16 @@ fn round_up(v: u32, to: u32) -> u32 {
     v.div_ceil(to) * to
 }
 
-fn layout_of(f: &VgrfFacts) -> VgrfLayout {
-    let extent = f
-        .accesses
+/// The layout of a VGRF from its accesses and the exact size some of them show.
+fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayout {
+    let extent = accesses
         .iter()
         .map(|a| a.offset + a.len.unwrap_or(1))
         .max()
         .unwrap_or(32);
-    let size = f.exact.max(round_up(extent, 32)).max(32);
+    let size = exact.max(round_up(extent, 32)).max(32);
     let known = || {
-        f.accesses
+        accesses
             .iter()
             .filter_map(|a| a.len.map(|l| (a.offset, l.max(1))))
     };
@@ -183,24 +229,30 @@ fn layout_of(f: &VgrfFacts) -> VgrfLayout {
     // The component is what one plain instruction writes: prefer the widest such write
     // that splits the register into components every access respects; else the
     // narrowest valid pitch; else the whole register.
-    let mut writes: Vec<u32> = f
-        .accesses
-        .iter()
-        .filter(|a| a.alu_write)
-        .filter_map(|a| a.len.map(|l| round_up(l.max(1), 32)))
-        .filter(|p| size.is_multiple_of(*p))
-        .collect();
+    let writes = &mut scratch.writes;
+    writes.clear();
+    writes.extend(
+        accesses
+            .iter()
+            .filter(|a| a.alu_write)
+            .filter_map(|a| a.len.map(|l| round_up(l.max(1), 32)))
+            .filter(|p| size.is_multiple_of(*p)),
+    );
     writes.sort_unstable_by(|a, b| b.cmp(a));
-    let mut pitches: Vec<u32> = known()
-        .map(|(_, l)| round_up(l, 32))
-        .filter(|p| size.is_multiple_of(*p))
-        .collect();
+    let pitches = &mut scratch.pitches;
+    pitches.clear();
+    pitches.extend(
+        known()
+            .map(|(_, l)| round_up(l, 32))
+            .filter(|p| size.is_multiple_of(*p)),
+    );
     pitches.push(size);
     pitches.sort_unstable();
     let pitch = writes
-        .into_iter()
+        .iter()
+        .copied()
         .find(|&p| valid(p))
-        .or_else(|| pitches.into_iter().find(|&p| valid(p)))
+        .or_else(|| pitches.iter().copied().find(|&p| valid(p)))
         .unwrap_or(size);
     let components = (size / pitch) as u16;
     // SIMD8 16-bit values: every plain write is 16-bit and stays in the low half of its
@@ -210,8 +262,8 @@ fn layout_of(f: &VgrfFacts) -> VgrfLayout {
     let whole =
         |a: &Access, l: u32| a.offset.is_multiple_of(pitch) && l > 0 && l.is_multiple_of(pitch);
     let padded = pitch == 32
-        && f.accesses.iter().any(|a| a.alu_write)
-        && f.accesses.iter().all(|a| match a.len {
+        && accesses.iter().any(|a| a.alu_write)
+        && accesses.iter().all(|a| match a.len {
             Some(l) if a.alu_write => low(a, l),
             Some(l) if a.write => whole(a, l),
             Some(l) => low(a, l) || (whole(a, l) && !a.alu_write),
@@ -233,17 +285,22 @@ fn layout_of(f: &VgrfFacts) -> VgrfLayout {
 }
 
 fn size_written(uses: &[InstUse<'_>], layouts: &[VgrfLayout]) -> Vec<u32> {
-    // Where each VGRF is written, to bound writes of unknown size by the next write.
-    let mut write_starts: Vec<Vec<u32>> = vec![Vec::new(); layouts.len()];
-    for u in uses {
-        if u.dst.file == RegFile::Vgrf {
-            write_starts[u.dst.nr as usize].push(u.dst.offset);
-        }
-    }
-    for w in &mut write_starts {
-        w.sort_unstable();
-        w.dedup();
-    }
+    // Where each VGRF is written, to bound writes of unknown size by the next write:
+    // (VGRF, offset) pairs, sorted, in one array; made when a write first needs it (few
+    // shaders have such writes).
+    let write_starts: std::cell::OnceCell<Vec<(u32, u32)>> = std::cell::OnceCell::new();
+    let starts = || {
+        write_starts.get_or_init(|| {
+            let mut w: Vec<(u32, u32)> = uses
+                .iter()
+                .filter(|u| u.dst.file == RegFile::Vgrf)
+                .map(|u| (u.dst.nr, u.dst.offset))
+                .collect();
+            w.sort_unstable();
+            w.dedup();
+            w
+        })
+    };
     uses.iter()
         .map(|u| {
             let dst = u.dst;
@@ -262,12 +319,13 @@ fn size_written(uses: &[InstUse<'_>], layouts: &[VgrfLayout]) -> Vec<u32> {
             let want = if let Some(l) = message_dst_len(u) {
                 l
             } else {
-                let starts = &write_starts[dst.nr as usize];
-                let next = starts
-                    .iter()
-                    .copied()
-                    .find(|&s| s > dst.offset)
-                    .unwrap_or(size);
+                // The first write of the VGRF that starts after this one.
+                let write_starts = starts();
+                let i = write_starts.partition_point(|&w| w <= (dst.nr, dst.offset));
+                let next = write_starts
+                    .get(i)
+                    .filter(|&&(nr, _)| nr == dst.nr)
+                    .map_or(size, |&(_, s)| s);
                 (next - dst.offset).max(default)
             };
             want.min(room)

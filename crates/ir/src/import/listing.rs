@@ -373,7 +373,7 @@ pub fn listed_programs_filtered(
     // The lines of the current block, for the sends before sampler decodes and the headers
     // of sampler messages; taken apart only when a decode asks.
     let mut block: Vec<&str> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in crate::text::lines::lines(text).enumerate() {
         let ln = i as u32 + 1;
         if let Some(h) = program_header_str(line) {
             let (stage, program) = h.map_err(|m| (ln, m))?;
@@ -526,6 +526,69 @@ SIMD8 shader: 3 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 2 sends, ...
         let offsets: Vec<(bool, u16)> = p[0].urb.iter().map(|m| (m.read, m.offset)).collect();
         assert_eq!(offsets, vec![(true, 2), (false, 1)]);
         assert!(listed_programs("Native code for unnamed warp shader X\n").is_err());
+    }
+
+    #[test]
+    fn a_filter_keeps_programs_not_errors() {
+        let fs = "Native code for unnamed fragment shader GLSL1 (sha1 1)\n\
+SIMD8 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...\n\
+   START B0 (10 cycles)\n\
+01 00 60 00 28 02 60 20 40 00 00 00 00 00 f0 3f mov(8)          g3<1>DF         0x3ff0000000000000DF { align1 1Q };\n\
+   END B0\n";
+        let text = format!("{LISTING}{fs}");
+        let only_vs = ListingFilter {
+            program: Some((Stage::Vs, "GLSL1")),
+            wide_immediates: false,
+        };
+        let p = listed_programs_filtered(&text, only_vs).unwrap();
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].urb, listed_programs(&text).unwrap()[0].urb);
+        let only_fs = ListingFilter {
+            program: Some((Stage::Fs, "GLSL1")),
+            wide_immediates: true,
+        };
+        let p = listed_programs_filtered(&text, only_fs).unwrap();
+        assert_eq!((p.len(), p[0].stage), (1, Stage::Fs));
+        assert_eq!(p[0].wide_immediates, vec![0x3ff0_0000_0000_0000]);
+        // A listing an unfiltered reader refuses is refused whatever the filter, at the
+        // same line: here a sampler decode after a line that is not a send, in the VS.
+        let bad = text
+            .replacen("urb MsgDesc: offset 2", "sampler MsgDesc: sample SIMD8", 1)
+            .replacen("send(8)         g7", "mov(8)          g7", 1);
+        let e = listed_programs(&bad).unwrap_err();
+        assert_eq!(listed_programs_filtered(&bad, only_fs).unwrap_err(), e);
+        assert!(
+            e.0 == 4
+                && e.1
+                    .contains("expected `send(N)` or `sends(N)`, found `mov(8)`"),
+            "{e:?}"
+        );
+        let bad = text.replacen("offset 1 SIMD8 write", "offset x SIMD8 write", 1);
+        let e = listed_programs(&bad).unwrap_err();
+        assert_eq!(listed_programs_filtered(&bad, only_fs).unwrap_err(), e);
+    }
+
+    #[test]
+    fn words_of_other_whitespace_follow_the_unicode_rules() {
+        let ascii = "31 00 60 06 48 02 e0 20 40 00 00 06 28 00 48 02 send(8) g7<1>UW g2<0,1,0>UD 0x02480028 { align1 };";
+        let nbsp = ascii.replace(" g2", "\u{a0}g2");
+        assert_eq!(
+            disassembly(ascii).unwrap(),
+            ("send(8)", vec!["g7<1>UW", "g2<0,1,0>UD", "0x02480028"])
+        );
+        assert_eq!(
+            disassembly(&nbsp).unwrap(),
+            ("send(8)", vec!["g7<1>UW", "g2<0,1,0>UD", "0x02480028"])
+        );
+        assert!(may_hold_wide_immediate(
+            "mov(8) g3<1>DF 0x3ff0000000000000DF"
+        ));
+        assert!(may_hold_wide_immediate(
+            "mov(8) g3<1>DF 0x+ff0000000000000DF"
+        ));
+        assert!(!may_hold_wide_immediate(
+            "send(8) g7<1>UW g2<0,1,0>UD 0x02480028"
+        ));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::shader::{Backend, Shader};
 use crate::target::Gen;
 use crate::text::cursor::Cursor;
 use crate::text::inst::{parse_inst, Dialect, ParsedInst, Syntax};
+use crate::text::lines::lines;
 
 /// The largest VGRF the importer accepts (1024 registers).
 pub const MAX_VGRF_BYTES: u32 = 32 * 1024;
@@ -30,8 +31,7 @@ pub fn import_mesa_dump(
     target: Gen,
 ) -> Result<Shader, ParseError> {
     let backend = dump.backend();
-    let mesa25 = text
-        .lines()
+    let mesa25 = lines(text)
         .map(str::trim)
         .find(|l| !l.is_empty())
         .is_some_and(|l| l.starts_with("START B"));
@@ -50,7 +50,7 @@ pub fn import_mesa_dump(
     let mut sends: Vec<(u8, u8)> = Vec::new();
     let mut max_vgrf: Option<u32> = None;
     let mut ended = false;
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in lines(text).enumerate() {
         let ln = i as u32 + 1;
         let mut c = Cursor::new(line, ln);
         c.skip_spaces();

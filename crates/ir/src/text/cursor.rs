@@ -94,29 +94,46 @@ impl<'a> Cursor<'a> {
     /// An unsigned decimal number.
     /// Digits are accumulated as they are read (numbers are on every line of a dump; going
     /// through `str::parse` costs several times more).
+    #[inline]
     pub fn number(&mut self, what: &str) -> PResult<u32> {
         let start = self.pos;
         let bytes = self.s.as_bytes();
-        // Beyond u32::MAX the value is only known to be out of range; it stays bounded.
-        let mut value: u64 = 0;
+        let mut value: u32 = 0;
         while let Some(&b) = bytes.get(self.pos) {
             if !b.is_ascii_digit() {
                 break;
             }
-            value = (value * 10 + u64::from(b - b'0')).min(u64::from(u32::MAX) + 1);
+            value = match value
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u32::from(b - b'0')))
+            {
+                Some(v) => v,
+                None => return Err(self.number_out_of_range(start, what)),
+            };
             self.pos += 1;
         }
         if self.pos == start {
-            return Err(self.expected(what));
+            return Err(self.expected_cold(what));
         }
-        u32::try_from(value).map_err(|_| {
-            let digits = &self.s[start..self.pos];
-            ParseError::new(
-                self.line,
-                start as u32 + 1,
-                format!("{what} `{digits}` is out of range"),
-            )
-        })
+        Ok(value)
+    }
+
+    /// The error of a number beyond u32 starting at `start`: it names all its digits.
+    #[cold]
+    fn number_out_of_range(&mut self, start: usize, what: &str) -> ParseError {
+        self.pos = start;
+        let digits = self.take_while(|c| c.is_ascii_digit());
+        ParseError::new(
+            self.line,
+            start as u32 + 1,
+            format!("{what} `{digits}` is out of range"),
+        )
+    }
+
+    /// [`Cursor::expected`], out of line for the paths that are hot when nothing is wrong.
+    #[cold]
+    fn expected_cold(&self, what: &str) -> ParseError {
+        self.expected(what)
     }
 
     pub fn number_u8(&mut self, what: &str) -> PResult<u8> {

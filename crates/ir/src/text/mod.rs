@@ -5,6 +5,7 @@ pub mod cursor;
 pub mod file;
 pub mod imm;
 pub mod inst;
+pub mod lines;
 pub mod memory;
 pub mod print;
 
