@@ -238,21 +238,27 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayo
             .filter_map(|a| a.len.map(|l| round_up(l.max(1), 32)))
             .filter(|p| size.is_multiple_of(*p)),
     );
+    // Each pitch is tried once (many accesses have the same length), and the candidate
+    // pitches of the other accesses are gathered only when no write's pitch is valid.
     writes.sort_unstable_by(|a, b| b.cmp(a));
+    writes.dedup();
     let pitches = &mut scratch.pitches;
-    pitches.clear();
-    pitches.extend(
-        known()
-            .map(|(_, l)| round_up(l, 32))
-            .filter(|p| size.is_multiple_of(*p)),
-    );
-    pitches.push(size);
-    pitches.sort_unstable();
     let pitch = writes
         .iter()
         .copied()
         .find(|&p| valid(p))
-        .or_else(|| pitches.iter().copied().find(|&p| valid(p)))
+        .or_else(|| {
+            pitches.clear();
+            pitches.extend(
+                known()
+                    .map(|(_, l)| round_up(l, 32))
+                    .filter(|p| size.is_multiple_of(*p)),
+            );
+            pitches.push(size);
+            pitches.sort_unstable();
+            pitches.dedup();
+            pitches.iter().copied().find(|&p| valid(p))
+        })
         .unwrap_or(size);
     let components = (size / pitch) as u16;
     // SIMD8 16-bit values: every plain write is 16-bit and stays in the low half of its

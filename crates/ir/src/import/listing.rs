@@ -375,7 +375,12 @@ pub fn listed_programs_filtered(
     let mut block: Vec<&str> = Vec::new();
     for (i, line) in crate::text::lines::lines(text).enumerate() {
         let ln = i as u32 + 1;
-        if let Some(h) = program_header_str(line) {
+        // Lines are told apart by their first letter before any longer comparison.
+        let header = match line.as_bytes().first() {
+            Some(b'N') => program_header_str(line),
+            _ => None,
+        };
+        if let Some(h) = header {
             let (stage, program) = h.map_err(|m| (ln, m))?;
             in_program = true;
             kept = filter.keeps(stage, program);
@@ -408,11 +413,13 @@ pub fn listed_programs_filtered(
             continue;
         }
         let trimmed = trim_indent(line);
-        if trimmed.starts_with("START B") || trimmed.starts_with("END B") {
+        let first = trimmed.as_bytes().first().copied();
+        let special = matches!(first, Some(b'S' | b'E' | b's' | b'u'));
+        if special && (trimmed.starts_with("START B") || trimmed.starts_with("END B")) {
             block.clear();
             continue;
         }
-        if trimmed.starts_with("sampler MsgDesc: ") {
+        if special && trimmed.starts_with("sampler MsgDesc: ") {
             let (send, before) = block
                 .split_last()
                 .ok_or_else(|| (ln, "a sampler decode without its send".to_string()))?;
@@ -427,7 +434,12 @@ pub fn listed_programs_filtered(
             }
             continue;
         }
-        let Some(decode) = trimmed.strip_prefix("urb MsgDesc: ") else {
+        let decode = if special {
+            trimmed.strip_prefix("urb MsgDesc: ")
+        } else {
+            None
+        };
+        let Some(decode) = decode else {
             if let Some(p) = p {
                 if filter.wide_immediates && may_hold_wide_immediate(line) {
                     if let Some((_, ops)) = disassembly(line) {

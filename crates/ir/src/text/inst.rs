@@ -176,8 +176,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
     c.skip_spaces();
     parse_predicate(c, &mut out.control)?;
     let name_col = c.pos;
-    let name =
-        c.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'<' | b'>' | b','));
+    let name = c.take_while(|b| OPCODE_BYTE[b as usize]);
     if name.is_empty() {
         return Err(c.expected("an opcode"));
     }
@@ -196,6 +195,10 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
     parse_inst_mods(c, out)?;
     c.skip_spaces();
     loop {
+        // Every attribute starts with `(`; most instructions have none.
+        if c.peek() != Some(b'(') {
+            break;
+        }
         let r = c.rest();
         if let Some(rest) = r.strip_prefix("(mlen: ") {
             c.pos += r.len() - rest.len();
@@ -368,11 +371,11 @@ fn parse_inst_mods(c: &mut Cursor<'_>, out: &mut ParsedInst) -> PResult<()> {
 pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(Operand, bool)> {
     let mut mods = 0u8;
     let r = c.rest();
+    // Tested on bytes: an ASCII digit is one byte, and starts no longer character.
     let imm_start = |s: &str| {
-        let s = s.strip_prefix('-').unwrap_or(s);
-        s.starts_with(|ch: char| ch.is_ascii_digit())
-            || s.starts_with("inf")
-            || s.starts_with("nan")
+        let s = s.as_bytes();
+        let s = s.strip_prefix(b"-").unwrap_or(s);
+        s.first().is_some_and(u8::is_ascii_digit) || s.starts_with(b"inf") || s.starts_with(b"nan")
     };
     if r.starts_with('[') {
         return parse_vf(c).map(|o| (o, false));
@@ -401,7 +404,11 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
     let reg_col = c.pos;
     let mut op = Operand::NULL;
     let mut has_region_default = false;
-    if c.eat("(null)") {
+    // A VGRF first, the most frequent operand: no other spelling starts like `vgrf`.
+    if c.eat("vgrf") {
+        op.file = RegFile::Vgrf;
+        op.nr = c.number("a register number")?;
+    } else if c.eat("(null)") {
         op.file = RegFile::Bad;
     } else if c.eat("null") {
         op = Operand::arf(arf::NULL, 0, Type::UD, Region::for_stride(1));
@@ -431,7 +438,7 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
         }
         c.expect("]")?;
         has_region_default = true;
-    } else if c.eat("vgrf") || (d.syntax == Syntax::Mesa25 && (c.eat("%") || c.eat("v"))) {
+    } else if d.syntax == Syntax::Mesa25 && (c.eat("%") || c.eat("v")) {
         op.file = RegFile::Vgrf;
         op.nr = c.number("a register number")?;
     } else {
@@ -612,29 +619,49 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
     Ok((op, shown))
 }
 
-/// The type spelled `t`: what [`Type::from_letters`] finds, comparing the letters packed
-/// in an integer instead of as strings (a type follows nearly every operand).
-fn type_named(t: &str) -> Option<Type> {
-    static PACKED: OnceLock<Vec<(u32, Type)>> = OnceLock::new();
-    if t.len() > 3 {
-        return Type::from_letters(t);
+/// The bytes of an opcode name (letters, digits, `_<>,`), as a table: the test runs on
+/// every byte of every instruction's name.
+const OPCODE_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'<' | b'>' | b',');
+        i += 1;
     }
-    let table = PACKED.get_or_init(|| {
-        // In `ALL`'s order, so that the first type with the letters is found, as there.
-        Type::ALL
-            .iter()
-            .filter(|ty| ty.letters().len() <= 3)
-            .map(|&ty| (packed_letters(ty.letters()), ty))
-            .collect()
+    t
+};
+
+/// The type spelled `t`: what [`Type::from_letters`] finds, from a table indexed by the
+/// letters (a type follows nearly every operand). Spellings the index does not cover (not
+/// one or two capital letters) are looked up by `from_letters` itself.
+fn type_named(t: &str) -> Option<Type> {
+    static BY_LETTERS: OnceLock<Vec<Option<Type>>> = OnceLock::new();
+    let Some(i) = letters_index(t) else {
+        return Type::from_letters(t);
+    };
+    let table = BY_LETTERS.get_or_init(|| {
+        let mut table = vec![None; 27 * 27];
+        // Backwards, so that of two types with the same letters the first in `ALL` stays,
+        // as `from_letters` finds it.
+        for &ty in Type::ALL.iter().rev() {
+            if let Some(i) = letters_index(ty.letters()) {
+                table[i] = Some(ty);
+            }
+        }
+        table
     });
-    let key = packed_letters(t);
-    table.iter().find(|&&(k, _)| k == key).map(|&(_, ty)| ty)
+    table[i]
 }
 
-/// Up to three letters and their count in one integer: equal for equal strings only.
-fn packed_letters(t: &str) -> u32 {
-    t.bytes()
-        .fold(t.len() as u32, |k, b| (k << 8) | u32::from(b))
+/// One or two capital letters as an index below 27 * 27, different for different letters.
+fn letters_index(t: &str) -> Option<usize> {
+    let letter = |c: u8| c.is_ascii_uppercase().then(|| usize::from(c - b'A') + 1);
+    match *t.as_bytes() {
+        [a] => letter(a),
+        [a, b] => Some(letter(a)? * 27 + letter(b)?),
+        _ => None,
+    }
 }
 
 fn chan(ch: u8) -> u8 {
