@@ -369,6 +369,14 @@ fn parse_inst_mods(c: &mut Cursor<'_>, out: &mut ParsedInst) -> PResult<()> {
 
 /// Parses an operand. Returns it and whether a `+R.B` offset was written.
 pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(Operand, bool)> {
+    match plain_vgrf(c, d) {
+        Some(vgrf) => Ok(vgrf),
+        None => parse_any_operand(c, d, is_dst),
+    }
+}
+
+/// [`parse_operand`] for every spelling.
+fn parse_any_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(Operand, bool)> {
     let mut mods = 0u8;
     let r = c.rest();
     // Tested on bytes: an ASCII digit is one byte, and starts no longer character.
@@ -619,6 +627,78 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
     Ok((op, shown))
 }
 
+/// The most frequent operand in its most frequent form, a VGRF without modifiers in
+/// Align1 code, `vgrfN[+R.B][<S>]:T` (Mesa 25 also `%N`, `vN`), read in one pass over its
+/// bytes: what [`parse_operand`] reads from it, for a fraction of the tests. `None`, the
+/// cursor unmoved, for anything else (errors included), which the general path reads.
+fn plain_vgrf(c: &mut Cursor<'_>, d: Dialect) -> Option<(Operand, bool)> {
+    if d.align16 {
+        return None;
+    }
+    let b = c.s.as_bytes();
+    let mut p = c.pos;
+    let rest = b.get(p..)?;
+    let m25 = d.syntax == Syntax::Mesa25;
+    // The general path tries `vgrf` first, and `v` only after `va` and a digit (a VAddr).
+    let prefix = match rest {
+        [b'v', b'g', b'r', b'f', ..] => 4,
+        [b'%', ..] if m25 => 1,
+        [b'v', b'a', d, ..] if m25 && d.is_ascii_digit() => return None,
+        [b'v', ..] if m25 => 1,
+        _ => return None,
+    };
+    p += prefix;
+    let mut op = Operand::NULL;
+    op.file = RegFile::Vgrf;
+    op.mods = Mods(0);
+    op.nr = plain_number(b, &mut p)?;
+    let mut shown = false;
+    if b.get(p) == Some(&b'+') {
+        p += 1;
+        let reg = plain_number(b, &mut p)?;
+        if b.get(p) != Some(&b'.') {
+            return None;
+        }
+        p += 1;
+        let byte = plain_number(b, &mut p)?;
+        op.offset = reg.checked_mul(32)?.checked_add(byte)?;
+        shown = true;
+    }
+    if b.get(p) == Some(&b'<') {
+        p += 1;
+        op.stride = u8::try_from(plain_number(b, &mut p)?).ok()?;
+        if b.get(p) != Some(&b'>') {
+            return None;
+        }
+        p += 1;
+    }
+    if b.get(p) != Some(&b':') {
+        return None;
+    }
+    p += 1;
+    let letters = p;
+    while b.get(p).is_some_and(u8::is_ascii_alphabetic) {
+        p += 1;
+    }
+    op.ty = type_named(c.s.get(letters..p)?)?;
+    c.pos = p;
+    Some((op, shown))
+}
+
+/// The decimal number at `*p` (advanced past it), as [`Cursor::number`] reads it; `None`
+/// where that would be an error.
+fn plain_number(b: &[u8], p: &mut usize) -> Option<u32> {
+    let start = *p;
+    let mut value: u32 = 0;
+    while let Some(&digit) = b.get(*p).filter(|x| x.is_ascii_digit()) {
+        value = value
+            .checked_mul(10)?
+            .checked_add(u32::from(digit - b'0'))?;
+        *p += 1;
+    }
+    (*p > start).then_some(value)
+}
+
 /// The bytes of an opcode name (letters, digits, `_<>,`), as a table: the test runs on
 /// every byte of every instruction's name.
 const OPCODE_BYTE: [bool; 256] = {
@@ -704,4 +784,63 @@ fn parse_vf(c: &mut Cursor<'_>) -> PResult<Operand> {
     }
     c.expect("]")?;
     Ok(Operand::imm(Type::VF, bits as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path for VGRFs reads what the general path reads, stops where it stops,
+    /// and leaves to it whatever it would refuse.
+    #[test]
+    fn plain_vgrfs_read_as_any_operand() {
+        let prefixes = ["vgrf", "%", "v", "va", "vg", "-vgrf", "vgrf-", "g"];
+        let numbers = ["", "0", "12", "4294967295", "4294967296"];
+        let offsets = [
+            "",
+            "+1.4",
+            "+1.",
+            "+1",
+            "+134217728.0",
+            "+134217727.31",
+            "+0.4294967295",
+        ];
+        let strides = ["", "<2>", "<255>", "<256>", "<2,", "<>", "<2;1,0>"];
+        let types = [":F", ":UD", ":", ":XX", "", ":f", ":UQX", ":V"];
+        let tails = ["", ", vgrf2:F", " NoMask", "x", "é"];
+        let dialects = [Syntax::Mesa22, Syntax::Mesa25, Syntax::Eubatch].map(|syntax| Dialect {
+            syntax,
+            align16: false,
+        });
+        let mut fast = 0;
+        for p in prefixes {
+            for n in numbers {
+                for o in offsets {
+                    for s in strides {
+                        for t in types {
+                            for tail in tails {
+                                let text = format!("x {p}{n}{o}{s}{t}{tail}");
+                                for d in dialects {
+                                    let mut a = Cursor::new(&text, 1);
+                                    let mut b = Cursor::new(&text, 1);
+                                    (a.pos, b.pos) = (2, 2);
+                                    let plain = plain_vgrf(&mut a, d);
+                                    if plain.is_none() {
+                                        assert_eq!(a.pos, 2, "{text:?}");
+                                        continue;
+                                    }
+                                    fast += 1;
+                                    let any = parse_any_operand(&mut b, d, true)
+                                        .unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+                                    assert_eq!(plain, Some(any), "{text:?} {d:?}");
+                                    assert_eq!(a.pos, b.pos, "{text:?} {d:?}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(fast > 1000, "{fast}");
+    }
 }
