@@ -1,0 +1,254 @@
+//! Logical messages to `send`s: each logical message becomes the moves that build its
+//! payload — one register per 8 channels for each parameter, in the order the shared
+//! function reads them — and a `send` with the message's descriptor (shared function,
+//! message type, SIMD mode, binding table entry, message and response lengths). Payload
+//! orders and descriptors come from [`eubatch_ir::message`], which the simulator decodes
+//! raw sends with too: a lowered shader and its logical input are compared message by
+//! message. (Mesa: brw_lower_logical_sends.cpp.)
+//!
+//! Lowered so far, on gen7-gen9, one file per message family, each saying what of its
+//! family it lowers and which hardware rules limit it:
+//! - `pull_constants.rs`: `varying_pull_const_logical`, `uniform_pull_const` and Mesa 25's
+//!   constant block `memory_load`.
+//! - `sampler.rs`: the sampler messages.
+//! - `surface.rs`: untyped surface and byte-scattered reads and writes.
+//! - `urb.rs`: URB reads and writes.
+//! - `framebuffer.rs`: render target writes (`fb_write_logical`).
+//! - `payload.rs`: the payloads of them all, one run of registers or two.
+//!
+//! This file is the pass: it finds each message's family (`Family`) and hands the message
+//! to it, and holds the helpers every family shares (the `send` itself, moves and ALU
+//! instructions, SIMD modes, immediates).
+//!
+//! Rules that limit it: the instruction is already no wider than its message allows (SIMD-
+//! width lowering runs first); surface and sampler are immediates; every parameter is a
+//! 32-bit value. Where the parameters already lie in one VGRF in payload order (a texture
+//! coordinate, a colour), the send reads that VGRF and no move is made. Anything else is
+//! left logical: [`Outcome::left_logical`] counts it, with the reason.
+
+mod framebuffer;
+mod payload;
+mod pull_constants;
+mod sampler;
+mod surface;
+mod urb;
+
+use eubatch_ir::message::message_desc;
+use eubatch_ir::shader::{InstBuilder, SendInfo};
+use eubatch_ir::{Control, Gen, Inst, Opcode, Operand, RegFile, Shader, Type};
+
+use crate::PassCx;
+
+use payload::Payload;
+
+/// What one run did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub lowered: usize,
+    /// Messages left logical, with why.
+    pub left_logical: Vec<(Inst, String)>,
+}
+
+/// Scalar code on gen7–gen9: the message descriptors and payloads built here are those
+/// generations' (Ice Lake's and Xe's dataport, sampler and URB messages differ).
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope {
+    targets: (eubatch_ir::Gen::Gen7, eubatch_ir::Gen::Gen9),
+    assumes: "it builds gen7-gen9 message descriptors and payloads from Align1 operands",
+    ..crate::manager::Scope::SCALAR
+};
+
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+    lower(shader).lowered > 0
+}
+
+/// Lowers every logical message of `shader` that its family can, block by block, and says
+/// how many it lowered and which it left logical, with why.
+pub fn lower(shader: &mut Shader) -> Outcome {
+    let mut out = Outcome::default();
+    if shader.target < Gen::Gen7 {
+        return out;
+    }
+    let (targets, fb_writes) = framebuffer::targets(shader);
+    let low_samplers = sampler::low_samplers(shader);
+    for b in 0..shader.layout.blocks.len() {
+        let block = eubatch_ir::Block::from_usize(b);
+        let old = std::mem::take(&mut shader.layout.blocks[block].insts);
+        let mut new = Vec::with_capacity(old.len());
+        let mut fb_headers = hashbrown::HashMap::new();
+        let mut urb_headers = hashbrown::HashMap::new();
+        for inst in old {
+            let Some(family) = Family::of(shader.insts.opcode[inst]) else {
+                new.push(inst);
+                continue;
+            };
+            let result = match family {
+                Family::VaryingPull => pull_constants::varying_pull(shader, inst),
+                Family::UniformPull => pull_constants::uniform_pull(shader, inst),
+                Family::MemoryLoad => pull_constants::memory_load(shader, inst),
+                Family::Surface => surface::surface_message(shader, inst, &new),
+                Family::Sampler => sampler::sampler_message(shader, inst, &new, &low_samplers),
+                Family::UrbWrite => urb::urb_write(shader, inst, &new, &mut urb_headers),
+                Family::UrbRead => urb::urb_read(shader, inst),
+                Family::FbWrite => {
+                    let target = targets.get(&inst).copied().unwrap_or(0);
+                    framebuffer::fb_write(shader, inst, target, fb_writes, &new, &mut fb_headers)
+                }
+            };
+            match result {
+                Ok(insts) => {
+                    out.lowered += 1;
+                    new.extend(insts);
+                }
+                Err(why) => {
+                    out.left_logical.push((inst, why));
+                    new.push(inst);
+                }
+            }
+        }
+        shader.layout.blocks[block].insts = new;
+    }
+    out
+}
+
+/// The kinds of logical message this pass lowers, each by its own function.
+#[derive(Clone, Copy)]
+enum Family {
+    /// `varying_pull_const_logical` (`pull_constants.rs`).
+    VaryingPull,
+    /// `uniform_pull_const` (`pull_constants.rs`).
+    UniformPull,
+    /// Mesa 25's `memory_load` (`pull_constants.rs`).
+    MemoryLoad,
+    /// Untyped surface and byte-scattered messages (`surface.rs`).
+    Surface,
+    /// The sampler messages (`sampler.rs`).
+    Sampler,
+    /// `urb_write_logical` (`urb.rs`).
+    UrbWrite,
+    /// `urb_read_logical` (`urb.rs`).
+    UrbRead,
+    /// `fb_write_logical` (`framebuffer.rs`).
+    FbWrite,
+}
+
+impl Family {
+    /// The family of a message of opcode `op`, if this pass lowers it.
+    fn of(op: Opcode) -> Option<Family> {
+        Some(match op {
+            Opcode::VaryingPullConstLogical => Family::VaryingPull,
+            Opcode::UniformPullConst => Family::UniformPull,
+            Opcode::MemoryLoadLogical => Family::MemoryLoad,
+            Opcode::UrbWriteLogical => Family::UrbWrite,
+            Opcode::UrbReadLogical => Family::UrbRead,
+            Opcode::FbWriteLogical => Family::FbWrite,
+            op if eubatch_ir::width_rules::is_surface_message(op) => Family::Surface,
+            op if eubatch_ir::width_rules::is_sampler_message(op) => Family::Sampler,
+            _ => return None,
+        })
+    }
+}
+
+/// The logical messages this pass lowers (some forms of them it still leaves logical,
+/// saying why in [`Outcome::left_logical`]).
+pub fn handles(op: Opcode) -> bool {
+    Family::of(op).is_some()
+}
+
+/// Messages Mesa keeps as virtual opcodes through register allocation and whose `send` its
+/// generator emits (brw_fs_generator.cpp: `generate_cs_terminate`, `generate_barrier`,
+/// SHADER_OPCODE_MEMORY_FENCE / INTERLOCK, the halt and discard jumps): its pre-RA IR has
+/// them as they are, so lowering leaves them too.
+pub fn kept_for_generator(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::CsTerminate | Opcode::Barrier | Opcode::MemoryFence | Opcode::Interlock
+    )
+}
+
+/// The `send` replacing `inst`, reading `payload`.
+fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) -> Inst {
+    let ctl = shader.insts.control[inst];
+    let dst = shader.insts.dst[inst];
+    let size_written = shader.insts.size_written[inst];
+    let rlen = if dst.is_null() || dst.is_bad() {
+        0
+    } else {
+        size_written.div_ceil(32)
+    };
+    let desc = desc | message_desc(payload.mlen, rlen, payload.header > 0);
+    let mut srcs = vec![
+        Operand::imm(Type::UD, 0),
+        Operand::imm(Type::UD, 0),
+        payload.first,
+    ];
+    srcs.extend(payload.second);
+    shader.create_inst(InstBuilder {
+        opcode: Opcode::Send,
+        control: ctl,
+        dst,
+        srcs: &srcs,
+        size_written: if rlen == 0 { 0 } else { size_written },
+        send: Some(SendInfo {
+            mlen: payload.mlen as u8,
+            ex_mlen: payload.ex_mlen as u8,
+            header_size: payload.header as u8,
+            sfid,
+            desc,
+            ex_desc: eubatch_ir::message::ex_desc(payload.ex_mlen),
+            urb_offset: None,
+            header_bits: None,
+        }),
+    })
+}
+
+/// `mov dst, src` in `control`'s channels, writing `dst`'s region for them.
+fn mov(shader: &mut Shader, control: Control, dst: Operand, src: Operand) -> Inst {
+    alu(shader, Opcode::Mov, control, dst, &[src])
+}
+
+/// `op(exec) dst, srcs` in `control`'s channels.
+fn alu(shader: &mut Shader, op: Opcode, control: Control, dst: Operand, srcs: &[Operand]) -> Inst {
+    let size_written = dst.footprint(control.exec_size as u32);
+    shader.create_inst(InstBuilder {
+        opcode: op,
+        control,
+        dst,
+        srcs,
+        size_written,
+        send: None,
+    })
+}
+
+/// Execution control of `exec` channels with the execution mask off.
+fn no_mask(exec: u8) -> Control {
+    let mut c = Control::new(exec);
+    c.set(Control::NO_MASK, true);
+    c
+}
+
+/// The channels of `ctl` (size, group, NoMask) without its other controls (predicate,
+/// EOT...): what the moves building a message's payload run in.
+fn channels_of(ctl: Control) -> Control {
+    let mut c = Control::new(ctl.exec_size);
+    c.group = ctl.group;
+    c.set(Control::NO_MASK, ctl.no_mask());
+    c
+}
+
+/// The sampler message's SIMD mode for `exec` channels (8 or 16).
+fn simd_mode(exec: u32) -> Result<u32, String> {
+    match exec {
+        8 => Ok(eubatch_ir::message::sampler::SIMD8),
+        16 => Ok(eubatch_ir::message::sampler::SIMD16),
+        w => Err(format!(
+            "a SIMD{w} sampler message (SIMD-width lowering leaves 8 or 16)"
+        )),
+    }
+}
+
+/// The bits of `op`, an immediate; else an error naming it `what`.
+fn immediate(op: &Operand, what: &str) -> Result<u32, String> {
+    (op.file == RegFile::Imm)
+        .then(|| op.imm_bits() as u32)
+        .ok_or_else(|| format!("a non-immediate {what}"))
+}
