@@ -257,7 +257,10 @@ fn half_of_scalar(
 /// undone (neither side written) since — Mesa's dataflow over its ACP sets. Each copy is
 /// a fact about the program as it is: rewriting sources later does not change what any
 /// instruction writes, so the sets stay true while the pass rewrites.
-fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Vec<Vec<Copy>>> {
+/// The copies, and per block the set of those available at its start.
+type Available = (Vec<Copy>, Vec<crate::bitset::BitSet>);
+
+fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available> {
     let cfg = eubatch_ir::cfg::Cfg::build(&shader.layout, |i| shader.insts.opcode[i]).ok()?;
     let nb = shader.layout.blocks.len();
     let mut copies: Vec<Copy> = Vec::new();
@@ -274,7 +277,7 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Vec<Vec<Co
         }
     }
     if copies.is_empty() {
-        return Some(vec![Vec::new(); nb]);
+        return Some((copies, vec![crate::bitset::BitSet::new(0); nb]));
     }
     let n = copies.len() as u32;
     // Each block's effect, computed once: the copies it kills (a side written anywhere in
@@ -335,16 +338,8 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Vec<Vec<Co
             }
         }
     }
-    Some(
-        (0..nb)
-            .map(|b| {
-                entry_in(b, &out)
-                    .iter()
-                    .map(|id| copies[id as usize].clone())
-                    .collect()
-            })
-            .collect(),
-    )
+    let entry = (0..nb).map(|b| entry_in(b, &out)).collect();
+    Some((copies, entry))
 }
 
 /// Scalar code: operands read as Align1 regions.
@@ -378,8 +373,15 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             }
             acp.push(Some(c));
         };
-        for c in entry.as_ref().map_or(&[][..], |e| &e[b]) {
-            add(&mut acp, &mut by_dst, &mut by_slot, c.clone());
+        if let Some((copies, sets)) = &entry {
+            for id in sets[b].iter() {
+                add(
+                    &mut acp,
+                    &mut by_dst,
+                    &mut by_slot,
+                    copies[id as usize].clone(),
+                );
+            }
         }
         for inst in insts {
             let op = shader.insts.opcode[inst];

@@ -89,6 +89,9 @@ fn key(hasher: &hashbrown::DefaultHashBuilder, shader: &Shader, inst: Inst) -> u
     h.finish()
 }
 
+/// No entry (the end of a key's chain).
+const NONE: u32 = u32::MAX;
+
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
@@ -173,11 +176,16 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let hasher = hashbrown::DefaultHashBuilder::default();
     // Available expressions of the block, and their indices by key.
     let mut entries: Vec<Option<Inst>> = Vec::new();
-    let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+    // The newest entry of each key, and each entry's next older one of the same key: at
+    // most one live entry of a key computes what an instruction does ([`same`] is an
+    // equivalence), so the order they are tried in does not matter.
+    let mut by_key: HashMap<u64, u32> = HashMap::new();
+    let mut older: Vec<u32> = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
         entries.clear();
+        older.clear();
         by_key.clear();
         by_slot.clear();
         for inst in insts {
@@ -189,11 +197,15 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 0
             };
             if is_candidate {
-                let found = by_key.get(&k).and_then(|v| {
-                    v.iter()
-                        .filter_map(|&i| entries[i])
-                        .find(|&e| same(shader, e, inst))
-                });
+                let mut at = by_key.get(&k).copied().unwrap_or(NONE);
+                let mut found = None;
+                while at != NONE {
+                    if let Some(e) = entries[at as usize].filter(|&e| same(shader, e, inst)) {
+                        found = Some(e);
+                        break;
+                    }
+                    at = older[at as usize];
+                }
                 if let Some(e) = found {
                     // dst = earlier dst: a move of the whole written region.
                     let earlier = shader.insts.dst[e];
@@ -223,7 +235,7 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
             if !replaced && is_candidate {
                 let i = entries.len();
                 entries.push(Some(inst));
-                by_key.entry(k).or_default().push(i);
+                older.push(by_key.insert(k, i as u32).unwrap_or(NONE));
                 slots_of(shader, &table, inst, &mut scratch);
                 for &s in &scratch {
                     by_slot.push(s, i as u32);
