@@ -51,6 +51,8 @@ struct Span {
     start: u32,
     defs: u32,
     uses: u32,
+    /// One more than the instruction's place in `AccessTable::fields` (0: none).
+    field: u32,
 }
 
 /// An instruction's fields as the table saw them: everything its accesses depend on.
@@ -91,8 +93,9 @@ pub struct AccessTable {
     /// in the layout have none).
     spans: Vec<Span>,
     pool: Vec<Run>,
-    /// Per instruction (as `spans`), its fields when computed; `None` where it has none.
-    fields: Vec<Option<Fields>>,
+    /// The fields of every instruction of the layout when computed, in layout order (an
+    /// instruction's `Span::fields` less one is its place here).
+    fields: Vec<Fields>,
     srcs: Vec<Operand>,
     facts: ShaderFacts,
 }
@@ -120,7 +123,7 @@ impl AccessTable {
     ) -> AccessTable {
         let n = shader.insts.opcode.len();
         let mut spans = vec![Span::default(); n];
-        let mut fields = vec![None; n];
+        let mut fields = Vec::with_capacity(shader.num_insts());
         let mut pool = Vec::with_capacity(old.map_or(n * 8, |o| o.pool.len()));
         let mut srcs = Vec::with_capacity(shader.operands.len());
         let flag0 = slots.vgrf_slots;
@@ -135,13 +138,14 @@ impl AccessTable {
                 srcs: (srcs.len() as u32, ops.len() as u32),
             };
             srcs.extend_from_slice(ops);
-            fields[inst.index()] = Some(f);
+            fields.push(f);
+            let field = fields.len() as u32;
             let start = pool.len() as u32;
             if let Some(sp) = old.and_then(|o| o.unchanged(inst, &f, ops)) {
                 let o = old.unwrap();
                 let from = sp.start as usize;
                 pool.extend_from_slice(&o.pool[from..from + (sp.defs + sp.uses) as usize]);
-                spans[inst.index()] = Span { start, ..sp };
+                spans[inst.index()] = Span { start, field, ..sp };
                 continue;
             }
             for_each_def_both(shader, &slots, inst, |s, full, full_ignoring_mask| {
@@ -179,7 +183,12 @@ impl AccessTable {
                 }
             });
             let uses = pool.len() as u32 - start - defs;
-            spans[inst.index()] = Span { start, defs, uses };
+            spans[inst.index()] = Span {
+                start,
+                defs,
+                uses,
+                field,
+            };
         }
         AccessTable {
             slots,
@@ -193,7 +202,8 @@ impl AccessTable {
 
     /// `inst`'s span here, if it had the fields `f` (and sources `ops`) when computed.
     fn unchanged(&self, inst: Inst, f: &Fields, ops: &[Operand]) -> Option<Span> {
-        let old = self.fields.get(inst.index()).copied().flatten()?;
+        let sp = self.spans.get(inst.index())?;
+        let old = *self.fields.get((sp.field as usize).checked_sub(1)?)?;
         let (at, len) = old.srcs;
         let same = Fields {
             srcs: old.srcs,
