@@ -111,6 +111,48 @@ impl BitSet {
         self.range_words(r).all(|(k, m)| self.words[k] & m == m)
     }
 
+    /// How many members `r` holds.
+    pub fn count_range(&self, r: std::ops::Range<u32>) -> u32 {
+        self.range_words(r)
+            .map(|(k, m)| (self.words[k] & m).count_ones())
+            .sum()
+    }
+
+    /// The `width` (at most 64) bits from `pos`, as the low bits of a word.
+    fn bits(&self, pos: u32, width: u32) -> u64 {
+        let (k, sh) = ((pos / 64) as usize, pos % 64);
+        let mut w = self.words.get(k).copied().unwrap_or(0) >> sh;
+        if sh != 0 {
+            w |= self.words.get(k + 1).copied().unwrap_or(0) << (64 - sh);
+        }
+        if width < 64 {
+            w & ((1u64 << width) - 1)
+        } else {
+            w
+        }
+    }
+
+    /// Adds the members `from..from + len` of `other`, moved to start at `to`: word by word.
+    pub fn or_shifted(&mut self, to: u32, other: &BitSet, from: u32, len: u32) {
+        let mut done = 0;
+        while done < len {
+            let width = (len - done).min(64);
+            let w = other.bits(from + done, width);
+            let (k, sh) = (((to + done) / 64) as usize, (to + done) % 64);
+            if w != 0 {
+                if let Some(x) = self.words.get_mut(k) {
+                    *x |= w << sh;
+                }
+                if sh != 0 && sh + width > 64 {
+                    if let Some(x) = self.words.get_mut(k + 1) {
+                        *x |= w >> (64 - sh);
+                    }
+                }
+            }
+            done += width;
+        }
+    }
+
     /// Removes every member.
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
@@ -171,6 +213,31 @@ mod tests {
             let left: Vec<u32> = a.iter().collect();
             assert_eq!(left, (lo..lo + (hi - lo) / 2).collect::<Vec<_>>());
             assert_eq!(a.contains_range(lo..hi), hi - lo < 1);
+            assert_eq!(a.count_range(0..200), (hi - lo) / 2);
+        }
+    }
+
+    #[test]
+    fn shifted_copies_agree_with_members() {
+        let mut src = BitSet::new(300);
+        for i in [0, 1, 5, 63, 64, 65, 100, 127, 128, 200, 255, 299] {
+            src.insert(i);
+        }
+        for (to, from, len) in [
+            (0, 0, 300),
+            (3, 60, 70),
+            (70, 1, 128),
+            (130, 100, 64),
+            (64, 64, 1),
+        ] {
+            let mut dst = BitSet::new(400);
+            dst.or_shifted(to, &src, from, len);
+            let want: Vec<u32> = src
+                .iter()
+                .filter(|&i| i >= from && i < from + len)
+                .map(|i| i - from + to)
+                .collect();
+            assert_eq!(dst.iter().collect::<Vec<_>>(), want, "{to} {from} {len}");
         }
     }
 }

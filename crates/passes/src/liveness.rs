@@ -31,8 +31,10 @@ const LOCAL: u32 = u32::MAX;
 pub struct Liveness {
     /// The accesses it was computed from (their slot numbering is the sets').
     pub access: Rc<AccessTable>,
-    /// The slot of each global slot.
+    /// The slot of each global slot, in increasing order.
     global: Vec<u32>,
+    /// Runs of consecutive global slots: first slot, its global number, length.
+    runs: Vec<(u32, u32, u32)>,
     live_in: IndexVec<Block, BitSet>,
     live_out: IndexVec<Block, BitSet>,
 }
@@ -74,12 +76,23 @@ impl Liveness {
         }
         gen_at.push(gen_list.len());
         kill_at.push(kill_list.len());
+        // Numbered in increasing slot order, so that runs of consecutive global slots are
+        // runs of consecutive numbers (a VGRF live across blocks is mostly one such run).
         let mut index = vec![LOCAL; n as usize];
-        let mut global = Vec::new();
         for &s in &gen_list {
-            if index[s as usize] == LOCAL {
-                index[s as usize] = global.len() as u32;
+            index[s as usize] = 0;
+        }
+        let mut global = Vec::new();
+        let mut runs: Vec<(u32, u32, u32)> = Vec::new();
+        for s in 0..n {
+            if index[s as usize] != LOCAL {
+                let k = global.len() as u32;
+                index[s as usize] = k;
                 global.push(s);
+                match runs.last_mut() {
+                    Some((s0, _, len)) if *s0 + *len == s => *len += 1,
+                    _ => runs.push((s, k, 1)),
+                }
             }
         }
         let g = global.len() as u32;
@@ -146,6 +159,7 @@ impl Liveness {
         Ok(Liveness {
             access,
             global,
+            runs,
             live_in,
             live_out,
         })
@@ -154,9 +168,22 @@ impl Liveness {
     /// Makes `set` (over every slot) the slots live at the end of `b`.
     pub fn load_live_out(&self, b: Block, set: &mut BitSet) {
         set.clear();
-        for k in self.live_out[b].iter() {
-            set.insert(self.global[k as usize]);
+        for &(slot, k, len) in &self.runs {
+            set.or_shifted(slot, &self.live_out[b], k, len);
         }
+    }
+
+    /// The global numbers of the global slots among slots `r` (consecutive, as both are
+    /// in increasing order).
+    pub fn global_range(&self, r: std::ops::Range<u32>) -> std::ops::Range<u32> {
+        let lo = self.global.partition_point(|&s| s < r.start) as u32;
+        let hi = self.global.partition_point(|&s| s < r.end) as u32;
+        lo..hi
+    }
+
+    /// How many of the global slots numbered `k` are live at the end of `b`.
+    pub fn live_out_count(&self, b: Block, k: std::ops::Range<u32>) -> u32 {
+        self.live_out[b].count_range(k)
     }
 
     /// Calls `f` with each slot live at the start of `b` that is not in `seen` (a set over

@@ -29,17 +29,24 @@ impl Pressure {
             }
         }
         let regs_of = |n: u32| (n * SLOT).div_ceil(32);
+        // The VGRFs with slots live across blocks, and their global numbers: a block's
+        // live-out count per VGRF is a population count over those.
+        let global_vgrfs: Vec<(usize, std::ops::Range<u32>)> = (0..slots.base.len())
+            .map(|v| (v, live.global_range(slots.vgrf(shader, v as u32))))
+            .filter(|(_, k)| !k.is_empty())
+            .collect();
         let mut count = vec![0u32; slots.base.len()];
+        let mut touched: Vec<usize> = Vec::new();
         let mut per_inst = Vec::with_capacity(shader.num_insts());
         let mut max = 0;
         let mut l = crate::bitset::BitSet::new(slots.count());
         for (b, block) in shader.layout.blocks.iter_enumerated() {
             live.load_live_out(b, &mut l);
             let mut total = 0u32;
-            for s in l.iter().filter(|&s| s < slots.vgrf_slots) {
-                let c = &mut count[owner[s as usize] as usize];
-                total += regs_of(*c + 1) - regs_of(*c);
-                *c += 1;
+            for (v, k) in &global_vgrfs {
+                let c = live.live_out_count(b, k.clone());
+                count[*v] = c;
+                total += regs_of(c);
             }
             let first = per_inst.len();
             for &inst in block.insts.iter().rev() {
@@ -48,26 +55,33 @@ impl Pressure {
                 for (s, full) in table.defs(inst) {
                     if full && s < slots.vgrf_slots && l.contains(s) {
                         l.remove(s);
-                        let c = &mut count[owner[s as usize] as usize];
+                        let v = owner[s as usize] as usize;
+                        let c = &mut count[v];
                         total -= regs_of(*c) - regs_of(*c - 1);
                         *c -= 1;
+                        touched.push(v);
                     } else if full {
                         l.remove(s);
                     }
                 }
                 for s in table.uses(inst) {
                     if s < slots.vgrf_slots && !l.contains(s) {
-                        let c = &mut count[owner[s as usize] as usize];
+                        let v = owner[s as usize] as usize;
+                        let c = &mut count[v];
                         total += regs_of(*c + 1) - regs_of(*c);
                         *c += 1;
+                        touched.push(v);
                     }
                     l.insert(s);
                 }
             }
             per_inst[first..].reverse();
-            // Back to no VGRF counted, touching only what is still live.
-            for s in l.iter().filter(|&s| s < slots.vgrf_slots) {
-                count[owner[s as usize] as usize] = 0;
+            // Back to no VGRF counted, touching only what this block counted.
+            for v in touched.drain(..) {
+                count[v] = 0;
+            }
+            for (v, _) in &global_vgrfs {
+                count[*v] = 0;
             }
         }
         Pressure { per_inst, max }
