@@ -257,8 +257,14 @@ fn half_of_scalar(
 /// undone (neither side written) since — Mesa's dataflow over its ACP sets. Each copy is
 /// a fact about the program as it is: rewriting sources later does not change what any
 /// instruction writes, so the sets stay true while the pass rewrites.
-/// The copies, and per block the set of those available at its start.
-type Available = (Vec<Copy>, Vec<crate::bitset::BitSet>);
+/// The copies of the whole shader, per block the set of those available at its start,
+/// and the copies each slot's write ends and each VGRF holds (by number, newest first).
+struct Available {
+    copies: Vec<Copy>,
+    sets: Vec<crate::bitset::BitSet>,
+    by_slot: crate::slot_lists::SlotLists,
+    by_dst: crate::slot_lists::SlotLists,
+}
 
 fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available> {
     let cfg = eubatch_ir::cfg::Cfg::build(&shader.layout, |i| shader.insts.opcode[i]).ok()?;
@@ -266,18 +272,25 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available>
     let mut copies: Vec<Copy> = Vec::new();
     let mut copy_at: HashMap<Inst, u32> = HashMap::new();
     let mut by_slot = crate::slot_lists::SlotLists::new(table.slots.count());
+    let mut by_dst = crate::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
     for inst in shader.layout.insts() {
         if let Some(c) = copy_of(shader, table, inst) {
             let id = copies.len() as u32;
             for s in c.slots.iter().flat_map(|r| r.clone()) {
                 by_slot.push(s, id);
             }
+            by_dst.push(c.dst.nr, id);
             copy_at.insert(inst, id);
             copies.push(c);
         }
     }
     if copies.is_empty() {
-        return Some((copies, vec![crate::bitset::BitSet::new(0); nb]));
+        return Some(Available {
+            copies,
+            sets: vec![crate::bitset::BitSet::new(0); nb],
+            by_slot,
+            by_dst,
+        });
     }
     let n = copies.len() as u32;
     // Each block's effect, computed once: the copies it kills (a side written anywhere in
@@ -338,8 +351,13 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available>
             }
         }
     }
-    let entry = (0..nb).map(|b| entry_in(b, &out)).collect();
-    Some((copies, entry))
+    let sets = (0..nb).map(|b| entry_in(b, &out)).collect();
+    Some(Available {
+        copies,
+        sets,
+        by_slot,
+        by_dst,
+    })
 }
 
 /// Scalar code: operands read as Align1 regions.
@@ -353,49 +371,54 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     // Available copies of the block; those of each destination VGRF (newest last); those
     // each slot's write ends. Indexed by VGRF and by slot, allocated once for the run and
     // emptied between blocks (only what a block touched).
+    // Copies made in the block; those of each destination VGRF (newest first); those each
+    // slot's write ends. Allocated once for the run and emptied between blocks. The
+    // copies available at the block's start stay in the shader-wide lists of `entry`,
+    // looked up there (and marked `dead` when written), not copied into the block's: a
+    // block would otherwise pay for every copy available to it.
     let mut acp: Vec<Option<Copy>> = Vec::new();
     let mut by_dst = crate::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
     let mut by_slot = crate::slot_lists::SlotLists::new(slots.count());
+    let none = crate::bitset::BitSet::new(0);
+    let mut dead = crate::bitset::BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
         acp.clear();
         by_dst.clear();
         by_slot.clear();
-        let add = |acp: &mut Vec<Option<Copy>>,
-                   by_dst: &mut crate::slot_lists::SlotLists,
-                   by_slot: &mut crate::slot_lists::SlotLists,
-                   c: Copy| {
-            let i = acp.len();
-            by_dst.push(c.dst.nr, i as u32);
-            for s in c.slots.iter().flat_map(|r| r.clone()) {
-                by_slot.push(s, i as u32);
-            }
-            acp.push(Some(c));
-        };
-        if let Some((copies, sets)) = &entry {
-            for id in sets[b].iter() {
-                add(
-                    &mut acp,
-                    &mut by_dst,
-                    &mut by_slot,
-                    copies[id as usize].clone(),
-                );
-            }
-        }
+        dead.clear();
+        let avail = entry.as_ref().map_or(&none, |e| &e.sets[b]);
+        // (The block's list of copies holds those available at its start, even undone.)
+        let any_entry = avail.iter().next().is_some();
         for inst in insts {
             let op = shader.insts.opcode[inst];
             // Propagate into this instruction's sources: the copies of each VGRF, newest
-            // first.
-            if !acp.is_empty() {
+            // first (those made in the block, then those available at its start).
+            if any_entry || !acp.is_empty() {
                 let copies = |v: u32| -> Vec<&Copy> {
-                    by_dst
-                        .iter(v)
-                        .filter_map(|i| acp[i as usize].as_ref())
-                        .collect()
+                    let local = by_dst.iter(v).filter_map(|i| acp[i as usize].as_ref());
+                    let at_entry = entry.iter().flat_map(|e| {
+                        e.by_dst
+                            .iter(v)
+                            .filter(|&id| avail.contains(id) && !dead.contains(id))
+                            .map(move |id| &e.copies[id as usize])
+                    });
+                    local.chain(at_entry).collect()
                 };
                 if op.is_message() {
-                    progress |= rewrite_message_sources(shader, &slots, inst, &acp, copies);
+                    // Every available copy, oldest first.
+                    let all: Vec<&Copy> = entry
+                        .iter()
+                        .flat_map(|e| {
+                            avail
+                                .iter()
+                                .filter(|&id| !dead.contains(id))
+                                .map(move |id| &e.copies[id as usize])
+                        })
+                        .chain(acp.iter().flatten())
+                        .collect();
+                    progress |= rewrite_message_sources(shader, slots, inst, &all, copies);
                 }
                 if op == Opcode::Broadcast {
                     progress |= rewrite_broadcast(shader, inst, copies);
@@ -407,9 +430,19 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             // Kill copies whose destination or source this instruction writes.
             for (s, _) in table.defs(inst) {
                 by_slot.drain(s, |i| acp[i as usize] = None);
+                if let Some(e) = entry.as_ref().filter(|_| any_entry) {
+                    for id in e.by_slot.iter(s) {
+                        dead.insert(id);
+                    }
+                }
             }
             if let Some(c) = copy_of(shader, &table, inst) {
-                add(&mut acp, &mut by_dst, &mut by_slot, c);
+                let i = acp.len() as u32;
+                by_dst.push(c.dst.nr, i);
+                for s in c.slots.iter().flat_map(|r| r.clone()) {
+                    by_slot.push(s, i);
+                }
+                acp.push(Some(c));
             }
         }
     }
@@ -620,7 +653,7 @@ fn rewrite_message_sources<'a>(
     shader: &mut Shader,
     slots: &Slots,
     inst: Inst,
-    all: &[Option<Copy>],
+    all: &[&Copy],
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let op = shader.insts.opcode[inst];
@@ -672,7 +705,7 @@ fn rewrite_message_sources<'a>(
 /// payloads are found.
 fn covering_origin<'a>(
     copies: &dyn Fn(u32) -> Vec<&'a Copy>,
-    all: &[Option<Copy>],
+    all: &[&Copy],
     s: &Operand,
     len: u32,
     ctl: eubatch_ir::Control,
@@ -704,7 +737,6 @@ fn covering_origin<'a>(
     let first = chunks[0];
     candidates.extend(
         all.iter()
-            .flatten()
             .filter(|d| d.dst.nr != s.nr && d.src == first.src && d.len == first.len)
             .map(|d| (d.dst.nr, d.dst.offset as i64 - first.dst.offset as i64)),
     );
@@ -735,7 +767,7 @@ fn covering_origin<'a>(
 fn rewrite_component_sources<'a>(
     shader: &mut Shader,
     inst: Inst,
-    all: &[Option<Copy>],
+    all: &[&Copy],
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let op = shader.insts.opcode[inst];
@@ -769,7 +801,7 @@ fn rewrite_component_sources<'a>(
 fn rewrite_send_payloads<'a>(
     shader: &mut Shader,
     inst: Inst,
-    all: &[Option<Copy>],
+    all: &[&Copy],
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let Some(info) = shader.send_info(inst).copied() else {
