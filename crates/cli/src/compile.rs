@@ -320,11 +320,8 @@ fn compile_one(
         out.refused = Some(format!("`{}` {}", e.pass, e.msg).into());
         return out;
     }
-    let max_pressure = |s: &eubatch_ir::Shader| {
-        eubatch_passes::PassCx::default()
-            .pressure(s)
-            .map_or(0, |p| p.max as u64)
-    };
+    // The passes' analyses, kept for the statistics of the result.
+    let mut cx = eubatch_passes::PassCx::default();
     w.targets.insert(shader.target.name());
     let before = shader.num_insts() as u64;
     let mut dumps: Vec<(String, String)> = Vec::new();
@@ -362,7 +359,7 @@ fn compile_one(
             None
         },
     };
-    let result = manager::run(&mut shader, steps, &mut checks, &mut w.stats);
+    let result = manager::run_with(&mut shader, steps, &mut checks, &mut w.stats, &mut cx);
     drop(checks);
     if let Some(why) = first_unchecked.into_inner() {
         if opts.verify_strict && result.is_ok() {
@@ -393,7 +390,7 @@ fn compile_one(
                 .or_default() += 1;
         }
     }
-    let pressure = max_pressure(&shader);
+    let pressure = cx.pressure(&shader).map_or(0, |p| p.max as u64);
     w.compiled += 1;
     // Register pressure is a statistic of the result: computed once, at the end (the
     // input's would cost a liveness analysis of the largest form of the shader).

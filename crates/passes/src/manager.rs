@@ -327,12 +327,23 @@ pub fn run(
     checks: &mut Checks<'_>,
     stats: &mut Stats,
 ) -> Result<bool, PassError> {
+    run_with(shader, steps, checks, stats, &mut PassCx::default())
+}
+
+/// [`run`], with the analyses in `cx`: what the passes last computed stays there for the
+/// caller (register pressure of the result, say, from the table the last pass left).
+pub fn run_with(
+    shader: &mut Shader,
+    steps: &[Step],
+    checks: &mut Checks<'_>,
+    stats: &mut Stats,
+    cx: &mut PassCx,
+) -> Result<bool, PassError> {
     if let Some(e) = refusal(shader, steps) {
         return Err(e);
     }
-    let mut cx = PassCx::default();
     let mut idle = vec![None; PASSES.len()];
-    run_steps(shader, steps, checks, stats, &mut cx, &mut idle)
+    run_steps(shader, steps, checks, stats, cx, &mut idle)
 }
 
 /// Per pass, the version of the shader ([`PassCx::version`]) it last ran on without
