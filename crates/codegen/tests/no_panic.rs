@@ -131,3 +131,20 @@ fn unencodable_regions_and_flags_are_errors() {
         assert!(e.msg.contains(expected), "{inst}: {}", e.msg);
     }
 }
+
+/// A virtual opcode's name where a listing has an instruction is an error: final code holds
+/// EU instructions only. (The readers fuzz target found `tg4_logical(8)` put in place of a
+/// `mad(8)`: the reader took it for an instruction of the program, which then printed and
+/// parsed back as a different one.)
+#[test]
+fn virtual_opcodes_are_not_final_code() {
+    let text = "Native code for unnamed vertex shader GLSL1 (sha1 0)\n\
+SIMD8 shader: 1 instructions. 0 loops. 2 cycles. 0:0 spills:fills, 0 sends, ...\n\
+5b 01 60 00 00 00 1e 19 c8 81 21 80 08 20 87 10 tg4_logical(8)  g62<8,8,1>F     g55<8,8,1>F     g24<8,8,1>F { align1 1Q };\n";
+    let e = read_asm(text, "asm.txt", Gen::Gen9).unwrap_err();
+    assert!(e.msg.contains("not a hardware instruction"), "{}", e.msg);
+    assert_eq!(e.line, 3, "{e:?}");
+    // A hardware mnemonic in the same place still reads.
+    let ok = text.replace("tg4_logical(8)", "mad(8)       ");
+    let _ = read_asm(&ok, "asm.txt", Gen::Gen9);
+}

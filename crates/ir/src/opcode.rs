@@ -319,6 +319,13 @@ pub enum ControlFlow {
 }
 
 impl Opcode {
+    /// Whether the opcode is an EU instruction (`brw_eu.c`'s opcode descriptions: the
+    /// list up to `dim`), as Mesa's final code and its disassembly hold, rather than one
+    /// of Mesa's virtual opcodes, which only its IR holds.
+    pub fn is_hardware(self) -> bool {
+        self <= Opcode::Dim
+    }
+
     pub fn from_name(name: &str) -> Option<Opcode> {
         // A linear scan is fine at import rates (a few hundred opcodes, first-byte filtered);
         // a perfect hash can replace it if the benchmark ever says so.

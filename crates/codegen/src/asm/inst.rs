@@ -57,12 +57,18 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
     let mut opcode = if name == "math" {
         None
     } else {
-        Some(Opcode::from_name(name).ok_or_else(|| {
-            eubatch_ir::error::ParseError::new(
-                c.line,
-                name_col as u32 + 1,
-                format!("unknown opcode `{name}`"),
-            )
+        // Final code holds EU instructions only: a virtual opcode's name (`tg4_logical`)
+        // in a listing is an error, not an instruction of the program.
+        let op = Opcode::from_name(name).filter(|op| op.is_hardware());
+        Some(op.ok_or_else(|| {
+            let what = if Opcode::from_name(name).is_some() {
+                format!(
+                    "`{name}` is not a hardware instruction (a listing holds Mesa's final code)"
+                )
+            } else {
+                format!("unknown opcode `{name}`")
+            };
+            eubatch_ir::error::ParseError::new(c.line, name_col as u32 + 1, what)
         })?)
     };
     parse_mods(c, &mut control)?;
