@@ -177,12 +177,14 @@ fn parse_register(c: &mut Cursor<'_>) -> PResult<Operand> {
             return Ok(fixed(nr));
         }
         "m" => {
+            // Gen7 and later have no message register file (Mesa gives the messages it
+            // built in MRFs the top GRFs, g112..g127, before encoding): final code for the
+            // targets eubatch reads never names one. (A region on one would not survive
+            // printing either: the IR prints message registers without regions.)
             let nr = c.number("a message register number")?;
-            return Ok(Operand {
-                file: RegFile::Mrf,
-                nr,
-                ..fixed(0)
-            });
+            return Err(c.error(format!(
+                "m{nr}: final code for gen7 and later has no message registers"
+            )));
         }
         "ip" => return Ok(Operand::arf(arf::IP, 0, Type::UD, Region::new(8, 8, 1))),
         "acc" => arf::ACCUMULATOR,
