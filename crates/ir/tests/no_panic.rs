@@ -118,3 +118,18 @@ fn huge_numbers_are_errors() {
     let s = parse_shader(eu).unwrap();
     assert_eq!(verify(&s).len(), 2);
 }
+
+/// A VGRF number far beyond what Mesa allocates is an error, not millions of layouts (the
+/// readers fuzz target found `vgrf10569618` in a start dump: importing, printing and parsing
+/// back its ten million declarations took minutes).
+#[test]
+fn huge_vgrf_numbers_are_errors() {
+    let text = "{  1}    0: add(16) vgrf10569618:UW, g1<0>:UW, 10101010V \n";
+    let dump = DumpName::parse("FS16-GLSL1-00-00-start").unwrap();
+    let e = import_mesa_dump(text, &dump, "FS16-GLSL1-00-00-start", Gen::Gen9).unwrap_err();
+    assert!(e.to_string().contains("out of range"), "{e}");
+    // The largest number allowed still imports.
+    let max = eubatch_ir::import::mesa::MAX_VGRF_NUMBER;
+    let ok = text.replace("10569618", &max.to_string());
+    assert!(import_mesa_dump(&ok, &dump, "FS16-GLSL1-00-00-start", Gen::Gen9).is_ok());
+}

@@ -23,6 +23,12 @@ use crate::text::lines::lines;
 /// The largest VGRF the importer accepts (1024 registers).
 pub const MAX_VGRF_BYTES: u32 = 32 * 1024;
 
+/// The largest VGRF number a dump may use. Every number up to the largest used gets a
+/// layout, and the imported shader declares each: a bound keeps that in proportion to
+/// real input. Mesa numbers VGRFs densely as it allocates them; the shared corpora stay
+/// below 3,000 (shaderdb-skl, dolphin's ubershaders), this is nearly a hundred times that.
+pub const MAX_VGRF_NUMBER: u32 = (1 << 18) - 1;
+
 /// Imports one Mesa dump. `name` becomes the shader's name.
 pub fn import_mesa_dump(
     text: &str,
@@ -82,11 +88,14 @@ pub fn import_mesa_dump(
         parse_inst(&mut c, dialect, &mut parsed)?;
         for op in std::iter::once(&parsed.dst).chain(parsed.srcs.iter()) {
             if op.file == RegFile::Vgrf {
-                if op.nr > 1 << 24 {
+                if op.nr > MAX_VGRF_NUMBER {
                     return Err(ParseError::new(
                         ln,
                         1,
-                        format!("vgrf{} is out of range", op.nr),
+                        format!(
+                            "vgrf{} is out of range: VGRF numbers go up to {MAX_VGRF_NUMBER}",
+                            op.nr
+                        ),
                     ));
                 }
                 // Mesa's VGRFs are a few dozen registers at most; bounding them keeps every
