@@ -160,3 +160,25 @@ SIMD8 shader: 1 instructions. 0 loops. 2 cycles. 0:0 spills:fills, 0 sends, ...\
     let e = read_asm(text, "asm.txt", Gen::Gen9).unwrap_err();
     assert!(e.msg.contains("no message registers"), "{}", e.msg);
 }
+
+/// A multi-byte character where an instruction line's hex encoding is expected is an
+/// error or not an instruction, never a panic (the readers fuzz target found the encoding
+/// reader slicing the line through a character).
+#[test]
+fn non_ascii_in_the_encoding_is_no_panic() {
+    for line in [
+        "5\u{d2409}4b 02 20 e0 34 08 02 pln(8) g52<1>F g8<0,1,0>F g2<8,8,1>F { align1 1Q };",
+        "\u{e9}a 4b",
+        "5a 4\u{e9} 02",
+    ] {
+        let text = format!(
+            "Native code for unnamed fragment shader GLSL1 (sha1 0)\n\
+             SIMD8 shader: 1 instructions. 0 loops. 2 cycles. 0:0 spills:fills, 0 sends, ...\n{line}\n"
+        );
+        let _ = read_asm(&text, "asm.txt", Gen::Gen9);
+    }
+    // And in the statistics line, before a number.
+    let text = "Native code for unnamed fragment shader GLSL1 (sha1 0)\n\
+SIMD8 shader: \u{e9}1 instructions. 0 loops. 2 cycles. 0:0 spills:fills, 0 sends, ...\n";
+    let _ = read_asm(text, "asm.txt", Gen::Gen9);
+}

@@ -201,21 +201,21 @@ fn encoding(line: &str) -> Option<(Vec<u8>, usize)> {
     let b = line.as_bytes();
     let mut bytes = Vec::with_capacity(16);
     let mut pos = 0;
+    // Byte by byte, not by string slices: the line may hold any UTF-8 after (or instead
+    // of) the hex pairs, and a slice through a multi-byte character panics.
+    let hex = |x: u8| match x {
+        b'0'..=b'9' => Some(x - b'0'),
+        b'a'..=b'f' => Some(x - b'a' + 10),
+        _ => None,
+    };
     while bytes.len() < 16 && pos + 2 <= b.len() {
-        let pair = &line[pos..pos + 2];
-        let Ok(v) = u8::from_str_radix(pair, 16) else {
+        let (Some(hi), Some(lo)) = (hex(b[pos]), hex(b[pos + 1])) else {
             break;
         };
-        if !pair
-            .bytes()
-            .all(|x| x.is_ascii_hexdigit() && !x.is_ascii_uppercase())
-        {
-            break;
-        }
         if b.get(pos + 2) != Some(&b' ') {
             break;
         }
-        bytes.push(v);
+        bytes.push(hi << 4 | lo);
         pos += 3;
     }
     if bytes.len() != 8 && bytes.len() != 16 {
@@ -250,9 +250,10 @@ fn parse_stats(line: &str) -> Result<(u8, bool, AsmStats), String> {
             .find(key)
             .ok_or_else(|| format!("statistics line without `{key}`"))?;
         let before = rest[..i].trim_end();
+        // The digits ending `before` (cut at a character boundary whatever precedes them).
         let start = before
-            .rfind(|ch: char| !ch.is_ascii_digit())
-            .map_or(0, |k| k + 1);
+            .trim_end_matches(|ch: char| ch.is_ascii_digit())
+            .len();
         before[start..]
             .parse()
             .map_err(|_| format!("no number before `{key}`"))
