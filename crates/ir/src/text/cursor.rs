@@ -54,6 +54,20 @@ impl<'a> Cursor<'a> {
 
     /// Consumes `tok` if the text continues with it.
     #[inline]
+    /// [`Cursor::eat`] for a keyword: only where no letter, digit or `_` follows it, so
+    /// that `NoMask` is not taken from the front of `NoMaskParams`.
+    pub fn eat_word(&mut self, word: &str) -> bool {
+        let rest = &self.s.as_bytes()[self.pos..];
+        let whole = rest.starts_with(word.as_bytes())
+            && !rest
+                .get(word.len())
+                .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_');
+        if whole {
+            self.pos += word.len();
+        }
+        whole
+    }
+
     pub fn eat(&mut self, tok: &str) -> bool {
         // Bytes, not `rest()`: the same test without finding a character boundary first
         // (the cursor only ever stops on one; a match of `tok` ends on one too).

@@ -273,7 +273,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
             c.skip_spaces();
         }
     }
-    if c.eat("NoMask") {
+    if c.eat_word("NoMask") {
         out.control.set(Control::NO_MASK, true);
         c.skip_spaces();
     }
@@ -281,7 +281,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
         out.control.group = c.number_u8("a channel group")?;
         c.skip_spaces();
     }
-    if c.eat("NoMaskParams") {
+    if c.eat_word("NoMaskParams") {
         out.control.set(Control::NO_MASK_PARAMS, true);
         c.skip_spaces();
     }
