@@ -218,6 +218,10 @@ pub fn verify(shader: &Shader) -> Vec<VerifyError> {
             continue;
         }
         verify_inst(shader, &target, inst, &mut errs);
+        let op = shader.insts.opcode[inst];
+        if let Some(why) = crate::message::sampler_counts(op, shader.srcs(inst)) {
+            err(&mut errs, inst, None, format!("`{}`: {why}", op.name()));
+        }
     }
     errs
 }

@@ -89,6 +89,30 @@ pub fn pull_constant_srcs(srcs: &[Operand]) -> Option<(Operand, Operand)> {
     }
 }
 
+/// Why the component counts of sampler message `op` (sources `srcs`) are out of range,
+/// if they are: at most [`sampler::src::MAX_COORD_COMPONENTS`] coordinates and
+/// [`sampler::src::MAX_GRAD_COMPONENTS`] gradients.
+pub fn sampler_counts(op: crate::Opcode, srcs: &[Operand]) -> Option<String> {
+    use sampler::src;
+    if !crate::width_rules::is_sampler_message(op) || srcs.len() < src::COUNT {
+        return None;
+    }
+    [
+        (
+            src::COORD_COMPONENTS,
+            src::MAX_COORD_COMPONENTS,
+            "coordinate",
+        ),
+        (src::GRAD_COMPONENTS, src::MAX_GRAD_COMPONENTS, "gradient"),
+    ]
+    .into_iter()
+    .find_map(|(k, max, what)| {
+        let s = srcs[k];
+        let n = (s.file == RegFile::Imm).then(|| s.imm_bits() as u32)?;
+        (n > max).then(|| format!("a {what} count of {n}: a sampler message takes at most {max}"))
+    })
+}
+
 /// How many components (each one value per channel) source `i` of a logical message holds:
 /// what splitting it into channel groups must gather per group (Mesa's
 /// `fs_inst::components_read`). One for anything else.
@@ -100,10 +124,13 @@ pub fn source_components(op: crate::Opcode, srcs: &[Operand], i: usize) -> u32 {
     };
     if crate::width_rules::is_sampler_message(op) && srcs.len() >= sampler::src::COUNT {
         use sampler::src;
+        // (A count out of range is the verifier's error, `sampler_counts`; here it counts
+        // as one component, so that nothing sized by it runs away before that is said.)
+        let bounded = |k: usize, max: u32| imm(k).filter(|&n| n <= max).unwrap_or(1);
         return match i {
-            src::COORDINATE => imm(src::COORD_COMPONENTS).unwrap_or(1),
+            src::COORDINATE => bounded(src::COORD_COMPONENTS, src::MAX_COORD_COMPONENTS),
             src::LOD | src::LOD2 if op == crate::Opcode::TxdLogical => {
-                imm(src::GRAD_COMPONENTS).unwrap_or(1)
+                bounded(src::GRAD_COMPONENTS, src::MAX_GRAD_COMPONENTS)
             }
             src::TG4_OFFSET => 2,
             src::MCS if op == crate::Opcode::TxfCmsWLogical => 2,

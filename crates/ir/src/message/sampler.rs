@@ -62,6 +62,12 @@ pub mod src {
     pub const SAMPLER_HANDLE: usize = 10;
     pub const TG4_OFFSET: usize = 11;
     pub const COORD_COMPONENTS: usize = 12;
+    /// At most this many coordinate components: a 2D array or cube coordinate and its
+    /// layer (NIR's `nir_tex_instr::coord_components`, 1..4, which Mesa's sampler lowering
+    /// copies into the message).
+    pub const MAX_COORD_COMPONENTS: u32 = 4;
+    /// At most this many gradient components per derivative (x, y, z).
+    pub const MAX_GRAD_COMPONENTS: u32 = 3;
     pub const GRAD_COMPONENTS: usize = 13;
     /// Sources in Mesa 22.3 (Mesa 25 adds a residency source).
     pub const COUNT: usize = 14;
@@ -163,13 +169,27 @@ pub fn lower(op: Opcode, srcs: &[Operand], gen: Gen) -> Result<Lowered, String> 
             ))
         }
     }
-    let count = |k: usize, what: &str| {
-        imm(&srcs[k])
+    let count = |k: usize, what: &str, max: u32| {
+        let n = imm(&srcs[k])
             .map(|v| v as u32)
-            .ok_or_else(|| format!("a non-immediate {what}"))
+            .ok_or_else(|| format!("a non-immediate {what}"))?;
+        if n > max {
+            return Err(format!(
+                "a {what} of {n} (a sampler message takes at most {max})"
+            ));
+        }
+        Ok(n)
     };
-    let coords = count(src::COORD_COMPONENTS, "coordinate count")?;
-    let grads = count(src::GRAD_COMPONENTS, "gradient count")?;
+    let coords = count(
+        src::COORD_COMPONENTS,
+        "coordinate count",
+        src::MAX_COORD_COMPONENTS,
+    )?;
+    let grads = count(
+        src::GRAD_COMPONENTS,
+        "gradient count",
+        src::MAX_GRAD_COMPONENTS,
+    )?;
     let shadow = present(srcs.get(src::SHADOW_C));
     let f = |src: usize, comp: u32| Param::Src {
         src,
