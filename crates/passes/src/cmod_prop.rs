@@ -181,11 +181,15 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     break;
                 }
                 if defines_x {
-                    // The definition already sets this flag by this test.
+                    // The definition already sets this flag by this test. (Not a
+                    // comparison: its conditional modifier is the comparison's own test
+                    // of its sources, not of its result against zero; `cmp.z` of a
+                    // comparison's result is the opposite of its flag.)
                     if pctl.cmod == cctl.cmod
                         && pctl.flag_subreg == cctl.flag_subreg
                         && same_channels
                         && crate::access::writes_flag(op, pctl.cmod)
+                        && !matches!(op, Opcode::Cmp | Opcode::Cmpn)
                         && dst.ty == x.ty
                     {
                         removed.push(cmp);
