@@ -34,9 +34,6 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut l = crate::bitset::BitSet::new(slots.count());
     // Per slot, what the rest of the block does to it first (for `undef`s).
     let mut next = NextAccess::new(slots.count());
-    // Instructions whose destination this run replaced by null: the table describes them
-    // as they were, so their accesses are computed anew.
-    let mut rewritten: Vec<eubatch_ir::Inst> = Vec::new();
     let mut insts = Vec::new();
     let mut keep = Vec::new();
     let mut undefs_before = Vec::new();
@@ -58,6 +55,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         }
         for (k, &inst) in insts.iter().enumerate().rev() {
             let (mut vgrf_live, mut flag_live) = (false, false);
+            // Whether this instruction's destination was just replaced by null: the table
+            // describes it as it was, so its accesses are computed anew.
+            let mut rewritten = false;
             // (No run holds both VGRF and flag slots.)
             for (r, _, _) in table.def_runs(inst) {
                 if l.intersects_range(r.clone()) {
@@ -97,7 +97,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 null.stride = 1;
                 shader.insts.dst[inst] = null;
                 shader.insts.size_written[inst] = shader.default_size_written(inst);
-                rewritten.push(inst);
+                rewritten = true;
                 progress = true;
                 for_each_def(shader, slots, inst, |s, full| {
                     if full {
@@ -120,7 +120,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             if undefs_before[k] == 0 {
                 continue;
             }
-            if rewritten.last() == Some(&inst) {
+            if rewritten {
                 for_each_def_ignoring_mask(shader, slots, inst, |s, full| next.write(s, full));
                 for_each_use(shader, slots, inst, |s| next.read(s));
             } else {
