@@ -173,17 +173,12 @@ impl Liveness {
         }
     }
 
-    /// The global numbers of the global slots among slots `r` (consecutive, as both are
-    /// in increasing order).
-    pub fn global_range(&self, r: std::ops::Range<u32>) -> std::ops::Range<u32> {
-        let lo = self.global.partition_point(|&s| s < r.start) as u32;
-        let hi = self.global.partition_point(|&s| s < r.end) as u32;
-        lo..hi
-    }
-
-    /// How many of the global slots numbered `k` are live at the end of `b`.
-    pub fn live_out_count(&self, b: Block, k: std::ops::Range<u32>) -> u32 {
-        self.live_out[b].count_range(k)
+    /// Calls `f` with each slot live at the end of `b`, in increasing order: the cost is
+    /// the words of the block's set and its members, not the shader's runs of global slots.
+    pub fn for_each_live_out(&self, b: Block, mut f: impl FnMut(u32)) {
+        for k in self.live_out[b].iter() {
+            f(self.global[k as usize]);
+        }
     }
 
     /// Calls `f` with each slot live at the start of `b` that is not in `seen` (a set over

@@ -20,21 +20,15 @@ impl Pressure {
     pub fn compute(shader: &Shader, live: &Liveness) -> Pressure {
         let table = &live.access;
         let slots = &table.slots;
-        // VGRF of each slot.
-        let mut owner = vec![u32::MAX; slots.vgrf_slots as usize];
+        // VGRF of each slot, and where that VGRF's slots end.
+        let mut owner: Vec<(u32, u32)> = (1..=slots.vgrf_slots).map(|s| (u32::MAX, s)).collect();
         for (v, &b) in slots.base.iter().enumerate() {
             let r = slots.vgrf(shader, v as u32);
             for s in b..r.end {
-                owner[s as usize] = v as u32;
+                owner[s as usize] = (v as u32, r.end);
             }
         }
         let regs_of = |n: u32| (n * SLOT).div_ceil(32);
-        // The VGRFs with slots live across blocks, and their global numbers: a block's
-        // live-out count per VGRF is a population count over those.
-        let global_vgrfs: Vec<(usize, std::ops::Range<u32>)> = (0..slots.base.len())
-            .map(|v| (v, live.global_range(slots.vgrf(shader, v as u32))))
-            .filter(|(_, k)| !k.is_empty())
-            .collect();
         let mut count = vec![0u32; slots.base.len()];
         let mut touched: Vec<usize> = Vec::new();
         let mut per_inst = Vec::with_capacity(shader.num_insts());
@@ -42,37 +36,53 @@ impl Pressure {
         let mut l = crate::bitset::BitSet::new(slots.count());
         for (b, block) in shader.layout.blocks.iter_enumerated() {
             live.load_live_out(b, &mut l);
-            let mut total = 0u32;
-            for (v, k) in &global_vgrfs {
-                let c = live.live_out_count(b, k.clone());
-                count[*v] = c;
-                total += regs_of(c);
-            }
+            // The registers of what is live out, counted from the block's live-out members
+            // (not by asking every VGRF live across some block: that was blocks times
+            // VGRFs, quadratic on the large control-flow-heavy shaders).
+            live.for_each_live_out(b, |s| {
+                if s < slots.vgrf_slots {
+                    let v = owner[s as usize].0 as usize;
+                    if count[v] == 0 {
+                        touched.push(v);
+                    }
+                    count[v] += 1;
+                }
+            });
+            let mut total: u32 = touched.iter().map(|&v| regs_of(count[v])).sum();
             let first = per_inst.len();
             for &inst in block.insts.iter().rev() {
                 max = max.max(total);
                 per_inst.push((inst, total));
-                for (s, full) in table.defs(inst) {
-                    if full && s < slots.vgrf_slots && l.contains(s) {
-                        l.remove(s);
-                        let v = owner[s as usize] as usize;
-                        let c = &mut count[v];
-                        total -= regs_of(*c) - regs_of(*c - 1);
-                        *c -= 1;
-                        touched.push(v);
-                    } else if full {
-                        l.remove(s);
+                // Whole runs at a time: a run within one VGRF changes its count by how
+                // many of its slots change state (word-level counts), not slot by slot.
+                for (r, full, _) in table.def_runs(inst) {
+                    if !full {
+                        continue;
                     }
+                    let vgrf_part = r.start..r.end.min(slots.vgrf_slots);
+                    for_each_owner(&owner, vgrf_part, |v, part| {
+                        let dying = l.count_range(part);
+                        if dying > 0 {
+                            let c = &mut count[v];
+                            total -= regs_of(*c) - regs_of(*c - dying);
+                            *c -= dying;
+                            touched.push(v);
+                        }
+                    });
+                    l.remove_range(r);
                 }
-                for s in table.uses(inst) {
-                    if s < slots.vgrf_slots && !l.contains(s) {
-                        let v = owner[s as usize] as usize;
-                        let c = &mut count[v];
-                        total += regs_of(*c + 1) - regs_of(*c);
-                        *c += 1;
-                        touched.push(v);
-                    }
-                    l.insert(s);
+                for r in table.use_runs(inst) {
+                    let vgrf_part = r.start..r.end.min(slots.vgrf_slots);
+                    for_each_owner(&owner, vgrf_part, |v, part| {
+                        let born = part.len() as u32 - l.count_range(part.clone());
+                        if born > 0 {
+                            let c = &mut count[v];
+                            total += regs_of(*c + born) - regs_of(*c);
+                            *c += born;
+                            touched.push(v);
+                        }
+                    });
+                    l.insert_range(r);
                 }
             }
             per_inst[first..].reverse();
@@ -80,10 +90,26 @@ impl Pressure {
             for v in touched.drain(..) {
                 count[v] = 0;
             }
-            for (v, _) in &global_vgrfs {
-                count[*v] = 0;
-            }
         }
         Pressure { per_inst, max }
+    }
+}
+
+/// Calls `f` with each VGRF that owns slots of `r` (VGRF slots only) and the part of `r`
+/// it owns, in order: a run of reads or writes mostly lies within one VGRF. `owner` gives
+/// each slot's VGRF and the end of its slots (`u32::MAX` and the next slot: none).
+fn for_each_owner(
+    owner: &[(u32, u32)],
+    r: std::ops::Range<u32>,
+    mut f: impl FnMut(usize, std::ops::Range<u32>),
+) {
+    let mut at = r.start;
+    while at < r.end {
+        let (v, end) = owner[at as usize];
+        let end = end.min(r.end);
+        if v != u32::MAX {
+            f(v as usize, at..end);
+        }
+        at = end;
     }
 }
