@@ -407,17 +407,20 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                     local.chain(at_entry).collect()
                 };
                 if op.is_message() {
-                    // Every available copy, oldest first.
-                    let all: Vec<&Copy> = entry
-                        .iter()
-                        .flat_map(|e| {
-                            avail
-                                .iter()
-                                .filter(|&id| !dead.contains(id))
-                                .map(move |id| &e.copies[id as usize])
-                        })
-                        .chain(acp.iter().flatten())
-                        .collect();
+                    // Every available copy, oldest first: gathered only when a payload is
+                    // found to be made of copies (most messages never ask).
+                    let all = || -> Vec<&Copy> {
+                        entry
+                            .iter()
+                            .flat_map(|e| {
+                                avail
+                                    .iter()
+                                    .filter(|&id| !dead.contains(id))
+                                    .map(move |id| &e.copies[id as usize])
+                            })
+                            .chain(acp.iter().flatten())
+                            .collect()
+                    };
                     progress |= rewrite_message_sources(shader, slots, inst, &all, copies);
                 }
                 if op == Opcode::Broadcast {
@@ -653,7 +656,7 @@ fn rewrite_message_sources<'a>(
     shader: &mut Shader,
     slots: &Slots,
     inst: Inst,
-    all: &[&Copy],
+    all: &dyn Fn() -> Vec<&'a Copy>,
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let op = shader.insts.opcode[inst];
@@ -705,7 +708,7 @@ fn rewrite_message_sources<'a>(
 /// payloads are found.
 fn covering_origin<'a>(
     copies: &dyn Fn(u32) -> Vec<&'a Copy>,
-    all: &[&Copy],
+    all: &dyn Fn() -> Vec<&'a Copy>,
     s: &Operand,
     len: u32,
     ctl: eubatch_ir::Control,
@@ -736,7 +739,8 @@ fn covering_origin<'a>(
     let mut candidates: Vec<(u32, i64)> = chunks.iter().filter_map(|c| direct(c)).collect();
     let first = chunks[0];
     candidates.extend(
-        all.iter()
+        all()
+            .into_iter()
             .filter(|d| d.dst.nr != s.nr && d.src == first.src && d.len == first.len)
             .map(|d| (d.dst.nr, d.dst.offset as i64 - first.dst.offset as i64)),
     );
@@ -767,7 +771,7 @@ fn covering_origin<'a>(
 fn rewrite_component_sources<'a>(
     shader: &mut Shader,
     inst: Inst,
-    all: &[&Copy],
+    all: &dyn Fn() -> Vec<&'a Copy>,
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let op = shader.insts.opcode[inst];
@@ -801,7 +805,7 @@ fn rewrite_component_sources<'a>(
 fn rewrite_send_payloads<'a>(
     shader: &mut Shader,
     inst: Inst,
-    all: &[&Copy],
+    all: &dyn Fn() -> Vec<&'a Copy>,
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
     let Some(info) = shader.send_info(inst).copied() else {
