@@ -78,21 +78,21 @@ impl Liveness {
         kill_at.push(kill_list.len());
         // Numbered in increasing slot order, so that runs of consecutive global slots are
         // runs of consecutive numbers (a VGRF live across blocks is mostly one such run).
-        let mut index = vec![LOCAL; n as usize];
+        // (A set of them, walked word by word: not a scan of every slot of the shader.)
+        let mut is_global = BitSet::new(n);
         for &s in &gen_list {
-            index[s as usize] = 0;
+            is_global.insert(s);
         }
+        let mut index = vec![LOCAL; n as usize];
         let mut global = Vec::new();
         let mut runs: Vec<(u32, u32, u32)> = Vec::new();
-        for s in 0..n {
-            if index[s as usize] != LOCAL {
-                let k = global.len() as u32;
-                index[s as usize] = k;
-                global.push(s);
-                match runs.last_mut() {
-                    Some((s0, _, len)) if *s0 + *len == s => *len += 1,
-                    _ => runs.push((s, k, 1)),
-                }
+        for s in is_global.iter() {
+            let k = global.len() as u32;
+            index[s as usize] = k;
+            global.push(s);
+            match runs.last_mut() {
+                Some((s0, _, len)) if *s0 + *len == s => *len += 1,
+                _ => runs.push((s, k, 1)),
             }
         }
         let g = global.len() as u32;
@@ -106,6 +106,10 @@ impl Liveness {
                 gen.insert(index[s as usize]);
             }
             for r in &kill_list[kill_at[b]..kill_at[b + 1]] {
+                // Most full writes are of values that never leave their block.
+                if !is_global.intersects_range(r.clone()) {
+                    continue;
+                }
                 for s in r.clone() {
                     let k = index[s as usize];
                     if k != LOCAL {
