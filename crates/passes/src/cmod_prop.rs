@@ -98,9 +98,12 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let flag_first = slots.vgrf_slots;
     let mut progress = false;
     let mut removed = Vec::new();
+    // The block's instructions as the walk found them (one buffer for the run).
+    let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
-        let insts = shader.layout.blocks[block].insts.clone();
+        insts.clear();
+        insts.extend_from_slice(&shader.layout.blocks[block].insts);
         for (k, &cmp) in insts.iter().enumerate() {
             let Some(x) = compare_with_zero(shader, cmp) else {
                 continue;

@@ -381,9 +381,12 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut by_slot = crate::slot_lists::SlotLists::new(slots.count());
     let none = crate::bitset::BitSet::new(0);
     let mut dead = crate::bitset::BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
+    // The block's instructions as the walk found them (one buffer for the run).
+    let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
-        let insts = shader.layout.blocks[block].insts.clone();
+        insts.clear();
+        insts.extend_from_slice(&shader.layout.blocks[block].insts);
         acp.clear();
         by_dst.clear();
         by_slot.clear();
@@ -391,7 +394,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         let avail = entry.as_ref().map_or(&none, |e| &e.sets[b]);
         // (The block's list of copies holds those available at its start, even undone.)
         let any_entry = avail.iter().next().is_some();
-        for inst in insts {
+        for &inst in &insts {
             let op = shader.insts.opcode[inst];
             // Propagate into this instruction's sources: the copies of each VGRF, newest
             // first (those made in the block, then those available at its start).

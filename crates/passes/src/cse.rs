@@ -116,12 +116,15 @@ fn flag_only(shader: &Shader, inst: Inst) -> bool {
 /// Removes flag-only comparisons that repeat an available one (see the module doc).
 fn flag_cse(shader: &mut Shader) -> bool {
     let mut progress = false;
+    // The block's instructions as the walk found them (one buffer for the run).
+    let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
-        let insts = shader.layout.blocks[block].insts.clone();
+        insts.clear();
+        insts.extend_from_slice(&shader.layout.blocks[block].insts);
         let mut available: Vec<Inst> = Vec::new();
         let mut gone: Vec<Inst> = Vec::new();
-        for inst in insts {
+        for &inst in &insts {
             let flag_cmp = flag_only(shader, inst);
             if flag_cmp {
                 let repeat = available.iter().any(|&e| {
@@ -181,14 +184,17 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
     // equivalence), so the order they are tried in does not matter.
     let mut by_key: HashMap<u64, u32> = HashMap::new();
     let mut older: Vec<u32> = Vec::new();
+    // The block's instructions as the walk found them (one buffer for the run).
+    let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
-        let insts = shader.layout.blocks[block].insts.clone();
+        insts.clear();
+        insts.extend_from_slice(&shader.layout.blocks[block].insts);
         entries.clear();
         older.clear();
         by_key.clear();
         by_slot.clear();
-        for inst in insts {
+        for &inst in &insts {
             let mut replaced = false;
             let is_candidate = candidate(shader, inst);
             let k = if is_candidate {

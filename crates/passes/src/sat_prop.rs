@@ -28,9 +28,12 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         }
     }
     let mut progress = false;
+    // The block's instructions as the walk found them (one buffer for the run).
+    let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
-        let insts = shader.layout.blocks[block].insts.clone();
+        insts.clear();
+        insts.extend_from_slice(&shader.layout.blocks[block].insts);
         for (k, &mov) in insts.iter().enumerate() {
             let ctl = shader.insts.control[mov];
             if shader.insts.opcode[mov] != Opcode::Mov
