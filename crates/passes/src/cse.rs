@@ -55,21 +55,27 @@ fn same(shader: &Shader, a: Inst, b: Inst) -> bool {
         && shader.srcs(a) == shader.srcs(b)
 }
 
-/// The slots whose write ends `inst`'s value being available: those it writes and those
-/// its VGRF sources read, into `v`.
-fn slots_of(shader: &Shader, table: &AccessTable, inst: Inst, v: &mut Vec<u32>) {
+/// The runs of slots whose write ends `inst`'s value being available: those it writes and
+/// those its VGRF sources read.
+fn runs_of(
+    shader: &Shader,
+    table: &AccessTable,
+    inst: Inst,
+    mut f: impl FnMut(std::ops::Range<u32>),
+) {
     let slots = &table.slots;
-    v.clear();
-    v.extend(table.defs(inst).map(|(s, _)| s));
+    for (r, _, _) in table.def_runs(inst) {
+        f(r);
+    }
     let exec = shader.insts.control[inst].exec_size as u32;
     for s in shader.srcs(inst) {
         if s.file == RegFile::Vgrf && (s.nr as usize) < slots.base.len() {
             let range = slots.vgrf(shader, s.nr);
             let span = s.span(exec);
-            for b in (s.offset / SLOT)..(s.offset + span).div_ceil(SLOT) {
-                if range.start + b < range.end {
-                    v.push(range.start + b);
-                }
+            let lo = range.start + s.offset / SLOT;
+            let hi = (range.start + (s.offset + span).div_ceil(SLOT)).min(range.end);
+            if lo < hi {
+                f(lo..hi);
             }
         }
     }
@@ -171,11 +177,10 @@ fn flag_cse(shader: &mut Shader) -> bool {
 fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let table = cx.access(shader);
     let slots = &table.slots;
-    let mut scratch = Vec::new();
     let mut progress = false;
     // Which available expressions each slot's write ends: indexed by slot, allocated once
     // for the run and emptied between blocks (only the slots a block touched).
-    let mut by_slot = crate::slot_lists::SlotLists::new(slots.count());
+    let mut by_slot = crate::range_lists::RangeLists::new(slots.count());
     let hasher = hashbrown::DefaultHashBuilder::default();
     // Available expressions of the block, and their indices by key.
     let mut entries: Vec<Option<Inst>> = Vec::new();
@@ -230,22 +235,19 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 }
             }
             // A replaced instruction is a move now: what it writes is computed anew.
-            let mut end = |s: u32| {
-                by_slot.drain(s, |i| entries[i as usize] = None);
+            let mut end = |r: std::ops::Range<u32>| {
+                by_slot.take_overlapping(r, |i| entries[i as usize] = None);
             };
             if replaced {
-                for_each_def(shader, slots, inst, |s, _| end(s));
+                for_each_def(shader, slots, inst, |s, _| end(s..s + 1));
             } else {
-                table.defs(inst).for_each(|(s, _)| end(s));
+                table.def_runs(inst).for_each(|(r, _, _)| end(r));
             }
             if !replaced && is_candidate {
                 let i = entries.len();
                 entries.push(Some(inst));
                 older.push(by_key.insert(k, i as u32).unwrap_or(NONE));
-                slots_of(shader, &table, inst, &mut scratch);
-                for &s in &scratch {
-                    by_slot.push(s, i as u32);
-                }
+                runs_of(shader, &table, inst, |r| by_slot.push(r, i as u32));
             }
         }
     }

@@ -20,6 +20,7 @@ pub mod lower;
 pub mod manager;
 pub mod payload_cse;
 pub mod predicated_break;
+pub mod range_lists;
 pub mod pressure;
 pub mod sat_prop;
 pub mod sel_peephole;
