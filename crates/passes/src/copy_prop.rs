@@ -75,14 +75,14 @@ fn copy_of(shader: &Shader, table: &AccessTable, inst: Inst) -> Option<Copy> {
     }
     let exec = ctl.exec_size as u32;
     let len = exec * dst.ty.size();
-    let mut written = table.defs(inst).map(|(slot, _)| slot);
+    let mut written = table.def_runs(inst).map(|(r, _, _)| r);
     let dst_slots = match written.next() {
-        Some(first) => first..written.last().unwrap_or(first) + 1,
+        Some(first) => first.start..written.last().unwrap_or(first).end,
         None => 0..0,
     };
     debug_assert_eq!(
         dst_slots.len(),
-        table.defs(inst).count(),
+        table.def_runs(inst).map(|(r, _, _)| r.len()).sum::<usize>(),
         "a packed write's slots are one run"
     );
     let src_slots = if src.file == RegFile::Vgrf {
@@ -262,7 +262,7 @@ fn half_of_scalar(
 struct Available {
     copies: Vec<Copy>,
     sets: Vec<crate::bitset::BitSet>,
-    by_slot: crate::slot_lists::SlotLists,
+    by_slot: crate::range_lists::RangeLists,
     by_dst: crate::slot_lists::SlotLists,
 }
 
@@ -271,13 +271,13 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available>
     let nb = shader.layout.blocks.len();
     let mut copies: Vec<Copy> = Vec::new();
     let mut copy_at: HashMap<Inst, u32> = HashMap::new();
-    let mut by_slot = crate::slot_lists::SlotLists::new(table.slots.count());
+    let mut by_slot = crate::range_lists::RangeLists::new(table.slots.count());
     let mut by_dst = crate::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
     for inst in shader.layout.insts() {
         if let Some(c) = copy_of(shader, table, inst) {
             let id = copies.len() as u32;
-            for s in c.slots.iter().flat_map(|r| r.clone()) {
-                by_slot.push(s, id);
+            for r in &c.slots {
+                by_slot.push(r.clone(), id);
             }
             by_dst.push(c.dst.nr, id);
             copy_at.insert(inst, id);
@@ -303,11 +303,11 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available>
     for block in shader.layout.blocks.iter() {
         let (mut gen, mut kill) = (crate::bitset::BitSet::new(n), crate::bitset::BitSet::new(n));
         for &inst in &block.insts {
-            for (s, _) in table.defs(inst) {
-                for id in by_slot.iter(s) {
+            for (r, _, _) in table.def_runs(inst) {
+                by_slot.for_each_overlapping(r, |id| {
                     gen.remove(id);
                     kill.insert(id);
-                }
+                });
             }
             if let Some(&id) = copy_at.get(&inst) {
                 gen.insert(id);
@@ -378,7 +378,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     // block would otherwise pay for every copy available to it.
     let mut acp: Vec<Option<Copy>> = Vec::new();
     let mut by_dst = crate::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
-    let mut by_slot = crate::slot_lists::SlotLists::new(slots.count());
+    let mut by_slot = crate::range_lists::RangeLists::new(slots.count());
     let none = crate::bitset::BitSet::new(0);
     let mut dead = crate::bitset::BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
     // The block's instructions as the walk found them (one buffer for the run).
@@ -434,19 +434,17 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 }
             }
             // Kill copies whose destination or source this instruction writes.
-            for (s, _) in table.defs(inst) {
-                by_slot.drain(s, |i| acp[i as usize] = None);
+            for (r, _, _) in table.def_runs(inst) {
+                by_slot.take_overlapping(r.clone(), |i| acp[i as usize] = None);
                 if let Some(e) = entry.as_ref().filter(|_| any_entry) {
-                    for id in e.by_slot.iter(s) {
-                        dead.insert(id);
-                    }
+                    e.by_slot.for_each_overlapping(r, |id| dead.insert(id));
                 }
             }
             if let Some(c) = copy_of(shader, &table, inst) {
                 let i = acp.len() as u32;
                 by_dst.push(c.dst.nr, i);
-                for s in c.slots.iter().flat_map(|r| r.clone()) {
-                    by_slot.push(s, i);
+                for r in &c.slots {
+                    by_slot.push(r.clone(), i);
                 }
                 acp.push(Some(c));
             }

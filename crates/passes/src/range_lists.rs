@@ -82,6 +82,24 @@ impl RangeLists {
         }
     }
 
+    /// Calls `f` with every item registered with a slot of `r` (an item may come more than
+    /// once), leaving the lists as they are.
+    pub fn for_each_overlapping(&self, r: std::ops::Range<u32>, mut f: impl FnMut(u32)) {
+        if r.is_empty() {
+            return;
+        }
+        for b in Self::buckets(&r) {
+            let mut n = self.head[b as usize];
+            while n != NIL {
+                let (lo, hi) = self.run[n as usize];
+                if lo < r.end && r.start < hi {
+                    f(self.item[n as usize]);
+                }
+                n = self.next[n as usize];
+            }
+        }
+    }
+
     /// Empties every list.
     pub fn clear(&mut self) {
         for b in self.touched.drain(..) {
@@ -113,6 +131,10 @@ mod tests {
         // Found items are unlinked from the buckets written.
         l.take_overlapping(15..31, |i| panic!("{i} found twice"));
         let mut got = Vec::new();
+        l.for_each_overlapping(0..15, |i| got.push(i));
+        got.sort();
+        assert_eq!(got, vec![0, 1]);
+        got.clear();
         l.take_overlapping(14..15, |i| got.push(i));
         assert_eq!(got, vec![1]);
         l.clear();
