@@ -217,6 +217,22 @@ pub fn for_each_def_both(
     inst: Inst,
     mut f: impl FnMut(u32, bool, bool),
 ) {
+    for_each_def_run(shader, slots, inst, |r, full, full_ignoring_mask| {
+        for s in r {
+            f(s, full, full_ignoring_mask)
+        }
+    })
+}
+
+/// [`for_each_def_both`] by runs of consecutive slots with the same flags, in increasing
+/// order (a packed write is one run, or three with a partial first and last slot): what
+/// the access table keeps, without a call per slot.
+pub fn for_each_def_run(
+    shader: &Shader,
+    slots: &Slots,
+    inst: Inst,
+    mut f: impl FnMut(std::ops::Range<u32>, bool, bool),
+) {
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
     let dst = shader.insts.dst[inst];
@@ -225,8 +241,9 @@ pub fn for_each_def_both(
     // An opaque instruction defines nothing fully, as a predicated one.
     let conditional = opaque || ctl.predicate != Predicate::None && op != Opcode::Sel;
     if opaque && dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
-        for s in slots.vgrf(shader, dst.nr) {
-            f(s, false, false);
+        let r = slots.vgrf(shader, dst.nr);
+        if !r.is_empty() {
+            f(r, false, false);
         }
     } else if dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
         let base = slots.base[dst.nr as usize];
@@ -239,7 +256,7 @@ pub fn for_each_def_both(
         let mut cur: Option<(u32, u8)> = None;
         let mut emit = |c: u32, m: u8| {
             let whole = !conditional && m == 0xf;
-            f(base + c, whole && !masked, whole)
+            f(base + c..base + c + 1, whole && !masked, whole)
         };
         let mut mark = |start: u32, len: u32| {
             let end = (start + len).min(size);
@@ -272,12 +289,23 @@ pub fn for_each_def_both(
             // whole but for a partial first or last one.
             let (start, end) = (dst.offset, (dst.offset + len).min(size));
             if start < end {
-                let (first, last) = (start / SLOT, (end - 1) / SLOT);
-                for s in first..=last {
-                    let whole = !(s == first && start % SLOT != 0)
-                        && !(s == last && end % SLOT != 0)
-                        && !conditional;
-                    f(base + s, whole && !masked, whole);
+                // Slots first..=last; the first and the last are partial when the bytes
+                // start or end inside them.
+                let (mut first, mut last) = (start / SLOT, (end - 1) / SLOT + 1);
+                if start % SLOT != 0 {
+                    f(base + first..base + first + 1, false, false);
+                    first += 1;
+                }
+                let partial_last = end % SLOT != 0 && last > first;
+                if partial_last {
+                    last -= 1;
+                }
+                if first < last {
+                    let whole = !conditional;
+                    f(base + first..base + last, whole && !masked, whole);
+                }
+                if partial_last {
+                    f(base + last..base + last + 1, false, false);
                 }
             }
         } else {
@@ -289,9 +317,7 @@ pub fn for_each_def_both(
     }
     if dst.file == RegFile::Arf && dst.nr & 0xf0 == arf::FLAG {
         // A flag written as a register: all of it, conservatively partially.
-        for k in 0..FLAG_SLOTS {
-            f(slots.vgrf_slots + k, false, false);
-        }
+        f(slots.vgrf_slots..slots.vgrf_slots + FLAG_SLOTS, false, false);
     }
     if writes_flag(op, ctl.cmod) {
         // Channel bits first..first+exec of the 64 flag bits, eight to a slot.
@@ -300,7 +326,7 @@ pub fn for_each_def_both(
         for k in (first / 8..end.div_ceil(8)).filter(|_| first < end) {
             let (lo, hi) = (first.max(8 * k), end.min(8 * k + 8));
             let whole = !conditional && lo == 8 * k && hi == 8 * k + 8;
-            f(slots.vgrf_slots + k, whole, whole);
+            f(slots.vgrf_slots + k..slots.vgrf_slots + k + 1, whole, whole);
         }
     }
 }
@@ -310,7 +336,6 @@ pub fn writes_flag(op: Opcode, cmod: eubatch_ir::shader::CondMod) -> bool {
     cmod != eubatch_ir::shader::CondMod::None && !matches!(op, Opcode::Sel | Opcode::Csel)
 }
 
-/// Calls `f(slot)` for each slot an instruction reads.
 /// The bytes a raw `send` reads of source `k`: mlen registers of its payload, ex_mlen of
 /// the second one; `None` for other sources and instructions.
 pub fn send_read_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
@@ -329,7 +354,24 @@ pub fn send_read_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
     }
 }
 
+/// Calls `f(slot)` for each slot an instruction reads (a slot may come more than once).
 pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(u32)) {
+    for_each_use_run(shader, slots, inst, |r| r.for_each(&mut f))
+}
+
+/// [`for_each_use`] by runs of consecutive slots (never empty), in the same order: what
+/// the access table keeps, without a call per slot.
+pub fn for_each_use_run(
+    shader: &Shader,
+    slots: &Slots,
+    inst: Inst,
+    mut f: impl FnMut(std::ops::Range<u32>),
+) {
+    let mut f = |r: std::ops::Range<u32>| {
+        if !r.is_empty() {
+            f(r)
+        }
+    };
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
@@ -340,9 +382,7 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
     for (k, s) in srcs.iter().enumerate() {
         match s.file {
             RegFile::Vgrf if opaque && (s.nr as usize) < slots.base.len() => {
-                for slot in slots.vgrf(shader, s.nr) {
-                    f(slot);
-                }
+                f(slots.vgrf(shader, s.nr));
             }
             RegFile::Vgrf if (s.nr as usize) < slots.base.len() => {
                 let range = slots.vgrf(shader, s.nr);
@@ -351,42 +391,29 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
                 if op == Opcode::LoadPayload {
                     let len = if k < header { 32 } else { exec * s.ty.size() };
                     let last = (s.offset + len).div_ceil(SLOT);
-                    for slot in base + first..(base + last).min(range.end) {
-                        f(slot);
-                    }
+                    f(base + first..(base + last).min(range.end).max(base + first));
                 } else if let Some(len) = send_reads(k) {
                     let last = (s.offset + len).div_ceil(SLOT);
-                    for slot in base + first..(base + last).min(range.end) {
-                        f(slot);
-                    }
+                    f(base + first..(base + last).min(range.end).max(base + first));
                 } else if op.is_message()
                     || op.alu_arity().is_none() && !reads_other_channels(op) && op != Opcode::Undef
                 {
                     // A message or virtual opcode reads as much as it needs: to the end.
-                    for slot in base + first..range.end {
-                        f(slot);
-                    }
+                    f(base + first..range.end.max(base + first));
                 } else if s.stride <= 1 {
                     // One element, or packed elements: one run of bytes, its slots once.
                     let len = if s.stride == 0 { 1 } else { exec } * s.ty.size();
                     let last = (s.offset + len).div_ceil(SLOT);
-                    for slot in base + first..(base + last).min(range.end) {
-                        f(slot);
-                    }
+                    f(base + first..(base + last).min(range.end).max(base + first));
                     if reads_other_channels(op) {
                         let comp = shader.dispatch_width.max(ctl.exec_size) as u32 * s.ty.size();
                         let last = (s.offset + comp).div_ceil(SLOT);
-                        for slot in base + first..(base + last).min(range.end) {
-                            f(slot);
-                        }
+                        f(base + first..(base + last).min(range.end).max(base + first));
                     }
                 } else {
                     elements(s, exec, |start, len| {
-                        for b in (start / SLOT)..(start + len).div_ceil(SLOT) {
-                            if base + b < range.end {
-                                f(base + b);
-                            }
-                        }
+                        let (lo, hi) = (base + start / SLOT, base + (start + len).div_ceil(SLOT));
+                        f(lo..hi.min(range.end).max(lo));
                     });
                     if reads_other_channels(op) {
                         // Other channels' values: the whole component the operand starts
@@ -395,16 +422,12 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
                             * s.ty.size()
                             * s.stride.max(1) as u32;
                         let last = (s.offset + comp).div_ceil(SLOT);
-                        for slot in base + first..(base + last).min(range.end) {
-                            f(slot);
-                        }
+                        f(base + first..(base + last).min(range.end).max(base + first));
                     }
                 }
             }
             RegFile::Arf if s.nr & 0xf0 == arf::FLAG => {
-                for k in 0..FLAG_SLOTS {
-                    f(slots.vgrf_slots + k);
-                }
+                f(slots.vgrf_slots..slots.vgrf_slots + FLAG_SLOTS);
             }
             _ => {}
         }
@@ -413,9 +436,7 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
     // four for the ANY4H/ALL4H forms, which stays inside a slot); an opaque instruction's
     // predicate, every flag bit.
     if ctl.predicate != Predicate::None && opaque {
-        for k in 0..FLAG_SLOTS {
-            f(slots.vgrf_slots + k);
-        }
+        f(slots.vgrf_slots..slots.vgrf_slots + FLAG_SLOTS);
     } else if ctl.predicate != Predicate::None {
         let first = ctl.flag_subreg as u32 * 16 + ctl.group as u32;
         let mut seen = [false; FLAG_SLOTS as usize];
@@ -423,14 +444,14 @@ pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMu
             let k = (((first + c) / 8) as usize).min(FLAG_SLOTS as usize - 1);
             if !seen[k] {
                 seen[k] = true;
-                f(slots.vgrf_slots + k as u32);
+                f(slots.vgrf_slots + k as u32..slots.vgrf_slots + k as u32 + 1);
             }
         }
     }
     // A predicated write keeps the old value in the channels it skips, and so does a write
     // under a writemask (an opaque instruction's writes are all partial).
     if ctl.predicate != Predicate::None && op != Opcode::Sel || opaque {
-        for_each_def(shader, slots, inst, |s, _| f(s));
+        for_each_def_run(shader, slots, inst, |r, _, _| f(r));
     }
 }
 

@@ -22,7 +22,7 @@
 use eubatch_ir::shader::{Control, SendInfo};
 use eubatch_ir::{Backend, Inst, Opcode, Operand, Shader};
 
-use crate::access::{for_each_def_both, for_each_use, Slots};
+use crate::access::{for_each_def_run, for_each_use_run, Slots};
 
 /// The top bit of a write's entry: the write fully defines the slot.
 const FULL: u32 = 1 << 31;
@@ -148,37 +148,40 @@ impl AccessTable {
                 spans[inst.index()] = Span { start, field, ..sp };
                 continue;
             }
-            for_each_def_both(shader, &slots, inst, |s, full, full_ignoring_mask| {
-                debug_assert!(s <= SLOT_BITS, "slot {s} out of the table's range");
+            for_each_def_run(shader, &slots, inst, |s, full, full_ignoring_mask| {
+                debug_assert!(s.end <= SLOT_BITS, "slots {s:?} out of the table's range");
                 let flags = if full { FULL } else { 0 }
                     | if full_ignoring_mask {
                         FULL_IGNORING_MASK
                     } else {
                         0
                     };
-                // The next slot with the same flags joins this instruction's last run (a
+                // The next slots with the same flags join this instruction's last run (a
                 // run stays on one side of the first flag slot).
-                let mine = pool.len() as u32 > start && s != flag0;
+                let mine = pool.len() as u32 > start && s.start != flag0;
                 match pool.last_mut() {
-                    Some(r) if mine && r.end == s && r.first & !SLOT_BITS == flags => r.end += 1,
+                    Some(r) if mine && r.end == s.start && r.first & !SLOT_BITS == flags => {
+                        r.end = s.end
+                    }
                     _ => pool.push(Run {
-                        first: s | flags,
-                        end: s + 1,
+                        first: s.start | flags,
+                        end: s.end,
                     }),
                 }
             });
             let defs = pool.len() as u32 - start;
             let uses_start = pool.len() as u32;
-            for_each_use(shader, &slots, inst, |s| {
-                // Reads are a set: a slot again, or the next one, joins the last run.
+            for_each_use_run(shader, &slots, inst, |s| {
+                // Reads are a set: slots starting within the last run, or just after it,
+                // join it.
                 let mine = pool.len() as u32 > uses_start;
                 match pool.last_mut() {
-                    Some(r) if mine && r.first <= s && s <= r.end && s != flag0 => {
-                        r.end = r.end.max(s + 1)
+                    Some(r) if mine && r.first <= s.start && s.start <= r.end && s.start != flag0 => {
+                        r.end = r.end.max(s.end)
                     }
                     _ => pool.push(Run {
-                        first: s,
-                        end: s + 1,
+                        first: s.start,
+                        end: s.end,
                     }),
                 }
             });
