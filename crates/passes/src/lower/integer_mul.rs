@@ -150,8 +150,7 @@ fn lower(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
     out.push(Builder::with_control(mul_ctl).mul(shader, low, a, b_lo));
     out.push(Builder::with_control(mul_ctl).mul(shader, high, a, b_hi));
     let low_hi = word(low, 1);
-    let add_srcs = [low_hi, word(high, 0)];
-    out.push(Builder::with_control(mul_ctl).alu(shader, Opcode::Add, low_hi, &add_srcs));
+    out.push(Builder::with_control(mul_ctl).add(shader, low_hi, low_hi, word(high, 0)));
     if !in_place || ctl.cmod != CondMod::None {
         let mov_ctl = Control {
             cmod: ctl.cmod,

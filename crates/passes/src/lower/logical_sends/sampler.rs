@@ -200,6 +200,8 @@ fn sampler_header_payload(
     };
     let ud = |o: u32| Operand::vgrf(whole, o, Type::UD, 1);
     let g0 = |byte: u32, region: eubatch_ir::Region| Operand::fixed(0, byte, Type::UD, region);
+    // Header dwords are written by one channel, whatever the message's channels.
+    let scalar = Builder::new(1).exec_all();
     out.push(Builder::new(8).exec_all().mov(
         shader,
         ud(0),
@@ -213,46 +215,24 @@ fn sampler_header_payload(
     };
     let dword2 = bits | not_written << 12;
     if dword2 != 0 {
-        out.push(Builder::new(1).exec_all().mov(
-            shader,
-            ud(8),
-            Operand::imm(Type::UD, dword2 as u64),
-        ));
+        out.push(scalar.mov(shader, ud(8), Operand::imm(Type::UD, dword2 as u64)));
     } else if !matches!(shader.stage, eubatch_ir::Stage::Vs | eubatch_ir::Stage::Fs) {
-        out.push(
-            Builder::new(1)
-                .exec_all()
-                .mov(shader, ud(8), Operand::imm(Type::UD, 0)),
-        );
+        out.push(scalar.mov(shader, ud(8), Operand::imm(Type::UD, 0)));
     }
     let g0_3 = g0(12, eubatch_ir::Region::new(0, 1, 0));
     match high_sampler {
         None => {}
         Some(s) if s.file == RegFile::Imm => {
             let offset = 16 * (s.imm_bits() as u32 / 16) * 16;
-            out.push(Builder::new(1).exec_all().add(
-                shader,
-                ud(12),
-                g0_3,
-                Operand::imm(Type::UD, offset as u64),
-            ));
+            out.push(scalar.add(shader, ud(12), g0_3, Operand::imm(Type::UD, offset as u64)));
         }
         Some(s) => {
             let tmp = shader.vgrfs.push(VgrfLayout::flat(4)).index() as u32;
             let t = Operand::vgrf(tmp, 0, Type::UD, 1);
             let sampler = scalar_ud(s);
-            out.push(Builder::new(1).exec_all().and(
-                shader,
-                t,
-                sampler,
-                Operand::imm(Type::UD, 0xf0),
-            ));
-            out.push(
-                Builder::new(1)
-                    .exec_all()
-                    .shl(shader, t, t, Operand::imm(Type::UD, 4)),
-            );
-            out.push(Builder::new(1).exec_all().add(shader, ud(12), g0_3, t));
+            out.push(scalar.and(shader, t, sampler, Operand::imm(Type::UD, 0xf0)));
+            out.push(scalar.shl(shader, t, t, Operand::imm(Type::UD, 4)));
+            out.push(scalar.add(shader, ud(12), g0_3, t));
         }
     }
     // The parameters follow the header in the first payload or are the second.
@@ -283,17 +263,17 @@ fn sampler_descriptor_reg(
 ) -> Operand {
     let tmp = shader.vgrfs.push(VgrfLayout::flat(4)).index() as u32;
     let d = Operand::vgrf(tmp, 0, Type::UD, 1);
-    let c = Builder::new(1).exec_all();
+    let scalar = Builder::new(1).exec_all();
     let imm = |v: u64| Operand::imm(Type::UD, v);
     if surface == sampler {
-        out.push(c.mul(shader, d, scalar_ud(surface), imm(0x101)));
+        out.push(scalar.mul(shader, d, scalar_ud(surface), imm(0x101)));
     } else if sampler.file == RegFile::Imm {
-        out.push(c.or(shader, d, scalar_ud(surface), imm(sampler.imm_bits() << 8)));
+        out.push(scalar.or(shader, d, scalar_ud(surface), imm(sampler.imm_bits() << 8)));
     } else {
-        out.push(c.shl(shader, d, scalar_ud(sampler), imm(8)));
-        out.push(c.or(shader, d, d, scalar_ud(surface)));
+        out.push(scalar.shl(shader, d, scalar_ud(sampler), imm(8)));
+        out.push(scalar.or(shader, d, d, scalar_ud(surface)));
     }
-    out.push(c.and(shader, d, d, imm(0xfff)));
+    out.push(scalar.and(shader, d, d, imm(0xfff)));
     Operand {
         region: eubatch_ir::Region::new(0, 1, 0),
         stride: 0,
