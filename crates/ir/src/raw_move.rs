@@ -30,3 +30,38 @@ impl Shader {
                 .is_some_and(|s| s.mods == Mods::NONE && raw_types(s.ty, dst.ty))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shader::Backend;
+    use crate::{Builder, Control, Gen, Operand, Stage};
+
+    fn one_mov(b: Builder, dst: Operand, src: Operand) -> (Shader, Inst) {
+        let mut shader = Shader::new("t", Stage::Fs, Backend::Scalar, 8, Gen::Gen9);
+        let inst = b.mov(&mut shader, dst, src);
+        (shader, inst)
+    }
+
+    #[test]
+    fn copies_of_bits_are_raw_moves_and_conversions_are_not() {
+        let b = Builder::new(8);
+        let v = |ty| Operand::vgrf(0, 0, ty, 1);
+        let (s, i) = one_mov(b, v(Type::UD), v(Type::D));
+        assert!(s.is_raw_move(i));
+        let (s, i) = one_mov(b, v(Type::F), v(Type::F));
+        assert!(s.is_raw_move(i));
+        let (s, i) = one_mov(b, v(Type::F), v(Type::D));
+        assert!(!s.is_raw_move(i), "a conversion");
+        let (s, i) = one_mov(b, v(Type::UD), v(Type::UW));
+        assert!(!s.is_raw_move(i), "a widening");
+        let mut neg = v(Type::D);
+        neg.mods = Mods(Mods::NEGATE);
+        let (s, i) = one_mov(b, v(Type::D), neg);
+        assert!(!s.is_raw_move(i), "a negation");
+        let mut sat = Control::new(8);
+        sat.set(Control::SATURATE, true);
+        let (s, i) = one_mov(Builder::with_control(sat), v(Type::F), v(Type::F));
+        assert!(!s.is_raw_move(i), "a saturation");
+    }
+}
