@@ -5,8 +5,11 @@
 //!   block layout apart from the instruction data.
 //! * [`text`]: eubatch's own text format, printed and parsed with an exact round trip.
 //! * [`import`]: Mesa's back-end dumps (22.3 scalar and vec4, 25.0) as they are.
+//! * [`builder`]: how passes emit instructions, sizes derived. [`raw_move`]: which moves
+//!   copy bits.
 //! * [`verify`]: the verifier. [`cfg`]: the control-flow graph. [`target`]: hardware facts.
 
+pub mod builder;
 pub mod cfg;
 pub mod entities;
 pub mod error;
@@ -15,6 +18,7 @@ pub mod import;
 pub mod message;
 pub mod opcode;
 pub mod operand;
+pub mod raw_move;
 pub mod region_rules;
 pub mod shader;
 pub mod target;
@@ -24,6 +28,7 @@ pub mod verify;
 pub mod vgrf;
 pub mod width_rules;
 
+pub use builder::Builder;
 pub use entities::{Block, Inst, SendIdx, Vgrf};
 pub use opcode::Opcode;
 pub use operand::{Mods, Operand, RegFile, Region};

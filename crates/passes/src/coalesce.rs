@@ -18,8 +18,7 @@
 
 use hashbrown::HashSet;
 
-use eubatch_ir::shader::{CondMod, Predicate};
-use eubatch_ir::{Block, Inst, Opcode, RegFile, Shader, Vgrf};
+use eubatch_ir::{Block, Inst, RegFile, Shader, Vgrf};
 
 use crate::access::SLOT;
 use crate::liveness::Liveness;
@@ -130,12 +129,6 @@ impl Writes {
     }
 }
 
-/// A move that copies bits: the same type, or integers of one size (a float conversion
-/// is an operation, not a copy).
-fn raw_move(src: eubatch_ir::Type, dst: eubatch_ir::Type) -> bool {
-    src == dst || (src.size() == dst.size() && !src.is_float() && !dst.is_float())
-}
-
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
@@ -163,11 +156,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     for (ip, &inst) in order.iter().enumerate() {
         let ip = ip as u32;
         let ctl = shader.insts.control[inst];
-        if shader.insts.opcode[inst] != Opcode::Mov
-            || ctl.predicate != Predicate::None
-            || ctl.saturate()
-            || ctl.cmod != CondMod::None
-        {
+        if !shader.is_raw_move(inst) {
             continue;
         }
         let dst = shader.insts.dst[inst];
@@ -175,10 +164,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         if dst.file != RegFile::Vgrf
             || src.file != RegFile::Vgrf
             || src.nr == dst.nr
-            || src.mods != eubatch_ir::Mods::NONE
             || src.stride != 1
             || dst.stride != 1
-            || !raw_move(src.ty, dst.ty)
             || touched.contains(&src.nr)
             || touched.contains(&dst.nr)
         {
@@ -312,11 +299,7 @@ fn merge_componentwise(
     }
     for (ip, &inst) in order.iter().enumerate() {
         let ctl = shader.insts.control[inst];
-        if shader.insts.opcode[inst] != Opcode::Mov
-            || ctl.predicate != Predicate::None
-            || ctl.saturate()
-            || ctl.cmod != CondMod::None
-        {
+        if !shader.is_raw_move(inst) {
             continue;
         }
         let dst = shader.insts.dst[inst];
@@ -324,10 +307,8 @@ fn merge_componentwise(
         if dst.file != RegFile::Vgrf
             || src.file != RegFile::Vgrf
             || src.nr == dst.nr
-            || src.mods != eubatch_ir::Mods::NONE
             || src.stride != 1
             || dst.stride != 1
-            || !raw_move(src.ty, dst.ty)
         {
             continue;
         }

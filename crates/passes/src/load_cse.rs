@@ -22,8 +22,8 @@ use hashbrown::HashMap;
 
 use eubatch_ir::message::sfid;
 use eubatch_ir::opcode::ControlFlow;
-use eubatch_ir::shader::{InstBuilder, Predicate};
-use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Shader, Type};
+use eubatch_ir::shader::Predicate;
+use eubatch_ir::{Builder, Inst, Opcode, Operand, RegFile, Shader, Type};
 
 use crate::PassCx;
 
@@ -213,19 +213,12 @@ fn copy_of(shader: &mut Shader, earlier: Inst, later: Inst) -> Option<Vec<Inst>>
     let movs = pieces
         .into_iter()
         .map(|(exec, group, offset, no_mask)| {
-            let mut c = Control::new(exec);
-            c.group = group;
-            c.set(Control::NO_MASK, no_mask);
             let dst = Operand::vgrf(to, offset, Type::UD, 1);
             let src = Operand::vgrf(from, offset, Type::UD, 1);
-            shader.create_inst(InstBuilder {
-                opcode: Opcode::Mov,
-                control: c,
-                dst,
-                srcs: &[src],
-                size_written: exec as u32 * 4,
-                send: None,
-            })
+            Builder::new(exec)
+                .at(group)
+                .exec_all_if(no_mask)
+                .mov(shader, dst, src)
         })
         .collect();
     Some(movs)

@@ -14,7 +14,7 @@
 //! saturate must match on both sides.
 
 use eubatch_ir::shader::{CondMod, Predicate};
-use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Shader};
+use eubatch_ir::{Builder, Control, Inst, Opcode, Operand, RegFile, Shader};
 
 use crate::PassCx;
 
@@ -137,16 +137,7 @@ fn try_at(shader: &mut Shader, order: &[Inst], i: usize) -> Option<(Vec<Inst>, u
     }
     let sels = sels
         .into_iter()
-        .map(|(c, dst, x, y)| {
-            shader.create_inst(eubatch_ir::shader::InstBuilder {
-                opcode: Opcode::Sel,
-                control: c,
-                dst,
-                srcs: &[x, y],
-                size_written: dst.footprint(exec),
-                send: None,
-            })
-        })
+        .map(|(c, dst, x, y)| Builder::with_control(c).sel(shader, dst, x, y))
         .collect();
     Some((sels, endif_at + 1))
 }

@@ -166,14 +166,14 @@ fn split_once(shader: &mut Shader) -> bool {
             for k in 1..pieces[v] {
                 let mut d = dst;
                 d.nr = first_new[dst.nr as usize] + k - 1;
-                out.push(shader.create_inst(eubatch_ir::shader::InstBuilder {
-                    opcode: eubatch_ir::Opcode::Undef,
-                    control: ctl,
-                    dst: d,
-                    srcs: &[],
-                    size_written: pitch[v],
-                    send: None,
-                }));
+                // Each piece is undefined whole, as the VGRF it was part of.
+                out.push(eubatch_ir::Builder::with_control(ctl).alu_sized(
+                    shader,
+                    eubatch_ir::Opcode::Undef,
+                    d,
+                    &[],
+                    pitch[v],
+                ));
             }
         }
         shader.layout.blocks[block].insts = out;

@@ -17,13 +17,13 @@
 //! the VGRF is NoMask, in channel group 0 and narrower than the message, all of one
 //! width. Anything else reading past a VGRF stays as it is (and is refused later).
 
+use crate::builder::Builder;
 use crate::entities::Inst;
 use crate::message::sampler::{self, Param};
 use crate::operand::{Operand, RegFile};
-use crate::shader::{Control, InstBuilder, Shader};
+use crate::shader::Shader;
 use crate::vgrf::VgrfLayout;
 use crate::width_rules::is_sampler_message;
-use crate::Opcode;
 
 /// The instructions of `order` with a widening copy before each message that reads a
 /// scalar VGRF, whose source then names the copy.
@@ -95,23 +95,13 @@ fn widen_message(
         let tmp = shader.vgrfs.push(VgrfLayout::flat(wide)).index() as u32;
         // In the message's channels.
         let ctl = shader.insts.control[inst];
-        let mut control = Control::new(exec);
-        control.group = ctl.group;
-        control.set(Control::NO_MASK, ctl.no_mask());
+        let b = Builder::new(exec).at(ctl.group).exec_all_if(ctl.no_mask());
         for c in 0..comps {
             let mut from = *s;
             from.offset += c * narrow as u32 * size;
             from.stride = 0;
             let dst = Operand::vgrf(tmp, c * exec as u32 * size, s.ty, 1);
-            let m = shader.create_inst(InstBuilder {
-                opcode: Opcode::Mov,
-                control,
-                dst,
-                srcs: &[from],
-                size_written: exec as u32 * size,
-                send: None,
-            });
-            out.push(m);
+            out.push(b.mov(shader, dst, from));
         }
         shader.srcs_mut(inst)[k] = Operand::vgrf(tmp, 0, s.ty, 1);
     }

@@ -21,8 +21,8 @@
 use hashbrown::HashMap;
 
 use eubatch_ir::opcode::ControlFlow;
-use eubatch_ir::shader::{CondMod, InstBuilder, Predicate};
-use eubatch_ir::{Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
+use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::{Builder, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
 
 use crate::PassCx;
 
@@ -209,16 +209,11 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let mut loads: HashMap<Place, Vec<Inst>> = HashMap::new();
     for (k, &(bits, _, at)) in slots.iter().enumerate() {
         let (reg, offset) = place(k);
-        let mut c = Control::new(1);
-        c.set(Control::NO_MASK, true);
-        let load = shader.create_inst(InstBuilder {
-            opcode: Opcode::Mov,
-            control: c,
-            dst: Operand::vgrf(reg.index() as u32, offset, Type::UD, 1),
-            srcs: &[Operand::imm(Type::UD, bits as u64)],
-            size_written: 4,
-            send: None,
-        });
+        let load = Builder::new(1).exec_all().mov(
+            shader,
+            Operand::vgrf(reg.index() as u32, offset, Type::UD, 1),
+            Operand::imm(Type::UD, bits as u64),
+        );
         loads.entry(at).or_default().push(load);
     }
     let removed: hashbrown::HashSet<Inst> = chosen

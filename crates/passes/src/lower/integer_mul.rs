@@ -37,8 +37,10 @@
 //! copied first (BDW+ PRM "MACH": "an added preliminary mov is required for source
 //! modification on src1").
 
-use eubatch_ir::shader::{CondMod, InstBuilder, Predicate};
-use eubatch_ir::{Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
+use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::{
+    Builder, Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout,
+};
 
 use crate::PassCx;
 
@@ -65,23 +67,6 @@ fn word(op: Operand, k: u32) -> Operand {
         offset: op.offset + 2 * k,
         stride: op.stride * 2,
         ..op
-    }
-}
-
-fn build<'a>(
-    opcode: Opcode,
-    control: Control,
-    dst: Operand,
-    srcs: &'a [Operand],
-    exec: u32,
-) -> InstBuilder<'a> {
-    InstBuilder {
-        opcode,
-        control,
-        dst,
-        srcs,
-        size_written: dst.footprint(exec),
-        send: None,
     }
 }
 
@@ -137,7 +122,7 @@ fn lower(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
         && b.stride <= 1;
     if b.file != RegFile::Imm && !addressable {
         let tmp = Operand::vgrf(new_vgrf(shader), 0, b.ty, 1);
-        out.push(shader.create_inst(build(Opcode::Mov, mul_ctl, tmp, &[b], exec)));
+        out.push(Builder::with_control(mul_ctl).mov(shader, tmp, b));
         b = tmp;
     }
     let (b_lo, b_hi) = if b.file == RegFile::Imm {
@@ -162,17 +147,16 @@ fn lower(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
         Operand::vgrf(new_vgrf(shader), 0, dst.ty, 1)
     };
     let high = Operand::vgrf(new_vgrf(shader), 0, dst.ty, 1);
-    out.push(shader.create_inst(build(Opcode::Mul, mul_ctl, low, &[a, b_lo], exec)));
-    out.push(shader.create_inst(build(Opcode::Mul, mul_ctl, high, &[a, b_hi], exec)));
+    out.push(Builder::with_control(mul_ctl).mul(shader, low, a, b_lo));
+    out.push(Builder::with_control(mul_ctl).mul(shader, high, a, b_hi));
     let low_hi = word(low, 1);
-    let add_srcs = [low_hi, word(high, 0)];
-    out.push(shader.create_inst(build(Opcode::Add, mul_ctl, low_hi, &add_srcs, exec)));
+    out.push(Builder::with_control(mul_ctl).add(shader, low_hi, low_hi, word(high, 0)));
     if !in_place || ctl.cmod != CondMod::None {
         let mov_ctl = Control {
             cmod: ctl.cmod,
             ..ctl
         };
-        out.push(shader.create_inst(build(Opcode::Mov, mov_ctl, dst, &[low], exec)));
+        out.push(Builder::with_control(mov_ctl).mov(shader, dst, low));
     }
     Some(out)
 }
@@ -213,7 +197,7 @@ fn lower_mulh(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
     if !addressable {
         let tmp = shader.vgrfs.push(VgrfLayout::flat(exec * 4)).index() as u32;
         let tmp = Operand::vgrf(tmp, 0, b.ty, 1);
-        out.push(shader.create_inst(build(Opcode::Mov, plain, tmp, &[b], exec)));
+        out.push(Builder::with_control(plain).mov(shader, tmp, b));
         b = tmp;
     }
     let b_lo = if b.file == RegFile::Imm {
@@ -227,14 +211,15 @@ fn lower_mulh(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
         dst.ty,
         eubatch_ir::Region::new(8, 8, 1),
     );
-    out.push(shader.create_inst(build(Opcode::Mul, plain, acc, &[a, b_lo], exec)));
-    out.push(shader.create_inst(InstBuilder {
-        opcode: Opcode::Mach,
-        control: ctl,
+    out.push(Builder::with_control(plain).mul(shader, acc, a, b_lo));
+    // `mach` writes what the `mul` it replaces wrote.
+    let size_written = shader.insts.size_written[inst];
+    out.push(Builder::with_control(ctl).alu_sized(
+        shader,
+        Opcode::Mach,
         dst,
-        srcs: &[a, b],
-        size_written: shader.insts.size_written[inst],
-        send: None,
-    }));
+        &[a, b],
+        size_written,
+    ));
     Some(out)
 }

@@ -15,7 +15,6 @@
 //! before SIMD-width lowering, which would otherwise gather each half's barycentrics into
 //! a temporary).
 
-use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Opcode, Operand, RegFile, Region, Shader, Type};
 
 use crate::PassCx;
@@ -126,20 +125,13 @@ fn to_pln(shader: &mut Shader, inst: eubatch_ir::Inst, bases: &[u32]) -> Vec<eub
     let n = exec / width;
     (0..n)
         .map(|k| {
-            let mut c = ctl;
-            c.exec_size = width as u8;
-            c.group = ctl.group + (k * width) as u8;
             let mut d = dst;
             d.offset += k * width * dst.stride as u32 * dst.ty.size();
             let delta = Operand::fixed(bases[k as usize], 0, Type::F, Region::new(8, 8, 1));
-            shader.create_inst(eubatch_ir::shader::InstBuilder {
-                opcode: Opcode::Pln,
-                control: c,
-                dst: d,
-                srcs: &[setup, delta],
-                size_written: size_written / n,
-                send: None,
-            })
+            // Each piece writes its share of what the whole instruction writes.
+            eubatch_ir::Builder::with_control(ctl)
+                .group(width as u8, k as u8)
+                .alu_sized(shader, Opcode::Pln, d, &[setup, delta], size_written / n)
         })
         .collect()
 }
@@ -149,19 +141,14 @@ fn payload_copy(shader: &Shader, inst: eubatch_ir::Inst) -> Option<u32> {
     let ctl = shader.insts.control[inst];
     let src = *shader.srcs(inst).first()?;
     let dst = shader.insts.dst[inst];
-    let plain = shader.insts.opcode[inst] == Opcode::Mov
+    let plain = shader.is_raw_move(inst)
         && ctl.exec_size == 8
         && ctl.no_mask()
-        && !ctl.saturate()
-        && ctl.predicate == Predicate::None
-        && ctl.cmod == CondMod::None
         && dst.ty.size() == 4
         && dst.ty == src.ty
         && dst.stride == 1
         && src.file == RegFile::FixedGrf
-        && src.ty.size() == 4
         && src.offset == 0
-        && src.mods == eubatch_ir::Mods::NONE
         && src.region == Region::new(8, 8, 1);
     plain.then_some(src.nr)
 }

@@ -11,8 +11,7 @@
 //! the message lowering use. A payload whose `size_written` is smaller than that layout
 //! (Mesa 25's packed scalar payloads) is left as it is.
 
-use eubatch_ir::shader::InstBuilder;
-use eubatch_ir::{Control, Opcode, Operand, Shader, Type};
+use eubatch_ir::{Builder, Opcode, Operand, Shader, Type};
 
 use crate::PassCx;
 
@@ -46,23 +45,17 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 d.offset += offset;
                 d.stride = 1;
                 let mut src = *s;
-                let mut c = ctl;
+                let mut b = Builder::with_control(ctl);
                 if is_header {
                     d.ty = Type::UD;
                     src.ty = Type::UD;
-                    c = Control::new(8);
-                    c.set(Control::NO_MASK, true);
+                    b = Builder::new(8).exec_all();
                 } else {
                     d.ty = s.ty;
                 }
-                moves.push(shader.create_inst(InstBuilder {
-                    opcode: Opcode::Mov,
-                    control: c,
-                    dst: d,
-                    srcs: &[src],
-                    size_written: bytes,
-                    send: None,
-                }));
+                // The size is the payload layout's part (a register per header, `exec`
+                // elements per component), whatever file and region the destination has.
+                moves.push(b.alu_sized(shader, Opcode::Mov, d, &[src], bytes));
             }
             offset += bytes;
         }

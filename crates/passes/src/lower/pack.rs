@@ -9,8 +9,8 @@
 //! not saturated and has no conditional modifier (it only moves bits). Anything else stays
 //! as it is, and the hardware-form verifier does not accept it.
 
-use eubatch_ir::shader::{CondMod, InstBuilder};
-use eubatch_ir::{Opcode, RegFile, Shader};
+use eubatch_ir::shader::CondMod;
+use eubatch_ir::{Builder, Opcode, RegFile, Shader};
 
 use crate::PassCx;
 
@@ -34,15 +34,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                 piece.ty = s.ty;
                 piece.stride = n as u8;
                 piece.offset += i as u32 * s.ty.size();
-                let size_written = piece.footprint(ctl.exec_size as u32);
-                shader.create_inst(InstBuilder {
-                    opcode: Opcode::Mov,
-                    control: ctl,
-                    dst: piece,
-                    srcs: &[*s],
-                    size_written,
-                    send: None,
-                })
+                Builder::with_control(ctl).mov(shader, piece, *s)
             })
             .collect();
         Some(moves)

@@ -18,8 +18,8 @@
 //! Rules that limit it: the destination is a VGRF whose type is at most 4 bytes (the raw
 //! move copies it in one integer type of its size).
 
-use eubatch_ir::shader::{InstBuilder, Predicate};
-use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
+use eubatch_ir::shader::Predicate;
+use eubatch_ir::{Builder, Inst, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
 
 use crate::PassCx;
 
@@ -58,21 +58,9 @@ fn lower(shader: &mut Shader, inst: Inst) -> Option<(Vec<Inst>, Vec<Inst>)> {
     let tmp_nr = shader.vgrfs.push(VgrfLayout::flat(bytes)).index() as u32;
     let tmp = Operand::vgrf(tmp_nr, 0, dst.ty, stride as u8);
     // The moves run in the instruction's channels, unpredicated.
-    let mut plain = Control::new(ctl.exec_size);
-    plain.group = ctl.group;
-    plain.set(Control::NO_MASK, ctl.no_mask());
+    let plain = Builder::channels_of(ctl);
     let as_raw = |o: Operand| Operand { ty: raw, ..o };
-    let mov = |shader: &mut Shader, to: Operand, from: Operand| {
-        let size_written = to.footprint(exec);
-        shader.create_inst(InstBuilder {
-            opcode: Opcode::Mov,
-            control: plain,
-            dst: to,
-            srcs: &[from],
-            size_written,
-            send: None,
-        })
-    };
+    let mov = |shader: &mut Shader, to: Operand, from: Operand| plain.mov(shader, to, from);
     let mut before = Vec::new();
     if ctl.predicate != Predicate::None && shader.insts.opcode[inst] != Opcode::Sel {
         before.push(mov(shader, as_raw(tmp), as_raw(dst)));

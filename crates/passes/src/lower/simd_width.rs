@@ -21,8 +21,7 @@
 use eubatch_ir::width_rules::{max_width, source_layout, SourceLayout};
 
 use crate::lower::horiz_offset;
-use eubatch_ir::shader::InstBuilder;
-use eubatch_ir::{Inst, Operand, RegFile, Shader};
+use eubatch_ir::{Builder, Inst, Operand, RegFile, Shader};
 
 use crate::PassCx;
 
@@ -183,14 +182,16 @@ fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
         } else {
             d
         };
-        out.push(shader.create_inst(InstBuilder {
-            opcode: op,
-            control: c,
-            dst: piece_dst,
-            srcs: &s,
-            size_written: size_written / n,
-            send: send_info,
-        }));
+        // Each piece writes its share of what the whole instruction writes (a message's
+        // response is sized by the message, not by its region).
+        out.push(Builder::with_control(c).message(
+            shader,
+            op,
+            piece_dst,
+            &s,
+            size_written / n,
+            send_info,
+        ));
         if dst_comps > 1 {
             let channel = (c.group - ctl.group) as u32;
             zip(
@@ -223,9 +224,7 @@ fn zip(
         8 => Type::UQ,
         _ => Type::UD,
     };
-    let mut mov_ctl = eubatch_ir::Control::new(width as u8);
-    mov_ctl.group = c.group;
-    mov_ctl.set(eubatch_ir::Control::NO_MASK, c.no_mask());
+    let mov = Builder::channels_of(c);
     for j in 0..ncomp {
         let mut to = dst;
         to.ty = raw;
@@ -234,14 +233,7 @@ fn zip(
         let mut from = tmp;
         from.ty = raw;
         from.offset += j * width * size;
-        out.push(shader.create_inst(InstBuilder {
-            opcode: eubatch_ir::Opcode::Mov,
-            control: mov_ctl,
-            dst: to,
-            srcs: &[from],
-            size_written: width * size,
-            send: None,
-        }));
+        out.push(mov.mov(shader, to, from));
     }
 }
 
@@ -266,9 +258,7 @@ fn unzip(
             padding: 0,
         })
         .index() as u32;
-    let mut mov_ctl = eubatch_ir::Control::new(width as u8);
-    mov_ctl.group = c.group;
-    mov_ctl.set(eubatch_ir::Control::NO_MASK, c.no_mask());
+    let mov = Builder::channels_of(c);
     for j in 0..ncomp {
         let mut from = src;
         from.offset += j * exec * src.ty.size();
@@ -276,14 +266,7 @@ fn unzip(
         if !crate::lower::inside_vgrf(shader, &from, comp_bytes) {
             continue;
         }
-        out.push(shader.create_inst(InstBuilder {
-            opcode: eubatch_ir::Opcode::Mov,
-            control: mov_ctl,
-            dst: Operand::vgrf(tmp, j * comp_bytes, src.ty, 1),
-            srcs: &[from],
-            size_written: comp_bytes,
-            send: None,
-        }));
+        out.push(mov.mov(shader, Operand::vgrf(tmp, j * comp_bytes, src.ty, 1), from));
     }
     let mut r = Operand::vgrf(tmp, 0, src.ty, 1);
     r.mods = src.mods;

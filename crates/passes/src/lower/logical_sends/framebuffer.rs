@@ -13,10 +13,10 @@
 use eubatch_ir::message::sampler::ParamType;
 use eubatch_ir::message::{render_target, sfid};
 use eubatch_ir::shader::Predicate;
-use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
+use eubatch_ir::{Builder, Inst, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
 
 use super::payload::{check_parts, payload, payload_moves, payloads, resolve_parts, Part, Payload};
-use super::{immediate, mov, no_mask, send};
+use super::{immediate, send};
 
 /// The render target of each render target write of the shader, and how many writes it
 /// has, counting the channel-group pieces of one split write once (every piece but the
@@ -205,15 +205,14 @@ pub(super) fn fb_write(
     };
     for &(byte, reg, width) in copies {
         let dst = Operand::vgrf(header, byte, Type::UD, 1);
-        out.push(mov(shader, no_mask(width), dst, grf(reg)));
+        out.push(Builder::new(width).exec_all().mov(shader, dst, grf(reg)));
     }
     // The target index (dword 2; 0 is g0's own) and, for a write predicated on the sample
     // mask, the pixel enables (dword 15) from the flag.
     if target > 0 {
         let dst = Operand::vgrf(header, 8, Type::UD, 1);
-        out.push(mov(
+        out.push(Builder::new(1).exec_all().mov(
             shader,
-            no_mask(1),
             dst,
             Operand::imm(Type::UD, target as u64),
         ));
@@ -228,7 +227,7 @@ pub(super) fn fb_write(
             eubatch_ir::Region::new(0, 1, 0),
         );
         let dst = Operand::vgrf(header, 60, Type::UW, 1);
-        out.push(mov(shader, no_mask(1), dst, flag));
+        out.push(Builder::new(1).exec_all().mov(shader, dst, flag));
     }
     out.push(send(shader, inst, p, sfid::RENDER_CACHE, desc));
     Ok(out)

@@ -34,8 +34,8 @@ mod surface;
 mod urb;
 
 use eubatch_ir::message::message_desc;
-use eubatch_ir::shader::{InstBuilder, SendInfo};
-use eubatch_ir::{Control, Gen, Inst, Opcode, Operand, RegFile, Shader, Type};
+use eubatch_ir::shader::SendInfo;
+use eubatch_ir::{Builder, Gen, Inst, Opcode, Operand, RegFile, Shader, Type};
 
 use crate::PassCx;
 
@@ -182,13 +182,14 @@ fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) 
         payload.first,
     ];
     srcs.extend(payload.second);
-    shader.create_inst(InstBuilder {
-        opcode: Opcode::Send,
-        control: ctl,
+    // The response's size is the instruction's (the message's), not its region's.
+    Builder::with_control(ctl).message(
+        shader,
+        Opcode::Send,
         dst,
-        srcs: &srcs,
-        size_written: if rlen == 0 { 0 } else { size_written },
-        send: Some(SendInfo {
+        &srcs,
+        if rlen == 0 { 0 } else { size_written },
+        Some(SendInfo {
             mlen: payload.mlen as u8,
             ex_mlen: payload.ex_mlen as u8,
             header_size: payload.header as u8,
@@ -198,41 +199,7 @@ fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) 
             urb_offset: None,
             header_bits: None,
         }),
-    })
-}
-
-/// `mov dst, src` in `control`'s channels, writing `dst`'s region for them.
-fn mov(shader: &mut Shader, control: Control, dst: Operand, src: Operand) -> Inst {
-    alu(shader, Opcode::Mov, control, dst, &[src])
-}
-
-/// `op(exec) dst, srcs` in `control`'s channels.
-fn alu(shader: &mut Shader, op: Opcode, control: Control, dst: Operand, srcs: &[Operand]) -> Inst {
-    let size_written = dst.footprint(control.exec_size as u32);
-    shader.create_inst(InstBuilder {
-        opcode: op,
-        control,
-        dst,
-        srcs,
-        size_written,
-        send: None,
-    })
-}
-
-/// Execution control of `exec` channels with the execution mask off.
-fn no_mask(exec: u8) -> Control {
-    let mut c = Control::new(exec);
-    c.set(Control::NO_MASK, true);
-    c
-}
-
-/// The channels of `ctl` (size, group, NoMask) without its other controls (predicate,
-/// EOT...): what the moves building a message's payload run in.
-fn channels_of(ctl: Control) -> Control {
-    let mut c = Control::new(ctl.exec_size);
-    c.group = ctl.group;
-    c.set(Control::NO_MASK, ctl.no_mask());
-    c
+    )
 }
 
 /// The sampler message's SIMD mode for `exec` channels (8 or 16).

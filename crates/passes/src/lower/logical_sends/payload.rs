@@ -14,10 +14,7 @@
 //! any other parameter is left logical.
 
 use eubatch_ir::message::sampler::ParamType;
-use eubatch_ir::shader::Predicate;
-use eubatch_ir::{Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
-
-use super::{channels_of, mov};
+use eubatch_ir::{Builder, Control, Inst, Mods, Operand, RegFile, Shader, Type, VgrfLayout};
 
 /// One payload parameter: a value per channel, or nothing (a register the message skips).
 #[derive(Clone, Copy)]
@@ -126,19 +123,13 @@ pub(super) fn resolve_parts(
         let c = shader.insts.control[k];
         let (d, n) = written(k);
         let src = *shader.srcs(k).first()?;
-        let plain = shader.insts.opcode[k] == Opcode::Mov
-            && c.predicate == Predicate::None
-            && c.cmod == eubatch_ir::shader::CondMod::None
-            && !c.saturate()
+        let plain = shader.is_raw_move(k)
             && d.offset == v.offset
             && n == len
             && d.stride == 1
             && d.ty.size() == v.ty.size()
             && src.file == RegFile::Vgrf
             && src.stride == 1
-            && src.mods == Mods::NONE
-            && src.ty.size() == d.ty.size()
-            && (d.ty == src.ty || (!d.ty.is_float() && !src.ty.is_float()))
             && (c.no_mask() || (c.exec_size == ctl.exec_size && c.group == ctl.group));
         if !plain {
             return None;
@@ -241,7 +232,7 @@ pub(super) fn payload_moves(
         VgrfLayout::flat(skip + parts.len() as u32 * reg)
     };
     let tmp = shader.vgrfs.push(layout).index() as u32;
-    let channels = channels_of(ctl);
+    let channels = Builder::channels_of(ctl);
     for (k, p) in parts.iter().enumerate() {
         let at = skip + k as u32 * reg;
         let (dst_ty, src) = match p {
@@ -267,12 +258,7 @@ pub(super) fn payload_moves(
                 }
             }
         };
-        out.push(mov(
-            shader,
-            channels,
-            Operand::vgrf(tmp, at, dst_ty, 1),
-            src,
-        ));
+        out.push(channels.mov(shader, Operand::vgrf(tmp, at, dst_ty, 1), src));
     }
     Ok(tmp)
 }

@@ -13,10 +13,10 @@
 
 use eubatch_ir::message::sampler::{self, ParamType};
 use eubatch_ir::message::sfid;
-use eubatch_ir::{Control, Inst, Operand, RegFile, Shader, Type, VgrfLayout};
+use eubatch_ir::{Builder, Control, Inst, Operand, RegFile, Shader, Type, VgrfLayout};
 
 use super::payload::{payloads, Part, Payload};
-use super::{immediate, mov, no_mask, send, simd_mode};
+use super::{immediate, send, simd_mode};
 
 /// `varying_pull_const_logical(N) dst, surface, offset, alignment`: a sampler `ld` of the
 /// surface as a raw buffer at each channel's byte offset, four dwords back.
@@ -84,18 +84,12 @@ pub(super) fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>,
 fn block_read_header(shader: &mut Shader, whole: Operand, dword2: Operand) -> (Payload, Vec<Inst>) {
     let header = shader.vgrfs.push(VgrfLayout::flat(32)).index() as u32;
     let moves = vec![
-        mov(
-            shader,
-            no_mask(8),
-            Operand::vgrf(header, 0, Type::UD, 1),
-            whole,
-        ),
-        mov(
-            shader,
-            no_mask(1),
-            Operand::vgrf(header, 8, Type::UD, 1),
-            dword2,
-        ),
+        Builder::new(8)
+            .exec_all()
+            .mov(shader, Operand::vgrf(header, 0, Type::UD, 1), whole),
+        Builder::new(1)
+            .exec_all()
+            .mov(shader, Operand::vgrf(header, 8, Type::UD, 1), dword2),
     ];
     let p = Payload {
         first: Operand::vgrf(header, 0, Type::UD, 1),

@@ -17,10 +17,10 @@
 use eubatch_ir::message::sampler::{self, Param};
 use eubatch_ir::message::sfid;
 use eubatch_ir::shader::Predicate;
-use eubatch_ir::{Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
+use eubatch_ir::{Builder, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
 
 use super::payload::{check_parts, payload, payload_moves, payloads, resolve_parts, Part, Payload};
-use super::{alu, mov, no_mask, send, simd_mode};
+use super::{send, simd_mode};
 
 /// Sampler messages whose run-time sampler index is provably below 16: known before the
 /// blocks are taken apart.
@@ -200,9 +200,10 @@ fn sampler_header_payload(
     };
     let ud = |o: u32| Operand::vgrf(whole, o, Type::UD, 1);
     let g0 = |byte: u32, region: eubatch_ir::Region| Operand::fixed(0, byte, Type::UD, region);
-    out.push(mov(
+    // Header dwords are written by one channel, whatever the message's channels.
+    let scalar = Builder::new(1).exec_all();
+    out.push(Builder::new(8).exec_all().mov(
         shader,
-        no_mask(8),
         ud(0),
         g0(0, eubatch_ir::Region::new(8, 8, 1)),
     ));
@@ -214,47 +215,24 @@ fn sampler_header_payload(
     };
     let dword2 = bits | not_written << 12;
     if dword2 != 0 {
-        out.push(mov(
-            shader,
-            no_mask(1),
-            ud(8),
-            Operand::imm(Type::UD, dword2 as u64),
-        ));
+        out.push(scalar.mov(shader, ud(8), Operand::imm(Type::UD, dword2 as u64)));
     } else if !matches!(shader.stage, eubatch_ir::Stage::Vs | eubatch_ir::Stage::Fs) {
-        out.push(mov(shader, no_mask(1), ud(8), Operand::imm(Type::UD, 0)));
+        out.push(scalar.mov(shader, ud(8), Operand::imm(Type::UD, 0)));
     }
     let g0_3 = g0(12, eubatch_ir::Region::new(0, 1, 0));
     match high_sampler {
         None => {}
         Some(s) if s.file == RegFile::Imm => {
             let offset = 16 * (s.imm_bits() as u32 / 16) * 16;
-            out.push(alu(
-                shader,
-                Opcode::Add,
-                no_mask(1),
-                ud(12),
-                &[g0_3, Operand::imm(Type::UD, offset as u64)],
-            ));
+            out.push(scalar.add(shader, ud(12), g0_3, Operand::imm(Type::UD, offset as u64)));
         }
         Some(s) => {
             let tmp = shader.vgrfs.push(VgrfLayout::flat(4)).index() as u32;
             let t = Operand::vgrf(tmp, 0, Type::UD, 1);
             let sampler = scalar_ud(s);
-            out.push(alu(
-                shader,
-                Opcode::And,
-                no_mask(1),
-                t,
-                &[sampler, Operand::imm(Type::UD, 0xf0)],
-            ));
-            out.push(alu(
-                shader,
-                Opcode::Shl,
-                no_mask(1),
-                t,
-                &[t, Operand::imm(Type::UD, 4)],
-            ));
-            out.push(alu(shader, Opcode::Add, no_mask(1), ud(12), &[g0_3, t]));
+            out.push(scalar.and(shader, t, sampler, Operand::imm(Type::UD, 0xf0)));
+            out.push(scalar.shl(shader, t, t, Operand::imm(Type::UD, 4)));
+            out.push(scalar.add(shader, ud(12), g0_3, t));
         }
     }
     // The parameters follow the header in the first payload or are the second.
@@ -285,35 +263,17 @@ fn sampler_descriptor_reg(
 ) -> Operand {
     let tmp = shader.vgrfs.push(VgrfLayout::flat(4)).index() as u32;
     let d = Operand::vgrf(tmp, 0, Type::UD, 1);
-    let c = no_mask(1);
+    let scalar = Builder::new(1).exec_all();
     let imm = |v: u64| Operand::imm(Type::UD, v);
     if surface == sampler {
-        out.push(alu(
-            shader,
-            Opcode::Mul,
-            c,
-            d,
-            &[scalar_ud(surface), imm(0x101)],
-        ));
+        out.push(scalar.mul(shader, d, scalar_ud(surface), imm(0x101)));
     } else if sampler.file == RegFile::Imm {
-        out.push(alu(
-            shader,
-            Opcode::Or,
-            c,
-            d,
-            &[scalar_ud(surface), imm(sampler.imm_bits() << 8)],
-        ));
+        out.push(scalar.or(shader, d, scalar_ud(surface), imm(sampler.imm_bits() << 8)));
     } else {
-        out.push(alu(
-            shader,
-            Opcode::Shl,
-            c,
-            d,
-            &[scalar_ud(sampler), imm(8)],
-        ));
-        out.push(alu(shader, Opcode::Or, c, d, &[d, scalar_ud(surface)]));
+        out.push(scalar.shl(shader, d, scalar_ud(sampler), imm(8)));
+        out.push(scalar.or(shader, d, d, scalar_ud(surface)));
     }
-    out.push(alu(shader, Opcode::And, c, d, &[d, imm(0xfff)]));
+    out.push(scalar.and(shader, d, d, imm(0xfff)));
     Operand {
         region: eubatch_ir::Region::new(0, 1, 0),
         stride: 0,

@@ -11,10 +11,10 @@
 
 use eubatch_ir::message::sampler::ParamType;
 use eubatch_ir::message::sfid;
-use eubatch_ir::{Gen, Inst, Mods, Operand, RegFile, Shader, Type, VgrfLayout};
+use eubatch_ir::{Builder, Gen, Inst, Mods, Operand, RegFile, Shader, Type, VgrfLayout};
 
 use super::payload::{check_parts, payload, payload_moves, resolve_parts, Part, Payload};
-use super::{channels_of, mov, no_mask, send};
+use super::send;
 
 /// `urb_write_logical handle, per-slot offsets, channel mask, data`: a URB SIMD8 write
 /// (Mesa `lower_urb_write_logical_send`): the header ([`urb_header`]), then the data
@@ -174,10 +174,10 @@ fn urb_header(shader: &mut Shader, out: &mut Vec<Inst>, inst: Inst, extra: &[Ope
         .push(VgrfLayout::flat(32 * (1 + extra.len() as u32)))
         .index() as u32;
     copy_urb_handles(shader, out, h, handle);
-    let channels = channels_of(ctl);
+    let channels = Builder::channels_of(ctl);
     for (k, e) in extra.iter().enumerate() {
         let dst = Operand::vgrf(h, 32 * (k as u32 + 1), Type::UD, 1);
-        out.push(mov(shader, channels, dst, raw_ud(*e)));
+        out.push(channels.mov(shader, dst, raw_ud(*e)));
     }
     Operand::vgrf(h, 0, Type::UD, 1)
 }
@@ -238,5 +238,5 @@ fn raw_ud(mut o: Operand) -> Operand {
 /// message header: Mesa's LOAD_PAYLOAD copies header registers so).
 fn copy_urb_handles(shader: &mut Shader, out: &mut Vec<Inst>, vgrf: u32, handle: Operand) {
     let dst = Operand::vgrf(vgrf, 0, Type::UD, 1);
-    out.push(mov(shader, no_mask(8), dst, raw_ud(handle)));
+    out.push(Builder::new(8).exec_all().mov(shader, dst, raw_ud(handle)));
 }
