@@ -10,7 +10,7 @@
 //! (Mesa: brw_fs_register_coalesce.cpp.)
 //!
 //! Live ranges are linear intervals of instruction positions per 4-byte slot
-//! ([`crate::liveness`] across block boundaries), so a half-float component with padding
+//! ([`crate::analysis::liveness`] across block boundaries), so a half-float component with padding
 //! coalesces into a padded component of the same shape. Rules that limit it: the move has
 //! no modifiers, saturate, predicate or conditional modifier, copies a stride-one region of
 //! the same type size, and covers exactly one component of A whose data and padding equal
@@ -21,8 +21,8 @@ use hashbrown::HashSet;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Block, Inst, Opcode, RegFile, Shader, Vgrf};
 
-use crate::access::SLOT;
-use crate::liveness::Liveness;
+use crate::analysis::access::SLOT;
+use crate::analysis::liveness::Liveness;
 use crate::PassCx;
 
 /// Per slot: the first and last instruction position it is live or accessed at.
@@ -296,7 +296,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
 /// `register_coalesce` does the same with its per-register `channels_remaining`).
 fn merge_componentwise(
     shader: &Shader,
-    slots: &crate::access::Slots,
+    slots: &crate::analysis::access::Slots,
     order: &[Inst],
     range: &dyn Fn(u32, u32) -> (u32, u32),
     touched: &mut HashSet<u32>,

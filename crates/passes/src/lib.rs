@@ -2,10 +2,8 @@
 //! `fn run(&mut Shader, &mut PassCx) -> bool` (progress) and a module doc saying what it
 //! does and which hardware rules limit it; [`manager`] runs them by name.
 
-pub mod access;
-pub mod access_table;
 pub mod algebraic;
-pub mod bitset;
+pub mod analysis;
 pub mod cmod_prop;
 pub mod coalesce;
 pub mod compact;
@@ -13,17 +11,13 @@ pub mod copy_prop;
 pub mod cse;
 pub mod dce;
 pub mod dead_cf;
-pub mod defs;
-pub mod liveness;
 pub mod load_cse;
 pub mod lower;
 pub mod manager;
 pub mod payload_cse;
 pub mod predicated_break;
-pub mod pressure;
 pub mod sat_prop;
 pub mod sel_peephole;
-pub mod slot_lists;
 pub mod split;
 pub mod value_range;
 
@@ -31,6 +25,8 @@ use std::rc::Rc;
 
 use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::Shader;
+
+use analysis::{access_table, defs, liveness, pressure};
 
 /// What passes share while they run on one shader: the analyses, computed on demand and
 /// kept until a pass reports that it changed the shader (the manager then calls

@@ -49,7 +49,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         let insts = shader.layout.blocks[block].insts.clone();
         // Per instruction: whether its destination's old value is dead just before it.
         let mut fresh = vec![false; insts.len()];
-        let mut l = crate::bitset::BitSet::new(table.slots.count());
+        let mut l = crate::analysis::bitset::BitSet::new(table.slots.count());
         live.load_live_out(block, &mut l);
         for (k, &inst) in insts.iter().enumerate().rev() {
             for (s, full) in table.defs(inst) {
@@ -109,7 +109,7 @@ fn pair(shader: &Shader, a: Inst, c: Inst) -> Option<Vec<Operand>> {
     };
     if op != shader.insts.opcode[c]
         || op.alu_arity().is_none()
-        || !crate::access::is_pure(op)
+        || !crate::analysis::access::is_pure(op)
         || !plain(ca)
         || ca != cc
         || da.file != RegFile::Vgrf

@@ -1,4 +1,4 @@
-//! Every instruction's slot accesses ([`crate::access`]) computed once per version of the
+//! Every instruction's slot accesses ([`crate::analysis::access`]) computed once per version of the
 //! shader and kept as columns: one pool of runs of consecutive slots, and per instruction
 //! where its writes and its reads start in it. A SIMD16 float operand is one run of 16
 //! slots, not 16 entries, and the hot consumers work on whole runs (word-level set
@@ -14,7 +14,7 @@
 //! a copy of every instruction's fields for that comparison.
 //!
 //! The table describes the shader as it was when computed. A pass that rewrites an
-//! instruction and then asks about that instruction again must ask [`crate::access`]
+//! instruction and then asks about that instruction again must ask [`crate::analysis::access`]
 //! directly for it (DCE and CSE do, for the instructions they change); rewriting an
 //! instruction's sources leaves what every instruction *writes* as it was, which is what
 //! copy propagation relies on while it walks.
@@ -22,12 +22,12 @@
 use eubatch_ir::shader::{Control, SendInfo};
 use eubatch_ir::{Backend, Inst, Opcode, Operand, Shader};
 
-use crate::access::{for_each_def_both, for_each_use, Slots};
+use crate::analysis::access::{for_each_def_both, for_each_use, Slots};
 
 /// The top bit of a write's entry: the write fully defines the slot.
 const FULL: u32 = 1 << 31;
 /// The next bit: it does so if the execution mask is not looked at
-/// ([`crate::access::for_each_def_ignoring_mask`]).
+/// ([`crate::analysis::access::for_each_def_ignoring_mask`]).
 const FULL_IGNORING_MASK: u32 = 1 << 30;
 const SLOT_BITS: u32 = FULL_IGNORING_MASK - 1;
 
@@ -215,7 +215,7 @@ impl AccessTable {
 
     /// The runs of slots `inst` writes, each with whether it fully defines them, and
     /// whether it would if the execution mask were not looked at
-    /// ([`crate::access::for_each_def_both`]), in increasing order.
+    /// ([`crate::analysis::access::for_each_def_both`]), in increasing order.
     pub fn def_runs(
         &self,
         inst: Inst,
@@ -232,7 +232,7 @@ impl AccessTable {
             })
     }
 
-    /// The runs of slots `inst` reads ([`crate::access::for_each_use`]; runs may overlap).
+    /// The runs of slots `inst` reads ([`crate::analysis::access::for_each_use`]; runs may overlap).
     /// Like the runs it writes, none holds both VGRF and flag slots.
     pub fn use_runs(&self, inst: Inst) -> impl Iterator<Item = std::ops::Range<u32>> + '_ {
         let sp = self.span(inst);
@@ -243,20 +243,20 @@ impl AccessTable {
     }
 
     /// The slots `inst` writes, each with whether it fully defines it
-    /// ([`crate::access::for_each_def`]).
+    /// ([`crate::analysis::access::for_each_def`]).
     pub fn defs(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
         self.def_runs(inst)
             .flat_map(|(r, full, _)| r.map(move |s| (s, full)))
     }
 
     /// [`AccessTable::defs`], with a write under the execution mask taken as whole
-    /// ([`crate::access::for_each_def_ignoring_mask`]).
+    /// ([`crate::analysis::access::for_each_def_ignoring_mask`]).
     pub fn defs_ignoring_mask(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
         self.def_runs(inst)
             .flat_map(|(r, _, full)| r.map(move |s| (s, full)))
     }
 
-    /// The slots `inst` reads ([`crate::access::for_each_use`]; a slot may come twice).
+    /// The slots `inst` reads ([`crate::analysis::access::for_each_use`]; a slot may come twice).
     pub fn uses(&self, inst: Inst) -> impl Iterator<Item = u32> + '_ {
         self.use_runs(inst).flatten()
     }

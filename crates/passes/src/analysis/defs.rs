@@ -5,7 +5,7 @@
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::{Inst, RegFile, Shader};
 
-use crate::access_table::AccessTable;
+use crate::analysis::access_table::AccessTable;
 
 pub struct Defs {
     /// Instructions writing each VGRF.
@@ -41,7 +41,7 @@ impl Defs {
         let mut single: Vec<Option<Inst>> = vec![None; n];
         let mut whole = vec![true; n];
         // Each VGRF's writers, in flat linked lists (newest first).
-        let mut writers = crate::slot_lists::SlotLists::new(n as u32);
+        let mut writers = crate::analysis::slot_lists::SlotLists::new(n as u32);
         // Per slot: how often fully written; per VGRF: any other kind of write.
         let mut slot_writes = vec![0u8; slots.vgrf_slots as usize];
         let mut other_write = vec![false; n];
