@@ -93,8 +93,8 @@ fn takes_cmod(op: Opcode) -> bool {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let slots = Slots::of(shader);
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+    let slots = Slots::of(shader, &cx.nesting(shader));
     let flag_first = slots.vgrf_slots;
     let mut progress = false;
     let mut removed = Vec::new();

@@ -456,13 +456,19 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     // (What each instruction writes is as it was; only the slot model's channel-mask facts
     // can have moved, and when they have not, the table still says what every write
     // defines.)
-    let defs = if progress && Slots::of(shader) != *slots {
+    // Rewriting sources moves no control flow: the nesting is the one of the shader as the
+    // pass found it.
+    let nesting = cx.nesting(shader);
+    let defs = if progress && Slots::of(shader, &nesting) != *slots {
         std::rc::Rc::new(crate::analysis::defs::Defs::compute(
             shader,
-            &AccessTable::compute(shader),
+            &AccessTable::compute(shader, &nesting),
+            &nesting,
         ))
     } else if progress {
-        std::rc::Rc::new(crate::analysis::defs::Defs::compute(shader, &table))
+        std::rc::Rc::new(crate::analysis::defs::Defs::compute(
+            shader, &table, &nesting,
+        ))
     } else {
         cx.defs(shader)
     };

@@ -26,7 +26,7 @@ use std::rc::Rc;
 use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::Shader;
 
-use analysis::{access_table, defs, liveness, pressure};
+use analysis::{access_table, defs, liveness, nesting, pressure};
 
 /// What passes share while they run on one shader: the analyses, computed on demand and
 /// kept until a pass reports that it changed the shader (the manager then calls
@@ -38,6 +38,7 @@ pub struct PassCx {
     access: Option<Rc<access_table::AccessTable>>,
     /// The last table, of an earlier version of the shader: the next is made from it.
     stale_access: Option<Rc<access_table::AccessTable>>,
+    nesting: Option<Rc<nesting::Nesting>>,
     liveness: Option<Rc<liveness::Liveness>>,
     defs: Option<Rc<defs::Defs>>,
     pressure: Option<Rc<pressure::Pressure>>,
@@ -48,12 +49,20 @@ pub struct PassCx {
 }
 
 impl PassCx {
+    /// Control-flow nesting of every instruction and block, computed once until invalidated.
+    pub fn nesting(&mut self, shader: &Shader) -> Rc<nesting::Nesting> {
+        self.nesting
+            .get_or_insert_with(|| Rc::new(nesting::Nesting::compute(shader)))
+            .clone()
+    }
+
     /// Every instruction's slot accesses, computed once until invalidated.
     pub fn access(&mut self, shader: &Shader) -> Rc<access_table::AccessTable> {
         if self.access.is_none() {
+            let nesting = self.nesting(shader);
             self.access = Some(Rc::new(match self.stale_access.take() {
-                Some(old) => access_table::AccessTable::update(&old, shader),
-                None => access_table::AccessTable::compute(shader),
+                Some(old) => access_table::AccessTable::update(&old, shader, &nesting),
+                None => access_table::AccessTable::compute(shader, &nesting),
             }));
         }
         self.access.clone().unwrap()
@@ -75,7 +84,8 @@ impl PassCx {
     pub fn defs(&mut self, shader: &Shader) -> Rc<defs::Defs> {
         if self.defs.is_none() {
             let access = self.access(shader);
-            self.defs = Some(Rc::new(defs::Defs::compute(shader, &access)));
+            let nesting = self.nesting(shader);
+            self.defs = Some(Rc::new(defs::Defs::compute(shader, &access, &nesting)));
         }
         self.defs.clone().unwrap()
     }

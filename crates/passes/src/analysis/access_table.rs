@@ -23,6 +23,7 @@ use eubatch_ir::shader::{Control, SendInfo};
 use eubatch_ir::{Backend, Inst, Opcode, Operand, Shader};
 
 use crate::analysis::access::{for_each_def_both, for_each_use, Slots};
+use crate::analysis::nesting::Nesting;
 
 /// The top bit of a write's entry: the write fully defines the slot.
 const FULL: u32 = 1 << 31;
@@ -101,15 +102,20 @@ pub struct AccessTable {
 }
 
 impl AccessTable {
-    pub fn compute(shader: &Shader) -> AccessTable {
-        AccessTable::build(shader, Slots::of(shader), ShaderFacts::of(shader), None)
+    pub fn compute(shader: &Shader, nesting: &Nesting) -> AccessTable {
+        AccessTable::build(
+            shader,
+            Slots::of(shader, nesting),
+            ShaderFacts::of(shader),
+            None,
+        )
     }
 
     /// The table of `shader`, taking from `old` (a table of an earlier version of it) the
     /// accesses of every instruction whose fields have not changed since, when the slot
     /// numbering and what else they depend on are the same; else computed whole.
-    pub fn update(old: &AccessTable, shader: &Shader) -> AccessTable {
-        let slots = Slots::of(shader);
+    pub fn update(old: &AccessTable, shader: &Shader, nesting: &Nesting) -> AccessTable {
+        let slots = Slots::of(shader, nesting);
         let facts = ShaderFacts::of(shader);
         let reuse = slots == old.slots && facts == old.facts;
         AccessTable::build(shader, slots, facts, reuse.then_some(old))

@@ -4,6 +4,7 @@
 //! - [`access`]: which 4-byte slots of VGRFs and flags an instruction reads and writes;
 //!   [`access_table`] holds those accesses of every instruction as columns.
 //! - [`defs`]: the single and piecewise definitions of every VGRF.
+//! - [`nesting`]: how deep in `if`/`do` constructs each instruction and block is.
 //! - [`liveness`]: which slots are live into and out of every block; [`pressure`] counts
 //!   them per instruction in registers.
 //! - [`bitset`] and [`slot_lists`]: the dense sets and per-slot lists the analyses are made
@@ -21,5 +22,6 @@ pub mod access_table;
 pub mod bitset;
 pub mod defs;
 pub mod liveness;
+pub mod nesting;
 pub mod pressure;
 pub mod slot_lists;

@@ -24,7 +24,6 @@
 //! gen7 and 64-bit types stay SIMD8). Off by default: `--passes lower,coalesce_simd8`
 //! measures it.
 
-use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Inst, Operand, RegFile, Region, Shader};
 
@@ -42,7 +41,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     };
     let table = &live.access;
     let mut progress = false;
-    let mut depth = 0u32;
+    let nesting = cx.nesting(shader);
     let mut removed = hashbrown::HashSet::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
@@ -62,7 +61,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             }
             fresh[k] = table.defs(inst).all(|(s, _)| !l.contains(s));
         }
-        let top_level = depth == 0;
+        let top_level = nesting.block_depth(block) == 0;
         let mut k = 0;
         while k + 1 < insts.len() {
             let (a, c) = (insts[k], insts[k + 1]);
@@ -77,13 +76,6 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 }
             }
             k += 1;
-        }
-        for &i in &insts {
-            match shader.insts.opcode[i].control_flow() {
-                ControlFlow::If | ControlFlow::Do => depth += 1,
-                ControlFlow::Endif | ControlFlow::While => depth = depth.saturating_sub(1),
-                _ => {}
-            }
         }
     }
     if progress {
