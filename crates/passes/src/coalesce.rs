@@ -22,6 +22,7 @@ use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Block, Inst, Opcode, RegFile, Shader, Vgrf};
 
 use crate::analysis::access::SLOT;
+use crate::analysis::access_table::ExecMask;
 use crate::analysis::liveness::Liveness;
 use crate::PassCx;
 
@@ -44,7 +45,7 @@ fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)
             for s in table.uses(inst) {
                 touch(&mut iv, s, ip);
             }
-            for (s, _) in table.defs(inst) {
+            for (s, _) in table.defs(inst, ExecMask::Honoured) {
                 touch(&mut iv, s, ip);
             }
             ip += 1;
@@ -98,7 +99,11 @@ impl Writes {
         let n = table.slots.count() as usize;
         let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(order.len() * 4);
         for (ip, &inst) in order.iter().enumerate() {
-            pairs.extend(table.defs(inst).map(|(s, _)| (s, ip as u32)));
+            pairs.extend(
+                table
+                    .defs(inst, ExecMask::Honoured)
+                    .map(|(s, _)| (s, ip as u32)),
+            );
         }
         // A counting sort by slot: the pairs come in position order, and a stable
         // placement keeps each slot's positions ascending (linear, where sorting the pairs

@@ -30,6 +30,7 @@ use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
 use crate::analysis::access::{Slots, SLOT};
 use crate::analysis::access_table::AccessTable;
+use crate::analysis::access_table::ExecMask;
 use crate::PassCx;
 
 /// An available copy: `dst` (a VGRF region of `len` bytes) holds `src`.
@@ -75,14 +76,14 @@ fn copy_of(shader: &Shader, table: &AccessTable, inst: Inst) -> Option<Copy> {
     }
     let exec = ctl.exec_size as u32;
     let len = exec * dst.ty.size();
-    let mut written = table.defs(inst).map(|(slot, _)| slot);
+    let mut written = table.defs(inst, ExecMask::Honoured).map(|(slot, _)| slot);
     let dst_slots = match written.next() {
         Some(first) => first..written.last().unwrap_or(first) + 1,
         None => 0..0,
     };
     debug_assert_eq!(
         dst_slots.len(),
-        table.defs(inst).count(),
+        table.defs(inst, ExecMask::Honoured).count(),
         "a packed write's slots are one run"
     );
     let src_slots = if src.file == RegFile::Vgrf {
@@ -306,7 +307,7 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available>
             crate::analysis::bitset::BitSet::new(n),
         );
         for &inst in &block.insts {
-            for (s, _) in table.defs(inst) {
+            for (s, _) in table.defs(inst, ExecMask::Honoured) {
                 for id in by_slot.iter(s) {
                     gen.remove(id);
                     kill.insert(id);
@@ -432,7 +433,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 }
             }
             // Kill copies whose destination or source this instruction writes.
-            for (s, _) in table.defs(inst) {
+            for (s, _) in table.defs(inst, ExecMask::Honoured) {
                 by_slot.drain(s, |i| acp[i as usize] = None);
                 if let Some(e) = entry.as_ref().filter(|_| any_entry) {
                     for id in e.by_slot.iter(s) {

@@ -24,6 +24,7 @@ use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
 use crate::analysis::access::{for_each_def, is_pure, SLOT};
 use crate::analysis::access_table::AccessTable;
+use crate::analysis::access_table::ExecMask;
 use crate::PassCx;
 
 fn candidate(shader: &Shader, inst: Inst) -> bool {
@@ -60,7 +61,7 @@ fn same(shader: &Shader, a: Inst, b: Inst) -> bool {
 fn slots_of(shader: &Shader, table: &AccessTable, inst: Inst, v: &mut Vec<u32>) {
     let slots = &table.slots;
     v.clear();
-    v.extend(table.defs(inst).map(|(s, _)| s));
+    v.extend(table.defs(inst, ExecMask::Honoured).map(|(s, _)| s));
     let exec = shader.insts.control[inst].exec_size as u32;
     for s in shader.srcs(inst) {
         if s.file == RegFile::Vgrf && (s.nr as usize) < slots.base.len() {
@@ -230,7 +231,9 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
             if replaced {
                 for_each_def(shader, slots, inst, |s, _| end(s));
             } else {
-                table.defs(inst).for_each(|(s, _)| end(s));
+                table
+                    .defs(inst, ExecMask::Honoured)
+                    .for_each(|(s, _)| end(s));
             }
             if !replaced && is_candidate {
                 let i = entries.len();

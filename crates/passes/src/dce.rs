@@ -14,6 +14,7 @@ use eubatch_ir::{Operand, RegFile, Shader};
 use crate::analysis::access::{
     for_each_def, for_each_def_ignoring_mask, for_each_use, has_side_effects, writes_flag,
 };
+use crate::analysis::access_table::ExecMask;
 use crate::PassCx;
 
 /// Any code, vec4 included: what the slot model cannot read element by element
@@ -71,7 +72,10 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             let dst = shader.insts.dst[inst];
             let op = shader.insts.opcode[inst];
             let ctl = shader.insts.control[inst];
-            if op == eubatch_ir::Opcode::Undef && table.defs(inst).all(|(s, _)| next.overwritten(s))
+            if op == eubatch_ir::Opcode::Undef
+                && table
+                    .defs(inst, ExecMask::Honoured)
+                    .all(|(s, _)| next.overwritten(s))
                 || !has_side_effects(shader, inst) && !vgrf_live && !flag_live
             {
                 // An `undef` overwritten before any read (see [`NextAccess`]), or anything
@@ -125,7 +129,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 for_each_use(shader, slots, inst, |s| next.read(s));
             } else {
                 table
-                    .defs_ignoring_mask(inst)
+                    .defs(inst, ExecMask::Ignored)
                     .for_each(|(s, full)| next.write(s, full));
                 table.uses(inst).for_each(|s| next.read(s));
             }

@@ -32,6 +32,16 @@ const FULL: u32 = 1 << 31;
 const FULL_IGNORING_MASK: u32 = 1 << 30;
 const SLOT_BITS: u32 = FULL_IGNORING_MASK - 1;
 
+/// Which writes [`AccessTable::defs`] counts as defining a slot whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecMask {
+    /// A write under the execution mask does not, where disabled channels' old values are
+    /// observed ([`crate::analysis::access::Slots::read_unmasked`]).
+    Honoured,
+    /// It does, as if every channel were enabled.
+    Ignored,
+}
+
 /// Slots `first & SLOT_BITS .. end`, with the write flags in `first`'s top bits.
 #[derive(Clone, Copy, Debug, Default)]
 struct Run {
@@ -226,16 +236,13 @@ impl AccessTable {
         &self,
         inst: Inst,
     ) -> impl Iterator<Item = (std::ops::Range<u32>, bool, bool)> + '_ {
-        let sp = self.span(inst);
-        self.pool[sp.start as usize..(sp.start + sp.defs) as usize]
-            .iter()
-            .map(|r| {
-                (
-                    r.slots(),
-                    r.first & FULL != 0,
-                    r.first & FULL_IGNORING_MASK != 0,
-                )
-            })
+        self.pool[self.def_span(inst)].iter().map(|r| {
+            (
+                r.slots(),
+                r.first & FULL != 0,
+                r.first & FULL_IGNORING_MASK != 0,
+            )
+        })
     }
 
     /// The runs of slots `inst` reads ([`crate::analysis::access::for_each_use`]; runs may overlap).
@@ -249,22 +256,30 @@ impl AccessTable {
     }
 
     /// The slots `inst` writes, each with whether it fully defines it
-    /// ([`crate::analysis::access::for_each_def`]).
-    pub fn defs(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
-        self.def_runs(inst)
-            .flat_map(|(r, full, _)| r.map(move |s| (s, full)))
-    }
-
-    /// [`AccessTable::defs`], with a write under the execution mask taken as whole
-    /// ([`crate::analysis::access::for_each_def_ignoring_mask`]).
-    pub fn defs_ignoring_mask(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
-        self.def_runs(inst)
-            .flat_map(|(r, _, full)| r.map(move |s| (s, full)))
+    /// ([`crate::analysis::access::for_each_def`]), or would if the execution mask were not
+    /// looked at (`ExecMask::Ignored`: [`crate::analysis::access::for_each_def_ignoring_mask`]).
+    #[inline]
+    pub fn defs(&self, inst: Inst, mask: ExecMask) -> impl Iterator<Item = (u32, bool)> + '_ {
+        // Both answers are kept per run; the mask picks which bit is read.
+        let bit = match mask {
+            ExecMask::Honoured => FULL,
+            ExecMask::Ignored => FULL_IGNORING_MASK,
+        };
+        self.pool[self.def_span(inst)].iter().flat_map(move |r| {
+            let full = r.first & bit != 0;
+            r.slots().map(move |s| (s, full))
+        })
     }
 
     /// The slots `inst` reads ([`crate::analysis::access::for_each_use`]; a slot may come twice).
     pub fn uses(&self, inst: Inst) -> impl Iterator<Item = u32> + '_ {
         self.use_runs(inst).flatten()
+    }
+
+    /// Where `inst`'s write runs are in the pool.
+    fn def_span(&self, inst: Inst) -> std::ops::Range<usize> {
+        let sp = self.span(inst);
+        sp.start as usize..(sp.start + sp.defs) as usize
     }
 
     fn span(&self, inst: Inst) -> Span {

@@ -5,6 +5,7 @@
 use eubatch_ir::{Inst, RegFile, Shader};
 
 use crate::analysis::access_table::AccessTable;
+use crate::analysis::access_table::ExecMask;
 use crate::analysis::nesting::Nesting;
 
 pub struct Defs {
@@ -57,7 +58,7 @@ impl Defs {
             // All of the VGRF's slots, each fully.
             let range = slots.vgrf(shader, dst.nr);
             let mut covered = 0u32;
-            for (s, full) in access.defs(inst) {
+            for (s, full) in access.defs(inst, ExecMask::Honoured) {
                 if range.contains(&s) && full {
                     covered += 1;
                     slot_writes[s as usize] = slot_writes[s as usize].saturating_add(1);

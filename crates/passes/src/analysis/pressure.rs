@@ -5,6 +5,7 @@
 use eubatch_ir::{Inst, Shader};
 
 use crate::analysis::access::SLOT;
+use crate::analysis::access_table::ExecMask;
 use crate::analysis::liveness::Liveness;
 
 pub struct Pressure {
@@ -52,7 +53,7 @@ impl Pressure {
             for &inst in block.insts.iter().rev() {
                 max = max.max(total);
                 per_inst.push((inst, total));
-                for (s, full) in table.defs(inst) {
+                for (s, full) in table.defs(inst, ExecMask::Honoured) {
                     if full && s < slots.vgrf_slots && l.contains(s) {
                         l.remove(s);
                         let v = owner[s as usize] as usize;

@@ -27,6 +27,7 @@
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Inst, Operand, RegFile, Region, Shader};
 
+use crate::analysis::access_table::ExecMask;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.
@@ -51,7 +52,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         let mut l = crate::analysis::bitset::BitSet::new(table.slots.count());
         live.load_live_out(block, &mut l);
         for (k, &inst) in insts.iter().enumerate().rev() {
-            for (s, full) in table.defs(inst) {
+            for (s, full) in table.defs(inst, ExecMask::Honoured) {
                 if full {
                     l.remove(s);
                 }
@@ -59,7 +60,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             for s in table.uses(inst) {
                 l.insert(s);
             }
-            fresh[k] = table.defs(inst).all(|(s, _)| !l.contains(s));
+            fresh[k] = table
+                .defs(inst, ExecMask::Honoured)
+                .all(|(s, _)| !l.contains(s));
         }
         let top_level = nesting.block_depth(block) == 0;
         let mut k = 0;
