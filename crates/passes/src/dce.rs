@@ -2,12 +2,12 @@
 //! other effect; an instruction whose VGRF result is dead but whose flag write is live keeps
 //! only the flag (its destination becomes null).
 //!
-//! Liveness is per 4-byte slot ([`crate::analysis::liveness`]), so a value overwritten by two SIMD8
-//! half-float writes, or by its two strided 32-bit halves, is dead after them (Mesa, which
-//! only sees whole-register writes, keeps it: seeds 002 and 003). Rules that limit it:
-//! messages and virtual opcodes not known to be pure ([`crate::analysis::access::is_pure`]), writes to
-//! fixed registers or architecture registers other than the flags, `EOT` and control flow
-//! are never removed.
+//! Liveness is per 4-byte slot ([`crate::analysis::liveness`]), so a value overwritten by two
+//! SIMD8 half-float writes, or by its two strided 32-bit halves, is dead after them (Mesa,
+//! which only sees whole-register writes, keeps it: seeds 002 and 003). Rules that limit it:
+//! messages and virtual opcodes not known to be pure ([`crate::analysis::access::is_pure`]),
+//! writes to fixed registers or architecture registers other than the flags, `EOT` and control
+//! flow are never removed.
 
 use eubatch_ir::{Operand, RegFile, Shader};
 

@@ -26,7 +26,7 @@ use std::rc::Rc;
 use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::Shader;
 
-use analysis::{access_table, defs, liveness, nesting, pressure};
+use analysis::{access_table, defs, intervals, liveness, nesting, pressure};
 
 /// What passes share while they run on one shader: the analyses, computed on demand and
 /// kept until a pass reports that it changed the shader (the manager then calls
@@ -40,6 +40,7 @@ pub struct PassCx {
     stale_access: Option<Rc<access_table::AccessTable>>,
     nesting: Option<Rc<nesting::Nesting>>,
     liveness: Option<Rc<liveness::Liveness>>,
+    intervals: Option<Rc<intervals::LiveIntervals>>,
     defs: Option<Rc<defs::Defs>>,
     pressure: Option<Rc<pressure::Pressure>>,
     /// How many times each analysis was computed (for the pass statistics).
@@ -78,6 +79,16 @@ impl PassCx {
                 .map(Rc::new);
         }
         self.liveness.clone()
+    }
+
+    /// Live intervals of every slot and VGRF of `shader`, computed once until invalidated
+    /// (none when liveness cannot be computed).
+    pub fn intervals(&mut self, shader: &Shader) -> Option<Rc<intervals::LiveIntervals>> {
+        if self.intervals.is_none() {
+            let live = self.liveness(shader)?;
+            self.intervals = Some(Rc::new(intervals::LiveIntervals::compute(shader, &live)));
+        }
+        self.intervals.clone()
     }
 
     /// Single and piecewise definitions of every VGRF, computed once until invalidated.

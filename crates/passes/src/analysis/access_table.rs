@@ -1,4 +1,4 @@
-//! Every instruction's slot accesses ([`crate::analysis::access`]) computed once per version of the
+//! Every instruction's slot accesses ([`super::access`]) computed once per version of the
 //! shader and kept as columns: one pool of runs of consecutive slots, and per instruction
 //! where its writes and its reads start in it. A SIMD16 float operand is one run of 16
 //! slots, not 16 entries, and the hot consumers work on whole runs (word-level set
@@ -14,7 +14,7 @@
 //! a copy of every instruction's fields for that comparison.
 //!
 //! The table describes the shader as it was when computed. A pass that rewrites an
-//! instruction and then asks about that instruction again must ask [`crate::analysis::access`]
+//! instruction and then asks about that instruction again must ask [`super::access`]
 //! directly for it (DCE and CSE do, for the instructions they change); rewriting an
 //! instruction's sources leaves what every instruction *writes* as it was, which is what
 //! copy propagation relies on while it walks.
@@ -28,7 +28,7 @@ use crate::analysis::nesting::Nesting;
 /// The top bit of a write's entry: the write fully defines the slot.
 const FULL: u32 = 1 << 31;
 /// The next bit: it does so if the execution mask is not looked at
-/// ([`crate::analysis::access::for_each_def_ignoring_mask`]).
+/// ([`super::access::for_each_def_ignoring_mask`]).
 const FULL_IGNORING_MASK: u32 = 1 << 30;
 const SLOT_BITS: u32 = FULL_IGNORING_MASK - 1;
 
@@ -36,7 +36,7 @@ const SLOT_BITS: u32 = FULL_IGNORING_MASK - 1;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExecMask {
     /// A write under the execution mask does not, where disabled channels' old values are
-    /// observed ([`crate::analysis::access::Slots::read_unmasked`]).
+    /// observed ([`super::access::Slots::read_unmasked`]).
     Honoured,
     /// It does, as if every channel were enabled.
     Ignored,
@@ -231,7 +231,7 @@ impl AccessTable {
 
     /// The runs of slots `inst` writes, each with whether it fully defines them, and
     /// whether it would if the execution mask were not looked at
-    /// ([`crate::analysis::access::for_each_def_both`]), in increasing order.
+    /// ([`super::access::for_each_def_both`]), in increasing order.
     pub fn def_runs(
         &self,
         inst: Inst,
@@ -245,7 +245,7 @@ impl AccessTable {
         })
     }
 
-    /// The runs of slots `inst` reads ([`crate::analysis::access::for_each_use`]; runs may overlap).
+    /// The runs of slots `inst` reads ([`super::access::for_each_use`]; runs may overlap).
     /// Like the runs it writes, none holds both VGRF and flag slots.
     pub fn use_runs(&self, inst: Inst) -> impl Iterator<Item = std::ops::Range<u32>> + '_ {
         let sp = self.span(inst);
@@ -256,8 +256,8 @@ impl AccessTable {
     }
 
     /// The slots `inst` writes, each with whether it fully defines it
-    /// ([`crate::analysis::access::for_each_def`]), or would if the execution mask were not
-    /// looked at (`ExecMask::Ignored`: [`crate::analysis::access::for_each_def_ignoring_mask`]).
+    /// ([`super::access::for_each_def`]), or would if the execution mask were not
+    /// looked at (`ExecMask::Ignored`: [`super::access::for_each_def_ignoring_mask`]).
     #[inline]
     pub fn defs(&self, inst: Inst, mask: ExecMask) -> impl Iterator<Item = (u32, bool)> + '_ {
         // Both answers are kept per run; the mask picks which bit is read.
@@ -271,7 +271,7 @@ impl AccessTable {
         })
     }
 
-    /// The slots `inst` reads ([`crate::analysis::access::for_each_use`]; a slot may come twice).
+    /// The slots `inst` reads ([`super::access::for_each_use`]; a slot may come twice).
     pub fn uses(&self, inst: Inst) -> impl Iterator<Item = u32> + '_ {
         self.use_runs(inst).flatten()
     }

@@ -6,7 +6,8 @@
 //! - [`defs`]: the single and piecewise definitions of every VGRF.
 //! - [`nesting`]: how deep in `if`/`do` constructs each instruction and block is.
 //! - [`liveness`]: which slots are live into and out of every block; [`pressure`] counts
-//!   them per instruction in registers.
+//!   them per instruction in registers; [`intervals`] turns it into a linear live interval
+//!   per slot and per VGRF, and says which VGRFs interfere.
 //! - [`bitset`] and [`slot_lists`]: the dense sets and per-slot lists the analyses are made
 //!   of.
 //!
@@ -21,6 +22,7 @@ pub mod access;
 pub mod access_table;
 pub mod bitset;
 pub mod defs;
+pub mod intervals;
 pub mod liveness;
 pub mod nesting;
 pub mod pressure;

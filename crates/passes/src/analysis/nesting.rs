@@ -2,8 +2,8 @@
 //! the start of each block, and which blocks are in a loop.
 //!
 //! Several questions hang on it: a NoMask write inside control flow reaches channels on
-//! another path ([`crate::analysis::access::Slots`]), a write inside control flow does not
-//! define its VGRF for the whole shader ([`crate::analysis::defs`]), a load inside a loop is
+//! another path ([`super::access::Slots`]), a write inside control flow does not
+//! define its VGRF for the whole shader ([`super::defs`]), a load inside a loop is
 //! not hoisted, constants are loaded before the outermost construct that uses them. One walk
 //! answers all of them, with one convention, instead of each pass counting for itself.
 //!

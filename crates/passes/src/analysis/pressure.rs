@@ -1,5 +1,5 @@
 //! Register pressure: how many GRFs the VGRF values live at each instruction would take,
-//! counting live 4-byte slots ([`crate::analysis::liveness`]) and rounding up to 32-byte registers
+//! counting live 4-byte slots ([`super::liveness`]) and rounding up to 32-byte registers
 //! per VGRF — what a register allocator must fit into the 128-register file.
 
 use eubatch_ir::{Inst, Shader};
