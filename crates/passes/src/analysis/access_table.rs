@@ -260,15 +260,13 @@ impl AccessTable {
     /// looked at (`ExecMask::Ignored`: [`super::access::for_each_def_ignoring_mask`]).
     #[inline]
     pub fn defs(&self, inst: Inst, mask: ExecMask) -> impl Iterator<Item = (u32, bool)> + '_ {
-        // Both answers are kept per run; the mask picks which bit is read.
-        let bit = match mask {
-            ExecMask::Honoured => FULL,
-            ExecMask::Ignored => FULL_IGNORING_MASK,
-        };
-        self.pool[self.def_span(inst)].iter().flat_map(move |r| {
-            let full = r.first & bit != 0;
-            r.slots().map(move |s| (s, full))
-        })
+        // Both answers are kept per run; the mask picks which one is read.
+        let ignoring = mask == ExecMask::Ignored;
+        self.def_runs(inst)
+            .flat_map(move |(r, full, full_ignoring)| {
+                let full = if ignoring { full_ignoring } else { full };
+                r.map(move |s| (s, full))
+            })
     }
 
     /// The slots `inst` reads ([`super::access::for_each_use`]; a slot may come twice).
