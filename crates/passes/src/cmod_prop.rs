@@ -22,7 +22,7 @@
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
 
-use crate::access::{for_each_def, for_each_use, Slots};
+use crate::analysis::access::{for_each_def, for_each_use, Slots};
 use crate::PassCx;
 
 /// The compared value of a comparison with zero whose result only goes to the flag.
@@ -93,8 +93,8 @@ fn takes_cmod(op: Opcode) -> bool {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    let slots = Slots::of(shader);
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+    let slots = Slots::of(shader, &cx.nesting(shader));
     let flag_first = slots.vgrf_slots;
     let mut progress = false;
     let mut removed = Vec::new();
@@ -191,7 +191,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                     if pctl.cmod == cctl.cmod
                         && pctl.flag_subreg == cctl.flag_subreg
                         && same_channels
-                        && crate::access::writes_flag(op, pctl.cmod)
+                        && crate::analysis::access::writes_flag(op, pctl.cmod)
                         && !matches!(op, Opcode::Cmp | Opcode::Cmpn)
                         && dst.ty == x.ty
                     {

@@ -10,79 +10,20 @@
 //! (Mesa: brw_fs_register_coalesce.cpp.)
 //!
 //! Live ranges are linear intervals of instruction positions per 4-byte slot
-//! ([`crate::liveness`] across block boundaries), so a half-float component with padding
-//! coalesces into a padded component of the same shape. Rules that limit it: the move has
-//! no modifiers, saturate, predicate or conditional modifier, copies a stride-one region of
-//! the same type size, and covers exactly one component of A whose data and padding equal
+//! ([`crate::analysis::intervals`], from liveness across block boundaries), so a half-float
+//! component with padding coalesces into a padded component of the same shape. Rules that limit it:
+//! the move has no modifiers, saturate, predicate or conditional modifier, copies a stride-one
+//! region of the same type size, and covers exactly one component of A whose data and padding equal
 //! B's; a pair coalesces once per run (intervals change), the optimization loop repeats.
 
 use hashbrown::HashSet;
 
-use eubatch_ir::{Block, Inst, RegFile, Shader, Vgrf};
+use eubatch_ir::{Inst, RegFile, Shader, Vgrf};
 
-use crate::access::SLOT;
-use crate::liveness::Liveness;
+use crate::analysis::access::SLOT;
+use crate::analysis::access_table::ExecMask;
+use crate::analysis::liveness::Liveness;
 use crate::PassCx;
-
-/// Per slot: the first and last instruction position it is live or accessed at.
-fn intervals(shader: &Shader, live: &Liveness, order: &[Inst]) -> Vec<(u32, u32)> {
-    let table = &live.access;
-    let n = table.slots.count() as usize;
-    let mut iv = vec![(u32::MAX, 0u32); n];
-    let touch = |iv: &mut Vec<(u32, u32)>, s: u32, ip: u32| {
-        let e = &mut iv[s as usize];
-        e.0 = e.0.min(ip);
-        e.1 = e.1.max(ip);
-    };
-    // Block boundaries, in layout order: where each block starts and ends.
-    let mut bounds = Vec::with_capacity(shader.layout.blocks.len());
-    let mut ip = 0u32;
-    for block in shader.layout.blocks.iter() {
-        let start = ip;
-        for &inst in &block.insts {
-            for s in table.uses(inst) {
-                touch(&mut iv, s, ip);
-            }
-            for (s, _) in table.defs(inst) {
-                touch(&mut iv, s, ip);
-            }
-            ip += 1;
-        }
-        bounds.push((start, ip.saturating_sub(1).max(start)));
-    }
-    // A slot live into a block is live from the block's start; live out of it, to its end.
-    // Block starts and ends grow with the block's place in the layout, so only the first
-    // and the last block a slot is live into (or out of) can widen its interval: each slot
-    // is touched a few times, not once per block it is live across. Live into the entry
-    // block means read before any write: undefined, so the slot holds nothing another
-    // value could not take the place of.
-    let blocks = || (1..bounds.len()).map(Block::from_usize);
-    for order in [false, true] {
-        let mut seen = live.new_global_set();
-        let mut into = |b: Block| {
-            let start = bounds[b.index()].0;
-            live.add_new_live_in(b, &mut seen, |s| touch(&mut iv, s, start))
-        };
-        if order {
-            blocks().rev().for_each(&mut into);
-        } else {
-            blocks().for_each(&mut into);
-        }
-        let mut seen = live.new_global_set();
-        let mut out_of = |b: Block| {
-            let end = bounds[b.index()].1;
-            live.add_new_live_out(b, &mut seen, |s| touch(&mut iv, s, end))
-        };
-        let all = (0..bounds.len()).map(Block::from_usize);
-        if order {
-            all.rev().for_each(&mut out_of);
-        } else {
-            all.for_each(&mut out_of);
-        }
-    }
-    let _ = order;
-    iv
-}
 
 /// Per slot, the positions of the instructions that write it (ascending), so that "is this
 /// slot written between two positions" is a binary search.
@@ -97,7 +38,11 @@ impl Writes {
         let n = table.slots.count() as usize;
         let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(order.len() * 4);
         for (ip, &inst) in order.iter().enumerate() {
-            pairs.extend(table.defs(inst).map(|(s, _)| (s, ip as u32)));
+            pairs.extend(
+                table
+                    .defs(inst, ExecMask::Honoured)
+                    .map(|(s, _)| (s, ip as u32)),
+            );
         }
         // A counting sort by slot: the pairs come in position order, and a stable
         // placement keeps each slot's positions ascending (linear, where sorting the pairs
@@ -136,15 +81,14 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let Some(live) = cx.liveness(shader) else {
         return false;
     };
+    let iv = cx.intervals(shader).expect("liveness was computed");
     let order: Vec<Inst> = shader.layout.insts().collect();
-    let iv = intervals(shader, &live, &order);
     let writes = Writes::new(&live, &order);
     let slots = &live.access.slots;
+    // First and last position of slots `lo..hi` together.
     let range = |lo: u32, hi: u32| -> (u32, u32) {
-        (lo..hi).fold((u32::MAX, 0), |(a, b), s| {
-            let (x, y) = iv[s as usize];
-            (a.min(x), b.max(y))
-        })
+        let i = iv.slots(lo, hi);
+        (i.start, i.end)
     };
     // VGRFs renamed away this run (B), and VGRFs that receive others (A): a VGRF is
     // renamed at most once and not both; one A may receive several B's, in disjoint parts
@@ -283,7 +227,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
 /// `register_coalesce` does the same with its per-register `channels_remaining`).
 fn merge_componentwise(
     shader: &Shader,
-    slots: &crate::access::Slots,
+    slots: &crate::analysis::access::Slots,
     order: &[Inst],
     range: &dyn Fn(u32, u32) -> (u32, u32),
     touched: &mut HashSet<u32>,

@@ -28,8 +28,8 @@ use hashbrown::HashMap;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
-use crate::access::{Slots, SLOT};
-use crate::access_table::AccessTable;
+use crate::analysis::access::{Slots, SLOT};
+use crate::analysis::access_table::AccessTable;
 use crate::PassCx;
 
 /// An available copy: `dst` (a VGRF region of `len` bytes) holds `src`.
@@ -261,9 +261,9 @@ fn half_of_scalar(
 /// and the copies each slot's write ends and each VGRF holds (by number, newest first).
 struct Available {
     copies: Vec<Copy>,
-    sets: Vec<crate::bitset::BitSet>,
-    by_slot: crate::range_lists::RangeLists,
-    by_dst: crate::slot_lists::SlotLists,
+    sets: Vec<crate::analysis::bitset::BitSet>,
+    by_slot: crate::analysis::range_lists::RangeLists,
+    by_dst: crate::analysis::slot_lists::SlotLists,
 }
 
 fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available> {
@@ -271,8 +271,8 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available>
     let nb = shader.layout.blocks.len();
     let mut copies: Vec<Copy> = Vec::new();
     let mut copy_at: HashMap<Inst, u32> = HashMap::new();
-    let mut by_slot = crate::range_lists::RangeLists::new(table.slots.count());
-    let mut by_dst = crate::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
+    let mut by_slot = crate::analysis::range_lists::RangeLists::new(table.slots.count());
+    let mut by_dst = crate::analysis::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
     for inst in shader.layout.insts() {
         if let Some(c) = copy_of(shader, table, inst) {
             let id = copies.len() as u32;
@@ -287,7 +287,7 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available>
     if copies.is_empty() {
         return Some(Available {
             copies,
-            sets: vec![crate::bitset::BitSet::new(0); nb],
+            sets: vec![crate::analysis::bitset::BitSet::new(0); nb],
             by_slot,
             by_dst,
         });
@@ -301,7 +301,10 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available>
     let mut gens = Vec::with_capacity(nb);
     let mut kills = Vec::with_capacity(nb);
     for block in shader.layout.blocks.iter() {
-        let (mut gen, mut kill) = (crate::bitset::BitSet::new(n), crate::bitset::BitSet::new(n));
+        let (mut gen, mut kill) = (
+            crate::analysis::bitset::BitSet::new(n),
+            crate::analysis::bitset::BitSet::new(n),
+        );
         for &inst in &block.insts {
             for (r, _, _) in table.def_runs(inst) {
                 by_slot.for_each_overlapping(r, |id| {
@@ -316,22 +319,22 @@ fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available>
         gens.push(gen);
         kills.push(kill);
     }
-    let transfer = |b: usize, set: &mut crate::bitset::BitSet| {
+    let transfer = |b: usize, set: &mut crate::analysis::bitset::BitSet| {
         set.transfer(&gens[b], &kills[b]);
     };
-    let mut out: Vec<crate::bitset::BitSet> = (0..nb)
+    let mut out: Vec<crate::analysis::bitset::BitSet> = (0..nb)
         .map(|b| {
             if b == 0 {
-                crate::bitset::BitSet::new(n)
+                crate::analysis::bitset::BitSet::new(n)
             } else {
-                crate::bitset::BitSet::full(n)
+                crate::analysis::bitset::BitSet::full(n)
             }
         })
         .collect();
-    let entry_in = |b: usize, out: &[crate::bitset::BitSet]| {
+    let entry_in = |b: usize, out: &[crate::analysis::bitset::BitSet]| {
         let preds = &cfg.preds[eubatch_ir::Block::from_usize(b)];
         if b == 0 || preds.is_empty() {
-            return crate::bitset::BitSet::new(n);
+            return crate::analysis::bitset::BitSet::new(n);
         }
         let mut s = out[preds[0].index()].clone();
         for p in &preds[1..] {
@@ -377,10 +380,10 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     // looked up there (and marked `dead` when written), not copied into the block's: a
     // block would otherwise pay for every copy available to it.
     let mut acp: Vec<Option<Copy>> = Vec::new();
-    let mut by_dst = crate::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
-    let mut by_slot = crate::range_lists::RangeLists::new(slots.count());
-    let none = crate::bitset::BitSet::new(0);
-    let mut dead = crate::bitset::BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
+    let mut by_dst = crate::analysis::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
+    let mut by_slot = crate::analysis::range_lists::RangeLists::new(slots.count());
+    let none = crate::analysis::bitset::BitSet::new(0);
+    let mut dead = crate::analysis::bitset::BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
     // The block's instructions as the walk found them (one buffer for the run).
     let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
     for b in 0..shader.layout.blocks.len() {
@@ -456,13 +459,19 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     // (What each instruction writes is as it was; only the slot model's channel-mask facts
     // can have moved, and when they have not, the table still says what every write
     // defines.)
-    let defs = if progress && Slots::of(shader) != *slots {
-        std::rc::Rc::new(crate::defs::Defs::compute(
+    // Rewriting sources moves no control flow: the nesting is the one of the shader as the
+    // pass found it.
+    let nesting = cx.nesting(shader);
+    let defs = if progress && Slots::of(shader, &nesting) != *slots {
+        std::rc::Rc::new(crate::analysis::defs::Defs::compute(
             shader,
-            &AccessTable::compute(shader),
+            &AccessTable::compute(shader, &nesting),
+            &nesting,
         ))
     } else if progress {
-        std::rc::Rc::new(crate::defs::Defs::compute(shader, &table))
+        std::rc::Rc::new(crate::analysis::defs::Defs::compute(
+            shader, &table, &nesting,
+        ))
     } else {
         cx.defs(shader)
     };
@@ -863,7 +872,11 @@ fn rewrite_send_payloads<'a>(
 /// VGRF — or one defined in such pieces, each a copy (the channel groups of a split copy)
 /// — holds that value wherever it is read, in any block (Mesa's global copy propagation does this with
 /// its dataflow; here the definitions analysis gives it directly).
-fn propagate_global(shader: &mut Shader, table: &AccessTable, defs: &crate::defs::Defs) -> bool {
+fn propagate_global(
+    shader: &mut Shader,
+    table: &AccessTable,
+    defs: &crate::analysis::defs::Defs,
+) -> bool {
     let ssa = |v: usize| defs.is_ssa(v);
     let mut global: HashMap<u32, Vec<Copy>> = HashMap::new();
     for v in 0..defs.single.len() {

@@ -22,8 +22,8 @@ use hashbrown::HashMap;
 
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
-use crate::access::{for_each_def, is_pure, SLOT};
-use crate::access_table::AccessTable;
+use crate::analysis::access::{for_each_def, is_pure, SLOT};
+use crate::analysis::access_table::AccessTable;
 use crate::PassCx;
 
 fn candidate(shader: &Shader, inst: Inst) -> bool {
@@ -148,7 +148,7 @@ fn flag_cse(shader: &mut Shader) -> bool {
             let dst = shader.insts.dst[inst];
             let flag_dst =
                 dst.file == RegFile::Arf && dst.nr & 0xf0 == eubatch_ir::operand::arf::FLAG;
-            if crate::access::writes_flag(op, ctl.cmod) || flag_dst {
+            if crate::analysis::access::writes_flag(op, ctl.cmod) || flag_dst {
                 available.clear();
             } else if dst.file == RegFile::Vgrf {
                 available.retain(|&e| {
@@ -180,7 +180,7 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut progress = false;
     // Which available expressions each slot's write ends: indexed by slot, allocated once
     // for the run and emptied between blocks (only the slots a block touched).
-    let mut by_slot = crate::range_lists::RangeLists::new(slots.count());
+    let mut by_slot = crate::analysis::range_lists::RangeLists::new(slots.count());
     let hasher = hashbrown::DefaultHashBuilder::default();
     // Available expressions of the block, and their indices by key.
     let mut entries: Vec<Option<Inst>> = Vec::new();

@@ -2,22 +2,23 @@
 //! other effect; an instruction whose VGRF result is dead but whose flag write is live keeps
 //! only the flag (its destination becomes null).
 //!
-//! Liveness is per 4-byte slot ([`crate::liveness`]), so a value overwritten by two SIMD8
-//! half-float writes, or by its two strided 32-bit halves, is dead after them (Mesa, which
-//! only sees whole-register writes, keeps it: seeds 002 and 003). Rules that limit it:
-//! messages and virtual opcodes not known to be pure ([`crate::access::is_pure`]), writes to
-//! fixed registers or architecture registers other than the flags, `EOT` and control flow
-//! are never removed.
+//! Liveness is per 4-byte slot ([`crate::analysis::liveness`]), so a value overwritten by two
+//! SIMD8 half-float writes, or by its two strided 32-bit halves, is dead after them (Mesa,
+//! which only sees whole-register writes, keeps it: seeds 002 and 003). Rules that limit it:
+//! messages and virtual opcodes not known to be pure ([`crate::analysis::access::is_pure`]),
+//! writes to fixed registers or architecture registers other than the flags, `EOT` and control
+//! flow are never removed.
 
 use eubatch_ir::{Operand, RegFile, Shader};
 
-use crate::access::{
+use crate::analysis::access::{
     for_each_def, for_each_def_ignoring_mask, for_each_use, has_side_effects, writes_flag,
 };
+use crate::analysis::access_table::ExecMask;
 use crate::PassCx;
 
 /// Any code, vec4 included: what the slot model cannot read element by element
-/// ([`crate::access::opaque`]: every vec4 instruction, Align16 swizzles and writemasks)
+/// ([`crate::analysis::access::opaque`]: every vec4 instruction, Align16 swizzles and writemasks)
 /// reads and writes its VGRFs whole and defines nothing fully, so such an instruction goes
 /// only when nothing reads any part of its destination afterwards, and a value written
 /// `.x` then `.y` stays live through both.
@@ -31,7 +32,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let slots = &table.slots;
     let mut progress = false;
     // The live set walking backwards through a block: one for the run.
-    let mut l = crate::bitset::BitSet::new(slots.count());
+    let mut l = crate::analysis::bitset::BitSet::new(slots.count());
     // Per slot, what the rest of the block does to it first (for `undef`s).
     let mut next = NextAccess::new(slots.count());
     let mut insts = Vec::new();
@@ -71,7 +72,10 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             let dst = shader.insts.dst[inst];
             let op = shader.insts.opcode[inst];
             let ctl = shader.insts.control[inst];
-            if op == eubatch_ir::Opcode::Undef && table.defs(inst).all(|(s, _)| next.overwritten(s))
+            if op == eubatch_ir::Opcode::Undef
+                && table
+                    .defs(inst, ExecMask::Honoured)
+                    .all(|(s, _)| next.overwritten(s))
                 || !has_side_effects(shader, inst) && !vgrf_live && !flag_live
             {
                 // An `undef` overwritten before any read (see [`NextAccess`]), or anything
@@ -83,7 +87,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 && dst.file == RegFile::Vgrf
                 && writes_flag(op, ctl.cmod)
                 && op.alu_arity().is_some()
-                && !crate::access::opaque(shader, inst)
+                && !crate::analysis::access::opaque(shader, inst)
             {
                 // (An opaque instruction keeps its destination: which flag bits an Align16
                 // write under a writemask sets is not modelled.)
@@ -125,7 +129,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 for_each_use(shader, slots, inst, |s| next.read(s));
             } else {
                 table
-                    .defs_ignoring_mask(inst)
+                    .defs(inst, ExecMask::Ignored)
                     .for_each(|(s, full)| next.write(s, full));
                 table.uses(inst).for_each(|s| next.read(s));
             }

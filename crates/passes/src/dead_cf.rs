@@ -11,7 +11,7 @@
 //! A discard's `halt` only saves work: the channels it disables come back at the target for
 //! the render target writes, which are predicated on the pixels still alive. So the
 //! instructions it would jump over may run for the discarded channels too, where nothing
-//! reads what they compute (see [`crate::liveness`]), as long as they write no flag (the
+//! reads what they compute (see [`crate::analysis::liveness`]), as long as they write no flag (the
 //! writes' predicate) and have no effect outside registers.
 
 use eubatch_ir::opcode::ControlFlow;
@@ -76,8 +76,8 @@ fn jumps_over_nothing(shader: &Shader, rest: &[Inst]) -> bool {
         let dst = shader.insts.dst[i];
         let flag_dst =
             dst.file == eubatch_ir::RegFile::Arf && dst.nr & 0xf0 == eubatch_ir::operand::arf::FLAG;
-        if crate::access::has_side_effects(shader, i)
-            || crate::access::writes_flag(op, shader.insts.control[i].cmod)
+        if crate::analysis::access::has_side_effects(shader, i)
+            || crate::analysis::access::writes_flag(op, shader.insts.control[i].cmod)
             || flag_dst
         {
             return false;

@@ -2,10 +2,8 @@
 //! `fn run(&mut Shader, &mut PassCx) -> bool` (progress) and a module doc saying what it
 //! does and which hardware rules limit it; [`manager`] runs them by name.
 
-pub mod access;
-pub mod access_table;
 pub mod algebraic;
-pub mod bitset;
+pub mod analysis;
 pub mod cmod_prop;
 pub mod coalesce;
 pub mod compact;
@@ -13,18 +11,13 @@ pub mod copy_prop;
 pub mod cse;
 pub mod dce;
 pub mod dead_cf;
-pub mod defs;
-pub mod liveness;
 pub mod load_cse;
 pub mod lower;
 pub mod manager;
 pub mod payload_cse;
 pub mod predicated_break;
-pub mod range_lists;
-pub mod pressure;
 pub mod sat_prop;
 pub mod sel_peephole;
-pub mod slot_lists;
 pub mod split;
 pub mod value_range;
 
@@ -32,6 +25,8 @@ use std::rc::Rc;
 
 use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::Shader;
+
+use analysis::{access_table, defs, intervals, liveness, nesting, pressure};
 
 /// What passes share while they run on one shader: the analyses, computed on demand and
 /// kept until a pass reports that it changed the shader (the manager then calls
@@ -43,7 +38,9 @@ pub struct PassCx {
     access: Option<Rc<access_table::AccessTable>>,
     /// The last table, of an earlier version of the shader: the next is made from it.
     stale_access: Option<Rc<access_table::AccessTable>>,
+    nesting: Option<Rc<nesting::Nesting>>,
     liveness: Option<Rc<liveness::Liveness>>,
+    intervals: Option<Rc<intervals::LiveIntervals>>,
     defs: Option<Rc<defs::Defs>>,
     pressure: Option<Rc<pressure::Pressure>>,
     /// How many times each analysis was computed (for the pass statistics).
@@ -53,12 +50,20 @@ pub struct PassCx {
 }
 
 impl PassCx {
+    /// Control-flow nesting of every instruction and block, computed once until invalidated.
+    pub fn nesting(&mut self, shader: &Shader) -> Rc<nesting::Nesting> {
+        self.nesting
+            .get_or_insert_with(|| Rc::new(nesting::Nesting::compute(shader)))
+            .clone()
+    }
+
     /// Every instruction's slot accesses, computed once until invalidated.
     pub fn access(&mut self, shader: &Shader) -> Rc<access_table::AccessTable> {
         if self.access.is_none() {
+            let nesting = self.nesting(shader);
             self.access = Some(Rc::new(match self.stale_access.take() {
-                Some(old) => access_table::AccessTable::update(&old, shader),
-                None => access_table::AccessTable::compute(shader),
+                Some(old) => access_table::AccessTable::update(&old, shader, &nesting),
+                None => access_table::AccessTable::compute(shader, &nesting),
             }));
         }
         self.access.clone().unwrap()
@@ -76,11 +81,22 @@ impl PassCx {
         self.liveness.clone()
     }
 
+    /// Live intervals of every slot and VGRF of `shader`, computed once until invalidated
+    /// (none when liveness cannot be computed).
+    pub fn intervals(&mut self, shader: &Shader) -> Option<Rc<intervals::LiveIntervals>> {
+        if self.intervals.is_none() {
+            let live = self.liveness(shader)?;
+            self.intervals = Some(Rc::new(intervals::LiveIntervals::compute(shader, &live)));
+        }
+        self.intervals.clone()
+    }
+
     /// Single and piecewise definitions of every VGRF, computed once until invalidated.
     pub fn defs(&mut self, shader: &Shader) -> Rc<defs::Defs> {
         if self.defs.is_none() {
             let access = self.access(shader);
-            self.defs = Some(Rc::new(defs::Defs::compute(shader, &access)));
+            let nesting = self.nesting(shader);
+            self.defs = Some(Rc::new(defs::Defs::compute(shader, &access, &nesting)));
         }
         self.defs.clone().unwrap()
     }

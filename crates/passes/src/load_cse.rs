@@ -21,7 +21,6 @@
 use hashbrown::HashMap;
 
 use eubatch_ir::message::sfid;
-use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::Predicate;
 use eubatch_ir::{Builder, Inst, Opcode, Operand, RegFile, Shader, Type};
 
@@ -52,25 +51,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         return false;
     }
     let defs = cx.defs(shader);
-    // Loop depth at the start of each block.
-    let mut in_loop = vec![false; shader.layout.blocks.len()];
-    let mut depth = 0u32;
-    for (b, block) in shader.layout.blocks.iter_enumerated() {
-        in_loop[b.index()] = depth > 0;
-        for &i in &block.insts {
-            match shader.insts.opcode[i].control_flow() {
-                ControlFlow::Do => {
-                    depth += 1;
-                    in_loop[b.index()] = true;
-                }
-                ControlFlow::While => {
-                    depth = depth.saturating_sub(1);
-                    in_loop[b.index()] = true;
-                }
-                _ => {}
-            }
-        }
-    }
+    // Which blocks are in a loop, as the shader was found (the walk below keeps blocks).
+    let nesting = cx.nesting(shader);
     let whole_single = |shader: &Shader, inst: Inst| {
         let dst = shader.insts.dst[inst];
         let ctl = shader.insts.control[inst];
@@ -102,7 +84,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                             || block_load_prefix(shader, e, inst))
                 });
                 if let Some(e) = found {
-                    if !in_loop[b.index()] && whole_single(shader, inst) && whole_single(shader, e)
+                    if !nesting.in_loop(b) && whole_single(shader, inst) && whole_single(shader, e)
                     {
                         // A block load that kept fewer registers than this one reads
                         // grows to this one's size (the message reads the block anyway).

@@ -48,7 +48,7 @@ impl Scope {
     };
 
     /// Every back end, target and stage: a pass that reads no operand regions, or whose
-    /// analyses take what they cannot read whole ([`crate::access::opaque`]).
+    /// analyses take what they cannot read whole ([`crate::analysis::access::opaque`]).
     pub const ANY: Scope = Scope {
         backends: &[Backend::Scalar, Backend::Vec4],
         swizzles: true,

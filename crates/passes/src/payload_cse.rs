@@ -5,7 +5,7 @@
 //! payload in `opt_cse_local`; here the moves are already lowered, so whole VGRFs are
 //! compared.)
 //!
-//! Rules that limit it: both VGRFs are defined in pieces ([`crate::defs::Defs::pieces`]),
+//! Rules that limit it: both VGRFs are defined in pieces ([`crate::analysis::defs::Defs::pieces`]),
 //! all by plain moves (no predicate, saturate, conditional modifier or source modifier);
 //! their layouts and moves match one for one (destination offset, type, channels, source);
 //! every source is an immediate, a push constant, an input, or a VGRF defined once outside

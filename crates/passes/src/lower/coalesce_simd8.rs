@@ -24,10 +24,10 @@
 //! gen7 and 64-bit types stay SIMD8). Off by default: `--passes lower,coalesce_simd8`
 //! measures it.
 
-use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Inst, Operand, RegFile, Region, Shader};
 
+use crate::analysis::access_table::ExecMask;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.
@@ -42,17 +42,17 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     };
     let table = &live.access;
     let mut progress = false;
-    let mut depth = 0u32;
+    let nesting = cx.nesting(shader);
     let mut removed = hashbrown::HashSet::new();
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
         // Per instruction: whether its destination's old value is dead just before it.
         let mut fresh = vec![false; insts.len()];
-        let mut l = crate::bitset::BitSet::new(table.slots.count());
+        let mut l = crate::analysis::bitset::BitSet::new(table.slots.count());
         live.load_live_out(block, &mut l);
         for (k, &inst) in insts.iter().enumerate().rev() {
-            for (s, full) in table.defs(inst) {
+            for (s, full) in table.defs(inst, ExecMask::Honoured) {
                 if full {
                     l.remove(s);
                 }
@@ -60,9 +60,11 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             for s in table.uses(inst) {
                 l.insert(s);
             }
-            fresh[k] = table.defs(inst).all(|(s, _)| !l.contains(s));
+            fresh[k] = table
+                .defs(inst, ExecMask::Honoured)
+                .all(|(s, _)| !l.contains(s));
         }
-        let top_level = depth == 0;
+        let top_level = nesting.block_depth(block) == 0;
         let mut k = 0;
         while k + 1 < insts.len() {
             let (a, c) = (insts[k], insts[k + 1]);
@@ -77,13 +79,6 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 }
             }
             k += 1;
-        }
-        for &i in &insts {
-            match shader.insts.opcode[i].control_flow() {
-                ControlFlow::If | ControlFlow::Do => depth += 1,
-                ControlFlow::Endif | ControlFlow::While => depth = depth.saturating_sub(1),
-                _ => {}
-            }
         }
     }
     if progress {
@@ -109,7 +104,7 @@ fn pair(shader: &Shader, a: Inst, c: Inst) -> Option<Vec<Operand>> {
     };
     if op != shader.insts.opcode[c]
         || op.alu_arity().is_none()
-        || !crate::access::is_pure(op)
+        || !crate::analysis::access::is_pure(op)
         || !plain(ca)
         || ca != cc
         || da.file != RegFile::Vgrf

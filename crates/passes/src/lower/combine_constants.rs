@@ -74,7 +74,8 @@ fn constant_move(shader: &Shader, inst: Inst) -> Option<u32> {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+    let nesting = cx.nesting(shader);
     let n = shader.vgrfs.len();
     let mut cands: Vec<Candidate> = vec![
         Candidate {
@@ -87,7 +88,6 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         n
     ];
     let mut bad = vec![false; n];
-    let mut depth = 0u32;
     let mut pos = 0usize;
     // The `if`/`do` that opened the outermost construct the walk is in.
     let mut opener: Option<Place> = None;
@@ -98,7 +98,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             let op = shader.insts.opcode[inst];
             match op.control_flow() {
                 cf @ (ControlFlow::If | ControlFlow::Do) => {
-                    if depth == 0 {
+                    // Opening the outermost construct: the one it opens is its only.
+                    if nesting.depth(inst) == 1 {
                         // A `do` starts a block: the load goes at the end of the one
                         // before, unless that one ends in control flow too.
                         opener = match cf {
@@ -112,15 +113,13 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
                                 .map(Place::After),
                         };
                     }
-                    depth += 1
                 }
-                ControlFlow::Endif | ControlFlow::While => depth = depth.saturating_sub(1),
                 _ => {}
             }
             last = Some(inst);
             let here = Some((
                 pos,
-                if depth > 0 {
+                if nesting.nested(inst) {
                     opener
                 } else {
                     Some(Place::Before(inst))

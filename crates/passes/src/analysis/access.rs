@@ -46,7 +46,8 @@ pub struct Slots {
 }
 
 impl Slots {
-    pub fn of(shader: &Shader) -> Slots {
+    /// The slots of `shader`, whose control-flow nesting is `nesting`.
+    pub fn of(shader: &Shader, nesting: &crate::analysis::nesting::Nesting) -> Slots {
         let mut base = Vec::with_capacity(shader.vgrfs.len());
         let mut n = 0u32;
         for l in shader.vgrfs.iter() {
@@ -54,23 +55,13 @@ impl Slots {
             n += l.size().div_ceil(SLOT);
         }
         let mut read_unmasked = vec![false; base.len()];
-        let mut depth = 0u32;
         for inst in shader.layout.insts() {
             let op = shader.insts.opcode[inst];
-            match op.control_flow() {
-                eubatch_ir::opcode::ControlFlow::If | eubatch_ir::opcode::ControlFlow::Do => {
-                    depth += 1
-                }
-                eubatch_ir::opcode::ControlFlow::Endif | eubatch_ir::opcode::ControlFlow::While => {
-                    depth = depth.saturating_sub(1)
-                }
-                _ => {}
-            }
             let dst = shader.insts.dst[inst];
             // A NoMask write inside control flow writes channels that are on another path:
             // its value reaches them past the CFG's edges.
             if shader.insts.control[inst].no_mask()
-                && depth > 0
+                && nesting.nested(inst)
                 && dst.file == RegFile::Vgrf
                 && (dst.nr as usize) < read_unmasked.len()
             {

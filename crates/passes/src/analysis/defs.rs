@@ -2,10 +2,11 @@
 //! data (padding is never written) unconditionally outside control flow — values the whole shader can treat as SSA, as
 //! Mesa's `fs_def_analysis` (brw_fs.cpp) does for its global passes.
 
-use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::{Inst, RegFile, Shader};
 
-use crate::access_table::AccessTable;
+use crate::analysis::access_table::AccessTable;
+use crate::analysis::access_table::ExecMask;
+use crate::analysis::nesting::Nesting;
 
 pub struct Defs {
     /// Instructions writing each VGRF.
@@ -34,24 +35,19 @@ impl Defs {
 }
 
 impl Defs {
-    pub fn compute(shader: &Shader, access: &AccessTable) -> Defs {
+    pub fn compute(shader: &Shader, access: &AccessTable, nesting: &Nesting) -> Defs {
         let slots = &access.slots;
         let n = shader.vgrfs.len();
         let mut count = vec![0u32; n];
         let mut single: Vec<Option<Inst>> = vec![None; n];
         let mut whole = vec![true; n];
         // Each VGRF's writers, in flat linked lists (newest first).
-        let mut writers = crate::slot_lists::SlotLists::new(n as u32);
+        let mut writers = crate::analysis::slot_lists::SlotLists::new(n as u32);
         // Per slot: how often fully written; per VGRF: any other kind of write.
         let mut slot_writes = vec![0u8; slots.vgrf_slots as usize];
         let mut other_write = vec![false; n];
-        let mut depth = 0u32;
         for inst in shader.layout.insts() {
-            match shader.insts.opcode[inst].control_flow() {
-                ControlFlow::If | ControlFlow::Do => depth += 1,
-                ControlFlow::Endif | ControlFlow::While => depth = depth.saturating_sub(1),
-                _ => {}
-            }
+            let nested = nesting.nested(inst);
             let dst = shader.insts.dst[inst];
             if dst.file != RegFile::Vgrf || dst.nr as usize >= n {
                 continue;
@@ -62,7 +58,7 @@ impl Defs {
             // All of the VGRF's slots, each fully.
             let range = slots.vgrf(shader, dst.nr);
             let mut covered = 0u32;
-            for (s, full) in access.defs(inst) {
+            for (s, full) in access.defs(inst, ExecMask::Honoured) {
                 if range.contains(&s) && full {
                     covered += 1;
                     slot_writes[s as usize] = slot_writes[s as usize].saturating_add(1);
@@ -70,7 +66,7 @@ impl Defs {
                     other_write[v] = true;
                 }
             }
-            if depth > 0 {
+            if nested {
                 other_write[v] = true;
             }
             writers.push(v as u32, inst.index() as u32);
@@ -78,7 +74,7 @@ impl Defs {
             let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
             let data_slots = l.components as u32 * (l.data as u32).div_ceil(4);
             let _ = range;
-            if depth > 0 || covered != data_slots {
+            if nested || covered != data_slots {
                 whole[v] = false;
             }
         }
@@ -139,7 +135,8 @@ block2:
 ",
         )
         .unwrap();
-        let d = Defs::compute(&s, &AccessTable::compute(&s));
+        let n = Nesting::compute(&s);
+        let d = Defs::compute(&s, &AccessTable::compute(&s, &n), &n);
         assert_eq!(d.count, vec![1, 2, 1, 1]);
         assert!(d.single[0].is_some());
         // Two half writes: two definitions.

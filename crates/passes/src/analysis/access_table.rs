@@ -1,4 +1,4 @@
-//! Every instruction's slot accesses ([`crate::access`]) computed once per version of the
+//! Every instruction's slot accesses ([`super::access`]) computed once per version of the
 //! shader and kept as columns: one pool of runs of consecutive slots, and per instruction
 //! where its writes and its reads start in it. A SIMD16 float operand is one run of 16
 //! slots, not 16 entries, and the hot consumers work on whole runs (word-level set
@@ -14,7 +14,7 @@
 //! a copy of every instruction's fields for that comparison.
 //!
 //! The table describes the shader as it was when computed. A pass that rewrites an
-//! instruction and then asks about that instruction again must ask [`crate::access`]
+//! instruction and then asks about that instruction again must ask [`super::access`]
 //! directly for it (DCE and CSE do, for the instructions they change); rewriting an
 //! instruction's sources leaves what every instruction *writes* as it was, which is what
 //! copy propagation relies on while it walks.
@@ -22,14 +22,25 @@
 use eubatch_ir::shader::{Control, SendInfo};
 use eubatch_ir::{Backend, Inst, Opcode, Operand, Shader};
 
-use crate::access::{for_each_def_run, for_each_use_run, Slots};
+use crate::analysis::access::{for_each_def_run, for_each_use_run, Slots};
+use crate::analysis::nesting::Nesting;
 
 /// The top bit of a write's entry: the write fully defines the slot.
 const FULL: u32 = 1 << 31;
 /// The next bit: it does so if the execution mask is not looked at
-/// ([`crate::access::for_each_def_ignoring_mask`]).
+/// ([`super::access::for_each_def_ignoring_mask`]).
 const FULL_IGNORING_MASK: u32 = 1 << 30;
 const SLOT_BITS: u32 = FULL_IGNORING_MASK - 1;
+
+/// Which writes [`AccessTable::defs`] counts as defining a slot whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecMask {
+    /// A write under the execution mask does not, where disabled channels' old values are
+    /// observed ([`super::access::Slots::read_unmasked`]).
+    Honoured,
+    /// It does, as if every channel were enabled.
+    Ignored,
+}
 
 /// Slots `first & SLOT_BITS .. end`, with the write flags in `first`'s top bits.
 #[derive(Clone, Copy, Debug, Default)]
@@ -101,15 +112,20 @@ pub struct AccessTable {
 }
 
 impl AccessTable {
-    pub fn compute(shader: &Shader) -> AccessTable {
-        AccessTable::build(shader, Slots::of(shader), ShaderFacts::of(shader), None)
+    pub fn compute(shader: &Shader, nesting: &Nesting) -> AccessTable {
+        AccessTable::build(
+            shader,
+            Slots::of(shader, nesting),
+            ShaderFacts::of(shader),
+            None,
+        )
     }
 
     /// The table of `shader`, taking from `old` (a table of an earlier version of it) the
     /// accesses of every instruction whose fields have not changed since, when the slot
     /// numbering and what else they depend on are the same; else computed whole.
-    pub fn update(old: &AccessTable, shader: &Shader) -> AccessTable {
-        let slots = Slots::of(shader);
+    pub fn update(old: &AccessTable, shader: &Shader, nesting: &Nesting) -> AccessTable {
+        let slots = Slots::of(shader, nesting);
         let facts = ShaderFacts::of(shader);
         let reuse = slots == old.slots && facts == old.facts;
         AccessTable::build(shader, slots, facts, reuse.then_some(old))
@@ -218,24 +234,21 @@ impl AccessTable {
 
     /// The runs of slots `inst` writes, each with whether it fully defines them, and
     /// whether it would if the execution mask were not looked at
-    /// ([`crate::access::for_each_def_both`]), in increasing order.
+    /// ([`super::access::for_each_def_both`]), in increasing order.
     pub fn def_runs(
         &self,
         inst: Inst,
     ) -> impl Iterator<Item = (std::ops::Range<u32>, bool, bool)> + '_ {
-        let sp = self.span(inst);
-        self.pool[sp.start as usize..(sp.start + sp.defs) as usize]
-            .iter()
-            .map(|r| {
-                (
-                    r.slots(),
-                    r.first & FULL != 0,
-                    r.first & FULL_IGNORING_MASK != 0,
-                )
-            })
+        self.pool[self.def_span(inst)].iter().map(|r| {
+            (
+                r.slots(),
+                r.first & FULL != 0,
+                r.first & FULL_IGNORING_MASK != 0,
+            )
+        })
     }
 
-    /// The runs of slots `inst` reads ([`crate::access::for_each_use`]; runs may overlap).
+    /// The runs of slots `inst` reads ([`super::access::for_each_use`]; runs may overlap).
     /// Like the runs it writes, none holds both VGRF and flag slots.
     pub fn use_runs(&self, inst: Inst) -> impl Iterator<Item = std::ops::Range<u32>> + '_ {
         let sp = self.span(inst);
@@ -246,22 +259,28 @@ impl AccessTable {
     }
 
     /// The slots `inst` writes, each with whether it fully defines it
-    /// ([`crate::access::for_each_def`]).
-    pub fn defs(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
+    /// ([`super::access::for_each_def`]), or would if the execution mask were not
+    /// looked at (`ExecMask::Ignored`: [`super::access::for_each_def_ignoring_mask`]).
+    #[inline]
+    pub fn defs(&self, inst: Inst, mask: ExecMask) -> impl Iterator<Item = (u32, bool)> + '_ {
+        // Both answers are kept per run; the mask picks which one is read.
+        let ignoring = mask == ExecMask::Ignored;
         self.def_runs(inst)
-            .flat_map(|(r, full, _)| r.map(move |s| (s, full)))
+            .flat_map(move |(r, full, full_ignoring)| {
+                let full = if ignoring { full_ignoring } else { full };
+                r.map(move |s| (s, full))
+            })
     }
 
-    /// [`AccessTable::defs`], with a write under the execution mask taken as whole
-    /// ([`crate::access::for_each_def_ignoring_mask`]).
-    pub fn defs_ignoring_mask(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
-        self.def_runs(inst)
-            .flat_map(|(r, _, full)| r.map(move |s| (s, full)))
-    }
-
-    /// The slots `inst` reads ([`crate::access::for_each_use`]; a slot may come twice).
+    /// The slots `inst` reads ([`super::access::for_each_use`]; a slot may come twice).
     pub fn uses(&self, inst: Inst) -> impl Iterator<Item = u32> + '_ {
         self.use_runs(inst).flatten()
+    }
+
+    /// Where `inst`'s write runs are in the pool.
+    fn def_span(&self, inst: Inst) -> std::ops::Range<usize> {
+        let sp = self.span(inst);
+        sp.start as usize..(sp.start + sp.defs) as usize
     }
 
     fn span(&self, inst: Inst) -> Span {

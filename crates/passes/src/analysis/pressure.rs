@@ -1,11 +1,11 @@
 //! Register pressure: how many GRFs the VGRF values live at each instruction would take,
-//! counting live 4-byte slots ([`crate::liveness`]) and rounding up to 32-byte registers
+//! counting live 4-byte slots ([`super::liveness`]) and rounding up to 32-byte registers
 //! per VGRF — what a register allocator must fit into the 128-register file.
 
 use eubatch_ir::{Inst, Shader};
 
-use crate::access::SLOT;
-use crate::liveness::Liveness;
+use crate::analysis::access::SLOT;
+use crate::analysis::liveness::Liveness;
 
 pub struct Pressure {
     /// Registers live just after each instruction, in layout order.
@@ -33,7 +33,7 @@ impl Pressure {
         let mut touched: Vec<usize> = Vec::new();
         let mut per_inst = Vec::with_capacity(shader.num_insts());
         let mut max = 0;
-        let mut l = crate::bitset::BitSet::new(slots.count());
+        let mut l = crate::analysis::bitset::BitSet::new(slots.count());
         for (b, block) in shader.layout.blocks.iter_enumerated() {
             live.load_live_out(b, &mut l);
             // The registers of what is live out, counted from the block's live-out members

@@ -1,4 +1,4 @@
-//! Liveness of every slot ([`crate::access`]): which 4-byte pieces of VGRFs and which flag
+//! Liveness of every slot ([`super::access`]): which 4-byte pieces of VGRFs and which flag
 //! bytes may still be read, at the end of every block. A write kills a slot only when it
 //! fully defines it, so two SIMD8 half-float writes into padded components, or two strided
 //! halves of a 64-bit value, each kill exactly what they write. Per-path reasoning over the
@@ -18,8 +18,8 @@ use index_vec::IndexVec;
 use eubatch_ir::cfg::Cfg;
 use eubatch_ir::{Block, Shader};
 
-use crate::access_table::AccessTable;
-use crate::bitset::BitSet;
+use crate::analysis::access_table::AccessTable;
+use crate::analysis::bitset::BitSet;
 
 /// Marks a slot that is live across no block boundary.
 const LOCAL: u32 = u32::MAX;

@@ -1,0 +1,170 @@
+//! Live intervals: for every 4-byte slot ([`super::access`]), the first and the
+//! last instruction position (in layout order) at which it is live or accessed, and from
+//! them the interval of every VGRF and whether two VGRFs' intervals overlap.
+//!
+//! Linear intervals over the layout, as Mesa's `brw_live_variables` start/end: a slot live
+//! into a block is live from the block's first instruction, live out of it to its last, so
+//! a value live around a loop covers the whole loop. Coalescing asks about parts of VGRFs
+//! (one component), register allocation about whole VGRFs; both read the per-slot column.
+
+use std::rc::Rc;
+
+use eubatch_ir::{Block, Shader, Vgrf};
+
+use crate::analysis::access_table::{AccessTable, ExecMask};
+use crate::analysis::liveness::Liveness;
+
+/// Instruction positions `start..=end`; empty when `start > end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interval {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Interval {
+    pub const EMPTY: Interval = Interval {
+        start: u32::MAX,
+        end: 0,
+    };
+
+    pub fn is_empty(&self) -> bool {
+        self.start > self.end
+    }
+
+    /// The smallest interval holding both.
+    pub fn union(self, o: Interval) -> Interval {
+        Interval {
+            start: self.start.min(o.start),
+            end: self.end.max(o.end),
+        }
+    }
+
+    /// Whether some position is in both.
+    pub fn overlaps(&self, o: &Interval) -> bool {
+        !self.is_empty() && !o.is_empty() && self.start <= o.end && o.start <= self.end
+    }
+}
+
+pub struct LiveIntervals {
+    /// The accesses the intervals were computed from (their slot numbering is the column's).
+    pub access: Rc<AccessTable>,
+    /// Per slot.
+    slot: Vec<Interval>,
+}
+
+impl LiveIntervals {
+    pub fn compute(shader: &Shader, live: &Liveness) -> LiveIntervals {
+        let table = &live.access;
+        let mut iv = vec![Interval::EMPTY; table.slots.count() as usize];
+        let touch = |iv: &mut Vec<Interval>, s: u32, ip: u32| {
+            let e = &mut iv[s as usize];
+            e.start = e.start.min(ip);
+            e.end = e.end.max(ip);
+        };
+        // Block boundaries, in layout order: where each block starts and ends.
+        let mut bounds = Vec::with_capacity(shader.layout.blocks.len());
+        let mut ip = 0u32;
+        for block in shader.layout.blocks.iter() {
+            let start = ip;
+            for &inst in &block.insts {
+                for s in table.uses(inst) {
+                    touch(&mut iv, s, ip);
+                }
+                for (s, _) in table.defs(inst, ExecMask::Honoured) {
+                    touch(&mut iv, s, ip);
+                }
+                ip += 1;
+            }
+            bounds.push((start, ip.saturating_sub(1).max(start)));
+        }
+        // A slot live into a block is live from the block's start; live out of it, to its
+        // end. Block starts and ends grow with the block's place in the layout, so only the
+        // first and the last block a slot is live into (or out of) can widen its interval:
+        // each slot is touched a few times, not once per block it is live across. Live into
+        // the entry block means read before any write: undefined, so the slot holds nothing
+        // another value could not take the place of.
+        let blocks = || (1..bounds.len()).map(Block::from_usize);
+        for rev in [false, true] {
+            let mut seen = live.new_global_set();
+            let mut into = |b: Block| {
+                let start = bounds[b.index()].0;
+                live.add_new_live_in(b, &mut seen, |s| touch(&mut iv, s, start))
+            };
+            if rev {
+                blocks().rev().for_each(&mut into);
+            } else {
+                blocks().for_each(&mut into);
+            }
+            let mut seen = live.new_global_set();
+            let mut out_of = |b: Block| {
+                let end = bounds[b.index()].1;
+                live.add_new_live_out(b, &mut seen, |s| touch(&mut iv, s, end))
+            };
+            let all = (0..bounds.len()).map(Block::from_usize);
+            if rev {
+                all.rev().for_each(&mut out_of);
+            } else {
+                all.for_each(&mut out_of);
+            }
+        }
+        LiveIntervals {
+            access: live.access.clone(),
+            slot: iv,
+        }
+    }
+
+    /// The interval of slots `lo..hi` together.
+    pub fn slots(&self, lo: u32, hi: u32) -> Interval {
+        self.slot[lo as usize..hi as usize]
+            .iter()
+            .fold(Interval::EMPTY, |a, &b| a.union(b))
+    }
+
+    /// The interval of VGRF `v`: from the first position any of its slots is live at to the
+    /// last.
+    pub fn vgrf(&self, shader: &Shader, v: Vgrf) -> Interval {
+        let r = self.access.slots.vgrf(shader, v.index() as u32);
+        self.slots(r.start, r.end)
+    }
+
+    /// Whether VGRFs `a` and `b` are live at a common position, so cannot share storage
+    /// (positions are inclusive: a value last read by the instruction writing the other
+    /// interferes with it).
+    pub fn interfere(&self, shader: &Shader, a: Vgrf, b: Vgrf) -> bool {
+        a != b && self.vgrf(shader, a).overlaps(&self.vgrf(shader, b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PassCx;
+
+    #[test]
+    fn intervals_and_interference() {
+        let s = eubatch_ir::text::parse_shader(
+            "shader \"i\" stage FS width 8 target skl
+vgrf0 1x32
+vgrf1 1x32
+vgrf2 1x32
+block0:
+    mov(8) vgrf0:F, g2<8,8,1>:F
+    add(8) vgrf1:F, vgrf0:F, 1f
+    mov(8) vgrf2:F, vgrf1:F
+    mov(8) g10<8,8,1>:F, vgrf2:F
+",
+        )
+        .unwrap();
+        let mut cx = PassCx::default();
+        let iv = cx.intervals(&s).unwrap();
+        let v = Vgrf::from_usize;
+        assert_eq!(iv.vgrf(&s, v(0)), Interval { start: 0, end: 1 });
+        assert_eq!(iv.vgrf(&s, v(1)), Interval { start: 1, end: 2 });
+        assert_eq!(iv.vgrf(&s, v(2)), Interval { start: 2, end: 3 });
+        // Each value meets the next where it is read to write it; 0 and 2 never meet.
+        assert!(iv.interfere(&s, v(0), v(1)));
+        assert!(iv.interfere(&s, v(1), v(2)));
+        assert!(!iv.interfere(&s, v(0), v(2)));
+        assert!(!iv.interfere(&s, v(0), v(0)));
+    }
+}

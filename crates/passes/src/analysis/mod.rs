@@ -1,0 +1,30 @@
+//! The analysis layer: what the passes (and, next, register allocation, scheduling and
+//! encoding) know about a shader without changing it.
+//!
+//! - [`access`]: which 4-byte slots of VGRFs and flags an instruction reads and writes;
+//!   [`access_table`] holds those accesses of every instruction as columns.
+//! - [`defs`]: the single and piecewise definitions of every VGRF.
+//! - [`nesting`]: how deep in `if`/`do` constructs each instruction and block is.
+//! - [`liveness`]: which slots are live into and out of every block; [`pressure`] counts
+//!   them per instruction in registers; [`intervals`] turns it into a linear live interval
+//!   per slot and per VGRF, and says which VGRFs interfere.
+//! - [`bitset`], [`slot_lists`] and [`range_lists`]: the dense sets and the per-slot and
+//!   per-run lists the analyses and passes are made of.
+//!
+//! Each analysis is computed at most once per version of the shader, on demand, through
+//! [`crate::PassCx`]; when a pass reports that it changed the shader the manager calls
+//! [`crate::PassCx::invalidate`] and every cached analysis is dropped (Mesa's
+//! `invalidate_analysis`, here with a single category: any change). Keeping them in one
+//! layer is what lets later stages ask the same questions the passes ask, instead of each
+//! walking the shader again.
+
+pub mod access;
+pub mod access_table;
+pub mod bitset;
+pub mod defs;
+pub mod intervals;
+pub mod liveness;
+pub mod nesting;
+pub mod pressure;
+pub mod range_lists;
+pub mod slot_lists;
