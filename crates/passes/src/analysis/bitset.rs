@@ -94,6 +94,15 @@ impl BitSet {
         }
     }
 
+    /// Adds every member of `r`, adding to `repeats` those that were members already:
+    /// word by word, what a count per member compared with one would give.
+    pub fn insert_range_noting_repeats(&mut self, r: std::ops::Range<u32>, repeats: &mut BitSet) {
+        for (k, m) in self.range_words(r) {
+            repeats.words[k] |= self.words[k] & m;
+            self.words[k] |= m;
+        }
+    }
+
     /// Removes every member of `r`.
     pub fn remove_range(&mut self, r: std::ops::Range<u32>) {
         for (k, m) in self.range_words(r) {

@@ -5,7 +5,7 @@
 use eubatch_ir::{Inst, RegFile, Shader};
 
 use crate::analysis::access_table::AccessTable;
-use crate::analysis::access_table::ExecMask;
+use crate::analysis::bitset::BitSet;
 use crate::analysis::nesting::Nesting;
 
 pub struct Defs {
@@ -43,8 +43,10 @@ impl Defs {
         let mut whole = vec![true; n];
         // Each VGRF's writers, in flat linked lists (newest first).
         let mut writers = crate::analysis::slot_lists::SlotLists::new(n as u32);
-        // Per slot: how often fully written; per VGRF: any other kind of write.
-        let mut slot_writes = vec![0u8; slots.vgrf_slots as usize];
+        // The slots fully written, and those fully written more than once; per VGRF: any
+        // other kind of write.
+        let mut written = BitSet::new(slots.vgrf_slots);
+        let mut rewritten = BitSet::new(slots.vgrf_slots);
         let mut other_write = vec![false; n];
         for inst in shader.layout.insts() {
             let nested = nesting.nested(inst);
@@ -58,11 +60,17 @@ impl Defs {
             // All of the VGRF's slots, each fully.
             let range = slots.vgrf(shader, dst.nr);
             let mut covered = 0u32;
-            for (s, full) in access.defs(inst, ExecMask::Honoured) {
-                if range.contains(&s) && full {
-                    covered += 1;
-                    slot_writes[s as usize] = slot_writes[s as usize].saturating_add(1);
-                } else if range.contains(&s) {
+            for (r, full, _) in access.def_runs(inst) {
+                // (The part of the run in the VGRF: the flag slots of a conditional
+                // modifier are not its.)
+                let part = r.start.max(range.start)..r.end.min(range.end);
+                if part.is_empty() {
+                    continue;
+                }
+                if full {
+                    covered += part.len() as u32;
+                    written.insert_range_noting_repeats(part, &mut rewritten);
+                } else {
                     other_write[v] = true;
                 }
             }
@@ -91,7 +99,8 @@ impl Defs {
             let once = !other_write[v]
                 && l.padding == 0
                 && writers.iter(v as u32).next().is_some()
-                && range.clone().all(|s| slot_writes[s as usize] == 1);
+                && written.contains_range(range.clone())
+                && !rewritten.intersects_range(range.clone());
             if once {
                 let at = piece_insts.len();
                 piece_insts.extend(writers.iter(v as u32).map(|i| Inst::from_usize(i as usize)));
