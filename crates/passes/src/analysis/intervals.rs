@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use eubatch_ir::{Block, Shader, Vgrf};
 
-use crate::analysis::access_table::{AccessTable, ExecMask};
+use crate::analysis::access_table::AccessTable;
 use crate::analysis::liveness::Liveness;
 
 /// Instruction positions `start..=end`; empty when `start > end`.
@@ -67,11 +67,13 @@ impl LiveIntervals {
         for block in shader.layout.blocks.iter() {
             let start = ip;
             for &inst in &block.insts {
-                for s in table.uses(inst) {
-                    touch(&mut iv, s, ip);
-                }
-                for (s, _) in table.defs(inst, ExecMask::Honoured) {
-                    touch(&mut iv, s, ip);
+                // Run by run: one slice of the column at a time.
+                let runs = table.use_runs(inst).chain(table.def_runs(inst).map(|(r, _, _)| r));
+                for r in runs {
+                    for e in &mut iv[r.start as usize..r.end as usize] {
+                        e.start = e.start.min(ip);
+                        e.end = e.end.max(ip);
+                    }
                 }
                 ip += 1;
             }
