@@ -21,55 +21,75 @@ use hashbrown::HashSet;
 use eubatch_ir::{Inst, RegFile, Shader, Vgrf};
 
 use crate::analysis::access::SLOT;
-use crate::analysis::access_table::ExecMask;
 use crate::analysis::liveness::Liveness;
 use crate::PassCx;
 
-/// Per slot, the positions of the instructions that write it (ascending), so that "is this
-/// slot written between two positions" is a binary search.
+/// The runs of slots each instruction writes, by position, filed under every
+/// register-sized bucket of slots they touch (ascending positions per bucket), so that "is
+/// any of these slots written between two positions" is a binary search and a short scan,
+/// with one entry per run rather than one per slot.
 struct Writes {
+    /// Per bucket, where its entries start.
     start: Vec<u32>,
     ips: Vec<u32>,
+    runs: Vec<(u32, u32)>,
 }
+
+/// Slots per bucket: a 32-byte register of 4-byte slots.
+const BUCKET: u32 = 8;
 
 impl Writes {
     fn new(live: &Liveness, order: &[Inst]) -> Writes {
         let table = &live.access;
-        let n = table.slots.count() as usize;
-        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(order.len() * 4);
+        let n = table.slots.count().div_ceil(BUCKET) as usize;
+        // (bucket, position, run)
+        let mut entries: Vec<(u32, u32, (u32, u32))> = Vec::with_capacity(order.len() * 2);
         for (ip, &inst) in order.iter().enumerate() {
-            pairs.extend(
-                table
-                    .defs(inst, ExecMask::Honoured)
-                    .map(|(s, _)| (s, ip as u32)),
-            );
+            for (r, _, _) in table.def_runs(inst) {
+                if r.is_empty() {
+                    continue;
+                }
+                for b in r.start / BUCKET..=(r.end - 1) / BUCKET {
+                    entries.push((b, ip as u32, (r.start, r.end)));
+                }
+            }
         }
-        // A counting sort by slot: the pairs come in position order, and a stable
-        // placement keeps each slot's positions ascending (linear, where sorting the pairs
-        // was n log n).
+        // A counting sort by bucket: the entries come in position order, and a stable
+        // placement keeps each bucket's positions ascending (linear, where sorting was
+        // n log n).
         let mut start = vec![0u32; n + 1];
-        for &(s, _) in &pairs {
-            start[s as usize + 1] += 1;
+        for &(b, _, _) in &entries {
+            start[b as usize + 1] += 1;
         }
         for k in 0..n {
             start[k + 1] += start[k];
         }
         let mut next = start.clone();
-        let mut ips = vec![0u32; pairs.len()];
-        for &(s, ip) in &pairs {
-            ips[next[s as usize] as usize] = ip;
-            next[s as usize] += 1;
+        let mut ips = vec![0u32; entries.len()];
+        let mut runs = vec![(0u32, 0u32); entries.len()];
+        for &(b, ip, r) in &entries {
+            let at = next[b as usize] as usize;
+            ips[at] = ip;
+            runs[at] = r;
+            next[b as usize] += 1;
         }
-        Writes { start, ips }
+        Writes { start, ips, runs }
     }
 
     /// Whether any of slots `lo..hi` is written at a position in `after+1..=upto`.
     fn any_between(&self, lo: u32, hi: u32, after: u32, upto: u32) -> bool {
-        (lo..hi).any(|s| {
-            let ips =
-                &self.ips[self.start[s as usize] as usize..self.start[s as usize + 1] as usize];
+        if lo >= hi {
+            return false;
+        }
+        (lo / BUCKET..=(hi - 1) / BUCKET).any(|b| {
+            let (from, to) = (self.start[b as usize] as usize, self.start[b as usize + 1] as usize);
+            let ips = &self.ips[from..to];
             let k = ips.partition_point(|&ip| ip <= after);
-            k < ips.len() && ips[k] <= upto
+            ips[k..]
+                .iter()
+                .zip(&self.runs[from + k..to])
+                .take_while(|(&ip, _)| ip <= upto)
+                .any(|(_, &(s, e))| s < hi && lo < e)
         })
     }
 }
