@@ -140,23 +140,30 @@ impl Liveness {
         };
         let mut live_in: IndexVec<Block, BitSet> = gens.clone();
         let mut live_out: IndexVec<Block, BitSet> = IndexVec::from_vec(vec![BitSet::new(g); nb]);
-        let mut changed = true;
         // One scratch set for the whole fixed point: no allocation per block visit.
         let mut li = BitSet::new(g);
-        while changed {
-            changed = false;
-            for b in (0..nb).rev().map(Block::from_usize) {
-                for &s in &cfg.succs[b] {
-                    if halt_jump(b, s) {
-                        continue;
-                    }
-                    changed |= live_out[b].union_with(&live_in[s]);
+        // A worklist, every block on it at first, last block first (a backward problem):
+        // a block is visited again only when what a successor needs at its start grew, not
+        // in a whole extra sweep to find that nothing did. Starting from the gens and
+        // growing, any visiting order reaches the same least fixed point.
+        let mut work: Vec<Block> = (0..nb).map(Block::from_usize).collect();
+        let mut on_list = vec![true; nb];
+        while let Some(b) = work.pop() {
+            on_list[b.index()] = false;
+            for &s in &cfg.succs[b] {
+                if !halt_jump(b, s) {
+                    live_out[b].union_with(&live_in[s]);
                 }
-                li.copy_from(&live_out[b]);
-                li.transfer(&gens[b], &kills[b]);
-                if li != live_in[b] {
-                    live_in[b].copy_from(&li);
-                    changed = true;
+            }
+            li.copy_from(&live_out[b]);
+            li.transfer(&gens[b], &kills[b]);
+            if li != live_in[b] {
+                live_in[b].copy_from(&li);
+                for &p in &cfg.preds[b] {
+                    if !on_list[p.index()] && !halt_jump(p, b) {
+                        on_list[p.index()] = true;
+                        work.push(p);
+                    }
                 }
             }
         }
