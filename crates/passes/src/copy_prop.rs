@@ -266,8 +266,11 @@ struct Available {
     by_dst: crate::analysis::slot_lists::SlotLists,
 }
 
-fn available_at_entry(shader: &Shader, table: &AccessTable) -> Option<Available> {
-    let cfg = eubatch_ir::cfg::Cfg::build(&shader.layout, |i| shader.insts.opcode[i]).ok()?;
+fn available_at_entry(
+    shader: &Shader,
+    table: &AccessTable,
+    cfg: &eubatch_ir::cfg::Cfg,
+) -> Option<Available> {
     let nb = shader.layout.blocks.len();
     let mut copies: Vec<Copy> = Vec::new();
     let mut copy_at: HashMap<Inst, u32> = HashMap::new();
@@ -370,7 +373,10 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let table = cx.access(shader);
     let slots = &table.slots;
     let mut progress = false;
-    let entry = available_at_entry(shader, &table);
+    let entry = cx
+        .cfg(shader)
+        .ok()
+        .and_then(|cfg| available_at_entry(shader, &table, &cfg));
     // Available copies of the block; those of each destination VGRF (newest last); those
     // each slot's write ends. Indexed by VGRF and by slot, allocated once for the run and
     // emptied between blocks (only what a block touched).

@@ -39,6 +39,8 @@ pub struct PassCx {
     /// The last table, of an earlier version of the shader: the next is made from it.
     stale_access: Option<Rc<access_table::AccessTable>>,
     nesting: Option<Rc<nesting::Nesting>>,
+    /// The control-flow graph, or why the layout has none (unbalanced control flow).
+    cfg: Option<Result<Rc<eubatch_ir::cfg::Cfg>, String>>,
     liveness: Option<Rc<liveness::Liveness>>,
     intervals: Option<Rc<intervals::LiveIntervals>>,
     defs: Option<Rc<defs::Defs>>,
@@ -54,6 +56,18 @@ impl PassCx {
     pub fn nesting(&mut self, shader: &Shader) -> Rc<nesting::Nesting> {
         self.nesting
             .get_or_insert_with(|| Rc::new(nesting::Nesting::compute(shader)))
+            .clone()
+    }
+
+    /// The control-flow graph, built once until invalidated; an error when the layout's
+    /// control flow does not nest.
+    pub fn cfg(&mut self, shader: &Shader) -> Result<Rc<eubatch_ir::cfg::Cfg>, String> {
+        self.cfg
+            .get_or_insert_with(|| {
+                eubatch_ir::cfg::Cfg::build(&shader.layout, |i| shader.insts.opcode[i])
+                    .map(Rc::new)
+                    .map_err(|e| format!("{}: {}", e.inst, e.msg))
+            })
             .clone()
     }
 
@@ -74,9 +88,10 @@ impl PassCx {
         if self.liveness.is_none() {
             self.computed += 1;
             let access = self.access(shader);
-            self.liveness = liveness::Liveness::compute(shader, access)
+            self.liveness = self
+                .cfg(shader)
                 .ok()
-                .map(Rc::new);
+                .map(|cfg| Rc::new(liveness::Liveness::compute(shader, access, &cfg)));
         }
         self.liveness.clone()
     }

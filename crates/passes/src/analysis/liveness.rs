@@ -40,10 +40,8 @@ pub struct Liveness {
 }
 
 impl Liveness {
-    pub fn compute(shader: &Shader, access: Rc<AccessTable>) -> Result<Liveness, String> {
+    pub fn compute(shader: &Shader, access: Rc<AccessTable>, cfg: &Cfg) -> Liveness {
         let n = access.slots.count();
-        let cfg = Cfg::build(&shader.layout, |i| shader.insts.opcode[i])
-            .map_err(|e| format!("{}: {}", e.inst, e.msg))?;
         let nb = shader.layout.blocks.len();
         // One walk over the accesses: per block, the slots it reads before fully defining
         // them (a slot may come more than once) and the slots it fully defines, as lists in the whole slot
@@ -167,13 +165,13 @@ impl Liveness {
                 }
             }
         }
-        Ok(Liveness {
+        Liveness {
             access,
             global,
             runs,
             live_in,
             live_out,
-        })
+        }
     }
 
     /// Makes `set` (over every slot) the slots live at the end of `b`.
