@@ -421,6 +421,11 @@ impl Shader {
         }
     }
 
+    /// Bytes per register on the shader's target ([`crate::target::Target::reg_size`]).
+    pub fn reg_size(&self) -> u32 {
+        self.target.target().reg_size
+    }
+
     /// Number of instructions in the layout.
     pub fn num_insts(&self) -> usize {
         self.layout.num_insts()

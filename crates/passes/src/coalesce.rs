@@ -323,7 +323,7 @@ fn merge_componentwise(
             && if la.components == 1 && la.data != lb.data {
                 // Inside a flat A, on a register boundary (a message's result is whole
                 // registers).
-                delta % 32 == 0
+                delta % shader.reg_size() == 0
             } else {
                 delta % la.pitch().max(1) == 0
             }

@@ -831,9 +831,10 @@ fn rewrite_send_payloads<'a>(
     let srcs = shader.srcs(inst);
     let (p1, p2) = eubatch_ir::message::send_payloads(srcs);
     let index = |p: Option<&Operand>| p.and_then(|p| srcs.iter().position(|s| std::ptr::eq(s, p)));
+    let reg = shader.reg_size();
     let reads = [
-        (index(p1), info.mlen as u32 * 32),
-        (index(p2), info.ex_mlen as u32 * 32),
+        (index(p1), info.mlen as u32 * reg),
+        (index(p2), info.ex_mlen as u32 * reg),
     ];
     let mut progress = false;
     for (k, len) in reads {
@@ -850,7 +851,7 @@ fn rewrite_send_payloads<'a>(
                 && c.src.mods == eubatch_ir::Mods::NONE
                 && (c.no_mask || (!ctl.no_mask() && c.group == ctl.group as u32));
             let offset = c.src.offset + (s.offset - c.dst.offset.min(s.offset));
-            (ok && offset % 32 == 0).then(|| Operand {
+            (ok && offset % reg == 0).then(|| Operand {
                 nr: c.src.nr,
                 offset,
                 ..s
@@ -859,7 +860,7 @@ fn rewrite_send_payloads<'a>(
         let found = found.or_else(|| {
             let (nr, delta) = covering_origin(&copies, all, &s, len, ctl)?;
             let offset = s.offset as i64 + delta;
-            (offset >= 0 && offset % 32 == 0).then(|| Operand {
+            (offset >= 0 && offset % reg as i64 == 0).then(|| Operand {
                 nr,
                 offset: offset as u32,
                 ..s

@@ -175,10 +175,13 @@ fn copy_of(shader: &mut Shader, earlier: Inst, later: Inst) -> Option<Vec<Inst>>
     // (execution size, group, byte offset) of every move.
     let mut pieces = Vec::new();
     if ctl.no_mask() {
-        if size % 32 != 0 {
+        // Whole registers, each a NoMask move of its dwords.
+        let reg = shader.reg_size();
+        if size % reg != 0 {
             return None;
         }
-        pieces.extend((0..size / 32).map(|r| (8u8, 0u8, r * 32, true)));
+        let dwords = (reg / 4) as u8;
+        pieces.extend((0..size / reg).map(|r| (dwords, 0u8, r * reg, true)));
     } else {
         let exec = ctl.exec_size as u32;
         let comp = exec * 4;

@@ -20,9 +20,9 @@ use eubatch_ir::{Operand, RegFile, Shader, Vgrf, VgrfLayout};
 
 use crate::PassCx;
 
-/// Piece sizes tried for a flat VGRF, smallest first: a register, then the two registers
-/// of a SIMD16 half.
-const FLAT_PITCHES: [u32; 3] = [32, 64, 128];
+/// Piece sizes tried for a flat VGRF, in registers, smallest first: a register, then the
+/// two registers of a SIMD16 half (and four).
+const FLAT_PITCHES: [u32; 3] = [1, 2, 4];
 
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
@@ -40,6 +40,7 @@ fn split_once(shader: &mut Shader) -> bool {
     let n = shader.vgrfs.len();
     // Per VGRF, the candidate piece sizes still possible: a multi-component VGRF splits at
     // its components; a flat one (one component, no padding) at whole registers.
+    let reg = shader.reg_size();
     let mut cands: Vec<Vec<u32>> = shader
         .vgrfs
         .iter()
@@ -50,7 +51,7 @@ fn split_once(shader: &mut Shader) -> bool {
                 let data = l.data as u32;
                 FLAT_PITCHES
                     .iter()
-                    .copied()
+                    .map(|&r| r * reg)
                     .filter(|&p| p < data && data % p == 0)
                     .collect()
             } else {

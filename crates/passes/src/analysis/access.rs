@@ -337,9 +337,9 @@ pub fn send_read_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
     let (p1, p2) = eubatch_ir::message::send_payloads(srcs);
     let is = |p: Option<&eubatch_ir::Operand>| p.is_some_and(|p| std::ptr::eq(p, &srcs[k]));
     if is(p1) {
-        Some(info.mlen as u32 * 32)
+        Some(info.mlen as u32 * shader.reg_size())
     } else if is(p2) {
-        Some(info.ex_mlen as u32 * 32)
+        Some(info.ex_mlen as u32 * shader.reg_size())
     } else {
         None
     }
@@ -380,7 +380,8 @@ pub fn for_each_use_run(
                 let base = range.start;
                 let first = s.offset / SLOT;
                 if op == Opcode::LoadPayload {
-                    let len = if k < header { 32 } else { exec * s.ty.size() };
+                    // (A header source is one whole register.)
+                    let len = if k < header { shader.reg_size() } else { exec * s.ty.size() };
                     let last = (s.offset + len).div_ceil(SLOT);
                     f(base + first..(base + last).min(range.end).max(base + first));
                 } else if let Some(len) = send_reads(k) {

@@ -28,7 +28,8 @@ impl Pressure {
                 owner[s as usize] = (v as u32, r.end);
             }
         }
-        let regs_of = |n: u32| (n * SLOT).div_ceil(32);
+        let reg_size = shader.reg_size();
+        let regs_of = |n: u32| (n * SLOT).div_ceil(reg_size);
         let mut count = vec![0u32; slots.base.len()];
         let mut touched: Vec<usize> = Vec::new();
         let mut per_inst = Vec::with_capacity(shader.num_insts());

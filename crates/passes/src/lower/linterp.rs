@@ -25,6 +25,7 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     // The fixed registers anything writes, and the payload register each 32-byte register
     // of a VGRF was gathered from (None: written otherwise, or more than once).
+    let reg_size = shader.reg_size();
     let mut fixed_written = std::collections::HashSet::new();
     let mut gathered: hashbrown::HashMap<(u32, u32), Option<u32>> = hashbrown::HashMap::new();
     for inst in shader.layout.insts() {
@@ -32,17 +33,17 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let size = shader.insts.size_written[inst].max(1);
         match dst.file {
             RegFile::FixedGrf => {
-                for r in dst.nr..=dst.nr + (dst.offset + size - 1) / 32 {
+                for r in dst.nr..=dst.nr + (dst.offset + size - 1) / reg_size {
                     fixed_written.insert(r);
                 }
             }
             RegFile::Vgrf => {
                 let from = payload_copy(shader, inst);
-                for r in dst.offset / 32..=(dst.offset + size - 1) / 32 {
+                for r in dst.offset / reg_size..=(dst.offset + size - 1) / reg_size {
                     gathered
                         .entry((dst.nr, r))
                         .and_modify(|e| *e = None)
-                        .or_insert(from.filter(|_| dst.offset % 32 == 0 && size == 32));
+                        .or_insert(from.filter(|_| dst.offset % reg_size == 0 && size == reg_size));
                 }
             }
             _ => {}
@@ -81,7 +82,7 @@ fn payload_base(
     let exec = shader.insts.control[inst].exec_size as u32;
     let delta = shader.srcs(inst)[0];
     if delta.file != RegFile::Vgrf
-        || delta.offset % 32 != 0
+        || delta.offset % shader.reg_size() != 0
         || delta.stride != 1
         || delta.ty != Type::F
         || delta.mods != eubatch_ir::Mods::NONE
@@ -89,7 +90,7 @@ fn payload_base(
     {
         return None;
     }
-    let first = delta.offset / 32;
+    let first = delta.offset / shader.reg_size();
     let blocks = exec / 8;
     let reg = |r: u32| gathered.get(&(delta.nr, r)).copied().flatten();
     // Each piece of at most 16 channels reads its pairs from its own place: SIMD32

@@ -23,12 +23,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let ctl = shader.insts.control[inst];
         let exec = ctl.exec_size as u32;
         let header = shader.send_info(inst).map_or(0, |s| s.header_size as usize);
+        // A header source is one whole register.
+        let reg = shader.reg_size();
         let dst = shader.insts.dst[inst];
         let srcs: Vec<Operand> = shader.srcs(inst).to_vec();
         let total: u32 = srcs
             .iter()
             .enumerate()
-            .map(|(k, s)| if k < header { 32 } else { exec * s.ty.size() })
+            .map(|(k, s)| if k < header { reg } else { exec * s.ty.size() })
             .sum();
         // Mesa 25 packs scalar (`<0>`) sources into a payload smaller than this layout (its
         // `is_scalar` registers); such payloads stay whole until that layout is modelled.
@@ -39,7 +41,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         let mut offset = 0u32;
         for (k, s) in srcs.iter().enumerate() {
             let is_header = k < header;
-            let bytes = if is_header { 32 } else { exec * s.ty.size() };
+            let bytes = if is_header { reg } else { exec * s.ty.size() };
             if !s.is_bad() {
                 let mut d = dst;
                 d.offset += offset;

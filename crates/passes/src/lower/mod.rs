@@ -74,8 +74,13 @@ fn replace_where(
 /// The channel group `k * width` channels into an operand's region: where the `k`-th
 /// piece of an instruction split to `width` channels reads or writes. `None` where the
 /// region cannot be cut there (a fixed register region whose rows do not divide the
-/// piece, an indirect or architecture register other than null).
-pub fn horiz_offset(op: &eubatch_ir::Operand, channels: u32) -> Option<eubatch_ir::Operand> {
+/// piece, an indirect or architecture register other than null). Fixed registers are
+/// `reg_size` bytes.
+pub fn horiz_offset(
+    op: &eubatch_ir::Operand,
+    channels: u32,
+    reg_size: u32,
+) -> Option<eubatch_ir::Operand> {
     use eubatch_ir::RegFile;
     let mut o = *op;
     match op.file {
@@ -88,11 +93,11 @@ pub fn horiz_offset(op: &eubatch_ir::Operand, channels: u32) -> Option<eubatch_i
             if r.width == 0 || r.vstride == 0 && r.hstride == 0 {
                 // A scalar: every channel reads the same element.
             } else if channels.is_multiple_of(r.width as u32) {
-                let byte = op.nr * 32
+                let byte = op.nr * reg_size
                     + op.offset
                     + channels / r.width as u32 * r.vstride as u32 * op.ty.size();
-                o.nr = byte / 32;
-                o.offset = byte % 32;
+                o.nr = byte / reg_size;
+                o.offset = byte % reg_size;
             } else {
                 return None;
             }

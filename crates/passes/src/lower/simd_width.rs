@@ -141,18 +141,19 @@ fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
         }
     }
     let mut parts = Vec::with_capacity(n as usize);
+    let reg = shader.reg_size();
     for k in 0..n {
         let dst_k = if dst_comps > 1 {
             dst
         } else {
-            horiz_offset(&dst, k * width)?
+            horiz_offset(&dst, k * width, reg)?
         };
         let srcs_k = srcs
             .iter()
             .zip(&layouts)
             .map(|(s, l)| match l {
-                SourceLayout::PlnPairs => pln_pairs_offset(s, k * width),
-                SourceLayout::Components(_) => horiz_offset(s, k * width),
+                SourceLayout::PlnPairs => pln_pairs_offset(s, k * width, reg),
+                SourceLayout::Components(_) => horiz_offset(s, k * width, reg),
             })
             .collect::<Option<Vec<_>>>()?;
         let mut c = ctl;
@@ -274,12 +275,12 @@ fn unzip(
 }
 
 /// Where channel `channels` starts in barycentrics laid out as PLN register pairs: two
-/// registers per 8 channels.
-fn pln_pairs_offset(op: &Operand, channels: u32) -> Option<Operand> {
+/// registers (of `reg_size` bytes) per 8 channels.
+fn pln_pairs_offset(op: &Operand, channels: u32, reg_size: u32) -> Option<Operand> {
     let mut o = *op;
     let regs = 2 * (channels / 8);
     match op.file {
-        RegFile::Vgrf => o.offset += regs * 32,
+        RegFile::Vgrf => o.offset += regs * reg_size,
         RegFile::FixedGrf => o.nr += regs,
         _ => return None,
     }

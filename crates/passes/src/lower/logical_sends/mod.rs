@@ -173,7 +173,7 @@ fn send(shader: &mut Shader, inst: Inst, payload: Payload, sfid: u8, desc: u32) 
     let rlen = if dst.is_null() || dst.is_bad() {
         0
     } else {
-        size_written.div_ceil(32)
+        size_written.div_ceil(shader.reg_size())
     };
     let desc = desc | message_desc(payload.mlen, rlen, payload.header > 0);
     let mut srcs = vec![

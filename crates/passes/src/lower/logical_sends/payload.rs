@@ -35,7 +35,7 @@ pub(super) fn payload(
     let exec = ctl.exec_size as u32;
     let reg = exec * 4;
     check_parts(shader, ctl, parts)?;
-    if let Some(reg) = in_place(parts, reg) {
+    if let Some(reg) = in_place(parts, reg, shader.reg_size()) {
         return Ok(reg);
     }
     let tmp = payload_moves(shader, out, ctl, parts, 0)?;
@@ -43,13 +43,14 @@ pub(super) fn payload(
 }
 
 /// The VGRF that already holds `parts` in payload order — consecutive components of one
-/// VGRF, `reg` bytes apart, of the payload's types — if there is one.
-fn in_place(parts: &[Part], reg: u32) -> Option<Operand> {
+/// VGRF, `reg` bytes apart, of the payload's types, starting on a register (`reg_size`
+/// bytes) — if there is one.
+fn in_place(parts: &[Part], reg: u32, reg_size: u32) -> Option<Operand> {
     let Some(Part::Value(first, _)) = parts.first() else {
         return None;
     };
     let fits = first.file == RegFile::Vgrf
-        && first.offset % 32 == 0
+        && first.offset % reg_size == 0
         && parts.iter().enumerate().all(|(k, p)| match p {
             Part::Value(v, ty) => {
                 v.file == RegFile::Vgrf

@@ -191,12 +191,12 @@ fn sampler_header_payload(
         let parts = resolve_parts(shader, prior, ctl, parts);
         let data = payload(shader, out, ctl, &parts)?;
         (
-            shader.vgrfs.push(VgrfLayout::flat(32)).index() as u32,
+            shader.vgrfs.push(VgrfLayout::flat(shader.reg_size())).index() as u32,
             Some(data),
         )
     } else {
         check_parts(shader, ctl, parts)?;
-        (payload_moves(shader, out, ctl, parts, 32)?, None)
+        (payload_moves(shader, out, ctl, parts, shader.reg_size())?, None)
     };
     let ud = |o: u32| Operand::vgrf(whole, o, Type::UD, 1);
     let g0 = |byte: u32, region: eubatch_ir::Region| Operand::fixed(0, byte, Type::UD, region);
@@ -207,7 +207,7 @@ fn sampler_header_payload(
         ud(0),
         g0(0, eubatch_ir::Region::new(8, 8, 1)),
     ));
-    let regs = shader.insts.size_written[inst].div_ceil(32);
+    let regs = shader.insts.size_written[inst].div_ceil(shader.reg_size());
     let not_written = if regs < 4 * per_comp {
         !((1u32 << (regs / per_comp)) - 1) & 0xf
     } else {

@@ -76,7 +76,7 @@ pub(super) fn urb_write(
             .map(|e| Part::Value(*e, ParamType::Int))
             .collect();
         all.extend(parts);
-        let whole = payload_moves(shader, &mut out, ctl, &all, 32)?;
+        let whole = payload_moves(shader, &mut out, ctl, &all, shader.reg_size())?;
         copy_urb_handles(shader, &mut out, whole, srcs[urb::src::HANDLE]);
         Payload {
             first: Operand::vgrf(whole, 0, Type::UD, 1),
@@ -101,7 +101,8 @@ pub(super) fn urb_read(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, Str
         .filter(|s| !s.is_bad())
         .copied();
     let size = shader.insts.size_written[inst];
-    if size == 0 || !size.is_multiple_of(32) || size > 8 * 32 {
+    let reg = shader.reg_size();
+    if size == 0 || !size.is_multiple_of(reg) || size > 8 * reg {
         return Err(format!(
             "a URB read of {size} bytes (1 to 8 whole registers)"
         ));
@@ -169,14 +170,15 @@ fn urb_header(shader: &mut Shader, out: &mut Vec<Inst>, inst: Inst, extra: &[Ope
             return reg;
         }
     }
+    let reg = shader.reg_size();
     let h = shader
         .vgrfs
-        .push(VgrfLayout::flat(32 * (1 + extra.len() as u32)))
+        .push(VgrfLayout::flat(reg * (1 + extra.len() as u32)))
         .index() as u32;
     copy_urb_handles(shader, out, h, handle);
     let channels = Builder::channels_of(ctl);
     for (k, e) in extra.iter().enumerate() {
-        let dst = Operand::vgrf(h, 32 * (k as u32 + 1), Type::UD, 1);
+        let dst = Operand::vgrf(h, reg * (k as u32 + 1), Type::UD, 1);
         out.push(channels.mov(shader, dst, raw_ud(*e)));
     }
     Operand::vgrf(h, 0, Type::UD, 1)
