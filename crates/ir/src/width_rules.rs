@@ -93,9 +93,10 @@ pub struct WidthRule {
     pub limit: fn(&WidthCx) -> Option<u32>,
 }
 
-fn is_math(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(op, Rcp | Rsq | Sqrt | Exp2 | Log2 | Sin | Cos | Pow)
+/// The math functions of Mesa's RCP ... POW case: [`Opcode::is_math`] but integer division,
+/// which has its own rule below.
+fn is_float_math(op: Opcode) -> bool {
+    op.is_math() && !matches!(op, Opcode::IntQuot | Opcode::IntRem)
 }
 
 /// Every rule, in the order they are checked.
@@ -179,7 +180,7 @@ pub const WIDTH_RULES: &[WidthRule] = &[
         name: "extended math width",
         source: "math is SIMD16 at most, SIMD8 with half-float (brw_fs.cpp, \
                  get_lowered_simd_width: SHADER_OPCODE_RCP ... POW)",
-        limit: |c| is_math(c.op).then_some(if c.dst.ty == Type::HF { 8 } else { 16 }),
+        limit: |c| is_float_math(c.op).then_some(if c.dst.ty == Type::HF { 8 } else { 16 }),
     },
     WidthRule {
         name: "integer division",
