@@ -12,9 +12,10 @@
 use eubatch_ir::{Operand, RegFile, Shader};
 
 use crate::analysis::access::{
-    for_each_def, for_each_def_ignoring_mask, for_each_use, has_side_effects, writes_flag,
+    for_each_def, for_each_def_run, for_each_use, for_each_use_run, has_side_effects,
+    writes_flag,
 };
-use crate::analysis::access_table::ExecMask;
+use crate::analysis::bitset::BitSet;
 use crate::PassCx;
 
 /// Any code, vec4 included: what the slot model cannot read element by element
@@ -73,9 +74,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             let op = shader.insts.opcode[inst];
             let ctl = shader.insts.control[inst];
             if op == eubatch_ir::Opcode::Undef
-                && table
-                    .defs(inst, ExecMask::Honoured)
-                    .all(|(s, _)| next.overwritten(s))
+                && table.def_runs(inst).all(|(r, _, _)| next.overwritten(r))
                 || !has_side_effects(shader, inst) && !vgrf_live && !flag_live
             {
                 // An `undef` overwritten before any read (see [`NextAccess`]), or anything
@@ -125,13 +124,15 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 continue;
             }
             if rewritten {
-                for_each_def_ignoring_mask(shader, slots, inst, |s, full| next.write(s, full));
-                for_each_use(shader, slots, inst, |s| next.read(s));
+                for_each_def_run(shader, slots, inst, |r, _, full| next.write(r, full));
+                for_each_use_run(shader, slots, inst, |r| next.read(r));
             } else {
-                table
-                    .defs(inst, ExecMask::Ignored)
-                    .for_each(|(s, full)| next.write(s, full));
-                table.uses(inst).for_each(|s| next.read(s));
+                for (r, _, full) in table.def_runs(inst) {
+                    next.write(r, full);
+                }
+                for r in table.use_runs(inst) {
+                    next.read(r);
+                }
             }
         }
         if keep.iter().any(|k| !k) {
@@ -157,44 +158,40 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
 /// which does not look at masks, drops it the same way). One walk answers every `undef`
 /// of the block, where scanning forward from each was quadratic.
 struct NextAccess {
-    /// 0: nothing after; 1: a whole write first; 2: a read first.
-    first: Vec<u8>,
-    touched: Vec<u32>,
+    /// The slots whose first access after the current instruction is a whole write
+    /// (others: a read first, or nothing after).
+    overwritten: BitSet,
+    /// Whether anything was recorded since the last clear.
+    used: bool,
 }
 
 impl NextAccess {
     fn new(slots: u32) -> NextAccess {
         NextAccess {
-            first: vec![0; slots as usize],
-            touched: Vec::new(),
+            overwritten: BitSet::new(slots),
+            used: false,
         }
     }
 
     fn clear(&mut self) {
-        for s in self.touched.drain(..) {
-            self.first[s as usize] = 0;
+        if std::mem::take(&mut self.used) {
+            self.overwritten.clear();
         }
-    }
-
-    fn set(&mut self, s: u32, what: u8) {
-        if self.first[s as usize] == 0 {
-            self.touched.push(s);
-        }
-        self.first[s as usize] = what;
     }
 
     /// A write by the instruction stepped back over (its reads come after, and win).
-    fn write(&mut self, s: u32, full: bool) {
+    fn write(&mut self, r: std::ops::Range<u32>, full: bool) {
         if full {
-            self.set(s, 1);
+            self.used = true;
+            self.overwritten.insert_range(r);
         }
     }
 
-    fn read(&mut self, s: u32) {
-        self.set(s, 2);
+    fn read(&mut self, r: std::ops::Range<u32>) {
+        self.overwritten.remove_range(r);
     }
 
-    fn overwritten(&self, s: u32) -> bool {
-        self.first[s as usize] == 1
+    fn overwritten(&self, r: std::ops::Range<u32>) -> bool {
+        self.overwritten.contains_range(r)
     }
 }
