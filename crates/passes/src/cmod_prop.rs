@@ -22,7 +22,7 @@
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
 
-use crate::analysis::access::{for_each_def, for_each_use, Slots};
+use crate::analysis::access::{for_each_def_run, for_each_use_run, Slots};
 use crate::PassCx;
 
 /// The compared value of a comparison with zero whose result only goes to the flag.
@@ -220,10 +220,10 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 }
                 // Anything else in between must leave X and the flag alone.
                 let mut blocks = false;
-                for_each_def(shader, &slots, prev, |s, _| {
-                    blocks |= (first..last).contains(&s) || s >= flag_first;
+                for_each_def_run(shader, &slots, prev, |r, _, _| {
+                    blocks |= r.start < last && first < r.end || r.end > flag_first;
                 });
-                for_each_use(shader, &slots, prev, |s| flag_read |= s >= flag_first);
+                for_each_use_run(shader, &slots, prev, |r| flag_read |= r.end > flag_first);
                 if blocks {
                     break;
                 }
