@@ -82,7 +82,10 @@ impl Writes {
             return false;
         }
         (lo / BUCKET..=(hi - 1) / BUCKET).any(|b| {
-            let (from, to) = (self.start[b as usize] as usize, self.start[b as usize + 1] as usize);
+            let (from, to) = (
+                self.start[b as usize] as usize,
+                self.start[b as usize + 1] as usize,
+            );
             let ips = &self.ips[from..to];
             let k = ips.partition_point(|&ip| ip <= after);
             ips[k..]

@@ -334,30 +334,47 @@ fn available_at_entry(
             }
         })
         .collect();
-    let entry_in = |b: usize, out: &[crate::analysis::bitset::BitSet]| {
+    // What is available into block `b`, into `s`: what every predecessor leaves.
+    let entry_in = |b: usize,
+                    out: &[crate::analysis::bitset::BitSet],
+                    s: &mut crate::analysis::bitset::BitSet| {
         let preds = &cfg.preds[eubatch_ir::Block::from_usize(b)];
         if b == 0 || preds.is_empty() {
-            return crate::analysis::bitset::BitSet::new(n);
+            s.clear();
+            return;
         }
-        let mut s = out[preds[0].index()].clone();
+        s.copy_from(&out[preds[0].index()]);
         for p in &preds[1..] {
             s.intersect_with(&out[p.index()]);
         }
-        s
     };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in 0..nb {
-            let mut s = entry_in(b, &out);
-            transfer(b, &mut s);
-            if s != out[b] {
-                out[b] = s;
-                changed = true;
+    // A worklist, every block on it at first, the entry first: a block is visited again
+    // only when a predecessor's result shrank. Starting from everything available and
+    // shrinking, any visiting order reaches the same greatest fixed point.
+    let mut s = crate::analysis::bitset::BitSet::new(n);
+    let mut work: Vec<usize> = (0..nb).rev().collect();
+    let mut on_list = vec![true; nb];
+    while let Some(b) = work.pop() {
+        on_list[b] = false;
+        entry_in(b, &out, &mut s);
+        transfer(b, &mut s);
+        if s != out[b] {
+            out[b].copy_from(&s);
+            for &succ in &cfg.succs[eubatch_ir::Block::from_usize(b)] {
+                if !on_list[succ.index()] {
+                    on_list[succ.index()] = true;
+                    work.push(succ.index());
+                }
             }
         }
     }
-    let sets = (0..nb).map(|b| entry_in(b, &out)).collect();
+    let sets = (0..nb)
+        .map(|b| {
+            let mut set = crate::analysis::bitset::BitSet::new(n);
+            entry_in(b, &out, &mut set);
+            set
+        })
+        .collect();
     Some(Available {
         copies,
         sets,
@@ -389,7 +406,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut by_dst = crate::analysis::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
     let mut by_slot = crate::analysis::range_lists::RangeLists::new(slots.count());
     let none = crate::analysis::bitset::BitSet::new(0);
-    let mut dead = crate::analysis::bitset::BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
+    let mut dead =
+        crate::analysis::bitset::BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
     // The block's instructions as the walk found them (one buffer for the run).
     let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
     for b in 0..shader.layout.blocks.len() {

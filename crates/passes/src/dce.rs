@@ -12,8 +12,7 @@
 use eubatch_ir::{Operand, RegFile, Shader};
 
 use crate::analysis::access::{
-    for_each_def, for_each_def_run, for_each_use, for_each_use_run, has_side_effects,
-    writes_flag,
+    for_each_def, for_each_def_run, for_each_use, for_each_use_run, has_side_effects, writes_flag,
 };
 use crate::analysis::bitset::BitSet;
 use crate::PassCx;

@@ -308,7 +308,11 @@ pub fn for_each_def_run(
     }
     if dst.file == RegFile::Arf && dst.nr & 0xf0 == arf::FLAG {
         // A flag written as a register: all of it, conservatively partially.
-        f(slots.vgrf_slots..slots.vgrf_slots + FLAG_SLOTS, false, false);
+        f(
+            slots.vgrf_slots..slots.vgrf_slots + FLAG_SLOTS,
+            false,
+            false,
+        );
     }
     if writes_flag(op, ctl.cmod) {
         // Channel bits first..first+exec of the 64 flag bits, eight to a slot.
@@ -381,7 +385,11 @@ pub fn for_each_use_run(
                 let first = s.offset / SLOT;
                 if op == Opcode::LoadPayload {
                     // (A header source is one whole register.)
-                    let len = if k < header { shader.reg_size() } else { exec * s.ty.size() };
+                    let len = if k < header {
+                        shader.reg_size()
+                    } else {
+                        exec * s.ty.size()
+                    };
                     let last = (s.offset + len).div_ceil(SLOT);
                     f(base + first..(base + last).min(range.end).max(base + first));
                 } else if let Some(len) = send_reads(k) {

@@ -192,7 +192,9 @@ impl AccessTable {
                 // join it.
                 let mine = pool.len() as u32 > uses_start;
                 match pool.last_mut() {
-                    Some(r) if mine && r.first <= s.start && s.start <= r.end && s.start != flag0 => {
+                    Some(r)
+                        if mine && r.first <= s.start && s.start <= r.end && s.start != flag0 =>
+                    {
                         r.end = r.end.max(s.end)
                     }
                     _ => pool.push(Run {

@@ -68,7 +68,9 @@ impl LiveIntervals {
             let start = ip;
             for &inst in &block.insts {
                 // Run by run: one slice of the column at a time.
-                let runs = table.use_runs(inst).chain(table.def_runs(inst).map(|(r, _, _)| r));
+                let runs = table
+                    .use_runs(inst)
+                    .chain(table.def_runs(inst).map(|(r, _, _)| r));
                 for r in runs {
                     for e in &mut iv[r.start as usize..r.end as usize] {
                         e.start = e.start.min(ip);

@@ -82,7 +82,10 @@ pub(super) fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>,
 /// The one-register payload of a block read: a header copied from `whole` (NoMask, 8
 /// dwords) with dword 2 set to `dword2` (the block's address), and the moves that build it.
 fn block_read_header(shader: &mut Shader, whole: Operand, dword2: Operand) -> (Payload, Vec<Inst>) {
-    let header = shader.vgrfs.push(VgrfLayout::flat(shader.reg_size())).index() as u32;
+    let header = shader
+        .vgrfs
+        .push(VgrfLayout::flat(shader.reg_size()))
+        .index() as u32;
     let moves = vec![
         Builder::new(8)
             .exec_all()

@@ -191,12 +191,18 @@ fn sampler_header_payload(
         let parts = resolve_parts(shader, prior, ctl, parts);
         let data = payload(shader, out, ctl, &parts)?;
         (
-            shader.vgrfs.push(VgrfLayout::flat(shader.reg_size())).index() as u32,
+            shader
+                .vgrfs
+                .push(VgrfLayout::flat(shader.reg_size()))
+                .index() as u32,
             Some(data),
         )
     } else {
         check_parts(shader, ctl, parts)?;
-        (payload_moves(shader, out, ctl, parts, shader.reg_size())?, None)
+        (
+            payload_moves(shader, out, ctl, parts, shader.reg_size())?,
+            None,
+        )
     };
     let ud = |o: u32| Operand::vgrf(whole, o, Type::UD, 1);
     let g0 = |byte: u32, region: eubatch_ir::Region| Operand::fixed(0, byte, Type::UD, region);
