@@ -24,6 +24,40 @@ use crate::PassCx;
 /// two registers of a SIMD16 half (and four).
 const FLAT_PITCHES: [u32; 3] = [1, 2, 4];
 
+/// A VGRF's candidate piece sizes, smallest first: at most the three flat ones, kept in
+/// place (a vector per VGRF on every round was most of the pass).
+#[derive(Clone, Copy, Default)]
+struct Pitches {
+    p: [u32; FLAT_PITCHES.len()],
+    n: usize,
+}
+
+impl Pitches {
+    fn push(&mut self, pitch: u32) {
+        self.p[self.n] = pitch;
+        self.n += 1;
+    }
+
+    fn retain(&mut self, keep: impl Fn(u32) -> bool) {
+        let mut k = 0;
+        for i in 0..self.n {
+            if keep(self.p[i]) {
+                self.p[k] = self.p[i];
+                k += 1;
+            }
+        }
+        self.n = k;
+    }
+
+    fn first(&self) -> Option<u32> {
+        (self.n > 0).then(|| self.p[0])
+    }
+
+    fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+}
+
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
@@ -41,22 +75,22 @@ fn split_once(shader: &mut Shader) -> bool {
     // Per VGRF, the candidate piece sizes still possible: a multi-component VGRF splits at
     // its components; a flat one (one component, no padding) at whole registers.
     let reg = shader.reg_size();
-    let mut cands: Vec<Vec<u32>> = shader
+    let mut cands: Vec<Pitches> = shader
         .vgrfs
         .iter()
         .map(|l| {
+            let mut c = Pitches::default();
             if l.components > 1 {
-                vec![l.pitch()]
+                c.push(l.pitch());
             } else if l.padding == 0 {
                 let data = l.data as u32;
-                FLAT_PITCHES
-                    .iter()
-                    .map(|&r| r * reg)
-                    .filter(|&p| p < data && data % p == 0)
-                    .collect()
-            } else {
-                Vec::new()
+                for p in FLAT_PITCHES.iter().map(|&r| r * reg) {
+                    if p < data && data % p == 0 {
+                        c.push(p);
+                    }
+                }
             }
+            c
         })
         .collect();
     if cands.iter().all(|c| c.is_empty()) {
@@ -68,7 +102,7 @@ fn split_once(shader: &mut Shader) -> bool {
             return;
         }
         let end = end.max(op.offset + 1);
-        cands[op.nr as usize].retain(|&pitch| op.offset / pitch == (end - 1) / pitch);
+        cands[op.nr as usize].retain(|pitch| op.offset / pitch == (end - 1) / pitch);
     };
     for &inst in &insts {
         let opc = shader.insts.opcode[inst];
@@ -101,7 +135,7 @@ fn split_once(shader: &mut Shader) -> bool {
     // The piece size of each VGRF that splits (the smallest that held), 0 if none.
     let pitch: Vec<u32> = cands
         .iter()
-        .map(|c| c.first().copied().unwrap_or(0))
+        .map(|c| c.first().unwrap_or(0))
         .collect();
     let ok: Vec<bool> = pitch.iter().map(|&p| p != 0).collect();
     if !ok.iter().any(|o| *o) {
