@@ -133,10 +133,7 @@ fn split_once(shader: &mut Shader) -> bool {
         }
     }
     // The piece size of each VGRF that splits (the smallest that held), 0 if none.
-    let pitch: Vec<u32> = cands
-        .iter()
-        .map(|c| c.first().unwrap_or(0))
-        .collect();
+    let pitch: Vec<u32> = cands.iter().map(|c| c.first().unwrap_or(0)).collect();
     let ok: Vec<bool> = pitch.iter().map(|&p| p != 0).collect();
     if !ok.iter().any(|o| *o) {
         return false;

@@ -103,6 +103,70 @@ impl BitSet {
         }
     }
 
+    /// Calls `f` with the maximal runs of `r` that are not in the set, in order: word by
+    /// word, a run at a time.
+    pub fn for_each_missing_run(
+        &self,
+        r: std::ops::Range<u32>,
+        mut f: impl FnMut(std::ops::Range<u32>),
+    ) {
+        let mut open: Option<u32> = None;
+        for (k, m) in self.range_words(r.clone()) {
+            // The bits of the word in `r` that are missing, scanned as alternating runs.
+            let mut missing = m & !self.words[k];
+            let mut present = m & self.words[k];
+            let base = k as u32 * 64;
+            loop {
+                match open {
+                    None => {
+                        if missing == 0 {
+                            break;
+                        }
+                        let at = missing.trailing_zeros();
+                        open = Some(base + at);
+                        present &= !((1u64 << at) - 1);
+                        missing &= !((1u64 << at) - 1);
+                    }
+                    Some(start) => {
+                        if present == 0 {
+                            break;
+                        }
+                        let at = present.trailing_zeros();
+                        f(start..base + at);
+                        open = None;
+                        missing &= !((1u64 << at) - 1);
+                        present &= !((1u64 << at) - 1);
+                    }
+                }
+            }
+        }
+        if let Some(start) = open {
+            f(start..r.end.min(self.words.len() as u32 * 64));
+        }
+    }
+
+    /// Per word, how many members come before it: with [`BitSet::rank`], the number of
+    /// members below any position in constant time.
+    pub fn rank_table(&self) -> Vec<u32> {
+        let mut t = Vec::with_capacity(self.words.len() + 1);
+        let mut n = 0;
+        for w in &self.words {
+            t.push(n);
+            n += w.count_ones();
+        }
+        t.push(n);
+        t
+    }
+
+    /// How many members are below `i` (`table` from [`BitSet::rank_table`] of this set).
+    pub fn rank(&self, table: &[u32], i: u32) -> u32 {
+        let k = (i / 64) as usize;
+        match self.words.get(k) {
+            Some(w) => table[k] + (w & ((1u64 << (i % 64)) - 1)).count_ones(),
+            None => table[self.words.len()],
+        }
+    }
+
     /// Removes every member of `r`.
     pub fn remove_range(&mut self, r: std::ops::Range<u32>) {
         for (k, m) in self.range_words(r) {
@@ -223,6 +287,45 @@ mod tests {
             assert_eq!(left, (lo..lo + (hi - lo) / 2).collect::<Vec<_>>());
             assert_eq!(a.contains_range(lo..hi), hi - lo < 1);
             assert_eq!(a.count_range(0..200), (hi - lo) / 2);
+        }
+    }
+
+    /// Missing runs and ranks against the member-by-member model, on sets of every kind
+    /// of word boundary (a fixed pseudo-random pattern).
+    #[test]
+    fn missing_runs_and_ranks_agree_with_members() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..40 {
+            let n = 1 + (round * 37) % 300;
+            let mut a = BitSet::new(n);
+            for i in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if x % (1 + round as u64 % 4) == 0 {
+                    a.insert(i);
+                }
+            }
+            let table = a.rank_table();
+            for i in 0..=n {
+                assert_eq!(
+                    a.rank(&table, i),
+                    (0..i).filter(|&j| a.contains(j)).count() as u32
+                );
+            }
+            let (lo, hi) = ((x % n as u64) as u32, n - (x >> 32) as u32 % (n / 2 + 1));
+            let lo = lo.min(hi);
+            let mut got = Vec::new();
+            a.for_each_missing_run(lo..hi, |r| {
+                assert!(!r.is_empty(), "empty run in {lo}..{hi}");
+                if let Some(&(_, e)) = got.last() {
+                    assert!(e < r.start, "runs {e} and {r:?} not maximal");
+                }
+                got.push((r.start, r.end));
+            });
+            let flat: Vec<u32> = got.iter().flat_map(|&(s, e)| s..e).collect();
+            let want: Vec<u32> = (lo..hi).filter(|&j| !a.contains(j)).collect();
+            assert_eq!(flat, want, "missing runs of {lo}..{hi} in a set of {n}");
         }
     }
 

@@ -21,9 +21,6 @@ use eubatch_ir::{Block, Shader};
 use crate::analysis::access_table::AccessTable;
 use crate::analysis::bitset::BitSet;
 
-/// Marks a slot that is live across no block boundary.
-const LOCAL: u32 = u32::MAX;
-
 /// The live sets at block boundaries. Only slots that some block reads before it fully
 /// defines them can be live at a boundary (the others live and die inside one block), so
 /// the sets hold just those ("global" slots, numbered densely): the dataflow costs blocks
@@ -43,9 +40,9 @@ impl Liveness {
     pub fn compute(shader: &Shader, access: Rc<AccessTable>, cfg: &Cfg) -> Liveness {
         let n = access.slots.count();
         let nb = shader.layout.blocks.len();
-        // One walk over the accesses: per block, the slots it reads before fully defining
-        // them (a slot may come more than once) and the slots it fully defines, as lists in the whole slot
-        // numbering; the global slots are those some block reads so.
+        // One walk over the accesses: per block, the runs of slots it reads before fully
+        // defining them (a slot may come more than once) and those it fully defines, in the
+        // whole slot numbering; the global slots are those some block reads so.
         let mut gen_at = Vec::with_capacity(nb + 1);
         let mut kill_at = Vec::with_capacity(nb + 1);
         let (mut gen_list, mut kill_list) = (Vec::new(), Vec::new());
@@ -58,7 +55,7 @@ impl Liveness {
                 for r in access.use_runs(inst) {
                     // Most reads are of values the block defined: a word-level test.
                     if !defined.contains_range(r.clone()) {
-                        gen_list.extend(r.filter(|&s| !defined.contains(s)));
+                        defined.for_each_missing_run(r, |piece| gen_list.push(piece));
                     }
                 }
                 for (r, full, _) in access.def_runs(inst) {
@@ -78,15 +75,13 @@ impl Liveness {
         // runs of consecutive numbers (a VGRF live across blocks is mostly one such run).
         // (A set of them, walked word by word: not a scan of every slot of the shader.)
         let mut is_global = BitSet::new(n);
-        for &s in &gen_list {
-            is_global.insert(s);
+        for piece in &gen_list {
+            is_global.insert_range(piece.clone());
         }
-        let mut index = vec![LOCAL; n as usize];
         let mut global = Vec::new();
         let mut runs: Vec<(u32, u32, u32)> = Vec::new();
         for s in is_global.iter() {
             let k = global.len() as u32;
-            index[s as usize] = k;
             global.push(s);
             match runs.last_mut() {
                 Some((s0, _, len)) if *s0 + *len == s => *len += 1,
@@ -94,26 +89,23 @@ impl Liveness {
             }
         }
         let g = global.len() as u32;
+        // A global slot's number is how many global slots lie below it, so the global slots
+        // among slots a..b are the numbers rank(a)..rank(b): runs map to runs.
+        let ranks = is_global.rank_table();
+        let numbers = |r: &std::ops::Range<u32>| {
+            is_global.rank(&ranks, r.start)..is_global.rank(&ranks, r.end)
+        };
         // Per block, over the global slots: read before being fully defined (gen), fully
         // defined (kill).
         let mut gens: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
         let mut kills: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
         for b in 0..nb {
             let (mut gen, mut kill) = (BitSet::new(g), BitSet::new(g));
-            for &s in &gen_list[gen_at[b]..gen_at[b + 1]] {
-                gen.insert(index[s as usize]);
+            for piece in &gen_list[gen_at[b]..gen_at[b + 1]] {
+                gen.insert_range(numbers(piece));
             }
             for r in &kill_list[kill_at[b]..kill_at[b + 1]] {
-                // Most full writes are of values that never leave their block.
-                if !is_global.intersects_range(r.clone()) {
-                    continue;
-                }
-                for s in r.clone() {
-                    let k = index[s as usize];
-                    if k != LOCAL {
-                        kill.insert(k);
-                    }
-                }
+                kill.insert_range(numbers(r));
             }
             gens.push(gen);
             kills.push(kill);
