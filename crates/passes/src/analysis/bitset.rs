@@ -145,6 +145,24 @@ impl BitSet {
         }
     }
 
+    /// The smallest member at or above `i`.
+    pub fn next_member(&self, i: u32) -> Option<u32> {
+        let mut k = (i / 64) as usize;
+        let mut w = self.words.get(k)? & (!0u64 << (i % 64));
+        loop {
+            if w != 0 {
+                return Some(k as u32 * 64 + w.trailing_zeros());
+            }
+            k += 1;
+            w = *self.words.get(k)?;
+        }
+    }
+
+    /// How many members there are.
+    pub fn len(&self) -> u32 {
+        self.words.iter().map(|w| w.count_ones()).sum()
+    }
+
     /// Per word, how many members come before it: with [`BitSet::rank`], the number of
     /// members below any position in constant time.
     pub fn rank_table(&self) -> Vec<u32> {
@@ -305,6 +323,10 @@ mod tests {
                 if x % (1 + round as u64 % 4) == 0 {
                     a.insert(i);
                 }
+            }
+            assert_eq!(a.len(), a.iter().count() as u32);
+            for i in 0..=n {
+                assert_eq!(a.next_member(i), a.iter().find(|&j| j >= i), "next member from {i}");
             }
             let table = a.rank_table();
             for i in 0..=n {

@@ -169,17 +169,29 @@ impl Liveness {
     /// Makes `set` (over every slot) the slots live at the end of `b`.
     pub fn load_live_out(&self, b: Block, set: &mut BitSet) {
         set.clear();
-        for &(slot, k, len) in &self.runs {
-            set.or_shifted(slot, &self.live_out[b], k, len);
+        let out = &self.live_out[b];
+        // Member by member when the block has few next to the shader's runs of global
+        // slots, else run by run (word-level copies): whichever walks less.
+        if (out.len() as usize) < 3 * self.runs.len() {
+            for k in out.iter() {
+                set.insert(self.global[k as usize]);
+            }
+        } else {
+            for &(slot, k, len) in &self.runs {
+                set.or_shifted(slot, out, k, len);
+            }
         }
     }
 
-    /// Calls `f` with each slot live at the end of `b`, in increasing order: the cost is
-    /// the words of the block's set and its members, not the shader's runs of global slots.
-    pub fn for_each_live_out(&self, b: Block, mut f: impl FnMut(u32)) {
-        for k in self.live_out[b].iter() {
-            f(self.global[k as usize]);
-        }
+    /// The set live at the end of `b`, over the global slots ([`Liveness::global_slots`]
+    /// gives the slot of each).
+    pub fn live_out_set(&self, b: Block) -> &BitSet {
+        &self.live_out[b]
+    }
+
+    /// The slot of each global slot, in increasing order.
+    pub fn global_slots(&self) -> &[u32] {
+        &self.global
     }
 
     /// Calls `f` with each slot live at the start of `b` that is not in `seen` (a set over

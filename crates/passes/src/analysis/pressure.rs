@@ -29,6 +29,22 @@ impl Pressure {
             }
         }
         let reg_size = shader.reg_size();
+        // Per global slot (liveness's numbering): its VGRF and where that VGRF's global
+        // slots end (`u32::MAX` for the flag slots, which come last).
+        let globals = live.global_slots();
+        let mut gowner: Vec<(u32, u32)> = vec![(u32::MAX, 0); globals.len()];
+        for k in (0..globals.len()).rev() {
+            let s = globals[k];
+            if s >= slots.vgrf_slots {
+                continue;
+            }
+            let v = owner[s as usize].0;
+            let end = match gowner.get(k + 1) {
+                Some(&(w, e)) if w == v => e,
+                _ => k as u32 + 1,
+            };
+            gowner[k] = (v, end);
+        }
         let regs_of = |n: u32| (n * SLOT).div_ceil(reg_size);
         let mut count = vec![0u32; slots.base.len()];
         let mut touched: Vec<usize> = Vec::new();
@@ -37,18 +53,22 @@ impl Pressure {
         let mut l = crate::analysis::bitset::BitSet::new(slots.count());
         for (b, block) in shader.layout.blocks.iter_enumerated() {
             live.load_live_out(b, &mut l);
-            // The registers of what is live out, counted from the block's live-out members
-            // (not by asking every VGRF live across some block: that was blocks times
-            // VGRFs, quadratic on the large control-flow-heavy shaders).
-            live.for_each_live_out(b, |s| {
-                if s < slots.vgrf_slots {
-                    let v = owner[s as usize].0 as usize;
-                    if count[v] == 0 {
-                        touched.push(v);
-                    }
-                    count[v] += 1;
+            // The registers of what is live out, counted per VGRF over the block's
+            // live-out set in the global numbering, where each VGRF's global slots are one
+            // run of numbers: a word-level count per live VGRF (not a visit per live slot,
+            // nor a question to every VGRF live across some block).
+            let out = live.live_out_set(b);
+            let mut k = out.next_member(0);
+            while let Some(at) = k {
+                let (v, end) = gowner[at as usize];
+                if v == u32::MAX {
+                    break;
                 }
-            });
+                let v = v as usize;
+                count[v] = out.count_range(at..end);
+                touched.push(v);
+                k = out.next_member(end);
+            }
             let mut total: u32 = touched.iter().map(|&v| regs_of(count[v])).sum();
             let first = per_inst.len();
             for &inst in block.insts.iter().rev() {
