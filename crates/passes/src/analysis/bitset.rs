@@ -326,7 +326,11 @@ mod tests {
             }
             assert_eq!(a.len(), a.iter().count() as u32);
             for i in 0..=n {
-                assert_eq!(a.next_member(i), a.iter().find(|&j| j >= i), "next member from {i}");
+                assert_eq!(
+                    a.next_member(i),
+                    a.iter().find(|&j| j >= i),
+                    "next member from {i}"
+                );
             }
             let table = a.rank_table();
             for i in 0..=n {
