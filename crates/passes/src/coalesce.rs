@@ -22,6 +22,7 @@ use eubatch_ir::{Inst, RegFile, Shader, Vgrf};
 
 use crate::analysis::access::SLOT;
 use crate::analysis::liveness::Liveness;
+use crate::analysis::range_lists::RangeLists;
 use crate::PassCx;
 
 /// The runs of slots each instruction writes, by position, filed under every
@@ -35,13 +36,10 @@ struct Writes {
     runs: Vec<(u32, u32)>,
 }
 
-/// Slots per bucket: a 32-byte register of 4-byte slots.
-const BUCKET: u32 = 8;
-
 impl Writes {
     fn new(live: &Liveness, order: &[Inst]) -> Writes {
         let table = &live.access;
-        let n = table.slots.count().div_ceil(BUCKET) as usize;
+        let n = RangeLists::bucket_count(table.slots.count());
         // (bucket, position, run)
         let mut entries: Vec<(u32, u32, (u32, u32))> = Vec::with_capacity(order.len() * 2);
         for (ip, &inst) in order.iter().enumerate() {
@@ -49,7 +47,7 @@ impl Writes {
                 if r.is_empty() {
                     continue;
                 }
-                for b in r.start / BUCKET..=(r.end - 1) / BUCKET {
+                for b in RangeLists::buckets(&r) {
                     entries.push((b, ip as u32, (r.start, r.end)));
                 }
             }
@@ -81,7 +79,7 @@ impl Writes {
         if lo >= hi {
             return false;
         }
-        (lo / BUCKET..=(hi - 1) / BUCKET).any(|b| {
+        RangeLists::buckets(&(lo..hi)).any(|b| {
             let (from, to) = (
                 self.start[b as usize] as usize,
                 self.start[b as usize + 1] as usize,

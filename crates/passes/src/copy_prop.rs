@@ -28,8 +28,9 @@ use hashbrown::HashMap;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
-use crate::analysis::access::{Slots, SLOT};
+use crate::analysis::access::{send_read_len, Slots, SLOT};
 use crate::analysis::access_table::AccessTable;
+use crate::analysis::bitset::BitSet;
 use crate::PassCx;
 
 /// An available copy: `dst` (a VGRF region of `len` bytes) holds `src`.
@@ -261,7 +262,7 @@ fn half_of_scalar(
 /// and the copies each slot's write ends and each VGRF holds (by number, newest first).
 struct Available {
     copies: Vec<Copy>,
-    sets: Vec<crate::analysis::bitset::BitSet>,
+    sets: Vec<BitSet>,
     by_slot: crate::analysis::range_lists::RangeLists,
     by_dst: crate::analysis::slot_lists::SlotLists,
 }
@@ -290,7 +291,7 @@ fn available_at_entry(
     if copies.is_empty() {
         return Some(Available {
             copies,
-            sets: vec![crate::analysis::bitset::BitSet::new(0); nb],
+            sets: vec![BitSet::new(0); nb],
             by_slot,
             by_dst,
         });
@@ -304,10 +305,7 @@ fn available_at_entry(
     let mut gens = Vec::with_capacity(nb);
     let mut kills = Vec::with_capacity(nb);
     for block in shader.layout.blocks.iter() {
-        let (mut gen, mut kill) = (
-            crate::analysis::bitset::BitSet::new(n),
-            crate::analysis::bitset::BitSet::new(n),
-        );
+        let (mut gen, mut kill) = (BitSet::new(n), BitSet::new(n));
         for &inst in &block.insts {
             for (r, _, _) in table.def_runs(inst) {
                 by_slot.for_each_overlapping(r, |id| {
@@ -322,22 +320,20 @@ fn available_at_entry(
         gens.push(gen);
         kills.push(kill);
     }
-    let transfer = |b: usize, set: &mut crate::analysis::bitset::BitSet| {
+    let transfer = |b: usize, set: &mut BitSet| {
         set.transfer(&gens[b], &kills[b]);
     };
-    let mut out: Vec<crate::analysis::bitset::BitSet> = (0..nb)
+    let mut out: Vec<BitSet> = (0..nb)
         .map(|b| {
             if b == 0 {
-                crate::analysis::bitset::BitSet::new(n)
+                BitSet::new(n)
             } else {
-                crate::analysis::bitset::BitSet::full(n)
+                BitSet::full(n)
             }
         })
         .collect();
     // What is available into block `b`, into `s`: what every predecessor leaves.
-    let entry_in = |b: usize,
-                    out: &[crate::analysis::bitset::BitSet],
-                    s: &mut crate::analysis::bitset::BitSet| {
+    let entry_in = |b: usize, out: &[BitSet], s: &mut BitSet| {
         let preds = &cfg.preds[eubatch_ir::Block::from_usize(b)];
         if b == 0 || preds.is_empty() {
             s.clear();
@@ -351,7 +347,7 @@ fn available_at_entry(
     // A worklist, every block on it at first, the entry first: a block is visited again
     // only when a predecessor's result shrank. Starting from everything available and
     // shrinking, any visiting order reaches the same greatest fixed point.
-    let mut s = crate::analysis::bitset::BitSet::new(n);
+    let mut s = BitSet::new(n);
     let mut work: Vec<usize> = (0..nb).rev().collect();
     let mut on_list = vec![true; nb];
     while let Some(b) = work.pop() {
@@ -370,7 +366,7 @@ fn available_at_entry(
     }
     let sets = (0..nb)
         .map(|b| {
-            let mut set = crate::analysis::bitset::BitSet::new(n);
+            let mut set = BitSet::new(n);
             entry_in(b, &out, &mut set);
             set
         })
@@ -405,9 +401,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut acp: Vec<Option<Copy>> = Vec::new();
     let mut by_dst = crate::analysis::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
     let mut by_slot = crate::analysis::range_lists::RangeLists::new(slots.count());
-    let none = crate::analysis::bitset::BitSet::new(0);
-    let mut dead =
-        crate::analysis::bitset::BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
+    let none = BitSet::new(0);
+    let mut dead = BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
     // The block's instructions as the walk found them (one buffer for the run).
     let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
     for b in 0..shader.layout.blocks.len() {
@@ -842,21 +837,13 @@ fn rewrite_send_payloads<'a>(
     all: &dyn Fn() -> Vec<&'a Copy>,
     copies: impl Fn(u32) -> Vec<&'a Copy>,
 ) -> bool {
-    let Some(info) = shader.send_info(inst).copied() else {
-        return false;
-    };
     let ctl = shader.insts.control[inst];
-    let srcs = shader.srcs(inst);
-    let (p1, p2) = eubatch_ir::message::send_payloads(srcs);
-    let index = |p: Option<&Operand>| p.and_then(|p| srcs.iter().position(|s| std::ptr::eq(s, p)));
     let reg = shader.reg_size();
-    let reads = [
-        (index(p1), info.mlen as u32 * reg),
-        (index(p2), info.ex_mlen as u32 * reg),
-    ];
     let mut progress = false;
-    for (k, len) in reads {
-        let Some(k) = k else { continue };
+    for k in 0..shader.srcs(inst).len() {
+        let Some(len) = send_read_len(shader, inst, k) else {
+            continue;
+        };
         let s = shader.srcs(inst)[k];
         if s.file != RegFile::Vgrf || len == 0 || s.mods != eubatch_ir::Mods::NONE {
             continue;

@@ -22,7 +22,7 @@ use hashbrown::HashMap;
 
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
-use crate::analysis::access::{for_each_def, is_pure, SLOT};
+use crate::analysis::access::{for_each_def_run, is_pure, SLOT};
 use crate::analysis::access_table::AccessTable;
 use crate::PassCx;
 
@@ -239,7 +239,7 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 by_slot.take_overlapping(r, |i| entries[i as usize] = None);
             };
             if replaced {
-                for_each_def(shader, slots, inst, |s, _| end(s..s + 1));
+                for_each_def_run(shader, slots, inst, |r, _, _| end(r));
             } else {
                 table.def_runs(inst).for_each(|(r, _, _)| end(r));
             }

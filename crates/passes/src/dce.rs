@@ -11,9 +11,7 @@
 
 use eubatch_ir::{Operand, RegFile, Shader};
 
-use crate::analysis::access::{
-    for_each_def, for_each_def_run, for_each_use, for_each_use_run, has_side_effects, writes_flag,
-};
+use crate::analysis::access::{for_each_def_run, for_each_use_run, has_side_effects, writes_flag};
 use crate::analysis::bitset::BitSet;
 use crate::PassCx;
 
@@ -101,12 +99,12 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 shader.insts.size_written[inst] = shader.default_size_written(inst);
                 rewritten = true;
                 progress = true;
-                for_each_def(shader, slots, inst, |s, full| {
+                for_each_def_run(shader, slots, inst, |r, full, _| {
                     if full {
-                        l.remove(s);
+                        l.remove_range(r);
                     }
                 });
-                for_each_use(shader, slots, inst, |s| l.insert(s));
+                for_each_use_run(shader, slots, inst, |r| l.insert_range(r));
             } else {
                 for (r, full, _) in table.def_runs(inst) {
                     if full {

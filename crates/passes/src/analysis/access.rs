@@ -183,41 +183,11 @@ fn elements(op: &Operand, exec: u32, mut f: impl FnMut(u32, u32)) {
     }
 }
 
-/// Calls `f(slot, fully)` for each slot an instruction writes: `fully` when all four bytes
-/// of the slot are written unconditionally.
-pub fn for_each_def(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(u32, bool)) {
-    for_each_def_both(shader, slots, inst, |s, full, _| f(s, full))
-}
-
-/// [`for_each_def`], but a write under the execution mask counts as whole even where the
-/// VGRF is read without it: what matters to an `undef`, which gives no channel a value.
-pub fn for_each_def_ignoring_mask(
-    shader: &Shader,
-    slots: &Slots,
-    inst: Inst,
-    mut f: impl FnMut(u32, bool),
-) {
-    for_each_def_both(shader, slots, inst, |s, _, full| f(s, full))
-}
-
-/// Calls `f(slot, fully, fully_ignoring_mask)` for each slot an instruction writes: the
-/// flags of [`for_each_def`] and [`for_each_def_ignoring_mask`] in one walk.
-pub fn for_each_def_both(
-    shader: &Shader,
-    slots: &Slots,
-    inst: Inst,
-    mut f: impl FnMut(u32, bool, bool),
-) {
-    for_each_def_run(shader, slots, inst, |r, full, full_ignoring_mask| {
-        for s in r {
-            f(s, full, full_ignoring_mask)
-        }
-    })
-}
-
-/// [`for_each_def_both`] by runs of consecutive slots with the same flags, in increasing
-/// order (a packed write is one run, or three with a partial first and last slot): what
-/// the access table keeps, without a call per slot.
+/// Calls `f(slots, fully, fully_ignoring_mask)` for each run of consecutive slots an
+/// instruction writes with the same flags, in increasing order (a packed write is one run,
+/// or three with a partial first and last slot): `fully` when all four bytes of each slot
+/// are written unconditionally, `fully_ignoring_mask` when they would be if the execution
+/// mask were not looked at (what matters to an `undef`, which gives no channel a value).
 pub fn for_each_def_run(
     shader: &Shader,
     slots: &Slots,
@@ -349,13 +319,8 @@ pub fn send_read_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
     }
 }
 
-/// Calls `f(slot)` for each slot an instruction reads (a slot may come more than once).
-pub fn for_each_use(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(u32)) {
-    for_each_use_run(shader, slots, inst, |r| r.for_each(&mut f))
-}
-
-/// [`for_each_use`] by runs of consecutive slots (never empty), in the same order: what
-/// the access table keeps, without a call per slot.
+/// Calls `f(slots)` for each run of consecutive slots an instruction reads (never empty;
+/// a slot may come more than once): what the access table keeps.
 pub fn for_each_use_run(
     shader: &Shader,
     slots: &Slots,

@@ -27,20 +27,10 @@ use crate::analysis::nesting::Nesting;
 
 /// The top bit of a write's entry: the write fully defines the slot.
 const FULL: u32 = 1 << 31;
-/// The next bit: it does so if the execution mask is not looked at
-/// ([`super::access::for_each_def_ignoring_mask`]).
+/// The next bit: it does so if the execution mask is not looked at (the third flag of
+/// [`super::access::for_each_def_run`]).
 const FULL_IGNORING_MASK: u32 = 1 << 30;
 const SLOT_BITS: u32 = FULL_IGNORING_MASK - 1;
-
-/// Which writes [`AccessTable::defs`] counts as defining a slot whole.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExecMask {
-    /// A write under the execution mask does not, where disabled channels' old values are
-    /// observed ([`super::access::Slots::read_unmasked`]).
-    Honoured,
-    /// It does, as if every channel were enabled.
-    Ignored,
-}
 
 /// Slots `first & SLOT_BITS .. end`, with the write flags in `first`'s top bits.
 #[derive(Clone, Copy, Debug, Default)]
@@ -250,7 +240,7 @@ impl AccessTable {
         })
     }
 
-    /// The runs of slots `inst` reads ([`super::access::for_each_use`]; runs may overlap).
+    /// The runs of slots `inst` reads ([`super::access::for_each_use_run`]; runs may overlap).
     /// Like the runs it writes, none holds both VGRF and flag slots.
     pub fn use_runs(&self, inst: Inst) -> impl Iterator<Item = std::ops::Range<u32>> + '_ {
         let sp = self.span(inst);
@@ -260,21 +250,15 @@ impl AccessTable {
             .map(|r| r.slots())
     }
 
-    /// The slots `inst` writes, each with whether it fully defines it
-    /// ([`super::access::for_each_def`]), or would if the execution mask were not
-    /// looked at (`ExecMask::Ignored`: [`super::access::for_each_def_ignoring_mask`]).
+    /// The slots `inst` writes, each with whether it fully defines it (the second flag of
+    /// [`super::access::for_each_def_run`]).
     #[inline]
-    pub fn defs(&self, inst: Inst, mask: ExecMask) -> impl Iterator<Item = (u32, bool)> + '_ {
-        // Both answers are kept per run; the mask picks which one is read.
-        let ignoring = mask == ExecMask::Ignored;
+    pub fn defs(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
         self.def_runs(inst)
-            .flat_map(move |(r, full, full_ignoring)| {
-                let full = if ignoring { full_ignoring } else { full };
-                r.map(move |s| (s, full))
-            })
+            .flat_map(|(r, full, _)| r.map(move |s| (s, full)))
     }
 
-    /// The slots `inst` reads ([`super::access::for_each_use`]; a slot may come twice).
+    /// The slots `inst` reads ([`super::access::for_each_use_run`]; a slot may come twice).
     pub fn uses(&self, inst: Inst) -> impl Iterator<Item = u32> + '_ {
         self.use_runs(inst).flatten()
     }

@@ -4,6 +4,7 @@
 
 use eubatch_ir::{Inst, RegFile, Shader};
 
+use crate::analysis::access::SLOT;
 use crate::analysis::access_table::AccessTable;
 use crate::analysis::bitset::BitSet;
 use crate::analysis::nesting::Nesting;
@@ -80,8 +81,7 @@ impl Defs {
             writers.push(v as u32, inst.index() as u32);
             // Padding is never written: the data slots are the whole value.
             let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
-            let data_slots = l.components as u32 * (l.data as u32).div_ceil(4);
-            let _ = range;
+            let data_slots = l.components as u32 * (l.data as u32).div_ceil(SLOT);
             if nested || covered != data_slots {
                 whole[v] = false;
             }

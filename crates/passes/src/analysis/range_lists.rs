@@ -26,7 +26,7 @@ impl RangeLists {
     /// Lists for slots `0..slots`.
     pub fn new(slots: u32) -> RangeLists {
         RangeLists {
-            head: vec![NIL; slots.div_ceil(BUCKET) as usize],
+            head: vec![NIL; Self::bucket_count(slots)],
             next: Vec::new(),
             item: Vec::new(),
             run: Vec::new(),
@@ -34,8 +34,15 @@ impl RangeLists {
         }
     }
 
-    fn buckets(r: &std::ops::Range<u32>) -> std::ops::RangeInclusive<u32> {
+    /// The buckets a non-empty run of slots touches: what any index of runs by bucket
+    /// (coalescing's write index too) files the run under.
+    pub fn buckets(r: &std::ops::Range<u32>) -> std::ops::RangeInclusive<u32> {
         r.start / BUCKET..=(r.end - 1) / BUCKET
+    }
+
+    /// How many buckets slots `0..slots` fall in.
+    pub fn bucket_count(slots: u32) -> usize {
+        slots.div_ceil(BUCKET) as usize
     }
 
     /// Registers `item` with the slots `r`.

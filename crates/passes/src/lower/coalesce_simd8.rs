@@ -27,7 +27,6 @@
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Inst, Operand, RegFile, Region, Shader};
 
-use crate::analysis::access_table::ExecMask;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.
@@ -52,7 +51,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         let mut l = crate::analysis::bitset::BitSet::new(table.slots.count());
         live.load_live_out(block, &mut l);
         for (k, &inst) in insts.iter().enumerate().rev() {
-            for (s, full) in table.defs(inst, ExecMask::Honoured) {
+            for (s, full) in table.defs(inst) {
                 if full {
                     l.remove(s);
                 }
@@ -60,9 +59,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             for s in table.uses(inst) {
                 l.insert(s);
             }
-            fresh[k] = table
-                .defs(inst, ExecMask::Honoured)
-                .all(|(s, _)| !l.contains(s));
+            fresh[k] = table.defs(inst).all(|(s, _)| !l.contains(s));
         }
         let top_level = nesting.block_depth(block) == 0;
         let mut k = 0;
