@@ -6,6 +6,7 @@
 //! saturate, conditional modifier and predicate, which act on the same result.
 //! (Mesa: brw_fs.cpp `fs_visitor::opt_algebraic`.)
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::{Mods, Opcode, Operand, RegFile, Shader, Type};
 
 use crate::PassCx;
@@ -98,7 +99,7 @@ fn broadcast_element(v: &Operand, index: &Operand) -> Option<Operand> {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let mut progress = false;
     let mut remove = Vec::new();
     for inst in shader.layout.insts().collect::<Vec<_>>() {
@@ -174,12 +175,13 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             progress = true;
         }
     }
+    let mut changed = Changed::when(
+        progress,
+        Changed::INSTRUCTION_DETAIL | Changed::INSTRUCTION_DATA_FLOW,
+    );
     if !remove.is_empty() {
         let remove: hashbrown::HashSet<_> = remove.into_iter().collect();
-        for b in shader.layout.blocks.iter_mut() {
-            b.insts.retain(|i| !remove.contains(i));
-        }
-        crate::relayout(shader);
+        changed |= crate::remove_set(shader, &remove);
     }
-    progress
+    changed
 }

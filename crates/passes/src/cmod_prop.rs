@@ -19,6 +19,7 @@
 //! or as either 32-bit half of a 64-bit result — is the comparison's own flag whatever type
 //! it was written as.
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
 
@@ -93,7 +94,7 @@ fn takes_cmod(op: Opcode) -> bool {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let slots = Slots::of(shader, &cx.nesting(shader));
     let flag_first = slots.vgrf_slots;
     let mut progress = false;
@@ -230,12 +231,13 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             }
         }
     }
+    let mut changed = Changed::when(
+        progress,
+        Changed::INSTRUCTION_DETAIL | Changed::INSTRUCTION_DATA_FLOW,
+    );
     if !removed.is_empty() {
         let removed: hashbrown::HashSet<_> = removed.into_iter().collect();
-        for b in shader.layout.blocks.iter_mut() {
-            b.insts.retain(|i| !removed.contains(i));
-        }
-        crate::relayout(shader);
+        changed |= crate::remove_set(shader, &removed);
     }
-    progress
+    changed
 }

@@ -16,6 +16,7 @@
 //! region of the same type size, and covers exactly one component of A whose data and padding equal
 //! B's; a pair coalesces once per run (intervals change), the optimization loop repeats.
 
+use crate::analysis::changed::Changed;
 use hashbrown::HashSet;
 
 use eubatch_ir::{Inst, RegFile, Shader, Vgrf};
@@ -98,9 +99,9 @@ impl Writes {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let Some(live) = cx.liveness(shader) else {
-        return false;
+        return Changed::NOTHING;
     };
     let iv = cx.intervals(shader).expect("liveness was computed");
     let order: Vec<Inst> = shader.layout.insts().collect();
@@ -215,7 +216,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         &mut removed,
     );
     if merges.is_empty() {
-        return false;
+        return Changed::NOTHING;
     }
     let renames: hashbrown::HashMap<u32, (u32, u32)> =
         merges.iter().map(|&(_, b, a, off)| (b, (a, off))).collect();
@@ -233,11 +234,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             rename(s);
         }
     }
-    for block in shader.layout.blocks.iter_mut() {
-        block.insts.retain(|i| !removed.contains(i));
-    }
-    crate::relayout(shader);
-    true
+    Changed::INSTRUCTION_DATA_FLOW | crate::remove_set(shader, &removed)
 }
 
 /// A VGRF B of several components (a message's result, say) copied into A by one move per

@@ -2,6 +2,7 @@
 //! elimination and coalescing) are dropped and the rest renumbered densely, keeping their
 //! order. (Mesa: brw_fs.cpp `compact_virtual_grfs`.) No hardware rule limits it.
 
+use crate::analysis::changed::Changed;
 use index_vec::IndexVec;
 
 use eubatch_ir::{RegFile, Shader, Vgrf};
@@ -11,7 +12,7 @@ use crate::PassCx;
 /// Any code: it renumbers VGRFs and reads no region.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::ANY;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let n = shader.vgrfs.len();
     let mut used = vec![false; n];
     let insts: Vec<_> = shader.layout.insts().collect();
@@ -27,7 +28,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         }
     }
     if used.iter().all(|u| *u) {
-        return false;
+        return Changed::NOTHING;
     }
     let mut map = vec![u32::MAX; n];
     let mut vgrfs: IndexVec<Vgrf, _> = IndexVec::new();
@@ -49,5 +50,5 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             }
         }
     }
-    true
+    Changed::VARIABLES | Changed::INSTRUCTION_DATA_FLOW
 }

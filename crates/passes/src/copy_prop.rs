@@ -23,6 +23,7 @@
 //! with layouts of their own — only a whole-VGRF copy into a pull-constant load's
 //! per-channel offsets, and a copy of whole registers into a raw `send`'s payload.
 
+use crate::analysis::changed::Changed;
 use hashbrown::HashMap;
 
 use eubatch_ir::shader::{CondMod, Predicate};
@@ -382,7 +383,7 @@ fn available_at_entry(
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let table = cx.access(shader);
     let slots = &table.slots;
     let mut progress = false;
@@ -495,7 +496,12 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         cx.defs(shader)
     };
     progress |= propagate_global(shader, &table, &defs);
-    progress
+    // Sources rewritten (a move of an immediate may become another opcode); nothing added,
+    // removed or moved.
+    Changed::when(
+        progress,
+        Changed::INSTRUCTION_DETAIL | Changed::INSTRUCTION_DATA_FLOW,
+    )
 }
 
 /// A 32-bit float immediate that is neither ±0 nor NaN.

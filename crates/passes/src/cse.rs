@@ -17,6 +17,7 @@
 //! wrote a flag or a register the two read: the flag still holds its result (Mesa's
 //! `opt_cse_local` does the same for flag writes with a null destination).
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use hashbrown::HashMap;
 
@@ -101,9 +102,18 @@ const NONE: u32 = u32::MAX;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
-    let values = values(shader, cx);
-    flag_cse(shader) || values
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // Values replaced by moves change operands; flag comparisons removed leave their block
+    // without a re-split, perhaps empty.
+    let values = Changed::when(
+        values(shader, cx),
+        Changed::INSTRUCTION_DETAIL | Changed::INSTRUCTION_DATA_FLOW,
+    );
+    values
+        | Changed::when(
+            flag_cse(shader),
+            Changed::INSTRUCTION_IDENTITY | Changed::BLOCKS,
+        )
 }
 
 /// A comparison whose only result is its flag, unpredicated.

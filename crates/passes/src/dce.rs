@@ -9,6 +9,7 @@
 //! writes to fixed registers or architecture registers other than the flags, `EOT` and control
 //! flow are never removed.
 
+use crate::analysis::changed::{Changed, Snapshot};
 use eubatch_ir::{Operand, RegFile, Shader};
 
 use crate::analysis::access::{for_each_def_run, for_each_use_run, has_side_effects, writes_flag};
@@ -22,9 +23,9 @@ use crate::PassCx;
 /// `.x` then `.y` stays live through both.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::ANY;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let Some(live) = cx.liveness(shader) else {
-        return false;
+        return Changed::NOTHING;
     };
     let table = &live.access;
     let slots = &table.slots;
@@ -36,6 +37,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut insts = Vec::new();
     let mut keep = Vec::new();
     let mut undefs_before = Vec::new();
+    let mut blocks_before = None;
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         live.load_live_out(block, &mut l);
@@ -133,6 +135,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             }
         }
         if keep.iter().any(|k| !k) {
+            // The blocks as they were, for what re-splitting them changes (the blocks
+            // walked so far lost nothing).
+            blocks_before.get_or_insert_with(|| Snapshot::blocks(shader));
             let mut i = 0;
             shader.layout.blocks[block].insts.retain(|_| {
                 i += 1;
@@ -140,10 +145,12 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
             });
         }
     }
-    if progress {
-        crate::relayout(shader);
+    // Instructions removed, or rewritten to keep only their flag write.
+    if !progress {
+        return Changed::NOTHING;
     }
-    progress
+    let before = blocks_before.unwrap_or_else(|| Snapshot::blocks(shader));
+    Changed::INSTRUCTION_DATA_FLOW | crate::relayout(shader, &before)
 }
 
 /// For a backward walk through a block: per slot, what the instructions after the current

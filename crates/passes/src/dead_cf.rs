@@ -14,6 +14,7 @@
 //! reads what they compute (see [`crate::analysis::liveness`]), as long as they write no flag (the
 //! writes' predicate) and have no effect outside registers.
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::Predicate;
 use eubatch_ir::{Control, Inst, Shader};
@@ -23,7 +24,7 @@ use crate::PassCx;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let order: Vec<Inst> = shader.layout.insts().collect();
     let cf = |i: Inst| shader.insts.opcode[i].control_flow();
     let has_halt = order.iter().any(|&i| cf(i) == ControlFlow::Halt);
@@ -54,15 +55,14 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     }
     // `if; else; endif`: the else goes first, the if/endif pair on the next run.
     if !remove.iter().any(|r| *r) {
-        return false;
+        return Changed::NOTHING;
     }
     for i in invert {
         let c = &mut shader.insts.control[i];
         let inverted = !c.pred_invert();
         c.set(Control::PRED_INVERT, inverted);
     }
-    crate::remove_marked(shader, &order, &remove);
-    true
+    Changed::INSTRUCTION_DETAIL | crate::remove_marked(shader, &order, &remove)
 }
 
 /// Whether what a `halt` would skip — `rest`, up to the next `halt_target` — could run for

@@ -26,6 +26,7 @@ use std::rc::Rc;
 use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::Shader;
 
+use analysis::changed::{BlockShape, Changed, Snapshot};
 use analysis::{access_table, defs, intervals, liveness, nesting, pressure};
 
 /// What passes share while they run on one shader: the analyses, computed on demand and
@@ -125,15 +126,36 @@ impl PassCx {
         self.pressure.clone()
     }
 
-    /// The shader changed: every analysis is stale.
-    pub fn invalidate(&mut self) {
-        *self = PassCx {
-            computed: self.computed,
-            version: self.version + 1,
-            stale_access: self.access.take().or(self.stale_access.take()),
-            ..PassCx::default()
-        };
+    /// The shader changed in `changed`: the analyses depending on one of those categories
+    /// are stale and dropped, the others kept (Mesa's `invalidate_analysis`).
+    pub fn invalidate(&mut self, changed: Changed) {
+        if changed.is_empty() {
+            return;
+        }
+        self.version += 1;
+        if changed.intersects(Self::CFG_DEPENDS_ON) {
+            self.cfg = None;
+        }
+        if changed.intersects(Self::NESTING_DEPENDS_ON) {
+            self.nesting = None;
+        }
+        // The rest read every field of every instruction, the VGRF table and the nesting:
+        // stale after any change.
+        if let Some(access) = self.access.take() {
+            self.stale_access = Some(access);
+        }
+        self.liveness = None;
+        self.intervals = None;
+        self.defs = None;
+        self.pressure = None;
     }
+
+    /// The control-flow graph reads the blocks and their first and last instructions' control
+    /// flow, nothing else ([`eubatch_ir::cfg::Cfg::build`]).
+    const CFG_DEPENDS_ON: Changed = Changed::BLOCKS;
+    /// The nesting is per instruction, counted along the order from the control-flow
+    /// instructions that open and close the blocks.
+    const NESTING_DEPENDS_ON: Changed = Changed::INSTRUCTION_IDENTITY.union(Changed::BLOCKS);
 }
 
 /// Makes every source that reads a VGRF in `renames` read its replacement instead.
@@ -151,23 +173,37 @@ pub fn rename_sources(shader: &mut Shader, renames: &hashbrown::HashMap<u32, u32
 }
 
 /// Removes the instructions of `order` (the layout order) marked in `remove`, and re-splits
-/// the blocks.
-pub fn remove_marked(shader: &mut Shader, order: &[eubatch_ir::Inst], remove: &[bool]) {
+/// the blocks; what that changed ([`relayout`]).
+pub fn remove_marked(shader: &mut Shader, order: &[eubatch_ir::Inst], remove: &[bool]) -> Changed {
     let gone: hashbrown::HashSet<eubatch_ir::Inst> = order
         .iter()
         .zip(remove)
         .filter(|(_, r)| **r)
         .map(|(i, _)| *i)
         .collect();
+    remove_set(shader, &gone)
+}
+
+/// Removes the instructions in `gone` and re-splits the blocks; what that changed
+/// ([`relayout`]).
+pub fn remove_set(shader: &mut Shader, gone: &hashbrown::HashSet<eubatch_ir::Inst>) -> Changed {
+    let before = Snapshot::blocks(shader);
     for b in shader.layout.blocks.iter_mut() {
         b.insts.retain(|i| !gone.contains(i));
     }
-    relayout(shader);
+    relayout(shader, &before)
 }
 
 /// Re-splits the blocks after instructions were removed (a block left empty would no
-/// longer be where control flow puts one).
-pub fn relayout(shader: &mut Shader) {
+/// longer be where control flow puts one). The instruction order changed; the blocks did
+/// too when they differ from `before` ([`Snapshot::blocks`] of the shader before the
+/// removal) as the control-flow graph sees them: what it returns.
+pub fn relayout(shader: &mut Shader, before: &[BlockShape]) -> Changed {
     let order: Vec<_> = shader.layout.insts().collect();
     shader.layout = split_blocks(&order, |i| shader.insts.opcode[i]);
+    if Snapshot::blocks(shader) == before {
+        Changed::INSTRUCTION_IDENTITY
+    } else {
+        Changed::INSTRUCTION_IDENTITY | Changed::BLOCKS
+    }
 }

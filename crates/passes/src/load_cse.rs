@@ -18,6 +18,7 @@
 //! would have run); otherwise — a result also written elsewhere, like the two sides of an
 //! `if` — the load becomes moves of the earlier result in its channels, as in Mesa.
 
+use crate::analysis::changed::Changed;
 use hashbrown::HashMap;
 
 use eubatch_ir::message::sfid;
@@ -46,9 +47,9 @@ fn is_constant_load(shader: &Shader, inst: Inst) -> bool {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     if !shader.layout.insts().any(|i| is_constant_load(shader, i)) {
-        return false;
+        return Changed::NOTHING;
     }
     let defs = cx.defs(shader);
     // Which blocks are in a loop, as the shader was found (the walk below keeps blocks).
@@ -124,7 +125,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         }
     }
     if removed.is_empty() {
-        return false;
+        return Changed::NOTHING;
     }
     crate::rename_sources(shader, &renames);
     for block in shader.layout.blocks.iter_mut() {
@@ -138,7 +139,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         }
         block.insts = insts;
     }
-    true
+    Changed::EVERYTHING
 }
 
 /// Two NoMask block loads of one constant block (`uniform_pull_const`) whose results are

@@ -12,9 +12,12 @@ use std::time::{Duration, Instant};
 
 use eubatch_ir::{Backend, Gen, Shader, Stage};
 
+use crate::analysis::changed::{Changed, Snapshot};
 use crate::PassCx;
 
-pub type PassFn = fn(&mut Shader, &mut PassCx) -> bool;
+/// A pass: it changes the shader in place and returns what it changed
+/// ([`Changed::NOTHING`]: no progress), which decides the analyses kept.
+pub type PassFn = fn(&mut Shader, &mut PassCx) -> Changed;
 
 /// What a pass handles: the code its analyses and rewrites understand. Each pass file
 /// declares its `SCOPE`; before running anything, [`run`] refuses a shader that a pass of
@@ -405,15 +408,18 @@ fn run_pass(
         msg,
     };
     let before = checks.equivalence.map(|_| shader.clone());
+    let snapshot = checks.verify_ir.then(|| Snapshot::of(shader));
     let t = Instant::now();
-    let progress = f(shader, cx);
-    if progress {
-        cx.invalidate();
-    }
+    let changed = f(shader, cx);
+    let progress = !changed.is_empty();
+    cx.invalidate(changed);
     stats.time[k] += t.elapsed();
     stats.runs[k] += 1;
     stats.progress[k] += progress as u64;
-    if checks.verify_ir {
+    if let Some(snapshot) = snapshot {
+        changed
+            .check_claim(&snapshot, shader)
+            .map_err(|e| failed(format!("what it reports changed is wrong: {e}")))?;
         if let Some(e) = eubatch_ir::verify::verify(shader).first() {
             return Err(failed(format!("the verifier fails: {e}")));
         }

@@ -12,6 +12,7 @@
 //! control flow, so equal sources hold equal values wherever they are read; the earlier
 //! VGRF's moves all come before the later one's first move.
 
+use crate::analysis::changed::Changed;
 use hashbrown::HashMap;
 
 use eubatch_ir::shader::{CondMod, Predicate};
@@ -26,7 +27,7 @@ type MoveKey = (u32, eubatch_ir::Type, u8, u8, bool, Operand);
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let defs = cx.defs(shader);
     let ssa = |v: u32| defs.is_ssa(v as usize);
     let position: HashMap<Inst, usize> = shader
@@ -102,11 +103,11 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         }
     }
     if renames.is_empty() {
-        return false;
+        return Changed::NOTHING;
     }
     crate::rename_sources(shader, &renames);
     for block in shader.layout.blocks.iter_mut() {
         block.insts.retain(|i| !removed.contains(i));
     }
-    true
+    Changed::INSTRUCTION_IDENTITY | Changed::INSTRUCTION_DATA_FLOW | Changed::BLOCKS
 }

@@ -8,6 +8,7 @@
 //! and holds nothing but the unpredicated jump, with no `else`; the `while` it merges into
 //! is unpredicated.
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::Predicate;
 use eubatch_ir::{Control, Inst, Shader};
@@ -17,7 +18,7 @@ use crate::PassCx;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let order: Vec<Inst> = shader.layout.insts().collect();
     let cf = |i: Inst| shader.insts.opcode[i].control_flow();
     let mut remove = vec![false; order.len()];
@@ -62,8 +63,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
         k += 3;
     }
     if !progress {
-        return false;
+        return Changed::NOTHING;
     }
-    crate::remove_marked(shader, &order, &remove);
-    true
+    // The `break` (`continue`) takes the `if`'s predicate.
+    Changed::INSTRUCTION_DATA_FLOW | crate::remove_marked(shader, &order, &remove)
 }

@@ -9,6 +9,7 @@
 //! may stay) and no predicate, in the same channels; nothing between writes X; the move
 //! reads X without modifiers, as the same type.
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Opcode, RegFile, Shader};
 
@@ -17,7 +18,7 @@ use crate::PassCx;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     // How many instructions read each VGRF.
     let mut reads = vec![0u32; shader.vgrfs.len()];
     for inst in shader.layout.insts() {
@@ -83,5 +84,8 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             }
         }
     }
-    progress
+    Changed::when(
+        progress,
+        Changed::INSTRUCTION_DETAIL | Changed::INSTRUCTION_DATA_FLOW,
+    )
 }

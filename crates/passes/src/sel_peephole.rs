@@ -13,6 +13,7 @@
 //! the sources and inverts the predicate, and two immediates leave the branch as it is;
 //! saturate must match on both sides.
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Builder, Control, Inst, Opcode, Operand, RegFile, Shader};
 
@@ -50,7 +51,7 @@ fn may_overlap(a: &Operand, a_len: u32, b: &Operand, b_len: u32) -> bool {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let order: Vec<Inst> = shader.layout.insts().collect();
     let mut out: Vec<Inst> = Vec::with_capacity(order.len());
     let mut progress = false;
@@ -65,10 +66,11 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
             i += 1;
         }
     }
-    if progress {
-        shader.layout = eubatch_ir::cfg::split_blocks(&out, |i| shader.insts.opcode[i]);
+    if !progress {
+        return Changed::NOTHING;
     }
-    progress
+    shader.layout = eubatch_ir::cfg::split_blocks(&out, |i| shader.insts.opcode[i]);
+    Changed::EVERYTHING
 }
 
 /// The selects replacing the `if` at `order[i]` and the position after its `endif`.

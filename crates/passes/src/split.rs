@@ -14,6 +14,7 @@
 //! mlen and ex_mlen registers), and what it writes is its `size_written`; such VGRFs are
 //! split only where those stay inside one component.
 
+use crate::analysis::changed::Changed;
 use index_vec::IndexVec;
 
 use eubatch_ir::{Operand, RegFile, Shader, Vgrf, VgrfLayout};
@@ -61,13 +62,14 @@ impl Pitches {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     // A component split off may itself split into registers: repeat until nothing does.
     let mut progress = false;
     while split_once(shader) {
         progress = true;
     }
-    progress
+    // VGRFs split in pieces, their operands and the instructions writing them split too.
+    Changed::when(progress, Changed::INSTRUCTIONS | Changed::VARIABLES)
 }
 
 fn split_once(shader: &mut Shader) -> bool {

@@ -12,15 +12,17 @@
 //!   per-run lists the analyses and passes are made of.
 //!
 //! Each analysis is computed at most once per version of the shader, on demand, through
-//! [`crate::PassCx`]; when a pass reports that it changed the shader the manager calls
-//! [`crate::PassCx::invalidate`] and every cached analysis is dropped (Mesa's
-//! `invalidate_analysis`, here with a single category: any change). Keeping them in one
+//! [`crate::PassCx`]; a pass returns what it changed ([`changed::Changed`], Mesa's
+//! dependency classes) and the manager calls [`crate::PassCx::invalidate`], which drops
+//! the analyses that depend on a category changed (Mesa's `invalidate_analysis`): the
+//! control-flow graph and the nesting outlive a pass that only rewrote operands. Keeping them in one
 //! layer is what lets later stages ask the same questions the passes ask, instead of each
 //! walking the shader again.
 
 pub mod access;
 pub mod access_table;
 pub mod bitset;
+pub mod changed;
 pub mod defs;
 pub mod intervals;
 pub mod liveness;

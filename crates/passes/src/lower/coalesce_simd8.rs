@@ -24,6 +24,7 @@
 //! gen7 and 64-bit types stay SIMD8). Off by default: `--passes lower,coalesce_simd8`
 //! measures it.
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Inst, Operand, RegFile, Region, Shader};
 
@@ -32,7 +33,12 @@ use crate::PassCx;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // It runs once per pipeline: whatever it changed, every analysis is dropped.
+    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
+}
+
+fn lower_all(shader: &mut Shader, cx: &mut PassCx) -> bool {
     if shader.dispatch_width != 8 {
         return false;
     }
@@ -79,10 +85,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
         }
     }
     if progress {
-        for block in shader.layout.blocks.iter_mut() {
-            block.insts.retain(|i| !removed.contains(i));
-        }
-        crate::relayout(shader);
+        crate::remove_set(shader, &removed);
     }
     progress
 }

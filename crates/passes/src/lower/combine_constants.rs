@@ -18,6 +18,7 @@
 //! load runs once, before every reader, on every path: one slot per value serves the
 //! whole shader (Mesa loads each constant in the block that dominates all its uses).
 
+use crate::analysis::changed::Changed;
 use hashbrown::HashMap;
 
 use eubatch_ir::opcode::ControlFlow;
@@ -74,7 +75,12 @@ fn constant_move(shader: &Shader, inst: Inst) -> Option<u32> {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // It runs once per pipeline: whatever it changed, every analysis is dropped.
+    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
+}
+
+fn lower_all(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let nesting = cx.nesting(shader);
     let n = shader.vgrfs.len();
     let mut cands: Vec<Candidate> = vec![

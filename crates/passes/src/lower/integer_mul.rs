@@ -37,6 +37,7 @@
 //! copied first (BDW+ PRM "MACH": "an added preliminary mov is required for source
 //! modification on src1").
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{
     Builder, Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout,
@@ -47,7 +48,12 @@ use crate::PassCx;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // It runs once per pipeline: whatever it changed, every analysis is dropped.
+    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
+}
+
+fn lower_all(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     let dword_mul = shader.target.target().has_integer_dword_mul;
     super::replace_all(shader, |shader, inst| match shader.insts.opcode[inst] {
         Opcode::Mul if !dword_mul => lower(shader, inst),

@@ -15,6 +15,7 @@
 //! before SIMD-width lowering, which would otherwise gather each half's barycentrics into
 //! a temporary).
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::{Opcode, Operand, RegFile, Region, Shader, Type};
 
 use crate::PassCx;
@@ -22,7 +23,12 @@ use crate::PassCx;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // It runs once per pipeline: whatever it changed, every analysis is dropped.
+    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
+}
+
+fn lower_all(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     // The fixed registers anything writes, and the payload register each 32-byte register
     // of a VGRF was gathered from (None: written otherwise, or more than once).
     let reg_size = shader.reg_size();

@@ -11,6 +11,7 @@
 //! the message lowering use. A payload whose `size_written` is smaller than that layout
 //! (Mesa 25's packed scalar payloads) is left as it is.
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::{Builder, Opcode, Operand, Shader, Type};
 
 use crate::PassCx;
@@ -18,7 +19,12 @@ use crate::PassCx;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // It runs once per pipeline: whatever it changed, every analysis is dropped.
+    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
+}
+
+fn lower_all(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     super::replace_each(shader, Opcode::LoadPayload, |shader, inst| {
         let ctl = shader.insts.control[inst];
         let exec = ctl.exec_size as u32;

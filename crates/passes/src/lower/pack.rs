@@ -9,6 +9,7 @@
 //! not saturated and has no conditional modifier (it only moves bits). Anything else stays
 //! as it is, and the hardware-form verifier does not accept it.
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::shader::CondMod;
 use eubatch_ir::{Builder, Opcode, RegFile, Shader};
 
@@ -17,7 +18,12 @@ use crate::PassCx;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // It runs once per pipeline: whatever it changed, every analysis is dropped.
+    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
+}
+
+fn lower_all(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     super::replace_each(shader, Opcode::Pack, |shader, inst| {
         if !lowerable(shader, inst) {
             return None;

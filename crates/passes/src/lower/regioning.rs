@@ -18,6 +18,7 @@
 //! Rules that limit it: the destination is a VGRF whose type is at most 4 bytes (the raw
 //! move copies it in one integer type of its size).
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::shader::Predicate;
 use eubatch_ir::{Builder, Inst, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
 
@@ -26,7 +27,12 @@ use crate::PassCx;
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // It runs once per pipeline: whatever it changed, every analysis is dropped.
+    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
+}
+
+fn lower_all(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     super::replace_all(shader, |shader, inst| {
         let (before, after) = lower(shader, inst)?;
         Some(before.into_iter().chain([inst]).chain(after).collect())

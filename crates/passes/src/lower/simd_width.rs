@@ -18,6 +18,7 @@
 //! - Flags: each piece keeps the flag subregister; the channel group selects its bits, as
 //!   the hardware does for split SIMD32 code.
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::width_rules::{max_width, source_layout, SourceLayout};
 
 use crate::lower::horiz_offset;
@@ -35,7 +36,12 @@ pub struct Outcome {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // It runs once per pipeline: whatever it changed, every analysis is dropped.
+    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
+}
+
+fn lower_all(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     lower(shader).split > 0
 }
 

@@ -33,6 +33,7 @@ mod sampler;
 mod surface;
 mod urb;
 
+use crate::analysis::changed::Changed;
 use eubatch_ir::message::message_desc;
 use eubatch_ir::shader::SendInfo;
 use eubatch_ir::{Builder, Gen, Inst, Opcode, Operand, RegFile, Shader, Type};
@@ -57,7 +58,12 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope {
     ..crate::manager::Scope::SCALAR
 };
 
-pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> bool {
+pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // It runs once per pipeline: whatever it changed, every analysis is dropped.
+    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
+}
+
+fn lower_all(shader: &mut Shader, _cx: &mut PassCx) -> bool {
     lower(shader).lowered > 0
 }
 
