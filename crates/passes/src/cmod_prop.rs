@@ -23,7 +23,7 @@ use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
 
-use crate::analysis::access::{for_each_def_run, for_each_use_run, Slots};
+use crate::analysis::access::{for_each_def_run, for_each_use_run, Slots, SLOT};
 use crate::PassCx;
 
 /// The compared value of a comparison with zero whose result only goes to the flag.
@@ -96,7 +96,7 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let slots = Slots::of(shader, &cx.nesting(shader));
-    let flag_first = slots.vgrf_slots;
+    let flag_first = slots.first_flag();
     let mut progress = false;
     let mut removed = Vec::new();
     // The block's instructions as the walk found them (one buffer for the run).
@@ -113,8 +113,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             let exec = cctl.exec_size as u32;
             // X's slots.
             let range = slots.vgrf(shader, x.nr);
-            let first = range.start + x.offset / 4;
-            let last = range.start + (x.offset + x.span(exec)).div_ceil(4);
+            let first = range.start + x.offset / SLOT;
+            let last = range.start + (x.offset + x.span(exec)).div_ceil(SLOT);
             // Whether an instruction between reads the flag: the comparison may then still
             // be found redundant, but not moved earlier.
             let mut flag_read = false;

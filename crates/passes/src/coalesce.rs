@@ -21,7 +21,7 @@ use hashbrown::HashSet;
 
 use eubatch_ir::{Inst, RegFile, Shader, Vgrf};
 
-use crate::analysis::access::SLOT;
+use crate::analysis::access::{SlotRange, SLOT};
 use crate::analysis::liveness::Liveness;
 use crate::analysis::range_lists::RangeLists;
 use crate::PassCx;
@@ -49,7 +49,7 @@ impl Writes {
                     continue;
                 }
                 for b in RangeLists::buckets(&r) {
-                    entries.push((b, ip as u32, (r.start, r.end)));
+                    entries.push((b, ip as u32, (r.start.get(), r.end.get())));
                 }
             }
         }
@@ -75,12 +75,13 @@ impl Writes {
         Writes { start, ips, runs }
     }
 
-    /// Whether any of slots `lo..hi` is written at a position in `after+1..=upto`.
-    fn any_between(&self, lo: u32, hi: u32, after: u32, upto: u32) -> bool {
-        if lo >= hi {
+    /// Whether any of slots `r` is written at a position in `after+1..=upto`.
+    fn any_between(&self, r: SlotRange, after: u32, upto: u32) -> bool {
+        if r.is_empty() {
             return false;
         }
-        RangeLists::buckets(&(lo..hi)).any(|b| {
+        let (lo, hi) = (r.start.get(), r.end.get());
+        RangeLists::buckets(&r).any(|b| {
             let (from, to) = (
                 self.start[b as usize] as usize,
                 self.start[b as usize + 1] as usize,
@@ -107,9 +108,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let order: Vec<Inst> = shader.layout.insts().collect();
     let writes = Writes::new(&live, &order);
     let slots = &live.access.slots;
-    // First and last position of slots `lo..hi` together.
-    let range = |lo: u32, hi: u32| -> (u32, u32) {
-        let i = iv.slots(lo, hi);
+    // First and last position of slots `r` together.
+    let range = |r: SlotRange| -> (u32, u32) {
+        let i = iv.slots(r);
         (i.start, i.end)
     };
     // VGRFs renamed away this run (B), and VGRFs that receive others (A): a VGRF is
@@ -158,9 +159,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             }
             let pb = lb.pitch();
             let b_first = slots.base[src.nr as usize] + src.offset / SLOT;
-            let (_, b_end) = range(b_first, b_first + pb.div_ceil(SLOT));
+            let (_, b_end) = range(b_first..b_first + pb.div_ceil(SLOT));
             let a_slots = slots.vgrf(shader, dst.nr);
-            let (a_start, _) = range(a_slots.start, a_slots.end);
+            let (a_start, _) = range(a_slots);
             if b_end <= ip && a_start >= ip {
                 merges.push((inst, dst.nr, src.nr, src.offset));
                 touched.insert(dst.nr);
@@ -188,14 +189,14 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
         }
         let b_slots = slots.vgrf(shader, src.nr);
         let a_first = slots.base[dst.nr as usize] + dst.offset / SLOT;
-        let a_comp = (a_first, a_first + part.div_ceil(SLOT));
-        let (_, b_end) = range(b_slots.start, b_slots.end);
-        let (a_start, _) = range(a_comp.0, a_comp.1);
+        let a_comp = a_first..a_first + part.div_ceil(SLOT);
+        let (_, b_end) = range(b_slots.clone());
+        let (a_start, _) = range(a_comp.clone());
         // B may live on past the move when both keep the copied value for the rest of B's
         // life: neither is written again before B's last use (Mesa's `can_coalesce_vars`).
         let still_equal = || {
-            !writes.any_between(b_slots.start, b_slots.end, ip, b_end)
-                && !writes.any_between(a_comp.0, a_comp.1, ip, b_end)
+            !writes.any_between(b_slots.clone(), ip, b_end)
+                && !writes.any_between(a_comp.clone(), ip, b_end)
         };
         if a_start < ip || (b_end > ip && !still_equal()) {
             continue;
@@ -247,7 +248,7 @@ fn merge_componentwise(
     shader: &Shader,
     slots: &crate::analysis::access::Slots,
     order: &[Inst],
-    range: &dyn Fn(u32, u32) -> (u32, u32),
+    range: &dyn Fn(SlotRange) -> (u32, u32),
     touched: &mut HashSet<u32>,
     targets: &mut HashSet<u32>,
     merges: &mut Vec<(Inst, u32, u32, u32)>,
@@ -338,11 +339,8 @@ fn merge_componentwise(
         let (first, last) = (list[0].0, list[list.len() - 1].0);
         let b_slots = slots.vgrf(shader, b);
         let a_first = slots.base[a as usize] + delta / SLOT;
-        let (_, b_end) = range(b_slots.start, b_slots.end);
-        let (a_start, _) = range(
-            a_first,
-            a_first + (lb.components as u32 * pitch).div_ceil(SLOT),
-        );
+        let (_, b_end) = range(b_slots);
+        let (a_start, _) = range(a_first..a_first + (lb.components as u32 * pitch).div_ceil(SLOT));
         if b_end > last || a_start < first {
             continue;
         }

@@ -25,11 +25,12 @@
 
 use crate::analysis::changed::Changed;
 use hashbrown::HashMap;
+use index_vec::IndexVec;
 
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
-use crate::analysis::access::{send_read_len, Slots, SLOT};
+use crate::analysis::access::{send_read_len, Slot, SlotRange, Slots, SLOT};
 use crate::analysis::access_table::AccessTable;
 use crate::analysis::bitset::BitSet;
 use crate::PassCx;
@@ -42,7 +43,7 @@ struct Copy {
     src: Operand,
     /// Slots of `dst` and of `src` (when a VGRF), as two ranges: the copy dies when one
     /// is written. (A copy's destination is packed, so its slots are one run.)
-    slots: [std::ops::Range<u32>; 2],
+    slots: [SlotRange; 2],
     /// The channels that wrote it: the first, and whether all did (NoMask).
     group: u32,
     no_mask: bool,
@@ -80,11 +81,14 @@ fn copy_of(shader: &Shader, table: &AccessTable, inst: Inst) -> Option<Copy> {
     let mut written = table.def_runs(inst).map(|(r, _, _)| r);
     let dst_slots = match written.next() {
         Some(first) => first.start..written.last().unwrap_or(first).end,
-        None => 0..0,
+        None => NO_SLOTS,
     };
     debug_assert_eq!(
-        dst_slots.len(),
-        table.def_runs(inst).map(|(r, _, _)| r.len()).sum::<usize>(),
+        dst_slots.end - dst_slots.start,
+        table
+            .def_runs(inst)
+            .map(|(r, _, _)| r.end - r.start)
+            .sum::<u32>(),
         "a packed write's slots are one run"
     );
     let src_slots = if src.file == RegFile::Vgrf {
@@ -93,7 +97,7 @@ fn copy_of(shader: &Shader, table: &AccessTable, inst: Inst) -> Option<Copy> {
         let from = range.start + src.offset / SLOT;
         from..(range.start + (src.offset + span).div_ceil(SLOT)).min(range.end)
     } else {
-        0..0
+        NO_SLOTS
     };
     Some(Copy {
         dst,
@@ -255,6 +259,15 @@ fn half_of_scalar(
     })
 }
 
+/// No slots: the source slots of a copy whose source is not a VGRF.
+const NO_SLOTS: SlotRange = Slot::new(0)..Slot::new(0);
+
+crate::dense_index! {
+    /// A copy of the whole shader ([`Available::copies`]): what the available-copy sets
+    /// hold.
+    struct CopyId;
+}
+
 /// The copies available at the start of each block: made on every path to it and not
 /// undone (neither side written) since — Mesa's dataflow over its ACP sets. Each copy is
 /// a fact about the program as it is: rewriting sources later does not change what any
@@ -262,8 +275,8 @@ fn half_of_scalar(
 /// The copies of the whole shader, per block the set of those available at its start,
 /// and the copies each slot's write ends and each VGRF holds (by number, newest first).
 struct Available {
-    copies: Vec<Copy>,
-    sets: Vec<BitSet>,
+    copies: IndexVec<CopyId, Copy>,
+    sets: Vec<BitSet<CopyId>>,
     by_slot: crate::analysis::range_lists::RangeLists,
     by_dst: crate::analysis::slot_lists::SlotLists,
 }
@@ -274,17 +287,17 @@ fn available_at_entry(
     cfg: &eubatch_ir::cfg::Cfg,
 ) -> Option<Available> {
     let nb = shader.layout.blocks.len();
-    let mut copies: Vec<Copy> = Vec::new();
-    let mut copy_at: HashMap<Inst, u32> = HashMap::new();
+    let mut copies: IndexVec<CopyId, Copy> = IndexVec::new();
+    let mut copy_at: HashMap<Inst, CopyId> = HashMap::new();
     let mut by_slot = crate::analysis::range_lists::RangeLists::new(table.slots.count());
     let mut by_dst = crate::analysis::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
     for inst in shader.layout.insts() {
         if let Some(c) = copy_of(shader, table, inst) {
-            let id = copies.len() as u32;
+            let id = copies.next_idx();
             for r in &c.slots {
-                by_slot.push(r.clone(), id);
+                by_slot.push(r.clone(), id.get());
             }
-            by_dst.push(c.dst.nr, id);
+            by_dst.push(c.dst.nr, id.get());
             copy_at.insert(inst, id);
             copies.push(c);
         }
@@ -310,8 +323,8 @@ fn available_at_entry(
         for &inst in &block.insts {
             for (r, _, _) in table.def_runs(inst) {
                 by_slot.for_each_overlapping(r, |id| {
-                    gen.remove(id);
-                    kill.insert(id);
+                    gen.remove(CopyId::new(id));
+                    kill.insert(CopyId::new(id));
                 });
             }
             if let Some(&id) = copy_at.get(&inst) {
@@ -321,10 +334,10 @@ fn available_at_entry(
         gens.push(gen);
         kills.push(kill);
     }
-    let transfer = |b: usize, set: &mut BitSet| {
+    let transfer = |b: usize, set: &mut BitSet<CopyId>| {
         set.transfer(&gens[b], &kills[b]);
     };
-    let mut out: Vec<BitSet> = (0..nb)
+    let mut out: Vec<BitSet<CopyId>> = (0..nb)
         .map(|b| {
             if b == 0 {
                 BitSet::new(n)
@@ -334,7 +347,7 @@ fn available_at_entry(
         })
         .collect();
     // What is available into block `b`, into `s`: what every predecessor leaves.
-    let entry_in = |b: usize, out: &[BitSet], s: &mut BitSet| {
+    let entry_in = |b: usize, out: &[BitSet<CopyId>], s: &mut BitSet<CopyId>| {
         let preds = &cfg.preds[eubatch_ir::Block::from_usize(b)];
         if b == 0 || preds.is_empty() {
             s.clear();
@@ -427,8 +440,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
                     let at_entry = entry.iter().flat_map(|e| {
                         e.by_dst
                             .iter(v)
+                            .map(CopyId::new)
                             .filter(|&id| avail.contains(id) && !dead.contains(id))
-                            .map(move |id| &e.copies[id as usize])
+                            .map(move |id| &e.copies[id])
                     });
                     local.chain(at_entry).collect()
                 };
@@ -442,7 +456,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
                                 avail
                                     .iter()
                                     .filter(|&id| !dead.contains(id))
-                                    .map(move |id| &e.copies[id as usize])
+                                    .map(move |id| &e.copies[id])
                             })
                             .chain(acp.iter().flatten())
                             .collect()
@@ -460,7 +474,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             for (r, _, _) in table.def_runs(inst) {
                 by_slot.take_overlapping(r.clone(), |i| acp[i as usize] = None);
                 if let Some(e) = entry.as_ref().filter(|_| any_entry) {
-                    e.by_slot.for_each_overlapping(r, |id| dead.insert(id));
+                    e.by_slot
+                        .for_each_overlapping(r, |id| dead.insert(CopyId::new(id)));
                 }
             }
             if let Some(c) = copy_of(shader, &table, inst) {
@@ -713,7 +728,10 @@ fn rewrite_message_sources<'a>(
     if s.file != RegFile::Vgrf || s.offset != 0 || s.mods != eubatch_ir::Mods::NONE {
         return false;
     }
-    let size = |nr: u32| slots.vgrf(shader, nr).len() as u32 * SLOT;
+    let size = |nr: u32| {
+        let r = slots.vgrf(shader, nr);
+        (r.end - r.start) * SLOT
+    };
     let found = copies(s.nr).into_iter().find(|c| {
         c.dst.offset == 0
             && c.len == size(s.nr)

@@ -23,7 +23,7 @@ use hashbrown::HashMap;
 
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
-use crate::analysis::access::{for_each_def_run, is_pure, SLOT};
+use crate::analysis::access::{for_each_def_run, is_pure, SlotRange, SLOT};
 use crate::analysis::access_table::AccessTable;
 use crate::PassCx;
 
@@ -58,12 +58,7 @@ fn same(shader: &Shader, a: Inst, b: Inst) -> bool {
 
 /// The runs of slots whose write ends `inst`'s value being available: those it writes and
 /// those its VGRF sources read.
-fn runs_of(
-    shader: &Shader,
-    table: &AccessTable,
-    inst: Inst,
-    mut f: impl FnMut(std::ops::Range<u32>),
-) {
+fn runs_of(shader: &Shader, table: &AccessTable, inst: Inst, mut f: impl FnMut(SlotRange)) {
     let slots = &table.slots;
     for (r, _, _) in table.def_runs(inst) {
         f(r);
@@ -245,7 +240,7 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 }
             }
             // A replaced instruction is a move now: what it writes is computed anew.
-            let mut end = |r: std::ops::Range<u32>| {
+            let mut end = |r: SlotRange| {
                 by_slot.take_overlapping(r, |i| entries[i as usize] = None);
             };
             if replaced {

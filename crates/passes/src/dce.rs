@@ -13,6 +13,7 @@ use crate::analysis::changed::{Changed, Snapshot};
 use eubatch_ir::{Operand, RegFile, Shader};
 
 use crate::analysis::access::{for_each_def_run, for_each_use_run, has_side_effects, writes_flag};
+use crate::analysis::access::{Slot, SlotRange};
 use crate::analysis::bitset::BitSet;
 use crate::PassCx;
 
@@ -62,7 +63,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             // (No run holds both VGRF and flag slots.)
             for (r, _, _) in table.def_runs(inst) {
                 if l.intersects_range(r.clone()) {
-                    if r.start >= slots.vgrf_slots {
+                    if r.start >= slots.first_flag() {
                         flag_live = true;
                     } else {
                         vgrf_live = true;
@@ -164,7 +165,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
 struct NextAccess {
     /// The slots whose first access after the current instruction is a whole write
     /// (others: a read first, or nothing after).
-    overwritten: BitSet,
+    overwritten: BitSet<Slot>,
     /// Whether anything was recorded since the last clear.
     used: bool,
 }
@@ -184,18 +185,18 @@ impl NextAccess {
     }
 
     /// A write by the instruction stepped back over (its reads come after, and win).
-    fn write(&mut self, r: std::ops::Range<u32>, full: bool) {
+    fn write(&mut self, r: SlotRange, full: bool) {
         if full {
             self.used = true;
             self.overwritten.insert_range(r);
         }
     }
 
-    fn read(&mut self, r: std::ops::Range<u32>) {
+    fn read(&mut self, r: SlotRange) {
         self.overwritten.remove_range(r);
     }
 
-    fn overwritten(&self, r: std::ops::Range<u32>) -> bool {
+    fn overwritten(&self, r: SlotRange) -> bool {
         self.overwritten.contains_range(r)
     }
 }

@@ -25,6 +25,15 @@ use eubatch_ir::operand::arf;
 use eubatch_ir::shader::Predicate;
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
+crate::dense_index! {
+    /// A 4-byte slot of a VGRF, or a flag slot: what every analysis tracks, numbered across
+    /// the shader by [`Slots`].
+    pub struct Slot;
+}
+
+/// A run of consecutive slots.
+pub type SlotRange = std::ops::Range<Slot>;
+
 /// Bytes per slot.
 pub const SLOT: u32 = 4;
 /// Flag slots: f0 and f1, 32 channel bits each, in slots of 8 bits.
@@ -34,7 +43,7 @@ pub const FLAG_SLOTS: u32 = 8;
 /// slots come after all VGRF slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slots {
-    pub base: Vec<u32>,
+    pub base: Vec<Slot>,
     /// VGRF slots in all (flag slots start here).
     pub vgrf_slots: u32,
     /// VGRFs whose values cross the channel mask: some instruction reads them in channels
@@ -51,7 +60,7 @@ impl Slots {
         let mut base = Vec::with_capacity(shader.vgrfs.len());
         let mut n = 0u32;
         for l in shader.vgrfs.iter() {
-            base.push(n);
+            base.push(Slot::new(n));
             n += l.size().div_ceil(SLOT);
         }
         let mut read_unmasked = vec![false; base.len()];
@@ -87,12 +96,22 @@ impl Slots {
     }
 
     /// The slot of flag bit `bit` (flag subregister × 16 + channel).
-    pub fn flag(&self, bit: u32) -> u32 {
-        self.vgrf_slots + (bit / 8).min(FLAG_SLOTS - 1)
+    pub fn flag(&self, bit: u32) -> Slot {
+        self.first_flag() + (bit / 8).min(FLAG_SLOTS - 1)
+    }
+
+    /// The first flag slot (of f0.0's first eight channels), after every VGRF slot.
+    pub fn first_flag(&self) -> Slot {
+        Slot::new(self.vgrf_slots)
+    }
+
+    /// Every flag slot.
+    pub fn flags(&self) -> SlotRange {
+        self.first_flag()..self.first_flag() + FLAG_SLOTS
     }
 
     /// The slots of VGRF `nr`.
-    pub fn vgrf(&self, shader: &Shader, nr: u32) -> std::ops::Range<u32> {
+    pub fn vgrf(&self, shader: &Shader, nr: u32) -> SlotRange {
         let b = self.base[nr as usize];
         b..b + shader.vgrfs[eubatch_ir::Vgrf::from_usize(nr as usize)]
             .size()
@@ -192,7 +211,7 @@ pub fn for_each_def_run(
     shader: &Shader,
     slots: &Slots,
     inst: Inst,
-    mut f: impl FnMut(std::ops::Range<u32>, bool, bool),
+    mut f: impl FnMut(SlotRange, bool, bool),
 ) {
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
@@ -278,11 +297,7 @@ pub fn for_each_def_run(
     }
     if dst.file == RegFile::Arf && dst.nr & 0xf0 == arf::FLAG {
         // A flag written as a register: all of it, conservatively partially.
-        f(
-            slots.vgrf_slots..slots.vgrf_slots + FLAG_SLOTS,
-            false,
-            false,
-        );
+        f(slots.flags(), false, false);
     }
     if writes_flag(op, ctl.cmod) {
         // Channel bits first..first+exec of the 64 flag bits, eight to a slot.
@@ -291,7 +306,11 @@ pub fn for_each_def_run(
         for k in (first / 8..end.div_ceil(8)).filter(|_| first < end) {
             let (lo, hi) = (first.max(8 * k), end.min(8 * k + 8));
             let whole = !conditional && lo == 8 * k && hi == 8 * k + 8;
-            f(slots.vgrf_slots + k..slots.vgrf_slots + k + 1, whole, whole);
+            f(
+                slots.first_flag() + k..slots.first_flag() + k + 1,
+                whole,
+                whole,
+            );
         }
     }
 }
@@ -321,13 +340,8 @@ pub fn send_read_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
 
 /// Calls `f(slots)` for each run of consecutive slots an instruction reads (never empty;
 /// a slot may come more than once): what the access table keeps.
-pub fn for_each_use_run(
-    shader: &Shader,
-    slots: &Slots,
-    inst: Inst,
-    mut f: impl FnMut(std::ops::Range<u32>),
-) {
-    let mut f = |r: std::ops::Range<u32>| {
+pub fn for_each_use_run(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(SlotRange)) {
+    let mut f = |r: SlotRange| {
         if !r.is_empty() {
             f(r)
         }
@@ -392,7 +406,7 @@ pub fn for_each_use_run(
                 }
             }
             RegFile::Arf if s.nr & 0xf0 == arf::FLAG => {
-                f(slots.vgrf_slots..slots.vgrf_slots + FLAG_SLOTS);
+                f(slots.flags());
             }
             _ => {}
         }
@@ -401,7 +415,7 @@ pub fn for_each_use_run(
     // four for the ANY4H/ALL4H forms, which stays inside a slot); an opaque instruction's
     // predicate, every flag bit.
     if ctl.predicate != Predicate::None && opaque {
-        f(slots.vgrf_slots..slots.vgrf_slots + FLAG_SLOTS);
+        f(slots.flags());
     } else if ctl.predicate != Predicate::None {
         let first = ctl.flag_subreg as u32 * 16 + ctl.group as u32;
         let mut seen = [false; FLAG_SLOTS as usize];
@@ -409,7 +423,7 @@ pub fn for_each_use_run(
             let k = (((first + c) / 8) as usize).min(FLAG_SLOTS as usize - 1);
             if !seen[k] {
                 seen[k] = true;
-                f(slots.vgrf_slots + k as u32..slots.vgrf_slots + k as u32 + 1);
+                f(slots.first_flag() + k as u32..slots.first_flag() + k as u32 + 1);
             }
         }
     }

@@ -22,7 +22,7 @@
 use eubatch_ir::shader::{Control, SendInfo};
 use eubatch_ir::{Backend, Inst, Opcode, Operand, Shader};
 
-use crate::analysis::access::{for_each_def_run, for_each_use_run, Slots};
+use crate::analysis::access::{for_each_def_run, for_each_use_run, Slot, SlotRange, Slots};
 use crate::analysis::nesting::Nesting;
 
 /// The top bit of a write's entry: the write fully defines the slot.
@@ -40,8 +40,8 @@ struct Run {
 }
 
 impl Run {
-    fn slots(&self) -> std::ops::Range<u32> {
-        self.first & SLOT_BITS..self.end
+    fn slots(&self) -> SlotRange {
+        Slot::new(self.first & SLOT_BITS)..Slot::new(self.end)
     }
 }
 
@@ -155,6 +155,7 @@ impl AccessTable {
                 continue;
             }
             for_each_def_run(shader, &slots, inst, |s, full, full_ignoring_mask| {
+                let s = s.start.get()..s.end.get();
                 debug_assert!(s.end <= SLOT_BITS, "slots {s:?} out of the table's range");
                 let flags = if full { FULL } else { 0 }
                     | if full_ignoring_mask {
@@ -178,6 +179,7 @@ impl AccessTable {
             let defs = pool.len() as u32 - start;
             let uses_start = pool.len() as u32;
             for_each_use_run(shader, &slots, inst, |s| {
+                let s = s.start.get()..s.end.get();
                 // Reads are a set: slots starting within the last run, or just after it,
                 // join it.
                 let mine = pool.len() as u32 > uses_start;
@@ -226,11 +228,8 @@ impl AccessTable {
 
     /// The runs of slots `inst` writes, each with whether it fully defines them, and
     /// whether it would if the execution mask were not looked at
-    /// ([`super::access::for_each_def_both`]), in increasing order.
-    pub fn def_runs(
-        &self,
-        inst: Inst,
-    ) -> impl Iterator<Item = (std::ops::Range<u32>, bool, bool)> + '_ {
+    /// ([`super::access::for_each_def_run`]), in increasing order.
+    pub fn def_runs(&self, inst: Inst) -> impl Iterator<Item = (SlotRange, bool, bool)> + '_ {
         self.pool[self.def_span(inst)].iter().map(|r| {
             (
                 r.slots(),
@@ -242,7 +241,7 @@ impl AccessTable {
 
     /// The runs of slots `inst` reads ([`super::access::for_each_use_run`]; runs may overlap).
     /// Like the runs it writes, none holds both VGRF and flag slots.
-    pub fn use_runs(&self, inst: Inst) -> impl Iterator<Item = std::ops::Range<u32>> + '_ {
+    pub fn use_runs(&self, inst: Inst) -> impl Iterator<Item = SlotRange> + '_ {
         let sp = self.span(inst);
         let from = (sp.start + sp.defs) as usize;
         self.pool[from..from + sp.uses as usize]
@@ -253,14 +252,14 @@ impl AccessTable {
     /// The slots `inst` writes, each with whether it fully defines it (the second flag of
     /// [`super::access::for_each_def_run`]).
     #[inline]
-    pub fn defs(&self, inst: Inst) -> impl Iterator<Item = (u32, bool)> + '_ {
+    pub fn defs(&self, inst: Inst) -> impl Iterator<Item = (Slot, bool)> + '_ {
         self.def_runs(inst)
-            .flat_map(|(r, full, _)| r.map(move |s| (s, full)))
+            .flat_map(|(r, full, _)| Slot::each(r).map(move |s| (s, full)))
     }
 
     /// The slots `inst` reads ([`super::access::for_each_use_run`]; a slot may come twice).
-    pub fn uses(&self, inst: Inst) -> impl Iterator<Item = u32> + '_ {
-        self.use_runs(inst).flatten()
+    pub fn uses(&self, inst: Inst) -> impl Iterator<Item = Slot> + '_ {
+        self.use_runs(inst).flat_map(Slot::each)
     }
 
     /// Where `inst`'s write runs are in the pool.

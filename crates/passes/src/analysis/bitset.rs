@@ -1,37 +1,171 @@
-//! A fixed-size set of small numbers (slots, copies), as 64-bit words.
+//! A fixed-size set of small numbers, as 64-bit words, typed by what it holds: a
+//! `BitSet<Slot>` of slots ([`super::access::Slot`]) cannot be filled with the dense
+//! numbers of liveness's global slots or of copy propagation's copies, each a [`Member`]
+//! type of its own ([`dense_index!`]).
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BitSet {
-    words: Vec<u64>,
+use std::marker::PhantomData;
+use std::ops::Range;
+
+/// What a [`BitSet`] holds: a dense number.
+pub trait Member: Copy + Eq + std::fmt::Debug {
+    fn from_bit(bit: u32) -> Self;
+    fn bit(self) -> u32;
 }
 
-impl BitSet {
-    pub fn new(bits: u32) -> BitSet {
+/// Defines a dense `u32` number type that sets hold: ordered, `+ u32` moves it along,
+/// `a - b` is the distance between two; `new` and `get` convert from and to the number.
+#[macro_export]
+macro_rules! dense_index {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident;) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[repr(transparent)]
+        $vis struct $name(u32);
+
+        #[allow(dead_code)] // Not every number type uses every conversion.
+        impl $name {
+            #[inline]
+            pub const fn new(n: u32) -> Self {
+                $name(n)
+            }
+
+            #[inline]
+            pub const fn get(self) -> u32 {
+                self.0
+            }
+
+            /// The members of `r`, in increasing order.
+            #[inline]
+            pub fn each(r: ::std::ops::Range<$name>) -> impl Iterator<Item = $name> {
+                (r.start.0..r.end.0).map($name)
+            }
+        }
+
+        impl $crate::analysis::bitset::Member for $name {
+            #[inline]
+            fn from_bit(bit: u32) -> Self {
+                $name(bit)
+            }
+
+            #[inline]
+            fn bit(self) -> u32 {
+                self.0
+            }
+        }
+
+        impl ::index_vec::Idx for $name {
+            #[inline]
+            fn from_usize(i: usize) -> Self {
+                debug_assert!(i <= u32::MAX as usize, "{i} out of range");
+                $name(i as u32)
+            }
+
+            #[inline]
+            fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl ::std::ops::Add<u32> for $name {
+            type Output = $name;
+            #[inline]
+            fn add(self, n: u32) -> $name {
+                $name(self.0 + n)
+            }
+        }
+
+        impl ::std::ops::Sub for $name {
+            type Output = u32;
+            #[inline]
+            fn sub(self, other: $name) -> u32 {
+                debug_assert!(other.0 <= self.0, "{other:?} after {self:?}");
+                self.0 - other.0
+            }
+        }
+    };
+}
+
+/// Plain numbers, for the tests of the set itself.
+#[cfg(test)]
+impl Member for u32 {
+    fn from_bit(bit: u32) -> Self {
+        bit
+    }
+    fn bit(self) -> u32 {
+        self
+    }
+}
+
+fn raw<T: Member>(r: &Range<T>) -> Range<u32> {
+    r.start.bit()..r.end.bit()
+}
+
+pub struct BitSet<T: Member> {
+    words: Vec<u64>,
+    of: PhantomData<T>,
+}
+
+impl<T: Member> Clone for BitSet<T> {
+    fn clone(&self) -> Self {
+        BitSet {
+            words: self.words.clone(),
+            of: PhantomData,
+        }
+    }
+}
+
+impl<T: Member> PartialEq for BitSet<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.words == other.words
+    }
+}
+
+impl<T: Member> Eq for BitSet<T> {}
+
+impl<T: Member> std::fmt::Debug for BitSet<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Member> BitSet<T> {
+    /// An empty set of room for `0..bits`.
+    pub fn new(bits: u32) -> BitSet<T> {
         BitSet {
             words: vec![0; (bits as usize).div_ceil(64)],
+            of: PhantomData,
         }
     }
 
-    pub fn contains(&self, i: u32) -> bool {
+    /// How many members it has room for (a multiple of 64).
+    fn room(&self) -> u32 {
+        self.words.len() as u32 * 64
+    }
+
+    pub fn contains(&self, i: T) -> bool {
+        let i = i.bit();
         self.words
             .get(i as usize / 64)
             .is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
 
-    pub fn insert(&mut self, i: u32) {
+    pub fn insert(&mut self, i: T) {
+        let i = i.bit();
+        debug_assert!(i < self.room(), "{i} inserted in a set of {}", self.room());
         if let Some(w) = self.words.get_mut(i as usize / 64) {
             *w |= 1 << (i % 64);
         }
     }
 
-    pub fn remove(&mut self, i: u32) {
+    pub fn remove(&mut self, i: T) {
+        let i = i.bit();
         if let Some(w) = self.words.get_mut(i as usize / 64) {
             *w &= !(1 << (i % 64));
         }
     }
 
     /// The members, in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         self.words.iter().enumerate().flat_map(|(k, &w)| {
             let mut w = w;
             std::iter::from_fn(move || {
@@ -40,13 +174,13 @@ impl BitSet {
                 }
                 let b = w.trailing_zeros();
                 w &= w - 1;
-                Some(k as u32 * 64 + b)
+                Some(T::from_bit(k as u32 * 64 + b))
             })
         })
     }
 
     /// `self |= other`; whether anything was added.
-    pub fn union_with(&mut self, other: &BitSet) -> bool {
+    pub fn union_with(&mut self, other: &BitSet<T>) -> bool {
         let mut changed = false;
         for (a, b) in self.words.iter_mut().zip(&other.words) {
             let n = *a | b;
@@ -59,20 +193,26 @@ impl BitSet {
     /// Calls `f` with each member of `other` not in `self`, in increasing order, and adds
     /// them: word by word, so that walking many sets that share most members costs what
     /// they add, not what they hold.
-    pub fn add_new(&mut self, other: &BitSet, mut f: impl FnMut(u32)) {
+    pub fn add_new(&mut self, other: &BitSet<T>, mut f: impl FnMut(T)) {
         for (k, (a, &b)) in self.words.iter_mut().zip(&other.words).enumerate() {
             let mut new = b & !*a;
             *a |= b;
             while new != 0 {
-                f(k as u32 * 64 + new.trailing_zeros());
+                f(T::from_bit(k as u32 * 64 + new.trailing_zeros()));
                 new &= new - 1;
             }
         }
     }
 
     /// The words that `r` touches, each with the mask of its bits in `r`.
-    fn range_words(&self, r: std::ops::Range<u32>) -> impl Iterator<Item = (usize, u64)> {
-        let end = r.end.min(self.words.len() as u32 * 64);
+    fn range_words(&self, r: Range<T>) -> impl Iterator<Item = (usize, u64)> {
+        let r = raw(&r);
+        debug_assert!(
+            r.end <= self.room() || r.is_empty(),
+            "{r:?} in a set of {}",
+            self.room()
+        );
+        let end = r.end.min(self.room());
         let start = r.start.min(end);
         let (first, last) = (start / 64, end.div_ceil(64));
         (first..last).map(move |k| {
@@ -88,7 +228,7 @@ impl BitSet {
     }
 
     /// Adds every member of `r`.
-    pub fn insert_range(&mut self, r: std::ops::Range<u32>) {
+    pub fn insert_range(&mut self, r: Range<T>) {
         for (k, m) in self.range_words(r) {
             self.words[k] |= m;
         }
@@ -96,7 +236,7 @@ impl BitSet {
 
     /// Adds every member of `r`, adding to `repeats` those that were members already:
     /// word by word, what a count per member compared with one would give.
-    pub fn insert_range_noting_repeats(&mut self, r: std::ops::Range<u32>, repeats: &mut BitSet) {
+    pub fn insert_range_noting_repeats(&mut self, r: Range<T>, repeats: &mut BitSet<T>) {
         for (k, m) in self.range_words(r) {
             repeats.words[k] |= self.words[k] & m;
             self.words[k] |= m;
@@ -105,11 +245,8 @@ impl BitSet {
 
     /// Calls `f` with the maximal runs of `r` that are not in the set, in order: word by
     /// word, a run at a time.
-    pub fn for_each_missing_run(
-        &self,
-        r: std::ops::Range<u32>,
-        mut f: impl FnMut(std::ops::Range<u32>),
-    ) {
+    pub fn for_each_missing_run(&self, r: Range<T>, mut f: impl FnMut(Range<T>)) {
+        let run = |a: u32, b: u32| T::from_bit(a)..T::from_bit(b);
         let mut open: Option<u32> = None;
         for (k, m) in self.range_words(r.clone()) {
             // The bits of the word in `r` that are missing, scanned as alternating runs.
@@ -132,7 +269,7 @@ impl BitSet {
                             break;
                         }
                         let at = present.trailing_zeros();
-                        f(start..base + at);
+                        f(run(start, base + at));
                         open = None;
                         missing &= !((1u64 << at) - 1);
                         present &= !((1u64 << at) - 1);
@@ -141,17 +278,18 @@ impl BitSet {
             }
         }
         if let Some(start) = open {
-            f(start..r.end.min(self.words.len() as u32 * 64));
+            f(run(start, r.end.bit().min(self.room())));
         }
     }
 
     /// The smallest member at or above `i`.
-    pub fn next_member(&self, i: u32) -> Option<u32> {
+    pub fn next_member(&self, i: T) -> Option<T> {
+        let i = i.bit();
         let mut k = (i / 64) as usize;
         let mut w = self.words.get(k)? & (!0u64 << (i % 64));
         loop {
             if w != 0 {
-                return Some(k as u32 * 64 + w.trailing_zeros());
+                return Some(T::from_bit(k as u32 * 64 + w.trailing_zeros()));
             }
             k += 1;
             w = *self.words.get(k)?;
@@ -177,7 +315,8 @@ impl BitSet {
     }
 
     /// How many members are below `i` (`table` from [`BitSet::rank_table`] of this set).
-    pub fn rank(&self, table: &[u32], i: u32) -> u32 {
+    pub fn rank(&self, table: &[u32], i: T) -> u32 {
+        let i = i.bit();
         let k = (i / 64) as usize;
         match self.words.get(k) {
             Some(w) => table[k] + (w & ((1u64 << (i % 64)) - 1)).count_ones(),
@@ -186,24 +325,24 @@ impl BitSet {
     }
 
     /// Removes every member of `r`.
-    pub fn remove_range(&mut self, r: std::ops::Range<u32>) {
+    pub fn remove_range(&mut self, r: Range<T>) {
         for (k, m) in self.range_words(r) {
             self.words[k] &= !m;
         }
     }
 
     /// Whether some member of `r` is in the set.
-    pub fn intersects_range(&self, r: std::ops::Range<u32>) -> bool {
+    pub fn intersects_range(&self, r: Range<T>) -> bool {
         self.range_words(r).any(|(k, m)| self.words[k] & m != 0)
     }
 
     /// Whether every member of `r` is in the set (`r` within the set's size).
-    pub fn contains_range(&self, r: std::ops::Range<u32>) -> bool {
+    pub fn contains_range(&self, r: Range<T>) -> bool {
         self.range_words(r).all(|(k, m)| self.words[k] & m == m)
     }
 
     /// How many members `r` holds.
-    pub fn count_range(&self, r: std::ops::Range<u32>) -> u32 {
+    pub fn count_range(&self, r: Range<T>) -> u32 {
         self.range_words(r)
             .map(|(k, m)| (self.words[k] & m).count_ones())
             .sum()
@@ -223,8 +362,11 @@ impl BitSet {
         }
     }
 
-    /// Adds the members `from..from + len` of `other`, moved to start at `to`: word by word.
-    pub fn or_shifted(&mut self, to: u32, other: &BitSet, from: u32, len: u32) {
+    /// Adds the members `from..from + len` of `other`, moved to start at `to`: word by word
+    /// (the sets may hold different kinds of numbers: a run of one numbering is a run of
+    /// the other).
+    pub fn or_shifted<U: Member>(&mut self, to: T, other: &BitSet<U>, from: U, len: u32) {
+        let (to, from) = (to.bit(), from.bit());
         let mut done = 0;
         while done < len {
             let width = (len - done).min(64);
@@ -250,28 +392,26 @@ impl BitSet {
     }
 
     /// `self = other` (same size), reusing the storage.
-    pub fn copy_from(&mut self, other: &BitSet) {
+    pub fn copy_from(&mut self, other: &BitSet<T>) {
         self.words.copy_from_slice(&other.words);
     }
 
     /// `self &= other`.
-    pub fn intersect_with(&mut self, other: &BitSet) {
+    pub fn intersect_with(&mut self, other: &BitSet<T>) {
         for (a, b) in self.words.iter_mut().zip(&other.words) {
             *a &= b;
         }
     }
 
     /// Every member of `0..bits`.
-    pub fn full(bits: u32) -> BitSet {
+    pub fn full(bits: u32) -> BitSet<T> {
         let mut s = BitSet::new(bits);
-        for i in 0..bits {
-            s.insert(i);
-        }
+        s.insert_range(T::from_bit(0)..T::from_bit(bits));
         s
     }
 
     /// `self = gen | (self & !kill)`.
-    pub fn transfer(&mut self, gen: &BitSet, kill: &BitSet) {
+    pub fn transfer(&mut self, gen: &BitSet<T>, kill: &BitSet<T>) {
         for ((a, g), k) in self.words.iter_mut().zip(&gen.words).zip(&kill.words) {
             *a = g | (*a & !k);
         }
@@ -293,7 +433,7 @@ mod tests {
             (1, 190),
             (127, 129),
         ] {
-            let mut a = BitSet::new(200);
+            let mut a: BitSet<u32> = BitSet::new(200);
             a.insert_range(lo..hi);
             let members: Vec<u32> = a.iter().collect();
             assert_eq!(members, (lo..hi).collect::<Vec<_>>(), "{lo}..{hi}");
@@ -315,7 +455,7 @@ mod tests {
         let mut x = 0x2545_f491_4f6c_dd1du64;
         for round in 0..40 {
             let n = 1 + (round * 37) % 300;
-            let mut a = BitSet::new(n);
+            let mut a: BitSet<u32> = BitSet::new(n);
             for i in 0..n {
                 x ^= x << 13;
                 x ^= x >> 7;
@@ -357,7 +497,7 @@ mod tests {
 
     #[test]
     fn shifted_copies_agree_with_members() {
-        let mut src = BitSet::new(300);
+        let mut src: BitSet<u32> = BitSet::new(300);
         for i in [0, 1, 5, 63, 64, 65, 100, 127, 128, 200, 255, 299] {
             src.insert(i);
         }
@@ -368,7 +508,7 @@ mod tests {
             (130, 100, 64),
             (64, 64, 1),
         ] {
-            let mut dst = BitSet::new(400);
+            let mut dst: BitSet<u32> = BitSet::new(400);
             dst.or_shifted(to, &src, from, len);
             let want: Vec<u32> = src
                 .iter()

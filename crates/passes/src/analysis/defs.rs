@@ -4,7 +4,7 @@
 
 use eubatch_ir::{Inst, RegFile, Shader};
 
-use crate::analysis::access::SLOT;
+use crate::analysis::access::{Slot, SLOT};
 use crate::analysis::access_table::AccessTable;
 use crate::analysis::bitset::BitSet;
 use crate::analysis::nesting::Nesting;
@@ -46,7 +46,7 @@ impl Defs {
         let mut writers = crate::analysis::slot_lists::SlotLists::new(n as u32);
         // The slots fully written, and those fully written more than once; per VGRF: any
         // other kind of write.
-        let mut written = BitSet::new(slots.vgrf_slots);
+        let mut written: BitSet<Slot> = BitSet::new(slots.vgrf_slots);
         let mut rewritten = BitSet::new(slots.vgrf_slots);
         let mut other_write = vec![false; n];
         for inst in shader.layout.insts() {
@@ -69,7 +69,7 @@ impl Defs {
                     continue;
                 }
                 if full {
-                    covered += part.len() as u32;
+                    covered += part.end - part.start;
                     written.insert_range_noting_repeats(part, &mut rewritten);
                 } else {
                     other_write[v] = true;

@@ -9,8 +9,11 @@
 
 use std::rc::Rc;
 
+use index_vec::IndexVec;
+
 use eubatch_ir::{Block, Shader, Vgrf};
 
+use crate::analysis::access::{Slot, SlotRange};
 use crate::analysis::access_table::AccessTable;
 use crate::analysis::liveness::Liveness;
 
@@ -49,15 +52,16 @@ pub struct LiveIntervals {
     /// The accesses the intervals were computed from (their slot numbering is the column's).
     pub access: Rc<AccessTable>,
     /// Per slot.
-    slot: Vec<Interval>,
+    slot: IndexVec<Slot, Interval>,
 }
 
 impl LiveIntervals {
     pub fn compute(shader: &Shader, live: &Liveness) -> LiveIntervals {
         let table = &live.access;
-        let mut iv = vec![Interval::EMPTY; table.slots.count() as usize];
-        let touch = |iv: &mut Vec<Interval>, s: u32, ip: u32| {
-            let e = &mut iv[s as usize];
+        let mut iv: IndexVec<Slot, Interval> =
+            IndexVec::from_vec(vec![Interval::EMPTY; table.slots.count() as usize]);
+        let touch = |iv: &mut IndexVec<Slot, Interval>, s: Slot, ip: u32| {
+            let e = &mut iv[s];
             e.start = e.start.min(ip);
             e.end = e.end.max(ip);
         };
@@ -72,7 +76,7 @@ impl LiveIntervals {
                     .use_runs(inst)
                     .chain(table.def_runs(inst).map(|(r, _, _)| r));
                 for r in runs {
-                    for e in &mut iv[r.start as usize..r.end as usize] {
+                    for e in &mut iv[r] {
                         e.start = e.start.min(ip);
                         e.end = e.end.max(ip);
                     }
@@ -117,9 +121,9 @@ impl LiveIntervals {
         }
     }
 
-    /// The interval of slots `lo..hi` together.
-    pub fn slots(&self, lo: u32, hi: u32) -> Interval {
-        self.slot[lo as usize..hi as usize]
+    /// The interval of slots `r` together.
+    pub fn slots(&self, r: SlotRange) -> Interval {
+        self.slot[r]
             .iter()
             .fold(Interval::EMPTY, |a, &b| a.union(b))
     }
@@ -127,8 +131,7 @@ impl LiveIntervals {
     /// The interval of VGRF `v`: from the first position any of its slots is live at to the
     /// last.
     pub fn vgrf(&self, shader: &Shader, v: Vgrf) -> Interval {
-        let r = self.access.slots.vgrf(shader, v.index() as u32);
-        self.slots(r.start, r.end)
+        self.slots(self.access.slots.vgrf(shader, v.index() as u32))
     }
 
     /// Whether VGRFs `a` and `b` are live at a common position, so cannot share storage

@@ -18,8 +18,16 @@ use index_vec::IndexVec;
 use eubatch_ir::cfg::Cfg;
 use eubatch_ir::{Block, Shader};
 
+use crate::analysis::access::{Slot, SlotRange};
 use crate::analysis::access_table::AccessTable;
 use crate::analysis::bitset::BitSet;
+
+crate::dense_index! {
+    /// A global slot's number: a slot that some block reads before fully defining it, the
+    /// only kind that can be live at a block boundary, numbered densely in slot order
+    /// ([`Liveness`]).
+    pub struct GlobalSlot;
+}
 
 /// The live sets at block boundaries. Only slots that some block reads before it fully
 /// defines them can be live at a boundary (the others live and die inside one block), so
@@ -29,11 +37,11 @@ pub struct Liveness {
     /// The accesses it was computed from (their slot numbering is the sets').
     pub access: Rc<AccessTable>,
     /// The slot of each global slot, in increasing order.
-    global: Vec<u32>,
+    global: IndexVec<GlobalSlot, Slot>,
     /// Runs of consecutive global slots: first slot, its global number, length.
-    runs: Vec<(u32, u32, u32)>,
-    live_in: IndexVec<Block, BitSet>,
-    live_out: IndexVec<Block, BitSet>,
+    runs: Vec<(Slot, GlobalSlot, u32)>,
+    live_in: IndexVec<Block, BitSet<GlobalSlot>>,
+    live_out: IndexVec<Block, BitSet<GlobalSlot>>,
 }
 
 impl Liveness {
@@ -45,8 +53,9 @@ impl Liveness {
         // whole slot numbering; the global slots are those some block reads so.
         let mut gen_at = Vec::with_capacity(nb + 1);
         let mut kill_at = Vec::with_capacity(nb + 1);
-        let (mut gen_list, mut kill_list) = (Vec::new(), Vec::new());
-        let mut defined = BitSet::new(n);
+        let (mut gen_list, mut kill_list): (Vec<SlotRange>, Vec<SlotRange>) =
+            (Vec::new(), Vec::new());
+        let mut defined: BitSet<Slot> = BitSet::new(n);
         for block in shader.layout.blocks.iter() {
             gen_at.push(gen_list.len());
             kill_at.push(kill_list.len());
@@ -74,15 +83,14 @@ impl Liveness {
         // Numbered in increasing slot order, so that runs of consecutive global slots are
         // runs of consecutive numbers (a VGRF live across blocks is mostly one such run).
         // (A set of them, walked word by word: not a scan of every slot of the shader.)
-        let mut is_global = BitSet::new(n);
+        let mut is_global: BitSet<Slot> = BitSet::new(n);
         for piece in &gen_list {
             is_global.insert_range(piece.clone());
         }
-        let mut global = Vec::new();
-        let mut runs: Vec<(u32, u32, u32)> = Vec::new();
+        let mut global: IndexVec<GlobalSlot, Slot> = IndexVec::new();
+        let mut runs: Vec<(Slot, GlobalSlot, u32)> = Vec::new();
         for s in is_global.iter() {
-            let k = global.len() as u32;
-            global.push(s);
+            let k = global.push(s);
             match runs.last_mut() {
                 Some((s0, _, len)) if *s0 + *len == s => *len += 1,
                 _ => runs.push((s, k, 1)),
@@ -92,13 +100,14 @@ impl Liveness {
         // A global slot's number is how many global slots lie below it, so the global slots
         // among slots a..b are the numbers rank(a)..rank(b): runs map to runs.
         let ranks = is_global.rank_table();
-        let numbers = |r: &std::ops::Range<u32>| {
-            is_global.rank(&ranks, r.start)..is_global.rank(&ranks, r.end)
+        let numbers = |r: &SlotRange| {
+            GlobalSlot::new(is_global.rank(&ranks, r.start))
+                ..GlobalSlot::new(is_global.rank(&ranks, r.end))
         };
         // Per block, over the global slots: read before being fully defined (gen), fully
         // defined (kill).
-        let mut gens: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
-        let mut kills: IndexVec<Block, BitSet> = IndexVec::with_capacity(nb);
+        let mut gens: IndexVec<Block, BitSet<GlobalSlot>> = IndexVec::with_capacity(nb);
+        let mut kills: IndexVec<Block, BitSet<GlobalSlot>> = IndexVec::with_capacity(nb);
         for b in 0..nb {
             let (mut gen, mut kill) = (BitSet::new(g), BitSet::new(g));
             for piece in &gen_list[gen_at[b]..gen_at[b + 1]] {
@@ -128,8 +137,9 @@ impl Liveness {
                 && last_op(b) == Some(eubatch_ir::Opcode::Halt)
                 && first_op(s) == Some(eubatch_ir::Opcode::HaltTarget)
         };
-        let mut live_in: IndexVec<Block, BitSet> = gens.clone();
-        let mut live_out: IndexVec<Block, BitSet> = IndexVec::from_vec(vec![BitSet::new(g); nb]);
+        let mut live_in: IndexVec<Block, BitSet<GlobalSlot>> = gens.clone();
+        let mut live_out: IndexVec<Block, BitSet<GlobalSlot>> =
+            IndexVec::from_vec(vec![BitSet::new(g); nb]);
         // One scratch set for the whole fixed point: no allocation per block visit.
         let mut li = BitSet::new(g);
         // A worklist, every block on it at first, last block first (a backward problem):
@@ -167,14 +177,14 @@ impl Liveness {
     }
 
     /// Makes `set` (over every slot) the slots live at the end of `b`.
-    pub fn load_live_out(&self, b: Block, set: &mut BitSet) {
+    pub fn load_live_out(&self, b: Block, set: &mut BitSet<Slot>) {
         set.clear();
         let out = &self.live_out[b];
         // Member by member when the block has few next to the shader's runs of global
         // slots, else run by run (word-level copies): whichever walks less.
         if (out.len() as usize) < 3 * self.runs.len() {
             for k in out.iter() {
-                set.insert(self.global[k as usize]);
+                set.insert(self.global[k]);
             }
         } else {
             for &(slot, k, len) in &self.runs {
@@ -185,28 +195,38 @@ impl Liveness {
 
     /// The set live at the end of `b`, over the global slots ([`Liveness::global_slots`]
     /// gives the slot of each).
-    pub fn live_out_set(&self, b: Block) -> &BitSet {
+    pub fn live_out_set(&self, b: Block) -> &BitSet<GlobalSlot> {
         &self.live_out[b]
     }
 
     /// The slot of each global slot, in increasing order.
-    pub fn global_slots(&self) -> &[u32] {
+    pub fn global_slots(&self) -> &index_vec::IndexSlice<GlobalSlot, [Slot]> {
         &self.global
     }
 
     /// Calls `f` with each slot live at the start of `b` that is not in `seen` (a set over
     /// global slots, as [`Liveness::new_global_set`] makes), and adds them to it.
-    pub fn add_new_live_in(&self, b: Block, seen: &mut BitSet, mut f: impl FnMut(u32)) {
-        seen.add_new(&self.live_in[b], |k| f(self.global[k as usize]));
+    pub fn add_new_live_in(
+        &self,
+        b: Block,
+        seen: &mut BitSet<GlobalSlot>,
+        mut f: impl FnMut(Slot),
+    ) {
+        seen.add_new(&self.live_in[b], |k| f(self.global[k]));
     }
 
     /// [`Liveness::add_new_live_in`], at the end of `b`.
-    pub fn add_new_live_out(&self, b: Block, seen: &mut BitSet, mut f: impl FnMut(u32)) {
-        seen.add_new(&self.live_out[b], |k| f(self.global[k as usize]));
+    pub fn add_new_live_out(
+        &self,
+        b: Block,
+        seen: &mut BitSet<GlobalSlot>,
+        mut f: impl FnMut(Slot),
+    ) {
+        seen.add_new(&self.live_out[b], |k| f(self.global[k]));
     }
 
     /// An empty set over the global slots.
-    pub fn new_global_set(&self) -> BitSet {
+    pub fn new_global_set(&self) -> BitSet<GlobalSlot> {
         BitSet::new(self.global.len() as u32)
     }
 }

@@ -4,8 +4,11 @@
 
 use eubatch_ir::{Inst, Shader};
 
-use crate::analysis::access::SLOT;
-use crate::analysis::liveness::Liveness;
+use index_vec::{IndexSlice, IndexVec};
+
+use crate::analysis::access::{Slot, SlotRange, SLOT};
+use crate::analysis::bitset::BitSet;
+use crate::analysis::liveness::{GlobalSlot, Liveness};
 
 pub struct Pressure {
     /// Registers live just after each instruction, in layout order.
@@ -21,27 +24,29 @@ impl Pressure {
         let table = &live.access;
         let slots = &table.slots;
         // VGRF of each slot, and where that VGRF's slots end.
-        let mut owner: Vec<(u32, u32)> = (1..=slots.vgrf_slots).map(|s| (u32::MAX, s)).collect();
+        let mut owner: IndexVec<Slot, (u32, Slot)> = (1..=slots.vgrf_slots)
+            .map(|s| (u32::MAX, Slot::new(s)))
+            .collect();
         for (v, &b) in slots.base.iter().enumerate() {
             let r = slots.vgrf(shader, v as u32);
-            for s in b..r.end {
-                owner[s as usize] = (v as u32, r.end);
+            for s in Slot::each(b..r.end) {
+                owner[s] = (v as u32, r.end);
             }
         }
         let reg_size = shader.reg_size();
         // Per global slot (liveness's numbering): its VGRF and where that VGRF's global
         // slots end (`u32::MAX` for the flag slots, which come last).
         let globals = live.global_slots();
-        let mut gowner: Vec<(u32, u32)> = vec![(u32::MAX, 0); globals.len()];
-        for k in (0..globals.len()).rev() {
-            let s = globals[k];
-            if s >= slots.vgrf_slots {
+        let mut gowner: IndexVec<GlobalSlot, (u32, GlobalSlot)> =
+            IndexVec::from_vec(vec![(u32::MAX, GlobalSlot::new(0)); globals.len()]);
+        for (k, &s) in globals.iter_enumerated().rev() {
+            if s >= slots.first_flag() {
                 continue;
             }
-            let v = owner[s as usize].0;
+            let v = owner[s].0;
             let end = match gowner.get(k + 1) {
                 Some(&(w, e)) if w == v => e,
-                _ => k as u32 + 1,
+                _ => k + 1,
             };
             gowner[k] = (v, end);
         }
@@ -50,7 +55,7 @@ impl Pressure {
         let mut touched: Vec<usize> = Vec::new();
         let mut per_inst = Vec::with_capacity(shader.num_insts());
         let mut max = 0;
-        let mut l = crate::analysis::bitset::BitSet::new(slots.count());
+        let mut l: BitSet<Slot> = BitSet::new(slots.count());
         for (b, block) in shader.layout.blocks.iter_enumerated() {
             live.load_live_out(b, &mut l);
             // The registers of what is live out, counted per VGRF over the block's
@@ -58,9 +63,9 @@ impl Pressure {
             // run of numbers: a word-level count per live VGRF (not a visit per live slot,
             // nor a question to every VGRF live across some block).
             let out = live.live_out_set(b);
-            let mut k = out.next_member(0);
+            let mut k = out.next_member(GlobalSlot::new(0));
             while let Some(at) = k {
-                let (v, end) = gowner[at as usize];
+                let (v, end) = gowner[at];
                 if v == u32::MAX {
                     break;
                 }
@@ -80,7 +85,7 @@ impl Pressure {
                     if !full {
                         continue;
                     }
-                    let vgrf_part = r.start..r.end.min(slots.vgrf_slots);
+                    let vgrf_part = r.start..r.end.min(slots.first_flag());
                     for_each_owner(&owner, vgrf_part, |v, part| {
                         let dying = l.count_range(part);
                         if dying > 0 {
@@ -93,9 +98,9 @@ impl Pressure {
                     l.remove_range(r);
                 }
                 for r in table.use_runs(inst) {
-                    let vgrf_part = r.start..r.end.min(slots.vgrf_slots);
+                    let vgrf_part = r.start..r.end.min(slots.first_flag());
                     for_each_owner(&owner, vgrf_part, |v, part| {
-                        let born = part.len() as u32 - l.count_range(part.clone());
+                        let born = (part.end - part.start) - l.count_range(part.clone());
                         if born > 0 {
                             let c = &mut count[v];
                             total += regs_of(*c + born) - regs_of(*c);
@@ -120,13 +125,13 @@ impl Pressure {
 /// it owns, in order: a run of reads or writes mostly lies within one VGRF. `owner` gives
 /// each slot's VGRF and the end of its slots (`u32::MAX` and the next slot: none).
 fn for_each_owner(
-    owner: &[(u32, u32)],
-    r: std::ops::Range<u32>,
-    mut f: impl FnMut(usize, std::ops::Range<u32>),
+    owner: &IndexSlice<Slot, [(u32, Slot)]>,
+    r: SlotRange,
+    mut f: impl FnMut(usize, SlotRange),
 ) {
     let mut at = r.start;
     while at < r.end {
-        let (v, end) = owner[at as usize];
+        let (v, end) = owner[at];
         let end = end.min(r.end);
         if v != u32::MAX {
             f(v as usize, at..end);

@@ -9,6 +9,8 @@
 //! stay, and the caller forgets the item itself).
 
 /// Slots per bucket: one 32-byte register of 4-byte slots.
+use crate::analysis::access::SlotRange;
+
 const BUCKET: u32 = 8;
 const NIL: u32 = u32::MAX;
 
@@ -36,8 +38,8 @@ impl RangeLists {
 
     /// The buckets a non-empty run of slots touches: what any index of runs by bucket
     /// (coalescing's write index too) files the run under.
-    pub fn buckets(r: &std::ops::Range<u32>) -> std::ops::RangeInclusive<u32> {
-        r.start / BUCKET..=(r.end - 1) / BUCKET
+    pub fn buckets(r: &SlotRange) -> std::ops::RangeInclusive<u32> {
+        r.start.get() / BUCKET..=(r.end.get() - 1) / BUCKET
     }
 
     /// How many buckets slots `0..slots` fall in.
@@ -46,7 +48,7 @@ impl RangeLists {
     }
 
     /// Registers `item` with the slots `r`.
-    pub fn push(&mut self, r: std::ops::Range<u32>, item: u32) {
+    pub fn push(&mut self, r: SlotRange, item: u32) {
         if r.is_empty() {
             return;
         }
@@ -57,24 +59,25 @@ impl RangeLists {
             }
             self.next.push(*h);
             self.item.push(item);
-            self.run.push((r.start, r.end));
+            self.run.push((r.start.get(), r.end.get()));
             *h = self.item.len() as u32 - 1;
         }
     }
 
     /// Calls `f` with every item registered with a slot of `r` (an item may come more than
     /// once), and unlinks what it found from the buckets of `r`.
-    pub fn take_overlapping(&mut self, r: std::ops::Range<u32>, mut f: impl FnMut(u32)) {
+    pub fn take_overlapping(&mut self, r: SlotRange, mut f: impl FnMut(u32)) {
         if r.is_empty() {
             return;
         }
+        let (start, end) = (r.start.get(), r.end.get());
         for b in Self::buckets(&r) {
             let mut prev = NIL;
             let mut n = self.head[b as usize];
             while n != NIL {
                 let next = self.next[n as usize];
                 let (lo, hi) = self.run[n as usize];
-                if lo < r.end && r.start < hi {
+                if lo < end && start < hi {
                     f(self.item[n as usize]);
                     if prev == NIL {
                         self.head[b as usize] = next;
@@ -91,15 +94,16 @@ impl RangeLists {
 
     /// Calls `f` with every item registered with a slot of `r` (an item may come more than
     /// once), leaving the lists as they are.
-    pub fn for_each_overlapping(&self, r: std::ops::Range<u32>, mut f: impl FnMut(u32)) {
+    pub fn for_each_overlapping(&self, r: SlotRange, mut f: impl FnMut(u32)) {
         if r.is_empty() {
             return;
         }
+        let (start, end) = (r.start.get(), r.end.get());
         for b in Self::buckets(&r) {
             let mut n = self.head[b as usize];
             while n != NIL {
                 let (lo, hi) = self.run[n as usize];
-                if lo < r.end && r.start < hi {
+                if lo < end && start < hi {
                     f(self.item[n as usize]);
                 }
                 n = self.next[n as usize];
@@ -121,30 +125,35 @@ impl RangeLists {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::access::Slot;
+
+    fn r(a: u32, b: u32) -> SlotRange {
+        Slot::new(a)..Slot::new(b)
+    }
 
     /// Against the obvious model: every item whose runs meet a written run is found.
     #[test]
     fn finds_exactly_the_overlapping_items() {
         let mut l = RangeLists::new(64);
-        l.push(0..16, 0);
-        l.push(14..15, 1);
-        l.push(30..33, 2);
-        l.push(3..3, 3);
+        l.push(r(0, 16), 0);
+        l.push(r(14, 15), 1);
+        l.push(r(30, 33), 2);
+        l.push(r(3, 3), 3);
         let mut got = Vec::new();
-        l.take_overlapping(15..31, |i| got.push(i));
+        l.take_overlapping(r(15, 31), |i| got.push(i));
         got.sort();
         got.dedup();
         assert_eq!(got, vec![0, 2]);
         // Found items are unlinked from the buckets written.
-        l.take_overlapping(15..31, |i| panic!("{i} found twice"));
+        l.take_overlapping(r(15, 31), |i| panic!("{i} found twice"));
         let mut got = Vec::new();
-        l.for_each_overlapping(0..15, |i| got.push(i));
+        l.for_each_overlapping(r(0, 15), |i| got.push(i));
         got.sort();
         assert_eq!(got, vec![0, 1]);
         got.clear();
-        l.take_overlapping(14..15, |i| got.push(i));
+        l.take_overlapping(r(14, 15), |i| got.push(i));
         assert_eq!(got, vec![1]);
         l.clear();
-        l.take_overlapping(0..64, |i| panic!("{i} after clear"));
+        l.take_overlapping(r(0, 64), |i| panic!("{i} after clear"));
     }
 }
