@@ -23,7 +23,7 @@ use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
 
-use crate::analysis::access::{for_each_def_run, for_each_use_run, Slots, SLOT};
+use crate::analysis::access::{for_each_def_run, for_each_use_run, SLOT};
 use crate::PassCx;
 
 /// The compared value of a comparison with zero whose result only goes to the flag.
@@ -95,7 +95,10 @@ fn takes_cmod(op: Opcode) -> bool {
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
-    let slots = Slots::of(shader, &cx.nesting(shader));
+    // The slot numbering of the cached accesses (dead-code elimination, next in the loop,
+    // asks for the table anyway).
+    let table = cx.access(shader);
+    let slots = &table.slots;
     let flag_first = slots.first_flag();
     let mut progress = false;
     let mut removed = Vec::new();
