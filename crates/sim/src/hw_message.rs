@@ -47,6 +47,8 @@ struct RawSend {
     info: SendInfo,
     regs: Vec<Operand>,
     dst: Operand,
+    /// Bytes per register on the target: the payload's and the response's unit.
+    reg_size: u32,
     exec: u32,
     group: u32,
     /// Channels the execution mask and the predicate enable.
@@ -137,10 +139,11 @@ fn decode_send(
         .ok_or_else(|| SimError::at(inst, "send without a descriptor"))?;
     let ctl = shader.insts.control[inst];
     let srcs = shader.srcs(inst);
+    let reg_size = shader.reg_size();
     let reg_of = |op: Option<&Operand>, what: &str| -> Result<Operand, SimError> {
         match op {
             Some(o) if o.file == RegFile::FixedGrf && o.offset == 0 => Ok(*o),
-            Some(o) if o.file == RegFile::Vgrf && o.offset % 32 == 0 => Ok(*o),
+            Some(o) if o.file == RegFile::Vgrf && o.offset % reg_size == 0 => Ok(*o),
             _ => Err(SimError::at(
                 inst,
                 format!("a send's {what} must start at a register (fixed or virtual)"),
@@ -169,17 +172,18 @@ fn decode_send(
     let (payload, payload2) = eubatch_ir::message::send_payloads(srcs);
     let src0 = reg_of(payload, "payload")?;
     let mut regs: Vec<Operand> = (0..info.mlen as u32)
-        .map(|k| nth_register(&src0, k))
+        .map(|k| nth_register(&src0, k, reg_size))
         .collect();
     if info.ex_mlen > 0 {
         let src1 = reg_of(payload2, "second payload")?;
-        regs.extend((0..info.ex_mlen as u32).map(|k| nth_register(&src1, k)));
+        regs.extend((0..info.ex_mlen as u32).map(|k| nth_register(&src1, k, reg_size)));
     }
     Ok(RawSend {
         inst,
         info,
         regs,
         dst: shader.insts.dst[inst],
+        reg_size,
         exec: ctl.exec_size as u32,
         group: ctl.group as u32,
         enabled,
@@ -233,7 +237,7 @@ fn urb(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result<(), SimError> {
         crate::urb::record(out, m.group + i, slot, mask, values, 0);
     }
     for (r, i, w) in results {
-        let op = element(&nth_register(&m.dst, r), i * 4, Type::UD);
+        let op = element(&nth_register(&m.dst, r, m.reg_size), i * 4, Type::UD);
         m.write(t, &op, w as u64)?;
     }
     Ok(())
@@ -347,10 +351,14 @@ fn constant_block_read(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
     if !matches!(m.dst.file, RegFile::FixedGrf | RegFile::Vgrf) {
         return Err(m.fail("a block read into a non-register"));
     }
-    // Eight dwords a register of the response.
-    for k in 0..dwords.min(rlen * 8) {
+    let reg_dwords = m.reg_size / 4;
+    for k in 0..dwords.min(rlen * reg_dwords) {
         let w = crate::inputs::constant_dword(t.seed, surface, offset / 4 + k as u64);
-        let o = element(&nth_register(&m.dst, k / 8), (k % 8) * 4, Type::UD);
+        let o = element(
+            &nth_register(&m.dst, k / reg_dwords, m.reg_size),
+            (k % reg_dwords) * 4,
+            Type::UD,
+        );
         m.write(t, &o, w as u64)?;
     }
     Ok(())
@@ -371,21 +379,23 @@ fn scratch_block(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
         4 => (0, 8),
         n => return Err(m.fail(format!("OWord block size {n} is not modelled"))),
     };
+    // Byte k of the block is byte k % reg_size of its register k / reg_size.
+    let reg_size = m.reg_size as u64;
     if (desc >> 14) & 0x1f == DC_OWORD_BLOCK_WRITE {
         let data = &m.regs[1..];
         for k in 0..owords * 16 {
             let reg = *data
-                .get((k / 32) as usize)
+                .get((k / reg_size) as usize)
                 .ok_or_else(|| m.fail("a block write shorter than its size"))?;
-            let v = m.read(t, &element(&reg, (k % 32) as u32, Type::UB))? as u8;
+            let v = m.read(t, &element(&reg, (k % reg_size) as u32, Type::UB))? as u8;
             t.scratch.insert(base + skip + k, v);
         }
     } else {
         for k in 0..owords * 16 {
             let v = t.scratch.get(&(base + skip + k)).copied().unwrap_or(0);
             let o = element(
-                &nth_register(&m.dst, (k / 32) as u32),
-                (k % 32) as u32,
+                &nth_register(&m.dst, (k / reg_size) as u32, m.reg_size),
+                (k % reg_size) as u32,
                 Type::UB,
             );
             m.write(t, &o, v as u64)?;
@@ -436,7 +446,7 @@ fn surface_access(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result<(), 
     )?;
     if !m.dst.is_null() {
         for (k, i, v) in reads {
-            let reg = nth_register(&m.dst, k * per as u32 + i / 8);
+            let reg = nth_register(&m.dst, k * per as u32 + i / 8, m.reg_size);
             m.write(t, &element(&reg, (i % 8) * 4, Type::UD), v)?;
         }
     }
@@ -444,12 +454,13 @@ fn surface_access(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result<(), 
 }
 
 /// Register `k` of the run of registers starting at `base` (a whole fixed register, or a
-/// VGRF at a register boundary: a send's payload before register allocation).
-pub fn nth_register(base: &Operand, k: u32) -> Operand {
+/// VGRF at a register boundary: a send's payload before register allocation), registers
+/// being `reg_size` bytes.
+pub fn nth_register(base: &Operand, k: u32, reg_size: u32) -> Operand {
     let mut o = *base;
     match base.file {
         RegFile::FixedGrf => o.nr += k,
-        _ => o.offset += 32 * k,
+        _ => o.offset += reg_size * k,
     }
     o
 }

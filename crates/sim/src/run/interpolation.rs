@@ -57,11 +57,12 @@ pub(super) fn pln(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
     let mut results = Vec::new();
     for i in s.channels(s.enabled & s.pred) {
         // Register `r` of the barycentrics (u and v of 8 channels alternate), lane i % 8: a
-        // fixed register or 32 bytes into a VGRF (Mesa 25 interpolates from VGRFs in this
-        // layout).
+        // fixed register or `r` registers into a VGRF (Mesa 25 interpolates from VGRFs in
+        // this layout).
         let lane = |t: &mut Thread, r: u32| -> Result<f64, SimError> {
             let o = if delta.file == RegFile::Vgrf {
-                Operand::vgrf(delta.nr, delta.offset + r * 32 + (i % 8) * 4, Type::F, 0)
+                let byte = delta.offset + r * s.shader.reg_size() + (i % 8) * 4;
+                Operand::vgrf(delta.nr, byte, Type::F, 0)
             } else {
                 Operand::fixed(delta.nr + r, (i % 8) * 4, Type::F, Region::new(0, 1, 0))
             };

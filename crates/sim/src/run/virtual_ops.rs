@@ -30,14 +30,15 @@ pub(super) fn load_payload(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
     let mut off = 0u32;
     for (k, src) in s.srcs.iter().enumerate() {
         let in_header = k < header;
+        // A header source is one register, copied dword by dword whatever the execution
+        // size.
         let comp_bytes = if in_header {
-            32
+            s.shader.reg_size()
         } else {
             s.exec * src.ty.size()
         };
         if !src.is_bad() {
-            // A header register is 8 dwords, whatever the execution size.
-            let n = if in_header { 8 } else { s.exec };
+            let n = if in_header { comp_bytes / 4 } else { s.exec };
             let mut d = s.dst;
             d.ty = if in_header { Type::UD } else { src.ty };
             d.offset += off;
