@@ -30,6 +30,8 @@ pub(super) fn execute(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
     let tys: Vec<Type> = s.srcs.iter().map(|o| o.ty).collect();
     // A predicated `sel` runs in every enabled channel: its predicate picks the source.
     let is_sel_pred = s.op == Opcode::Sel && s.ctl.predicate != Predicate::None;
+    // An integer written to the accumulator keeps its exact value for `mach`.
+    let to_acc = s.dst.file == RegFile::Arf && s.dst.nr == ACCUMULATOR;
     // (channel, bits, flag, computed from defined sources only)
     let mut results: Vec<(u32, u64, Option<bool>, bool)> = Vec::with_capacity(s.exec as usize);
     let mut vals: Vec<Value> = Vec::with_capacity(s.srcs.len());
@@ -41,7 +43,8 @@ pub(super) fn execute(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
         vals.clear();
         let poison = t.poison_reads;
         for src in s.srcs.iter().filter(|o| !o.is_bad()) {
-            vals.push(source_value(s, t, src, i)?);
+            let bits = s.read(t, src, i)?;
+            vals.push(with_modifiers(src, decode(src.ty, bits)));
         }
         let (bits, flag) = if s.op == Opcode::Cmp {
             compare_result(s, &vals)
@@ -49,7 +52,8 @@ pub(super) fn execute(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
             let v = if p { vals[0] } else { vals[1] };
             (encode(s.dst.ty, v, s.ctl.saturate()), None)
         } else {
-            arithmetic_result(s, t, &vals, &tys, i)?
+            let v = arithmetic_value(s, t, &vals, &tys, i, to_acc)?;
+            arithmetic_result(s, t, v, i, to_acc)
         };
         // A value computed from undefined bytes is undefined itself: any value may stand
         // for it (Mesa may compute something else there, and that is no miscompile).
@@ -65,9 +69,8 @@ pub(super) fn execute(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
     Ok(false)
 }
 
-/// Channel `i` of source `src` with its modifiers applied.
-fn source_value(s: &Step, t: &mut Thread, src: &Operand, i: u32) -> Result<Value, SimError> {
-    let mut v = decode(src.ty, s.read(t, src, i)?);
+/// Value `v` of source `src` with the source's modifiers applied.
+fn with_modifiers(src: &Operand, mut v: Value) -> Value {
     if src.mods.abs() {
         v = match v {
             Value::Int(x) => Value::Int(x.abs()),
@@ -85,7 +88,7 @@ fn source_value(s: &Step, t: &mut Thread, src: &Operand, i: u32) -> Result<Value
         // is 2^32 - x, as a `mov` of it would write.
         v = decode(src.ty, encode(src.ty, v, false));
     }
-    Ok(v)
+    v
 }
 
 /// `cmp`: all ones of the destination's size where the comparison holds, zero elsewhere,
@@ -101,18 +104,17 @@ fn compare_result(s: &Step, vals: &[Value]) -> (u64, Option<bool>) {
     (if r { ones } else { 0 }, Some(r))
 }
 
-/// Any other ALU instruction in channel `i`: the destination's bits, and the flag its
-/// conditional modifier sets (`sel` and `csel` use theirs to choose, not to set a flag).
+/// What any other ALU instruction writes in channel `i` for the value `v` it computed:
+/// the destination's bits, and the flag its conditional modifier sets (`sel` and `csel`
+/// use theirs to choose, not to set a flag). An integer written to the accumulator also
+/// keeps its exact value there (`to_acc`).
 fn arithmetic_result(
     s: &Step,
     t: &mut Thread,
-    vals: &[Value],
-    tys: &[Type],
+    v: Value,
     i: u32,
-) -> Result<(u64, Option<bool>), SimError> {
-    // An integer written to the accumulator keeps its exact value for `mach`.
-    let to_acc = s.dst.file == RegFile::Arf && s.dst.nr == ACCUMULATOR;
-    let v = arithmetic_value(s, t, vals, tys, i, to_acc)?;
+    to_acc: bool,
+) -> (u64, Option<bool>) {
     if to_acc && !s.dst.ty.is_float() {
         let e = (s.dst.offset / s.dst.ty.size()) as usize + i as usize;
         if let (Some(slot), Value::Int(x)) = (t.acc_exact.get_mut(e), v) {
@@ -122,7 +124,7 @@ fn arithmetic_result(
     let bits = encode(s.dst.ty, v, s.ctl.saturate());
     let flag = (s.ctl.cmod != CondMod::None && !matches!(s.op, Opcode::Sel | Opcode::Csel))
         .then(|| compare_with_zero(s.ctl.cmod, s.dst.ty, bits));
-    Ok((bits, flag))
+    (bits, flag)
 }
 
 /// The value an ALU instruction computes in channel `i`, before it is converted to the
