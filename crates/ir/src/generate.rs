@@ -83,6 +83,8 @@ struct Value {
 struct Gen<'a, 'b> {
     u: &'a mut Unstructured<'b>,
     width: u32,
+    /// Bytes per register on [`TARGET`]: the unit of `vgrfN+R.B` and of value padding.
+    reg_size: u32,
     values: Vec<Value>,
     /// VGRF declarations, in order.
     decls: Vec<String>,
@@ -98,12 +100,17 @@ struct Gen<'a, 'b> {
 /// statement under way may finish past it).
 const MAX_INSTS: u32 = 120;
 
+/// The target every generated shader is for.
+const TARGET: &str = "skl";
+
 /// A random valid shader in eubatch's text format.
 pub fn shader_text(u: &mut Unstructured<'_>) -> Result<String> {
     let width = *u.choose(&[8u32, 16, 32])?;
+    let target = crate::target::Gen::from_name(TARGET).expect("the generator's target");
     let mut g = Gen {
         u,
         width,
+        reg_size: target.target().reg_size,
         values: Vec::new(),
         decls: Vec::new(),
         body: String::new(),
@@ -129,7 +136,7 @@ pub fn shader_text(u: &mut Unstructured<'_>) -> Result<String> {
         g.statements(0)?;
     }
     g.output()?;
-    let mut text = format!("shader \"generated\" stage FS width {width} target skl\n");
+    let mut text = format!("shader \"generated\" stage FS width {width} target {TARGET}\n");
     for d in &g.decls {
         text.push_str(d);
         text.push('\n');
@@ -158,22 +165,23 @@ pub fn shader(u: &mut Unstructured<'_>) -> Result<Shader> {
     }))
 }
 
-/// `vgrfN+R.B`: byte `off` of VGRF `nr`.
-fn at(nr: u32, off: u32) -> String {
-    if off == 0 {
-        format!("vgrf{nr}")
-    } else {
-        format!("vgrf{nr}+{}.{}", off / 32, off % 32)
-    }
-}
-
 impl Gen<'_, '_> {
+    /// `vgrfN+R.B`: byte `off` of VGRF `nr`, as register `R` and byte `B` in it.
+    fn at(&self, nr: u32, off: u32) -> String {
+        let reg = self.reg_size;
+        if off == 0 {
+            format!("vgrf{nr}")
+        } else {
+            format!("vgrf{nr}+{}.{}", off / reg, off % reg)
+        }
+    }
+
     fn new_value(&mut self, class: Class, comps: u32) -> Value {
         let nr = self.decls.len() as u32;
         let data = self.width * class.size();
         // A SIMD8 16-bit value fills half a register: pad each component to the register.
-        let decl = if data < 32 {
-            format!("vgrf{nr} {comps}x{data}+{}", 32 - data)
+        let decl = if data < self.reg_size {
+            format!("vgrf{nr} {comps}x{data}+{}", self.reg_size - data)
         } else {
             format!("vgrf{nr} {comps}x{data}")
         };
@@ -183,13 +191,15 @@ impl Gen<'_, '_> {
         v
     }
 
+    /// Bytes from one component of a value of `class` to the next: its data, or a whole
+    /// register when the data fills less.
     fn pitch(&self, class: Class) -> u32 {
-        (self.width * class.size()).max(32)
+        (self.width * class.size()).max(self.reg_size)
     }
 
     /// `vgrfN+R.B` for component `comp`, channel `first` on.
     fn reg(&self, v: Value, comp: u32, first: u32) -> String {
-        at(v.nr, comp * self.pitch(v.class) + first * v.class.size())
+        self.at(v.nr, comp * self.pitch(v.class) + first * v.class.size())
     }
 
     /// Appends an instruction, starting and ending blocks where control flow does
@@ -532,7 +542,7 @@ impl Gen<'_, '_> {
                     }
                     Class::DF => {
                         // The low and high halves, as strided 32-bit views.
-                        let hi = at(v.nr, c * self.pitch(v.class) + 4);
+                        let hi = self.at(v.nr, c * self.pitch(v.class) + 4);
                         self.emit(&format!("xor({w}) {acc}, {acc}, {r}<2>:UD"));
                         self.emit(&format!("xor({w}) {acc}, {acc}, {hi}<2>:UD"));
                     }

@@ -30,6 +30,8 @@ pub struct SourceCx {
     pub stride: u32,
     /// The destination's stride, in its own elements.
     pub dst_stride: u32,
+    /// Bytes per register on the target ([`crate::target::Target::reg_size`]).
+    pub reg_size: u32,
 }
 
 /// One rule: a name, where it comes from, and whether a source may be read so.
@@ -49,7 +51,7 @@ pub const REGION_RULES: &[RegionRule] = &[
                  strides past 4)",
         allows: |c| match c.stride {
             0 | 1 | 2 | 4 => true,
-            8 | 16 | 32 => c.stride * c.size <= 32,
+            8 | 16 | 32 => c.stride * c.size <= c.reg_size,
             _ => false,
         },
     },
@@ -133,6 +135,7 @@ pub fn source_breaks(
         size: src.ty.size(),
         stride,
         dst_stride,
+        reg_size: gen.target().reg_size,
     };
     REGION_RULES.iter().find(|r| !(r.allows)(&cx))
 }

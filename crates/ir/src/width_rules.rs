@@ -25,6 +25,8 @@ pub struct WidthCx<'a> {
     pub srcs: &'a [Operand],
     /// Bytes written (`size_written`).
     pub size_written: u32,
+    /// Bytes per register on the target ([`crate::target::Target::reg_size`]).
+    pub reg_size: u32,
 }
 
 impl WidthCx<'_> {
@@ -39,6 +41,7 @@ impl WidthCx<'_> {
             dst: &shader.insts.dst[inst],
             srcs: shader.srcs(inst),
             size_written: shader.insts.size_written[inst],
+            reg_size: shader.reg_size(),
         }
     }
 
@@ -52,15 +55,16 @@ impl WidthCx<'_> {
         }
     }
 
-    fn regs(bytes: u32) -> u32 {
-        bytes.div_ceil(32)
+    /// Registers `bytes` span (from a register's start).
+    fn regs(&self, bytes: u32) -> u32 {
+        bytes.div_ceil(self.reg_size)
     }
 
     /// Registers the widest operand spans.
     fn max_regs(&self) -> u32 {
         (0..self.srcs.len())
-            .map(|i| Self::regs(self.size_read(i)))
-            .chain([Self::regs(self.size_written)])
+            .map(|i| self.regs(self.size_read(i)))
+            .chain([self.regs(self.size_written)])
             .max()
             .unwrap_or(0)
     }
@@ -141,10 +145,10 @@ pub const WIDTH_RULES: &[WidthRule] = &[
                  exactly 8 channels (4 for DF) per register, and IVB DF under the mask at \
                  SIMD4 (brw_fs.cpp, get_fpu_lowered_simd_width)",
         limit: |c| {
-            if c.gen >= Gen::Gen8 || c.size_written <= 32 || c.no_mask {
+            if c.gen >= Gen::Gen8 || c.size_written <= c.reg_size || c.no_mask {
                 return None;
             }
-            let per_grf = c.exec / c.size_written.div_ceil(32);
+            let per_grf = c.exec / c.regs(c.size_written);
             let ts = c.exec_type_size();
             let mut w = c.exec;
             if per_grf != if ts == 8 { 4 } else { 8 } {

@@ -49,6 +49,12 @@ pub fn input_of_byte(space: Space, byte: u64) -> (u32, u32) {
     }
 }
 
+/// Dword `dword` of constant buffer `surface` (the [`Space::Constant`] word): what
+/// pull-constant loads, constant block loads and constant-cache block reads all return.
+pub fn constant_dword(seed: u64, surface: u64, dword: u64) -> u32 {
+    word(seed, Space::Constant, surface << 32 | dword)
+}
+
 /// SplitMix64's finalizer: a good 64-bit mix.
 pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

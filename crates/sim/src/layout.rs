@@ -27,8 +27,6 @@ use crate::SimError;
 
 /// `UBO_START` (brw_fs.h): uniform numbers from here on are pushed UBO ranges.
 pub const UBO_START: u32 = 65532;
-const REG: u32 = 32;
-
 /// Register positions of a thread's inputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputLayout {
@@ -41,11 +39,14 @@ pub struct InputLayout {
     pub curb_regs: u32,
     /// First attribute register.
     pub attr_start: u32,
+    /// Bytes per register on the target ([`eubatch_ir::Target::reg_size`]).
+    pub reg_size: u32,
 }
 
 impl InputLayout {
     /// The layout Mesa gives `start` (a logical shader of the scalar back end).
     pub fn of(start: &Shader) -> Result<InputLayout, SimError> {
+        let reg = start.reg_size();
         let mut regular_dwords = 0u32;
         let mut ubo_bytes = [0u32; 4];
         let mut max_payload = 1u32;
@@ -63,7 +64,7 @@ impl InputLayout {
                     }
                     RegFile::FixedGrf => {
                         max_payload = max_payload
-                            .max(op.nr + (op.offset + op.footprint(exec)).div_ceil(REG) - 1);
+                            .max(op.nr + (op.offset + op.footprint(exec)).div_ceil(reg) - 1);
                     }
                     _ => {}
                 }
@@ -84,12 +85,13 @@ impl InputLayout {
                 )))
             }
         };
-        let regular_regs = regular_dwords.div_ceil(8);
+        let reg_dwords = reg / 4;
+        let regular_regs = regular_dwords.div_ceil(reg_dwords);
         let mut ubo_dword = [0u32; 4];
         let mut regs = regular_regs;
         for r in 0..4 {
-            ubo_dword[r] = regs * 8;
-            regs += ubo_bytes[r].div_ceil(REG);
+            ubo_dword[r] = regs * reg_dwords;
+            regs += ubo_bytes[r].div_ceil(reg);
         }
         Ok(InputLayout {
             stage: start.stage,
@@ -97,6 +99,7 @@ impl InputLayout {
             ubo_dword,
             curb_regs: regs,
             attr_start: curb_start + regs,
+            reg_size: reg,
         })
     }
 
@@ -107,15 +110,17 @@ impl InputLayout {
         } else {
             nr as u64 + offset as u64 / 4
         };
-        (self.curb_start * REG) as u64 + dword * 4 + offset as u64 % 4
+        (self.curb_start * self.reg_size) as u64 + dword * 4 + offset as u64 % 4
     }
 
     /// Register-file byte of attribute `attr{nr}` at byte `offset`.
     pub fn attr_byte(&self, nr: u32, offset: u32) -> u64 {
-        let base = (self.attr_start * REG) as u64;
+        let reg = self.reg_size;
+        let base = (self.attr_start * reg) as u64;
         match self.stage {
-            Stage::Fs => base + (nr / 2 * REG + (nr % 2) * 16 + offset) as u64,
-            _ => base + (nr * REG + offset) as u64,
+            // Two attributes a register, 16 bytes each (the fragment shader's setup data).
+            Stage::Fs => base + (nr / 2 * reg + (nr % 2) * 16 + offset) as u64,
+            _ => base + (nr * reg + offset) as u64,
         }
     }
 }

@@ -245,7 +245,7 @@ pub fn sample_raw(
                 c,
             );
             results.push((
-                crate::hw_message::nth_register(&dst, reg_index as u32),
+                crate::hw_message::nth_register(&dst, reg_index as u32, shader.reg_size()),
                 i % 8,
                 bits,
             ));

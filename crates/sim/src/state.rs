@@ -8,9 +8,6 @@ use crate::layout::InputLayout;
 use crate::profile::Profile;
 use crate::SimError;
 
-/// Bytes of the general register file: 128 registers of 32 bytes (target description).
-const GRF_BYTES: usize = 128 * 32;
-
 /// Input word `index` of `space`, typed by the shader's [`Profile`]: counts are small.
 fn counted_word(profile: &Profile, seed: u64, space: Space, index: u64) -> u32 {
     match profile.kind(space, index) {
@@ -25,8 +22,9 @@ fn counted_word(profile: &Profile, seed: u64, space: Space, index: u64) -> u32 {
 /// The register file at thread start: every word from the seed, but the header word the
 /// hardware clears: g0.2 is 0 for vertex and fragment threads (Mesa's sampler lowering
 /// copies g0 into message headers relying on it; brw_lower_logical_sends.cpp).
-fn payload(seed: u64) -> Vec<u8> {
-    let mut grf = vec![0u8; GRF_BYTES];
+fn payload(shader: &Shader, seed: u64) -> Vec<u8> {
+    let target = shader.target.target();
+    let mut grf = vec![0u8; (target.grf_count * target.reg_size) as usize];
     for (i, chunk) in grf.chunks_mut(4).enumerate() {
         chunk.copy_from_slice(&word(seed, Space::Payload, i as u64).to_le_bytes());
     }
@@ -41,6 +39,8 @@ pub struct Thread {
     /// Which VGRF bytes were written: reading others is reported (poison reads).
     pub defined: Vec<Vec<bool>>,
     pub grf: Vec<u8>,
+    /// Bytes per register of `grf` (the target's [`eubatch_ir::Target::reg_size`]).
+    pub reg_size: u32,
     /// Flag subregisters f0.0, f0.1, f1.0, f1.1: 16 channel bits each.
     pub flags: u64,
     pub acc: [u8; 128],
@@ -85,7 +85,7 @@ impl HardwareInputs {
     /// integer words at their registers (as [`Profile`] does for logical runs).
     pub fn of(start: &Shader, seed: u64) -> Result<HardwareInputs, SimError> {
         let layout = InputLayout::of(start)?;
-        let mut grf = payload(seed);
+        let mut grf = payload(start, seed);
         let profile = Profile::of(start);
         for (space, w, _) in profile.words() {
             let (nr, offset) = crate::inputs::input_of_byte(space, w * 4);
@@ -115,12 +115,13 @@ impl Thread {
             .map(|l| vec![0xAA; l.size() as usize])
             .collect();
         let defined = vgrfs.iter().map(|v| vec![false; v.len()]).collect();
-        let grf = payload(seed);
+        let grf = payload(shader, seed);
         Thread {
             seed,
             vgrfs,
             defined,
             grf,
+            reg_size: shader.reg_size(),
             flags: 0,
             acc: [0; 128],
             acc_exact: [0; 16],
@@ -252,7 +253,7 @@ impl Thread {
                 }
             }
             RegFile::FixedGrf => {
-                let a = op.nr as u64 * 32 + off;
+                let a = op.nr as u64 * self.reg_size as u64 + off;
                 let end = a as usize + sz;
                 if end > self.grf.len() {
                     return Err(SimError::msg(format!(
@@ -387,7 +388,7 @@ impl Thread {
                     .for_each(|d| *d = true);
             }
             RegFile::FixedGrf => {
-                let a = (op.nr as u64 * 32 + off) as usize;
+                let a = (op.nr as u64 * self.reg_size as u64 + off) as usize;
                 if a + sz > self.grf.len() {
                     return Err(SimError::msg(format!(
                         "write of g{} is outside the register file",

@@ -417,7 +417,8 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
         });
         let sw = if is_send(inst.opcode) {
             // Response length in registers (descriptor bits 24:20).
-            inst.send.map_or(0, |s| ((s.desc >> 20) & 0x1f) * 32)
+            inst.send
+                .map_or(0, |s| ((s.desc >> 20) & 0x1f) * shader.reg_size())
         } else {
             shader.default_size_written(id)
         };
