@@ -6,9 +6,9 @@
 //! saturate, conditional modifier and predicate, which act on the same result.
 //! (Mesa: brw_fs.cpp `fs_visitor::opt_algebraic`.)
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::{Mods, Opcode, Operand, RegFile, Shader, Type};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 fn imm_is(op: &Operand, ty_float: f64, ty_int: i64) -> bool {

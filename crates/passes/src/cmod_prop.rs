@@ -19,11 +19,11 @@
 //! or as either 32-bit half of a 64-bit result — is the comparison's own flag whatever type
 //! it was written as.
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
 
 use crate::analysis::access::{for_each_def_run, for_each_use_run, SLOT};
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// The compared value of a comparison with zero whose result only goes to the flag.

@@ -16,12 +16,12 @@
 //! region of the same type size, and covers exactly one component of A whose data and padding equal
 //! B's; a pair coalesces once per run (intervals change), the optimization loop repeats.
 
-use crate::analysis::changed::Changed;
 use hashbrown::HashSet;
 
 use eubatch_ir::{Inst, RegFile, Shader, Vgrf};
 
 use crate::analysis::access::{SlotRange, SLOT};
+use crate::analysis::changed::Changed;
 use crate::analysis::liveness::Liveness;
 use crate::analysis::range_lists::RangeLists;
 use crate::PassCx;

@@ -2,11 +2,11 @@
 //! elimination and coalescing) are dropped and the rest renumbered densely, keeping their
 //! order. (Mesa: brw_fs.cpp `compact_virtual_grfs`.) No hardware rule limits it.
 
-use crate::analysis::changed::Changed;
 use index_vec::IndexVec;
 
 use eubatch_ir::{RegFile, Shader, Vgrf};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Any code: it renumbers VGRFs and reads no region.

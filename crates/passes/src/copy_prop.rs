@@ -23,7 +23,6 @@
 //! with layouts of their own — only a whole-VGRF copy into a pull-constant load's
 //! per-channel offsets, and a copy of whole registers into a raw `send`'s payload.
 
-use crate::analysis::changed::Changed;
 use hashbrown::HashMap;
 use index_vec::IndexVec;
 
@@ -33,6 +32,7 @@ use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 use crate::analysis::access::{send_read_len, Slot, SlotRange, Slots, SLOT};
 use crate::analysis::access_table::AccessTable;
 use crate::analysis::bitset::BitSet;
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// An available copy: `dst` (a VGRF region of `len` bytes) holds `src`.

@@ -17,7 +17,6 @@
 //! wrote a flag or a register the two read: the flag still holds its result (Mesa's
 //! `opt_cse_local` does the same for flag writes with a null destination).
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use hashbrown::HashMap;
 
@@ -25,6 +24,7 @@ use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
 use crate::analysis::access::{for_each_def_run, is_pure, SlotRange, SLOT};
 use crate::analysis::access_table::AccessTable;
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 fn candidate(shader: &Shader, inst: Inst) -> bool {

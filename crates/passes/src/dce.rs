@@ -9,12 +9,12 @@
 //! writes to fixed registers or architecture registers other than the flags, `EOT` and control
 //! flow are never removed.
 
-use crate::analysis::changed::{Changed, Snapshot};
 use eubatch_ir::{Operand, RegFile, Shader};
 
 use crate::analysis::access::{for_each_def_run, for_each_use_run, has_side_effects, writes_flag};
 use crate::analysis::access::{Slot, SlotRange};
 use crate::analysis::bitset::BitSet;
+use crate::analysis::changed::{Changed, Snapshot};
 use crate::PassCx;
 
 /// Any code, vec4 included: what the slot model cannot read element by element

@@ -14,11 +14,11 @@
 //! reads what they compute (see [`crate::analysis::liveness`]), as long as they write no flag (the
 //! writes' predicate) and have no effect outside registers.
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::Predicate;
 use eubatch_ir::{Control, Inst, Shader};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.

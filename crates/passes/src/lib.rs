@@ -24,7 +24,7 @@ pub mod value_range;
 use std::rc::Rc;
 
 use eubatch_ir::cfg::split_blocks;
-use eubatch_ir::Shader;
+use eubatch_ir::{Shader, Vgrf};
 
 use analysis::changed::{BlockShape, Changed, Snapshot};
 use analysis::{access_table, defs, intervals, liveness, nesting, pressure};
@@ -159,14 +159,12 @@ impl PassCx {
 }
 
 /// Makes every source that reads a VGRF in `renames` read its replacement instead.
-pub fn rename_sources(shader: &mut Shader, renames: &hashbrown::HashMap<u32, u32>) {
+pub fn rename_sources(shader: &mut Shader, renames: &hashbrown::HashMap<Vgrf, Vgrf>) {
     let order: Vec<eubatch_ir::Inst> = shader.layout.insts().collect();
     for inst in order {
         for s in shader.srcs_mut(inst) {
-            if s.file == eubatch_ir::RegFile::Vgrf {
-                if let Some(&to) = renames.get(&s.nr) {
-                    s.nr = to;
-                }
+            if let Some(&to) = s.as_vgrf().and_then(|v| renames.get(&v)) {
+                s.nr = to.raw();
             }
         }
     }

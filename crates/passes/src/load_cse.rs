@@ -18,13 +18,13 @@
 //! would have run); otherwise — a result also written elsewhere, like the two sides of an
 //! `if` — the load becomes moves of the earlier result in its channels, as in Mesa.
 
-use crate::analysis::changed::Changed;
 use hashbrown::HashMap;
 
 use eubatch_ir::message::sfid;
 use eubatch_ir::shader::Predicate;
-use eubatch_ir::{Builder, Inst, Opcode, Operand, RegFile, Shader, Type};
+use eubatch_ir::{Builder, Inst, Opcode, Operand, RegFile, Shader, Type, Vgrf};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 fn is_constant_load(shader: &Shader, inst: Inst) -> bool {
@@ -64,7 +64,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             && defs.count[dst.nr as usize] == 1
             && shader.insts.size_written[inst] == shader.vgrfs[dst.vgrf_nr()].size()
     };
-    let mut renames: HashMap<u32, u32> = HashMap::new();
+    let mut renames: HashMap<Vgrf, Vgrf> = HashMap::new();
     let mut removed = hashbrown::HashSet::new();
     let mut copies: HashMap<Inst, Vec<Inst>> = HashMap::new();
     for b in shader.layout.blocks.indices() {
@@ -89,12 +89,12 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
                     {
                         // A block load that kept fewer registers than this one reads
                         // grows to this one's size (the message reads the block anyway).
+                        let v_e = shader.insts.dst[e].vgrf_nr();
                         if shader.insts.size_written[e] < shader.insts.size_written[inst] {
-                            let v = shader.insts.dst[e].vgrf_nr();
-                            shader.vgrfs[v] = layout(inst);
+                            shader.vgrfs[v_e] = layout(inst);
                             shader.insts.size_written[e] = shader.insts.size_written[inst];
                         }
-                        renames.insert(shader.insts.dst[inst].nr, shader.insts.dst[e].nr);
+                        renames.insert(shader.insts.dst[inst].vgrf_nr(), v_e);
                         removed.insert(inst);
                         continue;
                     }

@@ -12,12 +12,12 @@
 //! control flow, so equal sources hold equal values wherever they are read; the earlier
 //! VGRF's moves all come before the later one's first move.
 
-use crate::analysis::changed::Changed;
 use hashbrown::HashMap;
 
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Inst, Mods, Opcode, Operand, RegFile, Shader, Vgrf};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// One move of a payload, as compared: destination offset and type, execution size,
@@ -38,7 +38,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
         .collect();
     // Each candidate VGRF's key and the positions of its first and last move.
     let mut seen: HashMap<(eubatch_ir::VgrfLayout, Vec<MoveKey>), (u32, usize)> = HashMap::new();
-    let mut renames: HashMap<u32, u32> = HashMap::new();
+    let mut renames: HashMap<Vgrf, Vgrf> = HashMap::new();
     let mut removed = hashbrown::HashSet::new();
     let mut candidates: Vec<(usize, usize, u32, Vec<MoveKey>)> = Vec::new();
     for v in 0..defs.single.len() {
@@ -91,7 +91,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
         let layout = shader.vgrfs[Vgrf::from_usize(v as usize)];
         match seen.get(&(layout, key.clone())) {
             Some(&(earlier, earlier_last)) if earlier_last < first => {
-                renames.insert(v, earlier);
+                renames.insert(Vgrf::from_raw(v), Vgrf::from_raw(earlier));
                 if let Some(p) = defs.pieces(v as usize) {
                     removed.extend(p.iter().copied());
                 }

@@ -8,11 +8,11 @@
 //! and holds nothing but the unpredicated jump, with no `else`; the `while` it merges into
 //! is unpredicated.
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::Predicate;
 use eubatch_ir::{Control, Inst, Shader};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.

@@ -9,10 +9,10 @@
 //! may stay) and no predicate, in the same channels; nothing between writes X; the move
 //! reads X without modifiers, as the same type.
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Opcode, RegFile, Shader};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.

@@ -13,10 +13,10 @@
 //! the sources and inverts the predicate, and two immediates leave the branch as it is;
 //! saturate must match on both sides.
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Builder, Control, Inst, Opcode, Operand, RegFile, Shader};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// A move that can become half of a select, within `ctl`'s channels.

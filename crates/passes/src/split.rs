@@ -14,11 +14,11 @@
 //! mlen and ex_mlen registers), and what it writes is its `size_written`; such VGRFs are
 //! split only where those stay inside one component.
 
-use crate::analysis::changed::Changed;
 use index_vec::IndexVec;
 
 use eubatch_ir::{Operand, RegFile, Shader, Vgrf, VgrfLayout};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Piece sizes tried for a flat VGRF, in registers, smallest first: a register, then the

@@ -113,7 +113,7 @@ impl Slots {
     /// The slots of VGRF `nr`.
     pub fn vgrf(&self, shader: &Shader, nr: u32) -> SlotRange {
         let b = self.base[nr as usize];
-        b..b + shader.vgrfs[eubatch_ir::Vgrf::from_usize(nr as usize)]
+        b..b + shader.vgrfs[eubatch_ir::Vgrf::from_raw(nr)]
             .size()
             .div_ceil(SLOT)
     }

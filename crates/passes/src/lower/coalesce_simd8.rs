@@ -24,10 +24,10 @@
 //! gen7 and 64-bit types stay SIMD8). Off by default: `--passes lower,coalesce_simd8`
 //! measures it.
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Inst, Operand, RegFile, Region, Shader};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.

@@ -18,13 +18,13 @@
 //! load runs once, before every reader, on every path: one slot per value serves the
 //! whole shader (Mesa loads each constant in the block that dominates all its uses).
 
-use crate::analysis::changed::Changed;
 use hashbrown::HashMap;
 
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Builder, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Constants per shared register: eight 32-bit slots of 32 bytes.

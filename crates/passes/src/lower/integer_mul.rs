@@ -37,12 +37,12 @@
 //! copied first (BDW+ PRM "MACH": "an added preliminary mov is required for source
 //! modification on src1").
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{
     Builder, Control, Inst, Mods, Opcode, Operand, RegFile, Shader, Type, VgrfLayout,
 };
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.

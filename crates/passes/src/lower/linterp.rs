@@ -15,9 +15,9 @@
 //! before SIMD-width lowering, which would otherwise gather each half's barycentrics into
 //! a temporary).
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::{Opcode, Operand, RegFile, Region, Shader, Type};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.

@@ -11,9 +11,9 @@
 //! the message lowering use. A payload whose `size_written` is smaller than that layout
 //! (Mesa 25's packed scalar payloads) is left as it is.
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::{Builder, Opcode, Operand, Shader, Type};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.

@@ -9,10 +9,10 @@
 //! not saturated and has no conditional modifier (it only moves bits). Anything else stays
 //! as it is, and the hardware-form verifier does not accept it.
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::shader::CondMod;
 use eubatch_ir::{Builder, Opcode, RegFile, Shader};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.

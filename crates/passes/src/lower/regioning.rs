@@ -18,10 +18,10 @@
 //! Rules that limit it: the destination is a VGRF whose type is at most 4 bytes (the raw
 //! move copies it in one integer type of its size).
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::shader::Predicate;
 use eubatch_ir::{Builder, Inst, Opcode, Operand, RegFile, Shader, Type, VgrfLayout};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Scalar code: operands read as Align1 regions.

@@ -18,9 +18,9 @@
 //! - Flags: each piece keeps the flag subregister; the channel group selects its bits, as
 //!   the hardware does for split SIMD32 code.
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::width_rules::{max_width, source_layout, SourceLayout};
 
+use crate::analysis::changed::Changed;
 use crate::lower::horiz_offset;
 use eubatch_ir::{Builder, Inst, Operand, RegFile, Shader};
 

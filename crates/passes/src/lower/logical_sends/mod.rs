@@ -33,11 +33,11 @@ mod sampler;
 mod surface;
 mod urb;
 
-use crate::analysis::changed::Changed;
 use eubatch_ir::message::message_desc;
 use eubatch_ir::shader::SendInfo;
 use eubatch_ir::{Builder, Gen, Inst, Opcode, Operand, RegFile, Shader, Type};
 
+use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 use payload::Payload;
