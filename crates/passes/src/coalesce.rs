@@ -105,13 +105,14 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
         return Changed::NOTHING;
     };
     let iv = cx.intervals(shader).expect("liveness was computed");
-    let order: Vec<Inst> = shader.layout.insts().collect();
-    let writes = Writes::new(&live, &order);
+    let points = cx.points(shader);
+    let order = points.order();
+    let writes = Writes::new(&live, order);
     let slots = &live.access.slots;
-    // First and last position of slots `r` together.
+    // First and last position (program point) of slots `r` together.
     let range = |r: SlotRange| -> (u32, u32) {
         let i = iv.slots(r);
-        (i.start, i.end)
+        (i.start.get(), i.end.get())
     };
     // VGRFs renamed away this run (B), and VGRFs that receive others (A): a VGRF is
     // renamed at most once and not both; one A may receive several B's, in disjoint parts
@@ -209,7 +210,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     merge_componentwise(
         shader,
         slots,
-        &order,
+        order,
         &range,
         &mut touched,
         &mut targets,
@@ -229,7 +230,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             }
         }
     };
-    for inst in &order {
+    for inst in order {
         rename(&mut shader.insts.dst[*inst]);
         for s in shader.srcs_mut(*inst) {
             rename(s);

@@ -27,7 +27,7 @@ use eubatch_ir::cfg::split_blocks;
 use eubatch_ir::{Shader, Vgrf};
 
 use analysis::changed::{BlockShape, Changed, Snapshot};
-use analysis::{access_table, defs, intervals, liveness, nesting, pressure};
+use analysis::{access_table, defs, intervals, liveness, nesting, points, pressure};
 
 /// What passes share while they run on one shader: the analyses, computed on demand and
 /// kept until a pass reports that it changed the shader (the manager then calls
@@ -40,6 +40,7 @@ pub struct PassCx {
     /// The last table, of an earlier version of the shader: the next is made from it.
     stale_access: Option<Rc<access_table::AccessTable>>,
     nesting: Option<Rc<nesting::Nesting>>,
+    points: Option<Rc<points::Points>>,
     /// The control-flow graph, or why the layout has none (unbalanced control flow).
     cfg: Option<Result<Rc<eubatch_ir::cfg::Cfg>, String>>,
     liveness: Option<Rc<liveness::Liveness>>,
@@ -57,6 +58,13 @@ impl PassCx {
     pub fn nesting(&mut self, shader: &Shader) -> Rc<nesting::Nesting> {
         self.nesting
             .get_or_insert_with(|| Rc::new(nesting::Nesting::compute(shader)))
+            .clone()
+    }
+
+    /// Every instruction's position in layout order, numbered once until invalidated.
+    pub fn points(&mut self, shader: &Shader) -> Rc<points::Points> {
+        self.points
+            .get_or_insert_with(|| Rc::new(points::Points::compute(shader)))
             .clone()
     }
 
@@ -102,7 +110,10 @@ impl PassCx {
     pub fn intervals(&mut self, shader: &Shader) -> Option<Rc<intervals::LiveIntervals>> {
         if self.intervals.is_none() {
             let live = self.liveness(shader)?;
-            self.intervals = Some(Rc::new(intervals::LiveIntervals::compute(shader, &live)));
+            let points = self.points(shader);
+            self.intervals = Some(Rc::new(intervals::LiveIntervals::compute(
+                shader, &live, &points,
+            )));
         }
         self.intervals.clone()
     }
@@ -139,6 +150,9 @@ impl PassCx {
         if changed.intersects(Self::NESTING_DEPENDS_ON) {
             self.nesting = None;
         }
+        if changed.intersects(Self::POINTS_DEPEND_ON) {
+            self.points = None;
+        }
         // The rest read every field of every instruction, the VGRF table and the nesting:
         // stale after any change.
         if let Some(access) = self.access.take() {
@@ -156,6 +170,8 @@ impl PassCx {
     /// The nesting is per instruction, counted along the order from the control-flow
     /// instructions that open and close the blocks.
     const NESTING_DEPENDS_ON: Changed = Changed::INSTRUCTION_IDENTITY.union(Changed::BLOCKS);
+    /// The numbering follows the instruction order and the blocks, nothing else.
+    const POINTS_DEPEND_ON: Changed = Changed::INSTRUCTION_IDENTITY.union(Changed::BLOCKS);
 }
 
 /// Makes every source that reads a VGRF in `renames` read its replacement instead.

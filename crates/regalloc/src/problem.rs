@@ -15,7 +15,7 @@ pub struct Problem {
     pub bytes: Vec<u32>,
     /// Per VGRF: registers it takes (its bytes rounded up to whole registers).
     pub regs: Vec<u32>,
-    /// Per VGRF: the instruction positions it is live at.
+    /// Per VGRF: the program points it is live at.
     pub live: Vec<Interval>,
 }
 
@@ -74,10 +74,10 @@ block0:
         assert_eq!(p.bytes, vec![32, 64, 32, 32]);
         assert_eq!(p.regs, vec![1, 2, 1, 1]);
         let v = Vgrf::from_usize;
-        assert_eq!(p.live[0], Interval { start: 1, end: 3 });
-        assert_eq!(p.live[1], Interval { start: 2, end: 4 });
-        assert_eq!(p.live[2], Interval { start: 4, end: 5 });
-        assert_eq!(p.live[3], Interval { start: 0, end: 5 });
+        assert_eq!(p.live[0], Interval::between(1, 3));
+        assert_eq!(p.live[1], Interval::between(2, 4));
+        assert_eq!(p.live[2], Interval::between(4, 5));
+        assert_eq!(p.live[3], Interval::between(0, 5));
         assert!(p.interfere(v(0), v(1)));
         assert!(p.interfere(v(1), v(2)));
         assert!(!p.interfere(v(0), v(2)));

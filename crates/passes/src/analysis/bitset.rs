@@ -12,7 +12,7 @@ pub trait Member: Copy + Eq + std::fmt::Debug {
     fn bit(self) -> u32;
 }
 
-/// Defines a dense `u32` number type that sets hold: ordered, `+ u32` moves it along,
+/// Defines a dense `u32` number type that sets hold: ordered, `± u32` moves it along,
 /// `a - b` is the distance between two; `new` and `get` convert from and to the number.
 #[macro_export]
 macro_rules! dense_index {
@@ -71,6 +71,15 @@ macro_rules! dense_index {
             #[inline]
             fn add(self, n: u32) -> $name {
                 $name(self.0 + n)
+            }
+        }
+
+        impl ::std::ops::Sub<u32> for $name {
+            type Output = $name;
+            #[inline]
+            fn sub(self, n: u32) -> $name {
+                debug_assert!(n <= self.0, "{self:?} - {n}");
+                $name(self.0 - n)
             }
         }
 

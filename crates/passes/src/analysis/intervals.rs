@@ -16,19 +16,29 @@ use eubatch_ir::{Block, Shader, Vgrf};
 use crate::analysis::access::{Slot, SlotRange};
 use crate::analysis::access_table::AccessTable;
 use crate::analysis::liveness::Liveness;
+use crate::analysis::points::Point;
+use crate::analysis::points::Points;
 
-/// Instruction positions `start..=end`; empty when `start > end`.
+/// Program points `start..=end`; empty when `start > end`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Interval {
-    pub start: u32,
-    pub end: u32,
+    pub start: Point,
+    pub end: Point,
 }
 
 impl Interval {
     pub const EMPTY: Interval = Interval {
-        start: u32::MAX,
-        end: 0,
+        start: Point::new(u32::MAX),
+        end: Point::new(0),
     };
+
+    /// Points `start..=end` (in tests, as plain numbers).
+    pub fn between(start: u32, end: u32) -> Interval {
+        Interval {
+            start: Point::new(start),
+            end: Point::new(end),
+        }
+    }
 
     pub fn is_empty(&self) -> bool {
         self.start > self.end
@@ -56,35 +66,35 @@ pub struct LiveIntervals {
 }
 
 impl LiveIntervals {
-    pub fn compute(shader: &Shader, live: &Liveness) -> LiveIntervals {
+    pub fn compute(shader: &Shader, live: &Liveness, points: &Points) -> LiveIntervals {
         let table = &live.access;
         let mut iv: IndexVec<Slot, Interval> =
             IndexVec::from_vec(vec![Interval::EMPTY; table.slots.count() as usize]);
-        let touch = |iv: &mut IndexVec<Slot, Interval>, s: Slot, ip: u32| {
+        let touch = |iv: &mut IndexVec<Slot, Interval>, s: Slot, ip: Point| {
             let e = &mut iv[s];
             e.start = e.start.min(ip);
             e.end = e.end.max(ip);
         };
-        // Block boundaries, in layout order: where each block starts and ends.
-        let mut bounds = Vec::with_capacity(shader.layout.blocks.len());
-        let mut ip = 0u32;
-        for block in shader.layout.blocks.iter() {
-            let start = ip;
-            for &inst in &block.insts {
-                // Run by run: one slice of the column at a time.
-                let runs = table
-                    .use_runs(inst)
-                    .chain(table.def_runs(inst).map(|(r, _, _)| r));
-                for r in runs {
-                    for e in &mut iv[r] {
-                        e.start = e.start.min(ip);
-                        e.end = e.end.max(ip);
-                    }
+        for (ip, &inst) in points.order().iter().enumerate() {
+            let ip = Point::new(ip as u32);
+            // Run by run: one slice of the column at a time.
+            let runs = table
+                .use_runs(inst)
+                .chain(table.def_runs(inst).map(|(r, _, _)| r));
+            for r in runs {
+                for e in &mut iv[r] {
+                    e.start = e.start.min(ip);
+                    e.end = e.end.max(ip);
                 }
-                ip += 1;
             }
-            bounds.push((start, ip.saturating_sub(1).max(start)));
         }
+        // Where each block starts and ends (an empty block: where the next one starts).
+        let bounds: Vec<(Point, Point)> = (0..shader.layout.blocks.len())
+            .map(|b| {
+                let r = points.block(Block::from_usize(b));
+                (r.start, if r.is_empty() { r.start } else { r.end - 1u32 })
+            })
+            .collect();
         // A slot live into a block is live from the block's start; live out of it, to its
         // end. Block starts and ends grow with the block's place in the layout, so only the
         // first and the last block a slot is live into (or out of) can widen its interval:
@@ -165,9 +175,9 @@ block0:
         let mut cx = PassCx::default();
         let iv = cx.intervals(&s).unwrap();
         let v = Vgrf::from_usize;
-        assert_eq!(iv.vgrf(&s, v(0)), Interval { start: 0, end: 1 });
-        assert_eq!(iv.vgrf(&s, v(1)), Interval { start: 1, end: 2 });
-        assert_eq!(iv.vgrf(&s, v(2)), Interval { start: 2, end: 3 });
+        assert_eq!(iv.vgrf(&s, v(0)), Interval::between(0, 1));
+        assert_eq!(iv.vgrf(&s, v(1)), Interval::between(1, 2));
+        assert_eq!(iv.vgrf(&s, v(2)), Interval::between(2, 3));
         // Each value meets the next where it is read to write it; 0 and 2 never meet.
         assert!(iv.interfere(&s, v(0), v(1)));
         assert!(iv.interfere(&s, v(1), v(2)));

@@ -4,7 +4,8 @@
 //! - [`access`]: which 4-byte slots of VGRFs and flags an instruction reads and writes;
 //!   [`access_table`] holds those accesses of every instruction as columns.
 //! - [`defs`]: the single and piecewise definitions of every VGRF.
-//! - [`nesting`]: how deep in `if`/`do` constructs each instruction and block is.
+//! - [`nesting`]: how deep in `if`/`do` constructs each instruction and block is;
+//!   [`points`]: each instruction's position in layout order (program points).
 //! - [`liveness`]: which slots are live into and out of every block; [`pressure`] counts
 //!   them per instruction in registers; [`intervals`] turns it into a linear live interval
 //!   per slot and per VGRF, and says which VGRFs interfere.
@@ -27,6 +28,7 @@ pub mod defs;
 pub mod intervals;
 pub mod liveness;
 pub mod nesting;
+pub mod points;
 pub mod pressure;
 pub mod range_lists;
 pub mod slot_lists;
