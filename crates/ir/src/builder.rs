@@ -11,8 +11,12 @@
 //! size, and the call says why.
 //!
 //! A builder is a plain value: it creates instructions in the shader's columns and returns
-//! them; where they go in the layout stays with the pass (every pass that emits code
-//! collects the new instructions and splices them in).
+//! them; where they go in the layout stays with the pass. Unlike Mesa's builder, it has no
+//! insertion point on purpose: a block's layout is one `Vec<Inst>`, so inserting each new
+//! instruction where it goes would move the rest of the block every time (quadratic in a
+//! block that lowering rewrites throughout). A pass instead returns, per instruction it
+//! replaces, the instructions that take its place, and the block is rebuilt once
+//! (`eubatch_passes::lower::replace_each` and its kin).
 
 use crate::shader::{InstBuilder, SendInfo};
 use crate::{Control, Inst, Opcode, Operand, Shader};

@@ -268,10 +268,6 @@ crate::dense_index! {
     struct CopyId;
 }
 
-/// The copies available at the start of each block: made on every path to it and not
-/// undone (neither side written) since — Mesa's dataflow over its ACP sets. Each copy is
-/// a fact about the program as it is: rewriting sources later does not change what any
-/// instruction writes, so the sets stay true while the pass rewrites.
 /// The copies of the whole shader, per block the set of those available at its start,
 /// and the copies each slot's write ends and each VGRF holds (by number, newest first).
 struct Available {
@@ -281,12 +277,22 @@ struct Available {
     by_dst: crate::analysis::slot_lists::SlotLists,
 }
 
+/// The copies available at the start of each block: made on every path to it and not
+/// undone (neither side written) since — Mesa's dataflow over its ACP sets. Each copy is
+/// a fact about the program as it is: rewriting sources later does not change what any
+/// instruction writes, so the sets stay true while the pass rewrites. `None` when no block
+/// but the first has any (a shader of one block).
 fn available_at_entry(
     shader: &Shader,
     table: &AccessTable,
     cfg: &eubatch_ir::cfg::Cfg,
 ) -> Option<Available> {
     let nb = shader.layout.blocks.len();
+    // One block: nothing is available at the start of the only block (most fragment
+    // shaders are one block, and would pay for every copy twice).
+    if nb <= 1 {
+        return None;
+    }
     let mut copies: IndexVec<CopyId, Copy> = IndexVec::new();
     let mut copy_at: HashMap<Inst, CopyId> = HashMap::new();
     let mut by_slot = crate::analysis::range_lists::RangeLists::new(table.slots.count());
