@@ -64,7 +64,8 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
     // The accesses of all VGRFs in one array, in the order met, then grouped by VGRF:
     // one allocation for the whole shader instead of one per VGRF.
     let mut exact = vec![0u32; count];
-    let mut met: Vec<(u32, Access)> = Vec::new();
+    // About one destination and two sources per instruction: grown once or not at all.
+    let mut met: Vec<(u32, Access)> = Vec::with_capacity(3 * uses.len());
     for u in uses {
         let dst = u.dst;
         if dst.file == RegFile::Vgrf {

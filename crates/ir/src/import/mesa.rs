@@ -51,9 +51,13 @@ pub fn import_mesa_dump(
     };
     let width = dump.width.unwrap_or(8);
     let mut shader = Shader::new(name, dump.stage, backend, width, target);
+    // Nearly every line is an instruction, with three sources at most but for a few
+    // payload builders: the columns are sized once from the line count.
+    let line_count = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+    shader.reserve_insts(line_count, 3 * line_count);
     let mut parsed = ParsedInst::default();
-    let mut shown: Vec<u64> = Vec::new();
-    let mut sends: Vec<(u8, u8)> = Vec::new();
+    let mut shown: Vec<u64> = Vec::with_capacity(line_count);
+    let mut sends: Vec<(u8, u8)> = Vec::with_capacity(line_count);
     let mut max_vgrf: Option<u32> = None;
     let mut ended = false;
     for (i, line) in lines(text).enumerate() {
