@@ -4,13 +4,14 @@
 //! when the access has an offset or does not cover the whole register
 //! (`fs_visitor::dump_instruction`). So:
 //! * an ALU access printed without `+R.B` gives the VGRF's exact size (its footprint);
-//! * every access gives a lower bound (`offset + footprint`), rounded up to whole 32-byte
-//!   registers, the unit Mesa allocates in.
+//! * every access gives a lower bound (`offset + footprint`), rounded up to whole registers
+//!   (the target's [`Target::reg_size`](crate::target::Target::reg_size) bytes), the unit
+//!   Mesa allocates in.
 //!
 //! The component pitch is the smallest register multiple such that every access lies
-//! inside one component or spans whole components. Where every access inside a 32-byte
-//! component is a 16-bit (or 8-bit) access to its low 16 bytes, the component is 16 data
-//! bytes and 16 padding bytes: SIMD8 half-float values (seed 003).
+//! inside one component or spans whole components. Where every access inside a one-register
+//! component is a 16-bit (or 8-bit) access to its low half, the component is half a register
+//! of data and half of padding (16 and 16 bytes): SIMD8 half-float values (seed 003).
 //!
 //! What is inferred is a lower bound: bytes no instruction touches are not known to exist.
 
@@ -43,13 +44,13 @@ struct Access {
 
 /// The byte length of source `i` when the opcode fixes it, `None` when only the message
 /// knows it.
-fn src_len(u: &InstUse<'_>, i: usize) -> Option<u32> {
+fn src_len(u: &InstUse<'_>, i: usize, reg_size: u32) -> Option<u32> {
     let src = &u.srcs[i];
     if u.opcode == Opcode::Send || u.opcode == Opcode::Sends {
         // SHADER_OPCODE_SEND: sources 2 and 3 are the payloads (fs_inst::size_read).
         return match i {
-            2 if u.mlen != 0 => Some(u.mlen as u32 * 32),
-            3 if u.ex_mlen != 0 => Some(u.ex_mlen as u32 * 32),
+            2 if u.mlen != 0 => Some(u.mlen as u32 * reg_size),
+            3 if u.ex_mlen != 0 => Some(u.ex_mlen as u32 * reg_size),
             _ => None,
         };
     }
@@ -59,8 +60,9 @@ fn src_len(u: &InstUse<'_>, i: usize) -> Option<u32> {
     Some(src.footprint(u.exec_size))
 }
 
-/// Layouts for `count` VGRFs and `size_written` for every instruction, from the uses.
-pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) {
+/// Layouts for `count` VGRFs and `size_written` for every instruction, from the uses, on a
+/// target whose registers are `reg_size` bytes.
+pub fn infer(count: usize, uses: &[InstUse<'_>], reg_size: u32) -> (Vec<VgrfLayout>, Vec<u32>) {
     // The accesses of all VGRFs in one array, in the order met, then grouped by VGRF:
     // one allocation for the whole shader instead of one per VGRF.
     let mut exact = vec![0u32; count];
@@ -101,7 +103,7 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
             }
             let e = &mut exact[src.nr as usize];
             let shown = u.offset_shown & (1 << (i + 1)) != 0;
-            let len = src_len(u, i);
+            let len = src_len(u, i, reg_size);
             if let (Some(l), false, false) = (len, shown, u.opcode.has_free_size_written()) {
                 *e = (*e).max(l);
             }
@@ -127,7 +129,7 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
     let layouts: Vec<VgrfLayout> = (0..count)
         .map(|v| {
             let of_v = &accesses[starts[v]..starts[v + 1]];
-            layout_of(exact[v], of_v, &mut scratch)
+            layout_of(exact[v], of_v, &mut scratch, reg_size)
         })
         .collect();
     let sizes = size_written(uses, &layouts);
@@ -212,14 +214,15 @@ fn round_up(v: u32, to: u32) -> u32 {
     v.div_ceil(to) * to
 }
 
-/// The layout of a VGRF from its accesses and the exact size some of them show.
-fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayout {
+/// The layout of a VGRF from its accesses and the exact size some of them show, in whole
+/// registers of `reg` bytes.
+fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch, reg: u32) -> VgrfLayout {
     let extent = accesses
         .iter()
         .map(|a| a.offset + a.len.unwrap_or(1))
         .max()
-        .unwrap_or(32);
-    let size = exact.max(round_up(extent, 32)).max(32);
+        .unwrap_or(reg);
+    let size = exact.max(round_up(extent, reg)).max(reg);
     let known = || {
         accesses
             .iter()
@@ -236,7 +239,7 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayo
         accesses
             .iter()
             .filter(|a| a.alu_write)
-            .filter_map(|a| a.len.map(|l| round_up(l.max(1), 32)))
+            .filter_map(|a| a.len.map(|l| round_up(l.max(1), reg)))
             .filter(|p| size.is_multiple_of(*p)),
     );
     // Each pitch is tried once (many accesses have the same length), and the candidate
@@ -252,7 +255,7 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayo
             pitches.clear();
             pitches.extend(
                 known()
-                    .map(|(_, l)| round_up(l, 32))
+                    .map(|(_, l)| round_up(l, reg))
                     .filter(|p| size.is_multiple_of(*p)),
             );
             pitches.push(size);
@@ -268,7 +271,7 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayo
     let low = |a: &Access, l: u32| a.elem <= 2 && (a.offset % pitch) + l.max(1) <= half;
     let whole =
         |a: &Access, l: u32| a.offset.is_multiple_of(pitch) && l > 0 && l.is_multiple_of(pitch);
-    let padded = pitch == 32
+    let padded = pitch == reg
         && accesses.iter().any(|a| a.alu_write)
         && accesses.iter().all(|a| match a.len {
             Some(l) if a.alu_write => low(a, l),

@@ -20,7 +20,8 @@ use crate::text::cursor::Cursor;
 use crate::text::inst::{parse_inst, Dialect, ParsedInst, Syntax};
 use crate::text::lines::lines;
 
-/// The largest VGRF the importer accepts (1024 registers).
+/// The largest VGRF the importer accepts: 1024 registers of 32 bytes. A bound in bytes,
+/// the same whatever the target's register size (it only keeps layouts in range).
 pub const MAX_VGRF_BYTES: u32 = 32 * 1024;
 
 /// The largest VGRF number a dump may use. Every number up to the largest used gets a
@@ -145,7 +146,7 @@ pub fn import_mesa_dump(
             ex_mlen: sends[inst.index()].1,
         })
         .collect();
-    let (layouts, sizes) = infer(count, &uses);
+    let (layouts, sizes) = infer(count, &uses, shader.reg_size());
     drop(uses);
     shader.vgrfs = layouts.into_iter().collect();
     shader.insts.size_written = sizes.into_iter().collect();
