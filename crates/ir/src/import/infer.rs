@@ -297,14 +297,15 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch, reg: u32) -
 fn size_written(uses: &[InstUse<'_>], layouts: &[VgrfLayout]) -> Vec<u32> {
     // Where each VGRF is written, to bound writes of unknown size by the next write:
     // (VGRF, offset) pairs, sorted, in one array; made when a write first needs it (few
-    // shaders have such writes).
-    let write_starts: std::cell::OnceCell<Vec<(u32, u32)>> = std::cell::OnceCell::new();
+    // shaders have such writes). Each pair is one integer, VGRF above offset, so that
+    // sorting compares integers rather than tuples.
+    let write_starts: std::cell::OnceCell<Vec<u64>> = std::cell::OnceCell::new();
     let starts = || {
         write_starts.get_or_init(|| {
-            let mut w: Vec<(u32, u32)> = uses
+            let mut w: Vec<u64> = uses
                 .iter()
                 .filter(|u| u.dst.file == RegFile::Vgrf)
-                .map(|u| (u.dst.nr, u.dst.offset))
+                .map(|u| write_key(u.dst.nr, u.dst.offset))
                 .collect();
             w.sort_unstable();
             w.dedup();
@@ -331,14 +332,19 @@ fn size_written(uses: &[InstUse<'_>], layouts: &[VgrfLayout]) -> Vec<u32> {
             } else {
                 // The first write of the VGRF that starts after this one.
                 let write_starts = starts();
-                let i = write_starts.partition_point(|&w| w <= (dst.nr, dst.offset));
+                let i = write_starts.partition_point(|&w| w <= write_key(dst.nr, dst.offset));
                 let next = write_starts
                     .get(i)
-                    .filter(|&&(nr, _)| nr == dst.nr)
-                    .map_or(size, |&(_, s)| s);
+                    .filter(|&&w| (w >> 32) as u32 == dst.nr)
+                    .map_or(size, |&w| w as u32);
                 (next - dst.offset).max(default)
             };
             want.min(room)
         })
         .collect()
+}
+
+/// A write's (VGRF, offset) as one integer, ordered as the pair is.
+fn write_key(nr: u32, offset: u32) -> u64 {
+    (u64::from(nr) << 32) | u64::from(offset)
 }

@@ -412,7 +412,12 @@ pub fn listed_programs_filtered(
             }
             continue;
         }
-        let trimmed = trim_indent(line);
+        // Instruction lines, most of a listing, start at column 0: only others are trimmed.
+        let indented = line
+            .as_bytes()
+            .first()
+            .is_some_and(|&b| is_space(b) || !b.is_ascii());
+        let trimmed = if indented { trim_indent(line) } else { line };
         let first = trimmed.as_bytes().first().copied();
         let special = matches!(first, Some(b'S' | b'E' | b's' | b'u'));
         if special && (trimmed.starts_with("START B") || trimmed.starts_with("END B")) {

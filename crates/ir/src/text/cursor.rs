@@ -52,10 +52,9 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Consumes `tok` if the text continues with it.
-    #[inline]
     /// [`Cursor::eat`] for a keyword: only where no letter, digit or `_` follows it, so
     /// that `NoMask` is not taken from the front of `NoMaskParams`.
+    #[inline]
     pub fn eat_word(&mut self, word: &str) -> bool {
         let rest = &self.s.as_bytes()[self.pos..];
         let whole = rest.starts_with(word.as_bytes())
@@ -68,10 +67,18 @@ impl<'a> Cursor<'a> {
         whole
     }
 
+    /// Whether the text continues with `tok`. Bytes, not `rest()`: the same test without
+    /// finding a character boundary first (the cursor only ever stops on one). Inlined, so
+    /// that a constant `tok` is compared in place rather than by a call to `memcmp`.
+    #[inline]
+    pub fn looking_at(&self, tok: &str) -> bool {
+        self.s.as_bytes()[self.pos..].starts_with(tok.as_bytes())
+    }
+
+    /// Consumes `tok` if the text continues with it (a match ends on a character boundary).
+    #[inline]
     pub fn eat(&mut self, tok: &str) -> bool {
-        // Bytes, not `rest()`: the same test without finding a character boundary first
-        // (the cursor only ever stops on one; a match of `tok` ends on one too).
-        if self.s.as_bytes()[self.pos..].starts_with(tok.as_bytes()) {
+        if self.looking_at(tok) {
             self.pos += tok.len();
             true
         } else {

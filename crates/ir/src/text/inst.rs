@@ -146,7 +146,7 @@ impl ParsedInst {
 /// A predicate, if the text has one: `(+f0.0)`, `(-f1.0.any4h)`, `(+f0.0.x)` (the syntax
 /// of Mesa's IR printers and of its disassembler alike). Sets predicate, inversion and flag.
 pub fn parse_predicate(c: &mut Cursor<'_>, control: &mut Control) -> PResult<()> {
-    if !(c.rest().starts_with("(+") || c.rest().starts_with("(-")) {
+    if !(c.looking_at("(+") || c.looking_at("(-")) {
         return Ok(());
     }
     c.pos += 1;
@@ -258,8 +258,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
         super::memory::parse_mesa25_memory_sources(c, d, out)?;
     }
     loop {
-        let r = c.rest();
-        if r.is_empty() || r.starts_with("NoMask") || r.starts_with("group") {
+        if c.at_end() || c.looking_at("NoMask") || c.looking_at("group") {
             break;
         }
         let (src, shown) = parse_operand(c, d, false)?;
