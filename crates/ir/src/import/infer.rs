@@ -223,6 +223,18 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch, reg: u32) -
         .max()
         .unwrap_or(reg);
     let size = exact.max(round_up(extent, reg)).max(reg);
+    if accesses
+        .iter()
+        .all(|a| a.offset == 0 && a.len == Some(size))
+    {
+        // Every access covers the whole VGRF (most VGRFs): every candidate pitch is the
+        // size, and such accesses are neither in the low half of a component nor padded.
+        return VgrfLayout {
+            components: 1,
+            data: size as u16,
+            padding: 0,
+        };
+    }
     let known = || {
         accesses
             .iter()

@@ -319,7 +319,7 @@ fn opcode_named(name: &str) -> Option<Opcode> {
     let mask = table.len() - 1;
     let mut i = name_hash(name) & mask;
     while let Some((n, op)) = table[i] {
-        if n == name {
+        if same_name(n, name) {
             return Some(op);
         }
         i = (i + 1) & mask;
@@ -327,12 +327,20 @@ fn opcode_named(name: &str) -> Option<Opcode> {
     None
 }
 
-/// A cheap hash of an opcode name (FNV-1a): names are short, and the table is small.
+/// A cheap hash of an opcode name: its length and its first two and last bytes, mixed by
+/// one multiplication. A fixed number of steps whatever the length; names it does not
+/// tell apart (`pixel_x`, `pixel_y`) cost a probe more.
 fn name_hash(name: &str) -> usize {
-    let h = name.bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    h as usize
+    let b = name.as_bytes();
+    let at = |i: usize| u32::from(b.get(i).copied().unwrap_or(0));
+    let key = at(0) | at(1) << 8 | at(b.len().saturating_sub(1)) << 16 | (b.len() as u32) << 24;
+    (key.wrapping_mul(0x9e37_79b1) >> 16) as usize
+}
+
+/// `a == b` for the short names of opcodes, byte by byte in place rather than by a call to
+/// `memcmp`.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 fn hex_u32(c: &mut Cursor<'_>) -> PResult<u32> {

@@ -15,6 +15,14 @@ pub struct Lines<'a> {
     rest: &'a str,
 }
 
+impl<'a> Lines<'a> {
+    /// The text not split yet: what follows the last line returned, its line feed
+    /// excluded. `lines(l.remainder()[n..])`, with `n` a line start, goes on from there.
+    pub fn remainder(&self) -> &'a str {
+        self.rest
+    }
+}
+
 impl<'a> Iterator for Lines<'a> {
     type Item = &'a str;
 
