@@ -83,10 +83,10 @@ pub fn import_mesa_dump(
         if c.eat("{") {
             // `{ 12}   17: ` : register pressure, then the instruction's index.
             c.skip_spaces();
-            c.number("a register pressure")?;
+            c.skip_number("a register pressure")?;
             c.expect("}")?;
             c.skip_spaces();
-            c.number("an instruction index")?;
+            c.skip_number("an instruction index")?;
             c.expect(":")?;
         }
         parse_inst(&mut c, dialect, &mut parsed)?;

@@ -45,11 +45,16 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Skips spaces, tabs and carriage returns. On the bytes, with the position in a local:
+    /// called several times on every line.
     #[inline]
     pub fn skip_spaces(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r')) {
-            self.pos += 1;
+        let b = self.s.as_bytes();
+        let mut p = self.pos;
+        while p < b.len() && matches!(b[p], b' ' | b'\t' | b'\r') {
+            p += 1;
         }
+        self.pos = p;
     }
 
     /// [`Cursor::eat`] for a keyword: only where no letter, digit or `_` follows it, so
@@ -104,14 +109,14 @@ impl<'a> Cursor<'a> {
     /// Consumes the longest run of bytes matching `f`.
     #[inline]
     pub fn take_while(&mut self, f: impl Fn(u8) -> bool) -> &'a str {
+        let b = self.s.as_bytes();
         let start = self.pos;
-        while let Some(c) = self.peek() {
-            if !f(c) {
-                break;
-            }
-            self.pos += 1;
+        let mut p = start;
+        while p < b.len() && f(b[p]) {
+            p += 1;
         }
-        &self.s[start..self.pos]
+        self.pos = p;
+        &self.s[start..p]
     }
 
     /// An unsigned decimal number.
@@ -139,6 +144,23 @@ impl<'a> Cursor<'a> {
             return Err(self.expected_cold(what));
         }
         Ok(value)
+    }
+
+    /// [`Cursor::number`] where the value is not wanted (the register pressure and index
+    /// before each instruction of a dump): up to nine digits cannot overflow and are only
+    /// passed over; anything else (no digit, or more) is read by `number`, for its error.
+    #[inline]
+    pub fn skip_number(&mut self, what: &str) -> PResult<()> {
+        let b = self.s.as_bytes();
+        let mut p = self.pos;
+        while p < b.len() && b[p].is_ascii_digit() {
+            p += 1;
+        }
+        if p == self.pos || p - self.pos > 9 {
+            return self.number(what).map(drop);
+        }
+        self.pos = p;
+        Ok(())
     }
 
     /// The error of a number beyond u32 starting at `start`: it names all its digits.
