@@ -69,11 +69,13 @@ pub fn infer(count: usize, uses: &[InstUse<'_>], reg_size: u32) -> (Vec<VgrfLayo
     // About one destination and two sources per instruction: grown once or not at all.
     let mut met: Vec<(u32, Access)> = Vec::with_capacity(3 * uses.len());
     for u in uses {
+        // What the opcode says, asked once per instruction rather than per operand.
+        let free = u.opcode.has_free_size_written();
+        let message = u.opcode.is_message();
         let dst = u.dst;
         if dst.file == RegFile::Vgrf {
             let e = &mut exact[dst.nr as usize];
             let shown = u.offset_shown & 1 != 0;
-            let free = u.opcode.has_free_size_written();
             let len = if free {
                 let len = message_dst_len(u);
                 if let (Some(l), false) = (len, shown) {
@@ -104,10 +106,10 @@ pub fn infer(count: usize, uses: &[InstUse<'_>], reg_size: u32) -> (Vec<VgrfLayo
             let e = &mut exact[src.nr as usize];
             let shown = u.offset_shown & (1 << (i + 1)) != 0;
             let len = src_len(u, i, reg_size);
-            if let (Some(l), false, false) = (len, shown, u.opcode.has_free_size_written()) {
+            if let (Some(l), false, false) = (len, shown, free) {
                 *e = (*e).max(l);
             }
-            let len = if u.opcode.is_message() {
+            let len = if message {
                 len
             } else {
                 Some(src.span(u.exec_size))
