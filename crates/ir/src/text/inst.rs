@@ -610,22 +610,19 @@ fn parse_channels(c: &mut Cursor<'_>, d: Dialect, is_dst: bool, op: &mut Operand
     }
     c.pos += 1;
     let letters = c.take_while(|b| matches!(b, b'x' | b'y' | b'z' | b'w'));
-    if is_dst {
-        let mut mask = 0u8;
-        for ch in letters.bytes() {
-            mask |= 1 << chan(ch);
-        }
-        op.region.swizzle = mask;
+    op.region.swizzle = if is_dst {
+        // One bit a channel written.
+        letters.bytes().fold(0, |mask, ch| mask | 1 << chan(ch))
     } else {
         if letters.len() != 4 {
             return Err(c.expected("a four-letter swizzle"));
         }
-        let mut swz = 0u8;
-        for (i, ch) in letters.bytes().enumerate() {
-            swz |= chan(ch) << (2 * i);
-        }
-        op.region.swizzle = swz;
-    }
+        // Two bits a channel: the component each reads.
+        letters
+            .bytes()
+            .enumerate()
+            .fold(0, |swz, (i, ch)| swz | chan(ch) << (2 * i))
+    };
     Ok(())
 }
 
