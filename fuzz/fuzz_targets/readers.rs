@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // Mesa's final-code listings (asm.txt): the importer's reader of URB offsets and the
     // full reader.
-    let _ = eubatch_ir::import::listing::listed_programs(text);
+    check_listing_filters(text);
     if let Ok(programs) = eubatch_codegen::asm::read_asm(text, "asm.txt", Gen::Gen9) {
         for p in &programs {
             let _ = verify(&p.shader);
@@ -49,3 +49,35 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// The importer reads a listing filtered to one program, passing over the others by a
+/// search: what it keeps must be what the unfiltered reader gives for that program, and it
+/// must refuse what the unfiltered reader refuses, with the same error.
+fn check_listing_filters(text: &str) {
+    use eubatch_ir::import::listing::{listed_programs, listed_programs_filtered, ListingFilter};
+    use eubatch_ir::shader::Stage;
+    let all = listed_programs(text);
+    let mut wanted: Vec<(Stage, String)> = vec![(Stage::Fs, "GLSL1".into())];
+    if let Ok(programs) = &all {
+        wanted.extend(programs.iter().map(|p| (p.stage, p.program.clone())));
+    }
+    for (stage, program) in &wanted {
+        let filter = ListingFilter {
+            program: Some((*stage, program)),
+            wide_immediates: true,
+        };
+        match (&all, listed_programs_filtered(text, filter)) {
+            (Ok(all), Ok(some)) => {
+                let same: Vec<String> = all
+                    .iter()
+                    .filter(|p| p.stage == *stage && p.program == *program)
+                    .map(|p| format!("{p:?}"))
+                    .collect();
+                let some: Vec<String> = some.iter().map(|p| format!("{p:?}")).collect();
+                assert_eq!(some, same, "the filtered reader keeps what the full one reads");
+            }
+            (Err(a), Err(b)) => assert_eq!(*a, b, "the filtered reader refuses alike"),
+            (a, b) => panic!("unfiltered {a:?}, filtered {b:?}"),
+        }
+    }
+}

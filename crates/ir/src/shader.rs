@@ -357,6 +357,20 @@ impl Shader {
         }
     }
 
+    /// Makes room for `insts` more instructions with `operands` more sources in all, so
+    /// that a reader which knows about how many it will create (the importer, from the
+    /// lines of a dump) grows each column once instead of by doubling.
+    pub fn reserve_insts(&mut self, insts: usize, operands: usize) {
+        let c = &mut self.insts;
+        c.opcode.reserve(insts);
+        c.control.reserve(insts);
+        c.dst.reserve(insts);
+        c.srcs.reserve(insts);
+        c.size_written.reserve(insts);
+        c.send.reserve(insts);
+        self.operands.reserve(operands);
+    }
+
     /// Adds an instruction to the columns (not to the layout).
     pub fn create_inst(&mut self, b: InstBuilder<'_>) -> Inst {
         let start = self.operands.len() as u32;

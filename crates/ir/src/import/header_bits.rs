@@ -169,7 +169,7 @@ pub fn header_sequence_of_dump(dump: &Shader) -> Vec<u32> {
         }
         // Another write to the header register (the parameters after it are the
         // payload's; dword 3 is the sampler state pointer) ends what is known.
-        if dst.file == RegFile::Vgrf && dst.offset < 32 && dst.offset != 12 {
+        if dst.file == RegFile::Vgrf && dst.offset < dump.reg_size() && dst.offset != 12 {
             values.remove(&dst.nr);
         }
     }

@@ -4,13 +4,14 @@
 //! when the access has an offset or does not cover the whole register
 //! (`fs_visitor::dump_instruction`). So:
 //! * an ALU access printed without `+R.B` gives the VGRF's exact size (its footprint);
-//! * every access gives a lower bound (`offset + footprint`), rounded up to whole 32-byte
-//!   registers, the unit Mesa allocates in.
+//! * every access gives a lower bound (`offset + footprint`), rounded up to whole registers
+//!   (the target's [`Target::reg_size`](crate::target::Target::reg_size) bytes), the unit
+//!   Mesa allocates in.
 //!
 //! The component pitch is the smallest register multiple such that every access lies
-//! inside one component or spans whole components. Where every access inside a 32-byte
-//! component is a 16-bit (or 8-bit) access to its low 16 bytes, the component is 16 data
-//! bytes and 16 padding bytes: SIMD8 half-float values (seed 003).
+//! inside one component or spans whole components. Where every access inside a one-register
+//! component is a 16-bit (or 8-bit) access to its low half, the component is half a register
+//! of data and half of padding (16 and 16 bytes): SIMD8 half-float values (seed 003).
 //!
 //! What is inferred is a lower bound: bytes no instruction touches are not known to exist.
 
@@ -43,13 +44,13 @@ struct Access {
 
 /// The byte length of source `i` when the opcode fixes it, `None` when only the message
 /// knows it.
-fn src_len(u: &InstUse<'_>, i: usize) -> Option<u32> {
+fn src_len(u: &InstUse<'_>, i: usize, reg_size: u32) -> Option<u32> {
     let src = &u.srcs[i];
     if u.opcode == Opcode::Send || u.opcode == Opcode::Sends {
         // SHADER_OPCODE_SEND: sources 2 and 3 are the payloads (fs_inst::size_read).
         return match i {
-            2 if u.mlen != 0 => Some(u.mlen as u32 * 32),
-            3 if u.ex_mlen != 0 => Some(u.ex_mlen as u32 * 32),
+            2 if u.mlen != 0 => Some(u.mlen as u32 * reg_size),
+            3 if u.ex_mlen != 0 => Some(u.ex_mlen as u32 * reg_size),
             _ => None,
         };
     }
@@ -59,18 +60,22 @@ fn src_len(u: &InstUse<'_>, i: usize) -> Option<u32> {
     Some(src.footprint(u.exec_size))
 }
 
-/// Layouts for `count` VGRFs and `size_written` for every instruction, from the uses.
-pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) {
+/// Layouts for `count` VGRFs and `size_written` for every instruction, from the uses, on a
+/// target whose registers are `reg_size` bytes.
+pub fn infer(count: usize, uses: &[InstUse<'_>], reg_size: u32) -> (Vec<VgrfLayout>, Vec<u32>) {
     // The accesses of all VGRFs in one array, in the order met, then grouped by VGRF:
     // one allocation for the whole shader instead of one per VGRF.
     let mut exact = vec![0u32; count];
-    let mut met: Vec<(u32, Access)> = Vec::new();
+    // About one destination and two sources per instruction: grown once or not at all.
+    let mut met: Vec<(u32, Access)> = Vec::with_capacity(3 * uses.len());
     for u in uses {
+        // What the opcode says, asked once per instruction rather than per operand.
+        let free = u.opcode.has_free_size_written();
+        let message = u.opcode.is_message();
         let dst = u.dst;
         if dst.file == RegFile::Vgrf {
             let e = &mut exact[dst.nr as usize];
             let shown = u.offset_shown & 1 != 0;
-            let free = u.opcode.has_free_size_written();
             let len = if free {
                 let len = message_dst_len(u);
                 if let (Some(l), false) = (len, shown) {
@@ -100,11 +105,11 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
             }
             let e = &mut exact[src.nr as usize];
             let shown = u.offset_shown & (1 << (i + 1)) != 0;
-            let len = src_len(u, i);
-            if let (Some(l), false, false) = (len, shown, u.opcode.has_free_size_written()) {
+            let len = src_len(u, i, reg_size);
+            if let (Some(l), false, false) = (len, shown, free) {
                 *e = (*e).max(l);
             }
-            let len = if u.opcode.is_message() {
+            let len = if message {
                 len
             } else {
                 Some(src.span(u.exec_size))
@@ -126,7 +131,7 @@ pub fn infer(count: usize, uses: &[InstUse<'_>]) -> (Vec<VgrfLayout>, Vec<u32>) 
     let layouts: Vec<VgrfLayout> = (0..count)
         .map(|v| {
             let of_v = &accesses[starts[v]..starts[v + 1]];
-            layout_of(exact[v], of_v, &mut scratch)
+            layout_of(exact[v], of_v, &mut scratch, reg_size)
         })
         .collect();
     let sizes = size_written(uses, &layouts);
@@ -211,14 +216,27 @@ fn round_up(v: u32, to: u32) -> u32 {
     v.div_ceil(to) * to
 }
 
-/// The layout of a VGRF from its accesses and the exact size some of them show.
-fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayout {
+/// The layout of a VGRF from its accesses and the exact size some of them show, in whole
+/// registers of `reg` bytes.
+fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch, reg: u32) -> VgrfLayout {
     let extent = accesses
         .iter()
         .map(|a| a.offset + a.len.unwrap_or(1))
         .max()
-        .unwrap_or(32);
-    let size = exact.max(round_up(extent, 32)).max(32);
+        .unwrap_or(reg);
+    let size = exact.max(round_up(extent, reg)).max(reg);
+    if accesses
+        .iter()
+        .all(|a| a.offset == 0 && a.len == Some(size))
+    {
+        // Every access covers the whole VGRF (most VGRFs): every candidate pitch is the
+        // size, and such accesses are neither in the low half of a component nor padded.
+        return VgrfLayout {
+            components: 1,
+            data: size as u16,
+            padding: 0,
+        };
+    }
     let known = || {
         accesses
             .iter()
@@ -235,7 +253,7 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayo
         accesses
             .iter()
             .filter(|a| a.alu_write)
-            .filter_map(|a| a.len.map(|l| round_up(l.max(1), 32)))
+            .filter_map(|a| a.len.map(|l| round_up(l.max(1), reg)))
             .filter(|p| size.is_multiple_of(*p)),
     );
     // Each pitch is tried once (many accesses have the same length), and the candidate
@@ -251,7 +269,7 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayo
             pitches.clear();
             pitches.extend(
                 known()
-                    .map(|(_, l)| round_up(l, 32))
+                    .map(|(_, l)| round_up(l, reg))
                     .filter(|p| size.is_multiple_of(*p)),
             );
             pitches.push(size);
@@ -267,7 +285,7 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayo
     let low = |a: &Access, l: u32| a.elem <= 2 && (a.offset % pitch) + l.max(1) <= half;
     let whole =
         |a: &Access, l: u32| a.offset.is_multiple_of(pitch) && l > 0 && l.is_multiple_of(pitch);
-    let padded = pitch == 32
+    let padded = pitch == reg
         && accesses.iter().any(|a| a.alu_write)
         && accesses.iter().all(|a| match a.len {
             Some(l) if a.alu_write => low(a, l),
@@ -293,14 +311,15 @@ fn layout_of(exact: u32, accesses: &[Access], scratch: &mut Scratch) -> VgrfLayo
 fn size_written(uses: &[InstUse<'_>], layouts: &[VgrfLayout]) -> Vec<u32> {
     // Where each VGRF is written, to bound writes of unknown size by the next write:
     // (VGRF, offset) pairs, sorted, in one array; made when a write first needs it (few
-    // shaders have such writes).
-    let write_starts: std::cell::OnceCell<Vec<(u32, u32)>> = std::cell::OnceCell::new();
+    // shaders have such writes). Each pair is one integer, VGRF above offset, so that
+    // sorting compares integers rather than tuples.
+    let write_starts: std::cell::OnceCell<Vec<u64>> = std::cell::OnceCell::new();
     let starts = || {
         write_starts.get_or_init(|| {
-            let mut w: Vec<(u32, u32)> = uses
+            let mut w: Vec<u64> = uses
                 .iter()
                 .filter(|u| u.dst.file == RegFile::Vgrf)
-                .map(|u| (u.dst.nr, u.dst.offset))
+                .map(|u| write_key(u.dst.nr, u.dst.offset))
                 .collect();
             w.sort_unstable();
             w.dedup();
@@ -327,14 +346,19 @@ fn size_written(uses: &[InstUse<'_>], layouts: &[VgrfLayout]) -> Vec<u32> {
             } else {
                 // The first write of the VGRF that starts after this one.
                 let write_starts = starts();
-                let i = write_starts.partition_point(|&w| w <= (dst.nr, dst.offset));
+                let i = write_starts.partition_point(|&w| w <= write_key(dst.nr, dst.offset));
                 let next = write_starts
                     .get(i)
-                    .filter(|&&(nr, _)| nr == dst.nr)
-                    .map_or(size, |&(_, s)| s);
+                    .filter(|&&w| (w >> 32) as u32 == dst.nr)
+                    .map_or(size, |&w| w as u32);
                 (next - dst.offset).max(default)
             };
             want.min(room)
         })
         .collect()
+}
+
+/// A write's (VGRF, offset) as one integer, ordered as the pair is.
+fn write_key(nr: u32, offset: u32) -> u64 {
+    (u64::from(nr) << 32) | u64::from(offset)
 }

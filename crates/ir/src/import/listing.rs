@@ -373,8 +373,10 @@ pub fn listed_programs_filtered(
     // The lines of the current block, for the sends before sampler decodes and the headers
     // of sampler messages; taken apart only when a decode asks.
     let mut block: Vec<&str> = Vec::new();
-    for (i, line) in crate::text::lines::lines(text).enumerate() {
-        let ln = i as u32 + 1;
+    let mut lines = crate::text::lines::lines(text);
+    let mut ln = 0;
+    while let Some(line) = lines.next() {
+        ln += 1;
         // Lines are told apart by their first letter before any longer comparison.
         let header = match line.as_bytes().first() {
             Some(b'N') => program_header_str(line),
@@ -396,6 +398,15 @@ pub fn listed_programs_filtered(
             }
             stats_next = true;
             block.clear();
+            if !kept {
+                // Up to the next header, only what could be refused is looked at.
+                let rest = lines.remainder();
+                let (len, count) = check_unkept_program(rest, ln)?;
+                lines = crate::text::lines::lines(&rest[len..]);
+                ln += count;
+                // The statistics line, if there was one, is among the lines passed over.
+                stats_next = count == 0;
+            }
             continue;
         }
         if !in_program {
@@ -412,7 +423,12 @@ pub fn listed_programs_filtered(
             }
             continue;
         }
-        let trimmed = trim_indent(line);
+        // Instruction lines, most of a listing, start at column 0: only others are trimmed.
+        let indented = line
+            .as_bytes()
+            .first()
+            .is_some_and(|&b| is_space(b) || !b.is_ascii());
+        let trimmed = if indented { trim_indent(line) } else { line };
         let first = trimmed.as_bytes().first().copied();
         let special = matches!(first, Some(b'S' | b'E' | b's' | b'u'));
         if special && (trimmed.starts_with("START B") || trimmed.starts_with("END B")) {
@@ -457,6 +473,88 @@ pub fn listed_programs_filtered(
         }
     }
     Ok(out)
+}
+
+/// The lines of a program the filter does not keep, checked as [`listed_programs_filtered`]
+/// checks them, without taking apart any other. `rest` is the text after the program's
+/// header (on line `header_ln`), up to the next header or the end of the listing:
+/// returned are that part's length in bytes and its number of lines. What the reader
+/// can refuse in a program are its decode lines, found by a vector search for `MsgDesc: `
+/// (the statistics line after the header is never one), and the sends before sampler
+/// decodes, found by going back from the decode over the lines the reader does not keep
+/// in a block. Errors come in line order, with the lines the reader names.
+fn check_unkept_program(rest: &str, header_ln: u32) -> Result<(usize, u32), (u32, String)> {
+    let end = if rest.starts_with("Native code for ") {
+        0
+    } else {
+        memchr::memmem::find(rest.as_bytes(), b"\nNative code for ").map_or(rest.len(), |i| i + 1)
+    };
+    let region = &rest[..end];
+    let bytes = region.as_bytes();
+    let body = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+    // The line number of the line starting at byte `at` (only ever counted for an error).
+    let line_at =
+        |at: usize| header_ln + 1 + memchr::memchr_iter(b'\n', &bytes[..at]).count() as u32;
+    let mut next_line = body;
+    for hit in memchr::memmem::find_iter(bytes, b"MsgDesc: ") {
+        if hit < next_line {
+            continue;
+        }
+        let start = memchr::memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
+        let stop = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
+        next_line = stop + 1;
+        let trimmed = trim_indent(line_text(region, start, stop));
+        if trimmed.starts_with("sampler MsgDesc: ") {
+            let Some(send) = send_before(region, body, start) else {
+                return Err((
+                    line_at(start),
+                    "a sampler decode without its send".to_string(),
+                ));
+            };
+            send_of(send).map_err(|e| (line_at(start) - 1, e))?;
+        } else if let Some(decode) = trimmed.strip_prefix("urb MsgDesc: ") {
+            urb_message(decode, line_at(start))?;
+        }
+    }
+    let mut count = memchr::memchr_iter(b'\n', bytes).count() as u32;
+    if !region.is_empty() && !region.ends_with('\n') {
+        count += 1;
+    }
+    Ok((end, count))
+}
+
+/// The line of `text` from byte `start` to the line feed at `stop` (or the end), as
+/// [`crate::text::lines::lines`] gives it: without a `\r` before the line feed.
+fn line_text(text: &str, start: usize, stop: usize) -> &str {
+    let line = &text[start..stop];
+    if stop < text.len() {
+        line.strip_suffix('\r').unwrap_or(line)
+    } else {
+        line
+    }
+}
+
+/// The last line before the one starting at byte `at` that the reader keeps in its block
+/// (not a decode), going back no further than byte `body` (the block's start at the
+/// latest) nor past a block boundary (`START B`, `END B`): the send of a sampler decode on
+/// the line at `at`. `None` where the block has no line.
+fn send_before(text: &str, body: usize, at: usize) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let mut end = at;
+    while end > body {
+        let stop = end - 1;
+        let start = memchr::memrchr(b'\n', &bytes[..stop]).map_or(0, |i| i + 1);
+        let line = line_text(text, start, stop);
+        let trimmed = trim_indent(line);
+        if trimmed.starts_with("START B") || trimmed.starts_with("END B") {
+            return None;
+        }
+        if !(trimmed.starts_with("sampler MsgDesc: ") || trimmed.starts_with("urb MsgDesc: ")) {
+            return Some(line);
+        }
+        end = start;
+    }
+    None
 }
 
 fn is_urb_logical(op: Opcode) -> bool {
@@ -578,6 +676,76 @@ SIMD8 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...
         let bad = text.replacen("offset 1 SIMD8 write", "offset x SIMD8 write", 1);
         let e = listed_programs(&bad).unwrap_err();
         assert_eq!(listed_programs_filtered(&bad, only_fs).unwrap_err(), e);
+    }
+
+    /// A program the filter does not keep is passed over by a search, not line by line:
+    /// the reader still refuses what it refuses when it reads every line, at the same line,
+    /// and numbers the lines after it the same.
+    #[test]
+    fn programs_passed_over_give_the_same_errors_and_lines() {
+        let fs = "Native code for unnamed fragment shader GLSL1 (sha1 1)\n\
+SIMD8 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...\n\
+   START B0 (10 cycles)\n\
+31 00 60 06 48 02 e0 20 40 00 00 06 28 00 48 02 send(8)         g7<1>UW         g2<0,1,0>UD     0x02480028\n\
+                            urb MsgDesc: offset 3 SIMD8 read mlen 1 rlen 4  { align1 1Q };\n\
+   END B0\n";
+        let vs_then_fs = format!("{LISTING}{fs}");
+        let mut cases = vec![
+            vs_then_fs.clone(),
+            format!("{fs}{LISTING}"),
+            format!("junk\n{LISTING}{fs}"),
+            vs_then_fs.replace('\n', "\r\n"),
+            vs_then_fs.trim_end().to_string(),
+            // A header right after a header: no statistics line.
+            format!("Native code for unnamed vertex shader X (sha1 2)\n{fs}"),
+            // A decode on the statistics line is not one.
+            format!("Native code for unnamed vertex shader X\n   urb MsgDesc: bad\n{fs}"),
+            // An unknown stage after a passed-over program.
+            format!("{LISTING}Native code for unnamed warp shader X\n{fs}"),
+        ];
+        let vs = LISTING;
+        let bad = [
+            ("urb MsgDesc: offset 2", "urb MsgDesc: offset x"),
+            ("urb MsgDesc: offset 2", "sampler MsgDesc: sample SIMD8"),
+            ("send(8)         g7", "mov(8)          g7"),
+            ("   START B0 (10 cycles)\n", ""),
+            ("urb MsgDesc: offset 1 SIMD8", "sampler MsgDesc: x"),
+            ("urb MsgDesc: offset 1 SIMD8", "\n   sampler MsgDesc: x"),
+            ("   END B0\n", "   END B0\n   sampler MsgDesc: x\n"),
+            ("   END B0\n", "   END B0\nsampler MsgDesc: y\u{a0}\n"),
+        ];
+        for (from, to) in bad {
+            let v = vs.replacen(from, to, 1);
+            cases.push(format!("{v}{fs}"));
+            cases.push(format!("{fs}{v}{fs}").replace('\n', "\r\n"));
+        }
+        for text in &cases {
+            let all = listed_programs(text);
+            for keep in [
+                (Stage::Fs, "GLSL1"),
+                (Stage::Vs, "GLSL1"),
+                (Stage::Gs, "none"),
+            ] {
+                let filter = ListingFilter {
+                    program: Some(keep),
+                    wide_immediates: true,
+                };
+                let some = listed_programs_filtered(text, filter);
+                match (&all, &some) {
+                    (Ok(all), Ok(some)) => {
+                        let wanted: Vec<String> = all
+                            .iter()
+                            .filter(|p| (p.stage, p.program.as_str()) == keep)
+                            .map(|p| format!("{p:?}"))
+                            .collect();
+                        let got: Vec<String> = some.iter().map(|p| format!("{p:?}")).collect();
+                        assert_eq!(got, wanted, "{text:?}");
+                    }
+                    (Err(a), Err(b)) => assert_eq!(a, b, "{text:?}"),
+                    _ => panic!("{text:?}: {all:?} but {some:?}"),
+                }
+            }
+        }
     }
 
     #[test]

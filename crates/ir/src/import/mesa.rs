@@ -20,7 +20,8 @@ use crate::text::cursor::Cursor;
 use crate::text::inst::{parse_inst, Dialect, ParsedInst, Syntax};
 use crate::text::lines::lines;
 
-/// The largest VGRF the importer accepts (1024 registers).
+/// The largest VGRF the importer accepts: 1024 registers of 32 bytes. A bound in bytes,
+/// the same whatever the target's register size (it only keeps layouts in range).
 pub const MAX_VGRF_BYTES: u32 = 32 * 1024;
 
 /// The largest VGRF number a dump may use. Every number up to the largest used gets a
@@ -51,9 +52,13 @@ pub fn import_mesa_dump(
     };
     let width = dump.width.unwrap_or(8);
     let mut shader = Shader::new(name, dump.stage, backend, width, target);
+    // Nearly every line is an instruction, with three sources at most but for a few
+    // payload builders: the columns are sized once from the line count.
+    let line_count = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+    shader.reserve_insts(line_count, 3 * line_count);
     let mut parsed = ParsedInst::default();
-    let mut shown: Vec<u64> = Vec::new();
-    let mut sends: Vec<(u8, u8)> = Vec::new();
+    let mut shown: Vec<u64> = Vec::with_capacity(line_count);
+    let mut sends: Vec<(u8, u8)> = Vec::with_capacity(line_count);
     let mut max_vgrf: Option<u32> = None;
     let mut ended = false;
     for (i, line) in lines(text).enumerate() {
@@ -68,51 +73,27 @@ pub fn import_mesa_dump(
                 "expected end of file after the `Maximum ... registers live at once.` line",
             ));
         }
-        let r = c.rest();
-        if r.starts_with("Maximum ") && r.trim_end().ends_with("registers live at once.") {
+        if c.looking_at("Maximum ") && c.rest().trim_end().ends_with("registers live at once.") {
             ended = true;
             continue;
         }
-        if mesa25 && (r.starts_with("START B") || r.starts_with("END B")) {
+        if mesa25 && (c.looking_at("START B") || c.looking_at("END B")) {
             continue;
         }
         if c.eat("{") {
             // `{ 12}   17: ` : register pressure, then the instruction's index.
             c.skip_spaces();
-            c.number("a register pressure")?;
+            c.skip_number("a register pressure")?;
             c.expect("}")?;
             c.skip_spaces();
-            c.number("an instruction index")?;
+            c.skip_number("an instruction index")?;
             c.expect(":")?;
         }
         parse_inst(&mut c, dialect, &mut parsed)?;
-        for op in std::iter::once(&parsed.dst).chain(parsed.srcs.iter()) {
-            if op.file == RegFile::Vgrf {
-                if op.nr > MAX_VGRF_NUMBER {
-                    return Err(ParseError::new(
-                        ln,
-                        1,
-                        format!(
-                            "vgrf{} is out of range: VGRF numbers go up to {MAX_VGRF_NUMBER}",
-                            op.nr
-                        ),
-                    ));
-                }
-                // Mesa's VGRFs are a few dozen registers at most; bounding them keeps every
-                // layout field in range.
-                let end = op.offset as u64 + op.span(parsed.control.exec_size as u32) as u64;
-                if end > MAX_VGRF_BYTES as u64 {
-                    return Err(ParseError::new(
-                        ln,
-                        parsed.dst_col,
-                        format!(
-                            "access of vgrf{} ends at byte {end}, beyond {MAX_VGRF_BYTES} bytes",
-                            op.nr
-                        ),
-                    ));
-                }
-                max_vgrf = Some(max_vgrf.map_or(op.nr, |m| m.max(op.nr)));
-            }
+        // The destination, then the sources (a plain loop: a chained iterator costs more).
+        check_vgrf_access(&parsed.dst, &parsed, ln, &mut max_vgrf)?;
+        for op in &parsed.srcs {
+            check_vgrf_access(op, &parsed, ln, &mut max_vgrf)?;
         }
         shown.push(parsed.offset_shown);
         sends.push((parsed.mlen, parsed.ex_mlen));
@@ -141,7 +122,7 @@ pub fn import_mesa_dump(
             ex_mlen: sends[inst.index()].1,
         })
         .collect();
-    let (layouts, sizes) = infer(count, &uses);
+    let (layouts, sizes) = infer(count, &uses, shader.reg_size());
     drop(uses);
     shader.vgrfs = layouts.into_iter().collect();
     shader.insts.size_written = sizes.into_iter().collect();
@@ -151,6 +132,45 @@ pub fn import_mesa_dump(
     }
     shader.layout = split_blocks(&order, |i| shader.insts.opcode[i]);
     Ok(shader)
+}
+
+/// Checks that a VGRF operand `op` of `parsed` (on line `ln`) is in range, and counts it in
+/// `max_vgrf`, the largest VGRF number met. Other operands pass.
+#[inline]
+fn check_vgrf_access(
+    op: &crate::operand::Operand,
+    parsed: &ParsedInst,
+    ln: u32,
+    max_vgrf: &mut Option<u32>,
+) -> Result<(), ParseError> {
+    if op.file != RegFile::Vgrf {
+        return Ok(());
+    }
+    if op.nr > MAX_VGRF_NUMBER {
+        return Err(ParseError::new(
+            ln,
+            1,
+            format!(
+                "vgrf{} is out of range: VGRF numbers go up to {MAX_VGRF_NUMBER}",
+                op.nr
+            ),
+        ));
+    }
+    // Mesa's VGRFs are a few dozen registers at most; bounding them keeps every layout
+    // field in range.
+    let end = op.offset as u64 + op.span(parsed.control.exec_size as u32) as u64;
+    if end > MAX_VGRF_BYTES as u64 {
+        return Err(ParseError::new(
+            ln,
+            parsed.dst_col,
+            format!(
+                "access of vgrf{} ends at byte {end}, beyond {MAX_VGRF_BYTES} bytes",
+                op.nr
+            ),
+        ));
+    }
+    *max_vgrf = Some(max_vgrf.map_or(op.nr, |m| m.max(op.nr)));
+    Ok(())
 }
 
 /// Mesa 25 interpolates with `pln plane, barycentrics` from the start, where Mesa 22.3

@@ -45,17 +45,21 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Skips spaces, tabs and carriage returns. On the bytes, with the position in a local:
+    /// called several times on every line.
     #[inline]
     pub fn skip_spaces(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r')) {
-            self.pos += 1;
+        let b = self.s.as_bytes();
+        let mut p = self.pos;
+        while p < b.len() && matches!(b[p], b' ' | b'\t' | b'\r') {
+            p += 1;
         }
+        self.pos = p;
     }
 
-    /// Consumes `tok` if the text continues with it.
-    #[inline]
     /// [`Cursor::eat`] for a keyword: only where no letter, digit or `_` follows it, so
     /// that `NoMask` is not taken from the front of `NoMaskParams`.
+    #[inline]
     pub fn eat_word(&mut self, word: &str) -> bool {
         let rest = &self.s.as_bytes()[self.pos..];
         let whole = rest.starts_with(word.as_bytes())
@@ -68,10 +72,18 @@ impl<'a> Cursor<'a> {
         whole
     }
 
+    /// Whether the text continues with `tok`. Bytes, not `rest()`: the same test without
+    /// finding a character boundary first (the cursor only ever stops on one). Inlined, so
+    /// that a constant `tok` is compared in place rather than by a call to `memcmp`.
+    #[inline]
+    pub fn looking_at(&self, tok: &str) -> bool {
+        self.s.as_bytes()[self.pos..].starts_with(tok.as_bytes())
+    }
+
+    /// Consumes `tok` if the text continues with it (a match ends on a character boundary).
+    #[inline]
     pub fn eat(&mut self, tok: &str) -> bool {
-        // Bytes, not `rest()`: the same test without finding a character boundary first
-        // (the cursor only ever stops on one; a match of `tok` ends on one too).
-        if self.s.as_bytes()[self.pos..].starts_with(tok.as_bytes()) {
+        if self.looking_at(tok) {
             self.pos += tok.len();
             true
         } else {
@@ -97,14 +109,14 @@ impl<'a> Cursor<'a> {
     /// Consumes the longest run of bytes matching `f`.
     #[inline]
     pub fn take_while(&mut self, f: impl Fn(u8) -> bool) -> &'a str {
+        let b = self.s.as_bytes();
         let start = self.pos;
-        while let Some(c) = self.peek() {
-            if !f(c) {
-                break;
-            }
-            self.pos += 1;
+        let mut p = start;
+        while p < b.len() && f(b[p]) {
+            p += 1;
         }
-        &self.s[start..self.pos]
+        self.pos = p;
+        &self.s[start..p]
     }
 
     /// An unsigned decimal number.
@@ -132,6 +144,23 @@ impl<'a> Cursor<'a> {
             return Err(self.expected_cold(what));
         }
         Ok(value)
+    }
+
+    /// [`Cursor::number`] where the value is not wanted (the register pressure and index
+    /// before each instruction of a dump): up to nine digits cannot overflow and are only
+    /// passed over; anything else (no digit, or more) is read by `number`, for its error.
+    #[inline]
+    pub fn skip_number(&mut self, what: &str) -> PResult<()> {
+        let b = self.s.as_bytes();
+        let mut p = self.pos;
+        while p < b.len() && b[p].is_ascii_digit() {
+            p += 1;
+        }
+        if p == self.pos || p - self.pos > 9 {
+            return self.number(what).map(drop);
+        }
+        self.pos = p;
+        Ok(())
     }
 
     /// The error of a number beyond u32 starting at `start`: it names all its digits.

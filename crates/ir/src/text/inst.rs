@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use super::cursor::{Cursor, PResult};
 use super::imm::{f32_to_vf, parse_scalar};
+use super::TEXT_REG_BYTES;
 use crate::opcode::Opcode;
 use crate::operand::{arf, Mods, Operand, RegFile, Region};
 use crate::shader::{CondMod, Control, InstBuilder, Predicate, SendInfo};
@@ -145,7 +146,7 @@ impl ParsedInst {
 /// A predicate, if the text has one: `(+f0.0)`, `(-f1.0.any4h)`, `(+f0.0.x)` (the syntax
 /// of Mesa's IR printers and of its disassembler alike). Sets predicate, inversion and flag.
 pub fn parse_predicate(c: &mut Cursor<'_>, control: &mut Control) -> PResult<()> {
-    if !(c.rest().starts_with("(+") || c.rest().starts_with("(-")) {
+    if !(c.looking_at("(+") || c.looking_at("(-")) {
         return Ok(());
     }
     c.pos += 1;
@@ -257,8 +258,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
         super::memory::parse_mesa25_memory_sources(c, d, out)?;
     }
     loop {
-        let r = c.rest();
-        if r.is_empty() || r.starts_with("NoMask") || r.starts_with("group") {
+        if c.at_end() || c.looking_at("NoMask") || c.looking_at("group") {
             break;
         }
         let (src, shown) = parse_operand(c, d, false)?;
@@ -319,7 +319,7 @@ fn opcode_named(name: &str) -> Option<Opcode> {
     let mask = table.len() - 1;
     let mut i = name_hash(name) & mask;
     while let Some((n, op)) = table[i] {
-        if n == name {
+        if same_name(n, name) {
             return Some(op);
         }
         i = (i + 1) & mask;
@@ -327,12 +327,20 @@ fn opcode_named(name: &str) -> Option<Opcode> {
     None
 }
 
-/// A cheap hash of an opcode name (FNV-1a): names are short, and the table is small.
+/// A cheap hash of an opcode name: its length and its first two and last bytes, mixed by
+/// one multiplication. A fixed number of steps whatever the length; names it does not
+/// tell apart (`pixel_x`, `pixel_y`) cost a probe more.
 fn name_hash(name: &str) -> usize {
-    let h = name.bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    h as usize
+    let b = name.as_bytes();
+    let at = |i: usize| u32::from(b.get(i).copied().unwrap_or(0));
+    let key = at(0) | at(1) << 8 | at(b.len().saturating_sub(1)) << 16 | (b.len() as u32) << 24;
+    (key.wrapping_mul(0x9e37_79b1) >> 16) as usize
+}
+
+/// `a == b` for the short names of opcodes, byte by byte in place rather than by a call to
+/// `memcmp`.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 fn hex_u32(c: &mut Cursor<'_>) -> PResult<u32> {
@@ -375,184 +383,27 @@ pub fn parse_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
     }
 }
 
-/// [`parse_operand`] for every spelling.
+/// [`parse_operand`] for every spelling: an immediate, or a register with its modifiers,
+/// offset, channels, region and type, in that order.
 fn parse_any_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(Operand, bool)> {
-    let mut mods = 0u8;
     let r = c.rest();
-    // Tested on bytes: an ASCII digit is one byte, and starts no longer character.
-    let imm_start = |s: &str| {
-        let s = s.as_bytes();
-        let s = s.strip_prefix(b"-").unwrap_or(s);
-        s.first().is_some_and(u8::is_ascii_digit) || s.starts_with(b"inf") || s.starts_with(b"nan")
-    };
     if r.starts_with('[') {
         return parse_vf(c).map(|o| (o, false));
     }
-    if !imm_start(r) || r.starts_with("null") {
-        if c.eat("-") {
-            mods |= Mods::NEGATE;
-        }
-        if c.eat("|") {
-            mods |= Mods::ABS;
-        }
-    } else {
-        let start = c.pos;
-        // `nan(0x...)` is the only spelling with parentheses.
-        c.eat("-");
-        if c.eat("nan(") {
-            c.take_while(|b| b != b')');
-            c.expect(")")?;
-        }
-        c.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-'));
-        let tok = &c.s[start..c.pos];
-        let op = parse_scalar(tok)
-            .map_err(|m| crate::error::ParseError::new(c.line, start as u32 + 1, m))?;
-        return Ok((op, false));
+    if starts_immediate(r) && !r.starts_with("null") {
+        return parse_immediate(c).map(|o| (o, false));
     }
-    let reg_col = c.pos;
-    let mut op = Operand::NULL;
-    let mut has_region_default = false;
-    // A VGRF first, the most frequent operand: no other spelling starts like `vgrf`.
-    if c.eat("vgrf") {
-        op.file = RegFile::Vgrf;
-        op.nr = c.number("a register number")?;
-    } else if c.eat("(null)") {
-        op.file = RegFile::Bad;
-    } else if c.eat("null") {
-        op = Operand::arf(arf::NULL, 0, Type::UD, Region::for_stride(1));
-        if let Some(sub) = c.dot_number("a subregister number")? {
-            op.offset = sub;
-        }
-        has_region_default = true;
-    } else if c.rest().starts_with("va")
-        && c.s
-            .as_bytes()
-            .get(c.pos + 2)
-            .is_some_and(|b| b.is_ascii_digit())
-    {
-        c.pos += 2;
-        op.file = RegFile::VAddr;
-        op.nr = c.number("a register number")?;
-        c.expect(".")?;
-        op.offset = c.number("a subregister number")?;
-    } else if c.eat("g[a0") {
-        // Indirect: `g[a0.S+IMM]`.
-        op.file = RegFile::Indirect;
-        op.nr = c.dot_number("an address subregister")?.unwrap_or(0);
-        let neg = c.eat("-");
-        if neg || c.eat("+") {
-            let v = c.number("a byte offset")? as i32;
-            op.offset = (if neg { -v } else { v }) as u32;
-        }
-        c.expect("]")?;
-        has_region_default = true;
-    } else if d.syntax == Syntax::Mesa25 && (c.eat("%") || c.eat("v")) {
-        op.file = RegFile::Vgrf;
-        op.nr = c.number("a register number")?;
-    } else {
-        let word = c.take_while(|b| b.is_ascii_alphabetic());
-        let num_col = c.pos;
-        match word {
-            "g" => {
-                op.file = RegFile::FixedGrf;
-                op.nr = c.number("a register number")?;
-                has_region_default = true;
-            }
-            "m" => {
-                op.file = RegFile::Mrf;
-                op.nr = c.number("a register number")?;
-            }
-            "u" => {
-                op.file = RegFile::Uniform;
-                op.nr = c.number("a uniform number")?;
-            }
-            "attr" => {
-                op.file = RegFile::Attr;
-                op.nr = c.number("an attribute number")?;
-            }
-            "a" | "acc" | "f" | "arf" | "mask" | "ms" | "msd" | "sr" | "cr" | "n" | "ip"
-            | "tdr" | "tm" => {
-                let n = if word == "ip" {
-                    0
-                } else {
-                    c.number("an architecture register number")?
-                };
-                let class = match word {
-                    "a" => arf::ADDRESS,
-                    "acc" => arf::ACCUMULATOR,
-                    "f" => arf::FLAG,
-                    // Mesa 22.3's printers switch on the whole ARF number, so only f0, acc0
-                    // and a0 get their names; f1 prints as `arf1.S`. In its dumps `arfN`
-                    // with N >= 1 is a flag register; `arf0` is of an unknown class.
-                    "arf" if d.syntax == Syntax::Mesa22 && n >= 1 => arf::FLAG,
-                    "arf" => arf::UNKNOWN,
-                    _ => arf::NAMED.iter().find(|(_, nm)| *nm == word).unwrap().0,
-                };
-                if n > 15 {
-                    return Err(crate::error::ParseError::new(
-                        c.line,
-                        num_col as u32 + 1,
-                        "architecture register number out of range",
-                    ));
-                }
-                op = Operand::arf(class | n, 0, Type::UD, Region::for_stride(1));
-                // Mesa prints the sub-register of a0, f and arf as `.N`; acc only when not 0.
-                if let Some(sub) = c.dot_number("a subregister number")? {
-                    op.offset = sub;
-                }
-                has_region_default = true;
-            }
-            _ => {
-                c.pos = reg_col;
-                return Err(c.expected("an operand"));
-            }
-        }
-    }
+    let mods = parse_source_mods(c);
+    let (mut op, has_region_default) = parse_register(c, d)?;
     // Fixed-register sub-register: `g1.4` in units of the type (scalar printers; fixed up
-    // below once the type is known) or raw bytes (vec4 printer).
-    let mut fixed_sub: Option<u32> = None;
-    if op.file == RegFile::FixedGrf {
-        fixed_sub = c.dot_number("a subregister number")?;
-    }
-    let mut shown = false;
-    if c.eat("+") {
-        let unit = if op.file == RegFile::Uniform {
-            d.uniform_unit()
-        } else {
-            32
-        };
-        let r = c.number("a register offset")?;
-        c.expect(".")?;
-        let b = c.number("a byte offset")?;
-        let offset = r
-            .checked_mul(unit)
-            .and_then(|x| x.checked_add(b))
-            .ok_or_else(|| c.error("offset out of range"))?;
-        op.offset = offset;
-        shown = true;
-    }
-    if d.align16 && c.peek() == Some(b'.') {
-        c.pos += 1;
-        let letters = c.take_while(|b| matches!(b, b'x' | b'y' | b'z' | b'w'));
-        if is_dst {
-            let mut mask = 0u8;
-            for ch in letters.bytes() {
-                mask |= 1 << chan(ch);
-            }
-            op.region.swizzle = mask;
-        } else {
-            if letters.len() != 4 {
-                return Err(c.expected("a four-letter swizzle"));
-            }
-            let mut swz = 0u8;
-            for (i, ch) in letters.bytes().enumerate() {
-                swz |= chan(ch) << (2 * i);
-            }
-            op.region.swizzle = swz;
-        }
-    } else if d.align16 && is_dst {
-        op.region.swizzle = Region::WRITEMASK_XYZW;
-    }
+    // by `place_fixed_sub` once the type is known) or raw bytes (vec4 printer).
+    let fixed_sub = if op.file == RegFile::FixedGrf {
+        c.dot_number("a subregister number")?
+    } else {
+        None
+    };
+    let shown = parse_reg_offset(c, d, &mut op)?;
+    parse_channels(c, d, is_dst, &mut op)?;
     // A null operand (`(null)`) names no register, so whatever would place it within one
     // means nothing: an offset (`(null)+0.4`), a destination's writemask (`(null).x`), a
     // source's swizzle (`(null).yyyy`). The grammar allows them (and they are checked like
@@ -568,6 +419,222 @@ fn parse_any_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
         c.expect("|")?;
     }
     op.mods = Mods(mods);
+    parse_region(c, d, has_region_default, &mut op)?;
+    parse_type(c, d, &mut op)?;
+    if let Some(sub) = fixed_sub {
+        place_fixed_sub(c, d, sub, &mut op)?;
+    }
+    Ok((op, shown))
+}
+
+/// Whether `s` starts an immediate: a digit, `inf` or `nan`, after an optional `-`.
+/// Tested on bytes: an ASCII digit is one byte, and starts no longer character.
+fn starts_immediate(s: &str) -> bool {
+    let s = s.as_bytes();
+    let s = s.strip_prefix(b"-").unwrap_or(s);
+    s.first().is_some_and(u8::is_ascii_digit) || s.starts_with(b"inf") || s.starts_with(b"nan")
+}
+
+/// A scalar immediate (`1.5F`, `-3d`, `0x7fu`, `nan(0x7fc00000)F`), typed by its suffix.
+fn parse_immediate(c: &mut Cursor<'_>) -> PResult<Operand> {
+    let start = c.pos;
+    // `nan(0x...)` is the only spelling with parentheses.
+    c.eat("-");
+    if c.eat("nan(") {
+        c.take_while(|b| b != b')');
+        c.expect(")")?;
+    }
+    c.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-'));
+    let tok = &c.s[start..c.pos];
+    parse_scalar(tok).map_err(|m| crate::error::ParseError::new(c.line, start as u32 + 1, m))
+}
+
+/// A register operand's source modifiers: `-` (negate), then `|` (absolute value, closed
+/// after the register by [`parse_any_operand`]).
+fn parse_source_mods(c: &mut Cursor<'_>) -> u8 {
+    let mut mods = 0u8;
+    if c.eat("-") {
+        mods |= Mods::NEGATE;
+    }
+    if c.eat("|") {
+        mods |= Mods::ABS;
+    }
+    mods
+}
+
+/// The register an operand names, up to its number (and the sub-register of those that
+/// always print one). Also whether it is a fixed, architecture or indirect register,
+/// which take a full `<v,w,h>` region and have a default one.
+fn parse_register(c: &mut Cursor<'_>, d: Dialect) -> PResult<(Operand, bool)> {
+    let mut op = Operand::NULL;
+    // A VGRF first, the most frequent operand: no other spelling starts like `vgrf`.
+    if c.eat("vgrf") {
+        op.file = RegFile::Vgrf;
+        op.nr = c.number("a register number")?;
+    } else if c.eat("(null)") {
+        op.file = RegFile::Bad;
+    } else if c.eat("null") {
+        op = Operand::arf(arf::NULL, 0, Type::UD, Region::for_stride(1));
+        if let Some(sub) = c.dot_number("a subregister number")? {
+            op.offset = sub;
+        }
+        return Ok((op, true));
+    } else if c.rest().starts_with("va")
+        && c.s
+            .as_bytes()
+            .get(c.pos + 2)
+            .is_some_and(|b| b.is_ascii_digit())
+    {
+        c.pos += 2;
+        op.file = RegFile::VAddr;
+        op.nr = c.number("a register number")?;
+        c.expect(".")?;
+        op.offset = c.number("a subregister number")?;
+    } else if c.eat("g[a0") {
+        return parse_indirect(c).map(|op| (op, true));
+    } else if d.syntax == Syntax::Mesa25 && (c.eat("%") || c.eat("v")) {
+        op.file = RegFile::Vgrf;
+        op.nr = c.number("a register number")?;
+    } else {
+        return parse_named_register(c, d);
+    }
+    Ok((op, false))
+}
+
+/// The rest of an indirect register after `g[a0`: `.S+IMM]` (address sub-register, byte
+/// offset).
+fn parse_indirect(c: &mut Cursor<'_>) -> PResult<Operand> {
+    let mut op = Operand::NULL;
+    op.file = RegFile::Indirect;
+    op.nr = c.dot_number("an address subregister")?.unwrap_or(0);
+    let neg = c.eat("-");
+    if neg || c.eat("+") {
+        let v = c.number("a byte offset")? as i32;
+        op.offset = (if neg { -v } else { v }) as u32;
+    }
+    c.expect("]")?;
+    Ok(op)
+}
+
+/// A register named by letters and a number: `g12`, `m3`, `u4`, `attr0`, or an
+/// architecture register ([`parse_arf`]). Returned as [`parse_register`] returns it.
+fn parse_named_register(c: &mut Cursor<'_>, d: Dialect) -> PResult<(Operand, bool)> {
+    let reg_col = c.pos;
+    let word = c.take_while(|b| b.is_ascii_alphabetic());
+    let mut op = Operand::NULL;
+    let (file, what) = match word {
+        "g" => (RegFile::FixedGrf, "a register number"),
+        "m" => (RegFile::Mrf, "a register number"),
+        "u" => (RegFile::Uniform, "a uniform number"),
+        "attr" => (RegFile::Attr, "an attribute number"),
+        "a" | "acc" | "f" | "arf" | "mask" | "ms" | "msd" | "sr" | "cr" | "n" | "ip" | "tdr"
+        | "tm" => return parse_arf(c, d, word).map(|op| (op, true)),
+        _ => {
+            c.pos = reg_col;
+            return Err(c.expected("an operand"));
+        }
+    };
+    op.file = file;
+    op.nr = c.number(what)?;
+    Ok((op, file == RegFile::FixedGrf))
+}
+
+/// An architecture register after its name `word`: its number (none for `ip`) and
+/// sub-register.
+fn parse_arf(c: &mut Cursor<'_>, d: Dialect, word: &str) -> PResult<Operand> {
+    let num_col = c.pos;
+    let n = if word == "ip" {
+        0
+    } else {
+        c.number("an architecture register number")?
+    };
+    let class = match word {
+        "a" => arf::ADDRESS,
+        "acc" => arf::ACCUMULATOR,
+        "f" => arf::FLAG,
+        // Mesa 22.3's printers switch on the whole ARF number, so only f0, acc0 and a0 get
+        // their names; f1 prints as `arf1.S`. In its dumps `arfN` with N >= 1 is a flag
+        // register; `arf0` is of an unknown class.
+        "arf" if d.syntax == Syntax::Mesa22 && n >= 1 => arf::FLAG,
+        "arf" => arf::UNKNOWN,
+        _ => arf::NAMED.iter().find(|(_, nm)| *nm == word).unwrap().0,
+    };
+    if n > 15 {
+        return Err(crate::error::ParseError::new(
+            c.line,
+            num_col as u32 + 1,
+            "architecture register number out of range",
+        ));
+    }
+    let mut op = Operand::arf(class | n, 0, Type::UD, Region::for_stride(1));
+    // Mesa prints the sub-register of a0, f and arf as `.N`; acc only when not 0.
+    if let Some(sub) = c.dot_number("a subregister number")? {
+        op.offset = sub;
+    }
+    Ok(op)
+}
+
+/// `+R.B`, an offset of `R` registers and `B` bytes, if the text continues with one;
+/// whether it did. A uniform's `R` counts its slots (4 or 16 bytes); any other's counts
+/// 32-byte registers whatever the target ([`TEXT_REG_BYTES`]).
+fn parse_reg_offset(c: &mut Cursor<'_>, d: Dialect, op: &mut Operand) -> PResult<bool> {
+    if !c.eat("+") {
+        return Ok(false);
+    }
+    let unit = if op.file == RegFile::Uniform {
+        d.uniform_unit()
+    } else {
+        TEXT_REG_BYTES
+    };
+    let r = c.number("a register offset")?;
+    c.expect(".")?;
+    let b = c.number("a byte offset")?;
+    op.offset = r
+        .checked_mul(unit)
+        .and_then(|x| x.checked_add(b))
+        .ok_or_else(|| c.error("offset out of range"))?;
+    Ok(true)
+}
+
+/// An Align16 operand's channels: a destination's writemask (`.xy`, all four when none is
+/// written) or a source's swizzle (`.yyzw`, four letters). Nothing in Align1 code.
+fn parse_channels(c: &mut Cursor<'_>, d: Dialect, is_dst: bool, op: &mut Operand) -> PResult<()> {
+    if !d.align16 {
+        return Ok(());
+    }
+    if c.peek() != Some(b'.') {
+        if is_dst {
+            op.region.swizzle = Region::WRITEMASK_XYZW;
+        }
+        return Ok(());
+    }
+    c.pos += 1;
+    let letters = c.take_while(|b| matches!(b, b'x' | b'y' | b'z' | b'w'));
+    op.region.swizzle = if is_dst {
+        // One bit a channel written.
+        letters.bytes().fold(0, |mask, ch| mask | 1 << chan(ch))
+    } else {
+        if letters.len() != 4 {
+            return Err(c.expected("a four-letter swizzle"));
+        }
+        // Two bits a channel: the component each reads.
+        letters
+            .bytes()
+            .enumerate()
+            .fold(0, |swz, (i, ch)| swz | chan(ch) << (2 * i))
+    };
+    Ok(())
+}
+
+/// A region, if the text has one: `<VxH,W,H>` (indirect), `<V,W,H>` or `<V;W,H>` (fixed and
+/// architecture registers: `has_region_default`), or a stride `<S>`. The channels already
+/// read (`op.region.swizzle`) are kept.
+fn parse_region(
+    c: &mut Cursor<'_>,
+    d: Dialect,
+    has_region_default: bool,
+    op: &mut Operand,
+) -> PResult<()> {
     if op.file == RegFile::Indirect && c.eat("<VxH,") {
         let w = c.number_u8("a region width")?;
         c.expect(",")?;
@@ -610,21 +677,30 @@ fn parse_any_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
     } else if has_region_default && d.syntax == Syntax::Eubatch && op.file == RegFile::FixedGrf {
         return Err(c.expected("a region `<v,w,h>` after a fixed register"));
     }
+    Ok(())
+}
+
+/// `:T`, the operand's type; Mesa 25 may leave it out (the operand keeps its default).
+fn parse_type(c: &mut Cursor<'_>, d: Dialect, op: &mut Operand) -> PResult<()> {
     if c.eat(":") {
         let t = c.take_while(|b| b.is_ascii_alphabetic());
         op.ty = type_named(t).ok_or_else(|| c.error(format!("unknown type `{t}`")))?;
     } else if d.syntax != Syntax::Mesa25 {
         return Err(c.expected("`:` and a type"));
     }
-    if let Some(sub) = fixed_sub {
-        op.offset = if d.align16 {
-            sub
-        } else {
-            sub.checked_mul(op.ty.size())
-                .ok_or_else(|| c.error(format!("subregister {sub}: out of range")))?
-        };
-    }
-    Ok((op, shown))
+    Ok(())
+}
+
+/// A fixed register's sub-register `sub` as its byte offset: written in units of the
+/// operand's type by the scalar printers, in bytes by the vec4 printer.
+fn place_fixed_sub(c: &Cursor<'_>, d: Dialect, sub: u32, op: &mut Operand) -> PResult<()> {
+    op.offset = if d.align16 {
+        sub
+    } else {
+        sub.checked_mul(op.ty.size())
+            .ok_or_else(|| c.error(format!("subregister {sub}: out of range")))?
+    };
+    Ok(())
 }
 
 /// The most frequent operand in its most frequent form, a VGRF without modifiers in
@@ -661,7 +737,7 @@ fn plain_vgrf(c: &mut Cursor<'_>, d: Dialect) -> Option<(Operand, bool)> {
         }
         p += 1;
         let byte = plain_number(b, &mut p)?;
-        op.offset = reg.checked_mul(32)?.checked_add(byte)?;
+        op.offset = reg.checked_mul(TEXT_REG_BYTES)?.checked_add(byte)?;
         shown = true;
     }
     if b.get(p) == Some(&b'<') {

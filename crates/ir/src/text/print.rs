@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::imm::format_imm;
+use super::TEXT_REG_BYTES;
 use crate::entities::Inst;
 use crate::operand::{arf, Operand, RegFile, Region};
 use crate::shader::{Backend, Predicate, Shader};
@@ -181,13 +182,15 @@ pub fn write_operand(op: &Operand, is_dst: bool, align16: bool, out: &mut String
         RegFile::FixedGrf => {
             // Sub-register as the printers write it: in units of the type (scalar) or in
             // bytes (vec4), when it is one; a raw byte offset (`+R.B`) otherwise.
+            // Both in the text's 32-byte registers, whatever the target (`TEXT_REG_BYTES`).
             let unit = if align16 { 1 } else { op.ty.size() };
-            if op.offset.is_multiple_of(unit) && op.offset < 32 {
+            if op.offset.is_multiple_of(unit) && op.offset < TEXT_REG_BYTES {
                 if op.offset != 0 {
                     let _ = write!(out, ".{}", op.offset / unit);
                 }
             } else {
-                let _ = write!(out, "+{}.{}", op.offset / 32, op.offset % 32);
+                let (r, b) = (op.offset / TEXT_REG_BYTES, op.offset % TEXT_REG_BYTES);
+                let _ = write!(out, "+{r}.{b}");
             }
         }
         RegFile::Arf | RegFile::Bad | RegFile::VAddr | RegFile::Indirect => {}
@@ -200,7 +203,7 @@ pub fn write_operand(op: &Operand, is_dst: bool, align16: bool, out: &mut String
                         4
                     }
                 } else {
-                    32
+                    TEXT_REG_BYTES
                 };
                 let _ = write!(out, "+{}.{}", op.offset / unit, op.offset % unit);
             }
