@@ -62,6 +62,12 @@ impl Scope {
 
     /// Why this scope leaves `shader` out, if it does.
     pub fn refuses(&self, shader: &Shader) -> Option<String> {
+        self.refuses_with(shader, &mut FirstSwizzle::default())
+    }
+
+    /// [`Scope::refuses`], with the shader's first Align16 swizzle or writemask looked for
+    /// at most once across the scopes of a pipeline.
+    fn refuses_with(&self, shader: &Shader, swizzle: &mut FirstSwizzle) -> Option<String> {
         if !self.backends.contains(&shader.backend) {
             let what = match shader.backend {
                 Backend::Scalar => "scalar (Align1) shaders",
@@ -85,11 +91,12 @@ impl Scope {
             ));
         }
         if !self.swizzles && shader.backend == Backend::Scalar {
-            if let Some(inst) = shader
-                .layout
-                .insts()
-                .find(|&i| shader.has_swizzle_or_writemask(i))
-            {
+            if let Some(inst) = *swizzle.get_or_insert_with(|| {
+                shader
+                    .layout
+                    .insts()
+                    .find(|&i| shader.has_swizzle_or_writemask(i))
+            }) {
                 return Some(format!(
                     "does not handle Align16 swizzles or writemasks (instruction {}): {}",
                     inst.index(),
@@ -100,6 +107,9 @@ impl Scope {
         None
     }
 }
+
+/// The first instruction of a shader with an Align16 swizzle or writemask, once looked for.
+type FirstSwizzle = Option<Option<eubatch_ir::Inst>>;
 
 /// A pass: its name, what it does, and what it handles.
 #[derive(Clone, Copy, Debug)]
@@ -313,8 +323,9 @@ fn passes_of(steps: &[Step], out: &mut Vec<usize>) {
 pub fn refusal(shader: &Shader, steps: &[Step]) -> Option<PassError> {
     let mut passes = Vec::new();
     passes_of(steps, &mut passes);
+    let mut swizzle = FirstSwizzle::default();
     passes.into_iter().find_map(|k| {
-        PASSES[k].scope.refuses(shader).map(|msg| PassError {
+        PASSES[k].scope.refuses_with(shader, &mut swizzle).map(|msg| PassError {
             pass: PASSES[k].name,
             kind: ErrorKind::Refused,
             msg,

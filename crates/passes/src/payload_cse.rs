@@ -30,12 +30,8 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let defs = cx.defs(shader);
     let ssa = |v: u32| defs.is_ssa(v as usize);
-    let position: HashMap<Inst, usize> = shader
-        .layout
-        .insts()
-        .enumerate()
-        .map(|(k, i)| (i, k))
-        .collect();
+    let points = cx.points(shader);
+    let position = |i: &Inst| points.of(*i).expect("a piece is in the layout").get() as usize;
     // Each candidate VGRF's key and the positions of its first and last move.
     let mut seen: HashMap<(eubatch_ir::VgrfLayout, Vec<MoveKey>), (u32, usize)> = HashMap::new();
     let mut renames: HashMap<Vgrf, Vgrf> = HashMap::new();
@@ -82,8 +78,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             continue;
         }
         key.sort_by_key(|k| (k.0, k.3));
-        let first = pieces.iter().map(|i| position[i]).min().unwrap();
-        let last = pieces.iter().map(|i| position[i]).max().unwrap();
+        let first = pieces.iter().map(position).min().unwrap();
+        let last = pieces.iter().map(position).max().unwrap();
         candidates.push((first, last, v as u32, key));
     }
     candidates.sort_by_key(|c| c.0);
