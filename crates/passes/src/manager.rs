@@ -325,11 +325,14 @@ pub fn refusal(shader: &Shader, steps: &[Step]) -> Option<PassError> {
     passes_of(steps, &mut passes);
     let mut swizzle = FirstSwizzle::default();
     passes.into_iter().find_map(|k| {
-        PASSES[k].scope.refuses_with(shader, &mut swizzle).map(|msg| PassError {
-            pass: PASSES[k].name,
-            kind: ErrorKind::Refused,
-            msg,
-        })
+        PASSES[k]
+            .scope
+            .refuses_with(shader, &mut swizzle)
+            .map(|msg| PassError {
+                pass: PASSES[k].name,
+                kind: ErrorKind::Refused,
+                msg,
+            })
     })
 }
 

@@ -1,7 +1,7 @@
 //! A fixed-size set of small numbers, as 64-bit words, typed by what it holds: a
 //! `BitSet<Slot>` of slots ([`super::access::Slot`]) cannot be filled with the dense
 //! numbers of liveness's global slots or of copy propagation's copies, each a [`Member`]
-//! type of its own ([`dense_index!`]).
+//! type of its own ([`crate::dense_index!`]).
 
 use std::marker::PhantomData;
 use std::ops::Range;
