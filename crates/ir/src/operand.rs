@@ -131,7 +131,7 @@ impl Region {
 ///   hardware region (`stride` mirrors `region.hstride`).
 /// * IMM: the 64-bit value is `nr` (low half) and `offset` (high half); 16-bit values are
 ///   replicated in both 16-bit halves of the low word, as Mesa's `brw_imm_w`/`brw_imm_hf` do.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct Operand {
     pub file: RegFile,
@@ -144,6 +144,29 @@ pub struct Operand {
 }
 
 const _: () = assert!(std::mem::size_of::<Operand>() == 16);
+
+/// Two words holding every field: hashing an operand (CSE's keys hash every source of
+/// every candidate, each pass run) costs two writes instead of one per field. Equal
+/// operands give equal words, as `Hash` requires.
+impl std::hash::Hash for Operand {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let r = self.region;
+        h.write_u64(
+            self.file as u64
+                | (self.ty as u64) << 8
+                | (self.mods.0 as u64) << 16
+                | (self.stride as u64) << 24
+                | (self.nr as u64) << 32,
+        );
+        h.write_u64(
+            self.offset as u64
+                | (r.vstride as u64) << 32
+                | (r.width as u64) << 40
+                | (r.hstride as u64) << 48
+                | (r.swizzle as u64) << 56,
+        );
+    }
+}
 
 impl Operand {
     pub const NULL: Operand = Operand {
