@@ -85,7 +85,7 @@ impl PassCx {
         if self.access.is_none() {
             let nesting = self.nesting(shader);
             self.access = Some(Rc::new(match self.stale_access.take() {
-                Some(old) => access_table::AccessTable::update(&old, shader, &nesting),
+                Some(old) => access_table::AccessTable::update(old, shader, &nesting),
                 None => access_table::AccessTable::compute(shader, &nesting),
             }));
         }

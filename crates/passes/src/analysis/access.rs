@@ -57,29 +57,36 @@ pub struct Slots {
 impl Slots {
     /// The slots of `shader`, whose control-flow nesting is `nesting`.
     pub fn of(shader: &Shader, nesting: &crate::analysis::nesting::Nesting) -> Slots {
-        let mut base = Vec::with_capacity(shader.vgrfs.len());
         let mut n = 0u32;
-        for l in shader.vgrfs.iter() {
-            base.push(Slot::new(n));
-            n += l.size().div_ceil(SLOT);
-        }
+        let base: Vec<Slot> = shader
+            .vgrfs
+            .iter()
+            .map(|l| {
+                let b = Slot::new(n);
+                n += l.size().div_ceil(SLOT);
+                b
+            })
+            .collect();
         let mut read_unmasked = vec![false; base.len()];
-        for inst in shader.layout.insts() {
-            let op = shader.insts.opcode[inst];
-            let dst = shader.insts.dst[inst];
-            // A NoMask write inside control flow writes channels that are on another path:
-            // its value reaches them past the CFG's edges.
-            if shader.insts.control[inst].no_mask()
-                && nesting.nested(inst)
-                && dst.file == RegFile::Vgrf
-                && (dst.nr as usize) < read_unmasked.len()
-            {
-                read_unmasked[dst.nr as usize] = true;
-            }
-            if shader.insts.control[inst].no_mask() || reads_other_channels(op) {
-                for s in shader.srcs(inst) {
-                    if s.file == RegFile::Vgrf && (s.nr as usize) < read_unmasked.len() {
-                        read_unmasked[s.nr as usize] = true;
+        for block in shader.layout.blocks.iter() {
+            for &inst in &block.insts {
+                let op = shader.insts.opcode[inst];
+                let dst = shader.insts.dst[inst];
+                let no_mask = shader.insts.control[inst].no_mask();
+                // A NoMask write inside control flow writes channels that are on another
+                // path: its value reaches them past the CFG's edges.
+                if no_mask
+                    && dst.file == RegFile::Vgrf
+                    && (dst.nr as usize) < read_unmasked.len()
+                    && nesting.nested(inst)
+                {
+                    read_unmasked[dst.nr as usize] = true;
+                }
+                if no_mask || reads_other_channels(op) {
+                    for s in shader.srcs(inst) {
+                        if s.file == RegFile::Vgrf && (s.nr as usize) < read_unmasked.len() {
+                            read_unmasked[s.nr as usize] = true;
+                        }
                     }
                 }
             }

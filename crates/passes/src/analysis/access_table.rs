@@ -10,14 +10,26 @@
 //! After a pass changes the shader, the next table is made from the last one
 //! ([`AccessTable::update`]): an instruction whose fields are what they were, in a shader
 //! whose slot numbering and VGRF sizes are what they were, reads and writes what it did,
-//! so only the instructions a pass touched or added are computed again. Each table keeps
-//! a copy of every instruction's fields for that comparison.
+//! so only the instructions a pass touched or added are computed again. The table keeps a
+//! copy of every instruction's fields for that comparison, by instruction number.
+//!
+//! The next table takes over the last one's storage when nothing else holds the last one
+//! (the usual case: the pass manager drops the analyses built on it first), and then costs
+//! what changed, not what the shader holds (issue 15: copying every instruction's fields
+//! and runs into fresh arrays on every update was most of its cost): an unchanged
+//! instruction keeps its runs and its copied fields where they are, and only gets the new
+//! version's stamp ([`Span::version`]; an instruction without it has no accesses, so
+//! nothing is cleared for the instructions a pass removed). A changed or new instruction's
+//! runs and fields are appended, the ones they replace left unused until there are as many
+//! unused as used entries, when the pool and the copied sources are compacted.
 //!
 //! The table describes the shader as it was when computed. A pass that rewrites an
 //! instruction and then asks about that instruction again must ask [`super::access`]
 //! directly for it (DCE and CSE do, for the instructions they change); rewriting an
 //! instruction's sources leaves what every instruction *writes* as it was, which is what
 //! copy propagation relies on while it walks.
+
+use std::rc::Rc;
 
 use eubatch_ir::shader::{Control, SendInfo};
 use eubatch_ir::{Backend, Inst, Opcode, Operand, Shader};
@@ -52,12 +64,13 @@ struct Span {
     start: u32,
     defs: u32,
     uses: u32,
-    /// One more than the instruction's place in `AccessTable::fields` (0: none).
-    field: u32,
+    /// The version of the table that computed or kept it: a span of another version is of
+    /// an instruction that was not in the layout then (it has no accesses).
+    version: u32,
 }
 
 /// An instruction's fields as the table saw them: everything its accesses depend on.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 struct Fields {
     opcode: Opcode,
     control: Control,
@@ -68,8 +81,21 @@ struct Fields {
     srcs: (u32, u32),
 }
 
+impl Default for Fields {
+    fn default() -> Fields {
+        Fields {
+            opcode: Opcode::Nop,
+            control: Control::new(1),
+            dst: Operand::NULL,
+            size_written: 0,
+            send: None,
+            srcs: (0, 0),
+        }
+    }
+}
+
 /// What of the whole shader every instruction's accesses depend on.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct ShaderFacts {
     backend: Backend,
     dispatch_width: u8,
@@ -87,15 +113,15 @@ impl ShaderFacts {
 }
 
 /// The accesses of every instruction in the layout, by instruction.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct AccessTable {
     pub slots: Slots,
-    /// Indexed by the instruction's number in the instruction arena (instructions no longer
-    /// in the layout have none).
+    /// This table's version (spans of other versions are no one's).
+    version: u32,
+    /// Indexed by the instruction's number in the instruction arena.
     spans: Vec<Span>,
     pool: Vec<Run>,
-    /// The fields of every instruction of the layout when computed, in layout order (an
-    /// instruction's `Span::fields` less one is its place here).
+    /// The fields of every instruction when its span was made, by instruction number.
     fields: Vec<Fields>,
     srcs: Vec<Operand>,
     facts: ShaderFacts,
@@ -103,127 +129,168 @@ pub struct AccessTable {
 
 impl AccessTable {
     pub fn compute(shader: &Shader, nesting: &Nesting) -> AccessTable {
-        AccessTable::build(
-            shader,
-            Slots::of(shader, nesting),
-            ShaderFacts::of(shader),
-            None,
-        )
+        let mut t = AccessTable {
+            slots: Slots::of(shader, nesting),
+            version: 0,
+            spans: Vec::new(),
+            pool: Vec::with_capacity(shader.num_insts() * 4),
+            fields: Vec::new(),
+            srcs: Vec::with_capacity(shader.operands.len()),
+            facts: ShaderFacts::of(shader),
+        };
+        t.build(shader, false);
+        t
     }
 
     /// The table of `shader`, taking from `old` (a table of an earlier version of it) the
     /// accesses of every instruction whose fields have not changed since, when the slot
-    /// numbering and what else they depend on are the same; else computed whole.
-    pub fn update(old: &AccessTable, shader: &Shader, nesting: &Nesting) -> AccessTable {
+    /// numbering and what else they depend on are the same; else computed whole. Takes
+    /// over `old`'s storage when nothing else holds it.
+    pub fn update(old: Rc<AccessTable>, shader: &Shader, nesting: &Nesting) -> AccessTable {
         let slots = Slots::of(shader, nesting);
         let facts = ShaderFacts::of(shader);
-        let reuse = slots == old.slots && facts == old.facts;
-        AccessTable::build(shader, slots, facts, reuse.then_some(old))
+        let mut t = Rc::try_unwrap(old).unwrap_or_else(|shared| (*shared).clone());
+        let reuse = slots == t.slots && facts == t.facts;
+        t.slots = slots;
+        t.facts = facts;
+        t.build(shader, reuse);
+        t
     }
 
-    fn build(
-        shader: &Shader,
-        slots: Slots,
-        facts: ShaderFacts,
-        old: Option<&AccessTable>,
-    ) -> AccessTable {
+    /// Makes this table (of an earlier version, or empty) the table of `shader`, keeping
+    /// the runs of the instructions whose fields are unchanged when `reuse`.
+    fn build(&mut self, shader: &Shader, reuse: bool) {
         let n = shader.insts.opcode.len();
-        let mut spans = vec![Span::default(); n];
-        let mut fields = Vec::with_capacity(shader.num_insts());
-        let mut pool = Vec::with_capacity(old.map_or(n * 8, |o| o.pool.len()));
-        let mut srcs = Vec::with_capacity(shader.operands.len());
-        let flag0 = slots.vgrf_slots;
-        for inst in shader.layout.insts() {
-            let ops = shader.srcs(inst);
-            let f = Fields {
-                opcode: shader.insts.opcode[inst],
-                control: shader.insts.control[inst],
-                dst: shader.insts.dst[inst],
-                size_written: shader.insts.size_written[inst],
-                send: shader.send_info(inst).copied(),
-                srcs: (srcs.len() as u32, ops.len() as u32),
-            };
-            srcs.extend_from_slice(ops);
-            fields.push(f);
-            let field = fields.len() as u32;
-            let start = pool.len() as u32;
-            if let Some(sp) = old.and_then(|o| o.unchanged(inst, &f, ops)) {
-                let o = old.unwrap();
-                let from = sp.start as usize;
-                pool.extend_from_slice(&o.pool[from..from + (sp.defs + sp.uses) as usize]);
-                spans[inst.index()] = Span { start, field, ..sp };
-                continue;
-            }
-            for_each_def_run(shader, &slots, inst, |s, full, full_ignoring_mask| {
-                let s = s.start.get()..s.end.get();
-                debug_assert!(s.end <= SLOT_BITS, "slots {s:?} out of the table's range");
-                let flags = if full { FULL } else { 0 }
-                    | if full_ignoring_mask {
-                        FULL_IGNORING_MASK
-                    } else {
-                        0
-                    };
-                // The next slots with the same flags join this instruction's last run (a
-                // run stays on one side of the first flag slot).
-                let mine = pool.len() as u32 > start && s.start != flag0;
-                match pool.last_mut() {
-                    Some(r) if mine && r.end == s.start && r.first & !SLOT_BITS == flags => {
-                        r.end = s.end
-                    }
-                    _ => pool.push(Run {
-                        first: s.start | flags,
-                        end: s.end,
-                    }),
-                }
-            });
-            let defs = pool.len() as u32 - start;
-            let uses_start = pool.len() as u32;
-            for_each_use_run(shader, &slots, inst, |s| {
-                let s = s.start.get()..s.end.get();
-                // Reads are a set: slots starting within the last run, or just after it,
-                // join it.
-                let mine = pool.len() as u32 > uses_start;
-                match pool.last_mut() {
-                    Some(r)
-                        if mine && r.first <= s.start && s.start <= r.end && s.start != flag0 =>
-                    {
-                        r.end = r.end.max(s.end)
-                    }
-                    _ => pool.push(Run {
-                        first: s.start,
-                        end: s.end,
-                    }),
-                }
-            });
-            let uses = pool.len() as u32 - start - defs;
-            spans[inst.index()] = Span {
-                start,
-                defs,
-                uses,
-                field,
-            };
+        let old = self.version;
+        let version = old + 1;
+        self.version = version;
+        if self.spans.len() < n {
+            self.spans.resize(n, Span::default());
+            self.fields.resize(n, Fields::default());
         }
-        AccessTable {
-            slots,
-            spans,
-            pool,
-            fields,
-            srcs,
-            facts,
+        if !reuse {
+            self.pool.clear();
+            self.srcs.clear();
+        }
+        let flag0 = self.slots.vgrf_slots;
+        // Entries of the pool and of the copied sources in use, to know when to compact.
+        let (mut used_runs, mut used_srcs) = (0usize, 0usize);
+        for block in shader.layout.blocks.iter() {
+            for &inst in &block.insts {
+                let i = inst.index();
+                let ops = shader.srcs(inst);
+                used_srcs += ops.len();
+                if reuse && self.spans[i].version == old && self.unchanged(shader, inst, ops) {
+                    let sp = &mut self.spans[i];
+                    sp.version = version;
+                    used_runs += (sp.defs + sp.uses) as usize;
+                    continue;
+                }
+                let at = self.srcs.len() as u32;
+                self.srcs.extend_from_slice(ops);
+                self.fields[i] = Fields {
+                    opcode: shader.insts.opcode[inst],
+                    control: shader.insts.control[inst],
+                    dst: shader.insts.dst[inst],
+                    size_written: shader.insts.size_written[inst],
+                    send: shader.send_info(inst).copied(),
+                    srcs: (at, ops.len() as u32),
+                };
+                let (slots, pool) = (&self.slots, &mut self.pool);
+                let start = pool.len() as u32;
+                for_each_def_run(shader, slots, inst, |s, full, full_ignoring_mask| {
+                    let s = s.start.get()..s.end.get();
+                    debug_assert!(s.end <= SLOT_BITS, "slots {s:?} out of the table's range");
+                    let flags = if full { FULL } else { 0 }
+                        | if full_ignoring_mask {
+                            FULL_IGNORING_MASK
+                        } else {
+                            0
+                        };
+                    // The next slots with the same flags join this instruction's last run
+                    // (a run stays on one side of the first flag slot).
+                    let mine = pool.len() as u32 > start && s.start != flag0;
+                    match pool.last_mut() {
+                        Some(r) if mine && r.end == s.start && r.first & !SLOT_BITS == flags => {
+                            r.end = s.end
+                        }
+                        _ => pool.push(Run {
+                            first: s.start | flags,
+                            end: s.end,
+                        }),
+                    }
+                });
+                let defs = pool.len() as u32 - start;
+                let uses_start = pool.len() as u32;
+                for_each_use_run(shader, slots, inst, |s| {
+                    let s = s.start.get()..s.end.get();
+                    // Reads are a set: slots starting within the last run, or just after
+                    // it, join it.
+                    let mine = pool.len() as u32 > uses_start;
+                    match pool.last_mut() {
+                        Some(r)
+                            if mine
+                                && r.first <= s.start
+                                && s.start <= r.end
+                                && s.start != flag0 =>
+                        {
+                            r.end = r.end.max(s.end)
+                        }
+                        _ => pool.push(Run {
+                            first: s.start,
+                            end: s.end,
+                        }),
+                    }
+                });
+                let uses = pool.len() as u32 - start - defs;
+                used_runs += (defs + uses) as usize;
+                self.spans[i] = Span {
+                    start,
+                    defs,
+                    uses,
+                    version,
+                };
+            }
+        }
+        if self.pool.len() > 2 * used_runs + 1024 || self.srcs.len() > 2 * used_srcs + 1024 {
+            self.compact(shader);
         }
     }
 
-    /// `inst`'s span here, if it had the fields `f` (and sources `ops`) when computed.
-    fn unchanged(&self, inst: Inst, f: &Fields, ops: &[Operand]) -> Option<Span> {
-        let sp = self.spans.get(inst.index())?;
-        let old = *self.fields.get((sp.field as usize).checked_sub(1)?)?;
-        let (at, len) = old.srcs;
-        let same = Fields {
-            srcs: old.srcs,
-            ..*f
-        } == old
-            && self.srcs[at as usize..(at + len) as usize] == *ops;
-        same.then(|| self.spans[inst.index()])
+    /// Copies the runs and the sources of the instructions in the layout into fresh arrays,
+    /// dropping those no span of this version refers to.
+    fn compact(&mut self, shader: &Shader) {
+        let mut pool = Vec::with_capacity(self.pool.len() / 2);
+        let mut srcs = Vec::with_capacity(self.srcs.len() / 2);
+        for block in shader.layout.blocks.iter() {
+            for &inst in &block.insts {
+                let (sp, f) = (
+                    &mut self.spans[inst.index()],
+                    &mut self.fields[inst.index()],
+                );
+                let from = sp.start as usize;
+                sp.start = pool.len() as u32;
+                pool.extend_from_slice(&self.pool[from..from + (sp.defs + sp.uses) as usize]);
+                let (at, len) = f.srcs;
+                f.srcs.0 = srcs.len() as u32;
+                srcs.extend_from_slice(&self.srcs[at as usize..(at + len) as usize]);
+            }
+        }
+        self.pool = pool;
+        self.srcs = srcs;
+    }
+
+    /// Whether `inst`'s fields (opcode, control, destination, size written, message
+    /// fields, sources `ops`) are those its span was made from.
+    fn unchanged(&self, shader: &Shader, inst: Inst, ops: &[Operand]) -> bool {
+        let f = &self.fields[inst.index()];
+        let (at, len) = f.srcs;
+        f.opcode == shader.insts.opcode[inst]
+            && f.control == shader.insts.control[inst]
+            && f.dst == shader.insts.dst[inst]
+            && f.size_written == shader.insts.size_written[inst]
+            && f.send.as_ref() == shader.send_info(inst)
+            && self.srcs[at as usize..(at + len) as usize] == *ops
     }
 
     /// The runs of slots `inst` writes, each with whether it fully defines them, and
@@ -269,6 +336,10 @@ impl AccessTable {
     }
 
     fn span(&self, inst: Inst) -> Span {
-        self.spans.get(inst.index()).copied().unwrap_or_default()
+        self.spans
+            .get(inst.index())
+            .filter(|sp| sp.version == self.version)
+            .copied()
+            .unwrap_or_default()
     }
 }

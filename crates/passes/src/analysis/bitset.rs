@@ -305,6 +305,32 @@ impl<T: Member> BitSet<T> {
         }
     }
 
+    /// The smallest number at or above `i` that is not a member (the set's room when
+    /// every number from `i` on is one).
+    pub fn next_missing(&self, i: T) -> T {
+        let i = i.bit();
+        let mut k = (i / 64) as usize;
+        let Some(&w) = self.words.get(k) else {
+            return T::from_bit(i);
+        };
+        let mut w = !w & (!0u64 << (i % 64));
+        loop {
+            if w != 0 {
+                return T::from_bit(k as u32 * 64 + w.trailing_zeros());
+            }
+            k += 1;
+            match self.words.get(k) {
+                Some(&x) => w = !x,
+                None => return T::from_bit(self.room()),
+            }
+        }
+    }
+
+    /// Words of storage (64 members each).
+    pub fn words(&self) -> usize {
+        self.words.len()
+    }
+
     /// How many members there are.
     pub fn len(&self) -> u32 {
         self.words.iter().map(|w| w.count_ones()).sum()

@@ -1,6 +1,10 @@
 //! Definitions: which VGRFs are written by exactly one instruction, writing all of their
 //! data (padding is never written) unconditionally outside control flow — values the whole shader can treat as SSA, as
 //! Mesa's `fs_def_analysis` (brw_fs.cpp) does for its global passes.
+//!
+//! One walk over the layout and the access table's writes; the writers of the VGRFs
+//! defined in pieces are then placed by counts already known (a counting sort of the
+//! writes, in program order), not gathered in linked lists for every VGRF (issue 15).
 
 use eubatch_ir::{Inst, RegFile, Shader};
 
@@ -42,48 +46,51 @@ impl Defs {
         let mut count = vec![0u32; n];
         let mut single: Vec<Option<Inst>> = vec![None; n];
         let mut whole = vec![true; n];
-        // Each VGRF's writers, in flat linked lists (newest first).
-        let mut writers = crate::analysis::slot_lists::SlotLists::new(n as u32);
+        // Every write of a VGRF, in program order (gathered into per-VGRF lists at the
+        // end, for the VGRFs defined in pieces only).
+        let mut writes: Vec<(u32, Inst)> = Vec::with_capacity(shader.num_insts());
         // The slots fully written, and those fully written more than once; per VGRF: any
         // other kind of write.
         let mut written: BitSet<Slot> = BitSet::new(slots.vgrf_slots);
         let mut rewritten = BitSet::new(slots.vgrf_slots);
         let mut other_write = vec![false; n];
-        for inst in shader.layout.insts() {
-            let nested = nesting.nested(inst);
-            let dst = shader.insts.dst[inst];
-            if dst.file != RegFile::Vgrf || dst.nr as usize >= n {
-                continue;
-            }
-            let v = dst.nr as usize;
-            count[v] += 1;
-            single[v] = Some(inst);
-            // All of the VGRF's slots, each fully.
-            let range = slots.vgrf(shader, dst.nr);
-            let mut covered = 0u32;
-            for (r, full, _) in access.def_runs(inst) {
-                // (The part of the run in the VGRF: the flag slots of a conditional
-                // modifier are not its.)
-                let part = r.start.max(range.start)..r.end.min(range.end);
-                if part.is_empty() {
+        for block in shader.layout.blocks.iter() {
+            for &inst in &block.insts {
+                let dst = shader.insts.dst[inst];
+                if dst.file != RegFile::Vgrf || dst.nr as usize >= n {
                     continue;
                 }
-                if full {
-                    covered += part.end - part.start;
-                    written.insert_range_noting_repeats(part, &mut rewritten);
-                } else {
+                let nested = nesting.nested(inst);
+                let v = dst.nr as usize;
+                count[v] += 1;
+                single[v] = Some(inst);
+                // All of the VGRF's slots, each fully.
+                let range = slots.vgrf(shader, dst.nr);
+                let mut covered = 0u32;
+                for (r, full, _) in access.def_runs(inst) {
+                    // (The part of the run in the VGRF: the flag slots of a conditional
+                    // modifier are not its.)
+                    let part = r.start.max(range.start)..r.end.min(range.end);
+                    if part.is_empty() {
+                        continue;
+                    }
+                    if full {
+                        covered += part.end - part.start;
+                        written.insert_range_noting_repeats(part, &mut rewritten);
+                    } else {
+                        other_write[v] = true;
+                    }
+                }
+                if nested {
                     other_write[v] = true;
                 }
-            }
-            if nested {
-                other_write[v] = true;
-            }
-            writers.push(v as u32, inst.index() as u32);
-            // Padding is never written: the data slots are the whole value.
-            let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
-            let data_slots = l.components as u32 * (l.data as u32).div_ceil(SLOT);
-            if nested || covered != data_slots {
-                whole[v] = false;
+                writes.push((v as u32, inst));
+                // Padding is never written: the data slots are the whole value.
+                let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
+                let data_slots = l.components as u32 * (l.data as u32).div_ceil(SLOT);
+                if nested || covered != data_slots {
+                    whole[v] = false;
+                }
             }
         }
         for v in 0..n {
@@ -91,22 +98,29 @@ impl Defs {
                 single[v] = None;
             }
         }
+        // Each VGRF defined in pieces gets `count` places, filled in program order.
         let mut piece_at = vec![(0u32, 0u32); n];
-        let mut piece_insts = Vec::new();
+        let mut total = 0u32;
         for v in 0..n {
             let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
             let range = slots.vgrf(shader, v as u32);
             let once = !other_write[v]
                 && l.padding == 0
-                && writers.iter(v as u32).next().is_some()
+                && count[v] > 0
                 && written.contains_range(range.clone())
                 && !rewritten.intersects_range(range.clone());
             if once {
-                let at = piece_insts.len();
-                piece_insts.extend(writers.iter(v as u32).map(|i| Inst::from_usize(i as usize)));
-                // In program order, as they were found.
-                piece_insts[at..].reverse();
-                piece_at[v] = (at as u32, (piece_insts.len() - at) as u32);
+                piece_at[v] = (total, count[v]);
+                total += count[v];
+            }
+        }
+        let mut piece_insts = vec![Inst::from_usize(0); total as usize];
+        let mut filled = vec![0u32; if total > 0 { n } else { 0 }];
+        for &(v, inst) in writes.iter().filter(|_| total > 0) {
+            let (at, k) = piece_at[v as usize];
+            if k > 0 {
+                piece_insts[(at + filled[v as usize]) as usize] = inst;
+                filled[v as usize] += 1;
             }
         }
         Defs {

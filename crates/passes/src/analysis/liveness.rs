@@ -10,6 +10,13 @@
 //! there is never seen. (Mesa's CFG has no such edge either.) Without this, every value
 //! the writes read would be live from the start along the jump, undefined there, and
 //! could never share a register with what it is copied from.
+//!
+//! Computed in one walk over the access table (per block: the slots read before being fully
+//! defined, and those fully defined), then over the global slots only. What costs is done
+//! by words, not by accesses (issue 15): the per-block set of defined slots is emptied
+//! whole when that is cheaper than range by range, a fully defined run that holds no
+//! global slot is dropped before it is numbered (most live and die inside one block), and
+//! the runs of global slots are found by scanning for their ends, not member by member.
 
 use std::rc::Rc;
 
@@ -74,8 +81,13 @@ impl Liveness {
                     }
                 }
             }
-            for r in &kill_list[k0..] {
-                defined.remove_range(r.clone());
+            // Emptied for the next block: range by range, or whole when that is less.
+            if (kill_list.len() - k0) * 8 >= defined.words() {
+                defined.clear();
+            } else {
+                for r in &kill_list[k0..] {
+                    defined.remove_range(r.clone());
+                }
             }
         }
         gen_at.push(gen_list.len());
@@ -87,14 +99,16 @@ impl Liveness {
         for piece in &gen_list {
             is_global.insert_range(piece.clone());
         }
+        // Run by run: a run's start is the next member, its end the next slot after it
+        // that is not one (word-level scans).
         let mut global: IndexVec<GlobalSlot, Slot> = IndexVec::new();
         let mut runs: Vec<(Slot, GlobalSlot, u32)> = Vec::new();
-        for s in is_global.iter() {
-            let k = global.push(s);
-            match runs.last_mut() {
-                Some((s0, _, len)) if *s0 + *len == s => *len += 1,
-                _ => runs.push((s, k, 1)),
-            }
+        let mut at = Slot::new(0);
+        while let Some(first) = is_global.next_member(at) {
+            let end = is_global.next_missing(first);
+            runs.push((first, GlobalSlot::new(global.len() as u32), end - first));
+            global.extend(Slot::each(first..end));
+            at = end;
         }
         let g = global.len() as u32;
         // A global slot's number is how many global slots lie below it, so the global slots
@@ -113,8 +127,11 @@ impl Liveness {
             for piece in &gen_list[gen_at[b]..gen_at[b + 1]] {
                 gen.insert_range(numbers(piece));
             }
+            // (Most slots fully defined are not global: they live inside one block.)
             for r in &kill_list[kill_at[b]..kill_at[b + 1]] {
-                kill.insert_range(numbers(r));
+                if is_global.intersects_range(r.clone()) {
+                    kill.insert_range(numbers(r));
+                }
             }
             gens.push(gen);
             kills.push(kill);
