@@ -36,13 +36,9 @@ pub struct Outcome {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     // It runs once per pipeline: whatever it changed, every analysis is dropped.
-    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
-}
-
-fn lower_all(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    lower(shader).split > 0
+    Changed::when(lower(shader).split > 0, Changed::EVERYTHING)
 }
 
 /// Splits every instruction wider than its rules allow.

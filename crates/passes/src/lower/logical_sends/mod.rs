@@ -58,13 +58,9 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope {
     ..crate::manager::Scope::SCALAR
 };
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     // It runs once per pipeline: whatever it changed, every analysis is dropped.
-    Changed::when(lower_all(shader, cx), Changed::EVERYTHING)
-}
-
-fn lower_all(shader: &mut Shader, _cx: &mut PassCx) -> bool {
-    lower(shader).lowered > 0
+    Changed::when(lower(shader).lowered > 0, Changed::EVERYTHING)
 }
 
 /// Lowers every logical message of `shader` that its family can, block by block, and says
