@@ -97,6 +97,27 @@ impl Allocation {
     }
 }
 
+impl Allocation {
+    /// Registers anything takes: the thread's inputs and every register a placed VGRF
+    /// touches, each counted once (what packing values more tightly lowers, where
+    /// [`Allocation::grf_used`] counts up to the end-of-thread payload at the top).
+    pub fn registers_taken(&self, shader: &Shader, c: &Constraints) -> u32 {
+        let mut taken = vec![false; c.grf_count as usize];
+        for t in taken.iter_mut().take(c.first_free_grf as usize) {
+            *t = true;
+        }
+        for (k, p) in self.placement.iter().enumerate() {
+            if let (Placement::At(r), Some(l)) = (p, shader.vgrfs.get(Vgrf::from_usize(k))) {
+                let end = r.grf + (r.offset + l.size()).div_ceil(c.reg_size);
+                for g in r.grf..end.min(c.grf_count) {
+                    taken[g as usize] = true;
+                }
+            }
+        }
+        taken.iter().filter(|t| **t).count() as u32
+    }
+}
+
 /// What an allocator is given.
 pub struct Input<'a> {
     pub shader: &'a Shader,

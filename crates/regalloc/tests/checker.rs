@@ -65,6 +65,8 @@ fn linear_allocation_passes_and_follows_the_rules() {
     assert_eq!(a.placement[2], at(5, 0));
     assert_eq!(a.placement[4], at(124, 0));
     assert_eq!(a.grf_used(&s, &c), 128);
+    // g0-g3, g4-g7 and g124-g127.
+    assert_eq!(a.registers_taken(&s, &c), 12);
 }
 
 #[test]
