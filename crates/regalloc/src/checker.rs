@@ -51,19 +51,6 @@ impl std::fmt::Display for At {
     }
 }
 
-/// A register byte: `g{grf}.{byte}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Byte {
-    pub grf: u32,
-    pub byte: u32,
-}
-
-impl std::fmt::Display for Byte {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "g{}.{}", self.grf, self.byte)
-    }
-}
-
 /// Why an allocation is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Violation {
@@ -109,14 +96,14 @@ pub enum Violation {
         a: Vgrf,
         b: Vgrf,
         inst: At,
-        byte: Byte,
+        byte: Reg,
     },
     /// An instruction writing `written` lands on a byte of `live`, live after it.
     Clobber {
         written: Vgrf,
         live: Vgrf,
         inst: At,
-        byte: Byte,
+        byte: Reg,
     },
 }
 
@@ -395,9 +382,9 @@ pub fn check(
                 }
             }
         };
-        let byte_at = |byte: u32| Byte {
+        let byte_at = |byte: u32| Reg {
             grf: byte / reg,
-            byte: byte % reg,
+            offset: byte % reg,
         };
         let n = insts.len() as u32;
         let last = *insts.last().unwrap();

@@ -10,25 +10,33 @@ use eubatch_regalloc::constraints::Constraints;
 use eubatch_regalloc::{allocate, by_name, Allocation, Placement, Reg};
 
 /// vgrf0 and vgrf2 never meet; vgrf1 (two registers) meets both; vgrf3 is live throughout;
-/// vgrf4 is the end-of-thread payload. The shader reads g2 and g3: the inputs are g0-g3.
-const SHADER: &str = "shader \"t\" stage FS width 8 target skl
-vgrf0 1x32
-vgrf1 1x64
-vgrf2 1x32
-vgrf3 1x32
-vgrf4 4x32
-block0:
-    mov(8) vgrf3:F, g3<8,8,1>:F
-    mov(8) vgrf0:F, g2<8,8,1>:F
-    add(8) vgrf1:F, vgrf0:F, 1f
-    add(8) vgrf1+1.0:F, vgrf0:F, 2f
-    add(8) vgrf2:F, vgrf1:F, vgrf1+1.0:F
+/// vgrf4 is the end-of-thread payload. The shader reads g4 and g5: the inputs are g0-g5.
+fn shader() -> Shader {
+    fs(
+        &["1x32", "1x64", "1x32", "1x32", "4x32"],
+        "block0:
+    mov(8) vgrf3:F, g5<8,8,1>:F
+    mov(8) vgrf0:F, g4<8,8,1>:F
+    mul(8) vgrf1:F, vgrf0:F, 3f
+    mul(8) vgrf1+1.0:F, vgrf0:F, 4f
+    add(8) vgrf2:F, vgrf1+1.0:F, vgrf1:F
     add(8) vgrf4:F, vgrf2:F, vgrf3:F
     mov(8) vgrf4+1.0:F, 0f
     mov(8) vgrf4+2.0:F, 0f
     mov(8) vgrf4+3.0:F, 0f
     send(8) (mlen: 4) (sfid: 5) (desc: 0x10031000) (EOT) (null):UD, 0u, 0u, vgrf4:F
-";
+",
+    )
+}
+
+/// A SIMD8 fragment shader for SKL with VGRFs of `sizes` (`1x32`, ...) and `body`.
+fn fs(sizes: &[&str], body: &str) -> Shader {
+    let mut t = String::from("shader \"t\" stage FS width 8 target skl\n");
+    for (k, size) in sizes.iter().enumerate() {
+        t += &format!("vgrf{k} {size}\n");
+    }
+    parse_shader(&(t + body)).unwrap()
+}
 
 fn at(grf: u32, offset: u32) -> Placement {
     Placement::At(Reg { grf, offset })
@@ -41,9 +49,9 @@ fn linear(s: &Shader) -> (Allocation, Constraints, PassCx) {
     (r.allocation, r.constraints, cx)
 }
 
-/// `linear`'s allocation of SHADER with the placement of `v` replaced.
+/// `linear`'s allocation of [`shader`] with the placement of `v` replaced.
 fn broken(v: usize, p: Placement) -> Result<(), Violation> {
-    let s = parse_shader(SHADER).unwrap();
+    let s = shader();
     let (mut a, c, mut cx) = linear(&s);
     a.placement[v] = p;
     check(&s, &mut cx, &c, &a)
@@ -51,56 +59,52 @@ fn broken(v: usize, p: Placement) -> Result<(), Violation> {
 
 #[test]
 fn linear_allocation_passes_and_follows_the_rules() {
-    let s = parse_shader(SHADER).unwrap();
+    let s = shader();
     let (a, c, mut cx) = linear(&s);
-    assert_eq!(c.first_free_grf, 4);
+    assert_eq!(c.first_free_grf, 6);
     assert_eq!(c.eot_reads.len(), 1);
     check(&s, &mut cx, &c, &a).unwrap();
     assert!(!a.needs_spills());
-    // vgrf3 first (g4), vgrf0 next (g5), vgrf1 in g6-g7, vgrf2 reuses vgrf0's g5; the
+    // vgrf3 first (g6), vgrf0 next (g7), vgrf1 in g8-g9, vgrf2 reuses vgrf0's g7; the
     // payload at the top of the file.
-    assert_eq!(a.placement[3], at(4, 0));
-    assert_eq!(a.placement[0], at(5, 0));
-    assert_eq!(a.placement[1], at(6, 0));
-    assert_eq!(a.placement[2], at(5, 0));
+    assert_eq!(a.placement[3], at(6, 0));
+    assert_eq!(a.placement[0], at(7, 0));
+    assert_eq!(a.placement[1], at(8, 0));
+    assert_eq!(a.placement[2], at(7, 0));
     assert_eq!(a.placement[4], at(124, 0));
     assert_eq!(a.grf_used(&s, &c), 128);
-    // g0-g3, g4-g7 and g124-g127.
-    assert_eq!(a.registers_taken(&s, &c), 12);
+    // g0-g5, g6-g9 and g124-g127.
+    assert_eq!(a.registers_taken(&s, &c), 14);
 }
 
 #[test]
 fn values_live_together_sharing_a_byte_are_rejected() {
     // vgrf2 onto vgrf3 (live throughout).
-    let e = broken(2, at(4, 0)).unwrap_err();
+    let e = broken(2, at(6, 0)).unwrap_err();
     assert!(
         matches!(e, Violation::SharedByte { a, b, byte, .. }
             if [a.index(), b.index()] == [2, 3] || [a.index(), b.index()] == [3, 2]
-            && byte.grf == 4),
+            && byte.grf == 6),
         "{e}"
     );
     assert!(e.to_string().contains("no-shared-byte"), "{e}");
-    // The second register of vgrf1 onto vgrf3.
-    let e = broken(1, at(3 + 1, 0)).unwrap_err();
+    // vgrf1's first register onto vgrf3.
+    let e = broken(1, at(6, 0)).unwrap_err();
     assert!(e.to_string().contains("vgrf3"), "{e}");
 }
 
 #[test]
 fn a_dead_write_onto_a_live_value_is_rejected() {
     // vgrf2 is written and never read while vgrf0 is live.
-    let s = parse_shader(
-        "shader \"t\" stage FS width 8 target skl
-vgrf0 1x32
-vgrf1 1x32
-vgrf2 1x32
-block0:
+    let s = fs(
+        &["1x32", "1x32", "1x32"],
+        "block0:
     mov(8) vgrf0:F, g2<8,8,1>:F
     mov(8) vgrf2:F, 1f
     add(8) vgrf1:F, vgrf0:F, 1f
     mov(8) g10<8,8,1>:F, vgrf1:F
 ",
-    )
-    .unwrap();
+    );
     let (mut a, c, mut cx) = linear(&s);
     check(&s, &mut cx, &c, &a).unwrap();
     a.placement[2] = a.placement[0];
@@ -125,7 +129,7 @@ fn placements_outside_the_file_or_on_inputs_are_rejected() {
     ));
     let e = broken(0, at(2, 0)).unwrap_err();
     assert!(
-        matches!(e, Violation::Reserved { first_free: 4, .. }),
+        matches!(e, Violation::Reserved { first_free: 6, .. }),
         "{e}"
     );
     assert!(e.to_string().contains("thread-inputs"), "{e}");
@@ -166,7 +170,7 @@ fn an_accessed_value_without_a_register_is_rejected() {
     );
     // One that did not fit is not checked: the shader needs spills.
     assert_eq!(broken(2, Placement::NoFit), Ok(()));
-    let s = parse_shader(SHADER).unwrap();
+    let s = shader();
     let (a, c, mut cx) = linear(&s);
     let short = Allocation {
         placement: a.placement[..3].to_vec(),
@@ -184,19 +188,15 @@ fn an_accessed_value_without_a_register_is_rejected() {
 /// register they pass, at the same half they do not.
 #[test]
 fn sub_register_placements_are_checked_byte_by_byte() {
-    let s = parse_shader(
-        "shader \"t\" stage FS width 8 target skl
-vgrf0 1x16
-vgrf1 1x16
-vgrf2 1x16
-block0:
+    let s = fs(
+        &["1x16", "1x16", "1x16"],
+        "block0:
     mov(8) vgrf0:HF, g2<8,8,1>:F
     mov(8) vgrf1:HF, g3<8,8,1>:F
     add(8) vgrf2:HF, vgrf0:HF, vgrf1:HF
     mov(8) g10<8,8,1>:F, vgrf2:HF
 ",
-    )
-    .unwrap();
+    );
     let (mut a, c, mut cx) = linear(&s);
     check(&s, &mut cx, &c, &a).unwrap();
     a.placement[0] = at(20, 0);
@@ -205,7 +205,7 @@ block0:
     a.placement[1] = at(20, 12);
     let e = check(&s, &mut cx, &c, &a).unwrap_err();
     assert!(
-        matches!(e, Violation::SharedByte { byte, .. } if byte.grf == 20 && byte.byte == 12),
+        matches!(e, Violation::SharedByte { byte, .. } if byte.grf == 20 && byte.offset == 12),
         "{e}"
     );
 }
@@ -214,18 +214,14 @@ block0:
 /// live at the same time.
 #[test]
 fn undefined_values_hold_no_bytes() {
-    let s = parse_shader(
-        "shader \"t\" stage FS width 8 target skl
-vgrf0 1x32
-vgrf1 1x32
-vgrf2 1x32
-block0:
+    let s = fs(
+        &["1x32", "1x32", "1x32"],
+        "block0:
     mov(8) vgrf0:F, g2<8,8,1>:F
     add(8) vgrf2:F, vgrf1:F, vgrf0:F
     mov(8) g10<8,8,1>:F, vgrf2:F
 ",
-    )
-    .unwrap();
+    );
     let (mut a, c, mut cx) = linear(&s);
     a.placement[1] = a.placement[0];
     check(&s, &mut cx, &c, &a).unwrap();
@@ -236,11 +232,10 @@ fn values_live_around_a_loop_keep_their_registers() {
     // vgrf0 is read at the top of the loop and at its bottom, after vgrf1 is written: the
     // two are live together, and vgrf0 is live around the back edge.
     let loop_shader = |body: &str| {
-        parse_shader(&format!(
-            "shader \"t\" stage FS width 8 target skl
-vgrf0 1x32
-vgrf1 1x32
-block0:
+        fs(
+            &["1x32", "1x32"],
+            &format!(
+                "block0:
     mov(8) vgrf0:F, g2<8,8,1>:F
 block1:
     do(8) (null):UD
@@ -250,8 +245,8 @@ block2:
 block3:
     mov(8) g10<8,8,1>:F, vgrf0:F
 "
-        ))
-        .unwrap()
+            ),
+        )
     };
     let s = loop_shader("    add(8) vgrf1:F, vgrf0:F, 1f\n    add(8) vgrf0:F, vgrf0:F, vgrf1:F\n");
     let (mut a, c, mut cx) = linear(&s);
