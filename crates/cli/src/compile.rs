@@ -2,7 +2,10 @@
 //! instruction counts before and after, the time, and what every pass did. With `--verify`
 //! the simulator compares every pass's input and output; `--dump-after PASS` prints the
 //! IR after that pass, `--dump-all DIR` writes it after every pass (what Mesa's
-//! `INTEL_DEBUG=optimizer` gives).
+//! `INTEL_DEBUG=optimizer` gives). `--regalloc NAME` allocates registers after the pipeline
+//! with that allocator (`eubatch_regalloc`), checks every allocation with the checker (a
+//! violation is a failure) and prints registers used and how many shaders need spills
+//! (spilling itself is not implemented: such a shader is counted, not changed).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,6 +32,38 @@ pub struct Options {
     pub stats: Option<PathBuf>,
     /// The stage the pipeline stops after, recorded in the statistics file.
     pub stage: String,
+    /// Allocate registers after the pipeline with this allocator, and check the result.
+    pub regalloc: Option<String>,
+}
+
+/// Register allocation totals of one thread (`--regalloc`).
+#[derive(Clone, Copy, Default)]
+pub struct RaTotals {
+    /// Shaders allocated and checked.
+    pub allocated: u64,
+    /// Of them, shaders with a VGRF that did not fit (they need spills).
+    pub need_spills: u64,
+    /// VGRFs that did not fit.
+    pub unplaced: u64,
+    /// Mesa's `grf_used` (one past the highest register), summed.
+    pub grf_used: u64,
+    /// Registers taken (each counted once), summed.
+    pub taken: u64,
+    /// Time in the allocator and in the checker.
+    pub alloc_time: Duration,
+    pub check_time: Duration,
+}
+
+impl RaTotals {
+    fn add(&mut self, o: &RaTotals) {
+        self.allocated += o.allocated;
+        self.need_spills += o.need_spills;
+        self.unplaced += o.unplaced;
+        self.grf_used += o.grf_used;
+        self.taken += o.taken;
+        self.alloc_time += o.alloc_time;
+        self.check_time += o.check_time;
+    }
 }
 
 /// What one thread keeps from shader to shader.
@@ -45,6 +80,8 @@ pub struct Worker {
     pub sums: [u64; 3],
     /// The targets the shaders were compiled for.
     pub targets: std::collections::BTreeSet<&'static str>,
+    /// Register allocation (`--regalloc`).
+    pub ra: RaTotals,
 }
 
 /// What compiling one shader leaves for the end of the run, in the order of the input:
@@ -81,6 +118,15 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    if let Some(name) = &opts.regalloc {
+        if eubatch_regalloc::by_name(name).is_none() {
+            eprintln!(
+                "error: --regalloc: unknown allocator `{name}` (allocators: {})",
+                eubatch_regalloc::ALLOCATORS.join(", ")
+            );
+            return ExitCode::FAILURE;
+        }
+    }
     let files = match inputs(paths) {
         Ok(f) => f,
         Err(e) => {
@@ -103,7 +149,9 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     let mut sums = [0u64; 3];
     let mut compiled = 0usize;
     let mut targets = std::collections::BTreeSet::new();
+    let mut ra = RaTotals::default();
     for w in &workers {
+        ra.add(&w.ra);
         compiled += w.compiled;
         for k in 0..3 {
             sums[k] += w.sums[k];
@@ -188,6 +236,19 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     println!(
         "register pressure after (most registers live at once, summed over shaders): {pressure_after}"
     );
+    if let Some(name) = &opts.regalloc {
+        println!(
+            "register allocation (`{name}`): {} shaders allocated and checked, {} need spills ({} VGRFs without a register), {} fit; registers used (Mesa's grf_used) {} in all, registers taken {} in all; allocator {}, checker {}",
+            ra.allocated,
+            ra.need_spills,
+            ra.unplaced,
+            ra.allocated - ra.need_spills,
+            ra.grf_used,
+            ra.taken,
+            format_duration(ra.alloc_time),
+            format_duration(ra.check_time)
+        );
+    }
     let secs = elapsed.as_secs_f64();
     if opts.verify_seeds.is_some() {
         let runs: u64 = stats.checked.iter().sum();
@@ -262,6 +323,7 @@ pub fn compile_files(
             compiled: 0,
             sums: [0; 3],
             targets: Default::default(),
+            ra: RaTotals::default(),
         },
         |w, path| {
             // A panic in a pass is a bug to report, not the end of the run.
@@ -376,11 +438,16 @@ fn compile_one(
         out.failure = Some(format!("{name}: {e}").into());
     } else if let Some(e) = eubatch_ir::verify::verify(&shader).first() {
         out.failure = Some(format!("{name}: the verifier fails after the pipeline: {e}").into());
-    } else if opts.stage == "lower" {
+    } else if opts.stage == "lower" || opts.regalloc.is_some() {
         // Lowered code must be in hardware form: a rule nothing could meet is an error
         // naming the instruction, the rule and the target.
         if let Some(e) = eubatch_ir::verify::verify_hardware(&shader).first() {
             out.failure = Some(format!("{name}: not in hardware form after lowering: {e}").into());
+        }
+    }
+    if let (Some(name), None) = (&opts.regalloc, &out.failure) {
+        if let Err(e) = allocate_registers(&shader, &mut cx, name, &mut w.ra) {
+            out.failure = Some(format!("{name}: {e}").into());
         }
     }
     if opts.histogram {
@@ -451,6 +518,35 @@ pub fn simulator_check(
 }
 
 /// The statistics of a compiled shader, keyed by where its dump is under the paths given.
+/// Allocates `shader`'s registers with allocator `name` and checks the allocation, adding
+/// to `totals`; why not, as an error.
+fn allocate_registers(
+    shader: &eubatch_ir::Shader,
+    cx: &mut eubatch_passes::PassCx,
+    name: &str,
+    totals: &mut RaTotals,
+) -> Result<(), String> {
+    let mut allocator =
+        eubatch_regalloc::by_name(name).ok_or_else(|| format!("unknown allocator `{name}`"))?;
+    let start = Instant::now();
+    let r = eubatch_regalloc::allocate(shader, cx, allocator.as_mut())
+        .map_err(|e| format!("not allocated: {e}"))?;
+    totals.alloc_time += start.elapsed();
+    let start = Instant::now();
+    let checked = eubatch_regalloc::checker::check(shader, cx, &r.constraints, &r.allocation);
+    totals.check_time += start.elapsed();
+    checked.map_err(|e| format!("the register allocation fails the checker: {e}"))?;
+    let a = &r.allocation;
+    totals.allocated += 1;
+    totals.grf_used += a.grf_used(shader, &r.constraints) as u64;
+    totals.taken += a.registers_taken(shader, &r.constraints) as u64;
+    if a.needs_spills() {
+        totals.need_spills += 1;
+        totals.unplaced += a.unplaced().count() as u64;
+    }
+    Ok(())
+}
+
 fn shader_stats(
     path: &Path,
     roots: &[PathBuf],

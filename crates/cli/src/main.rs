@@ -104,6 +104,11 @@ enum Cmd {
         /// Write per-shader statistics (JSON lines for .json/.jsonl, CSV for .csv).
         #[arg(long)]
         stats: Option<PathBuf>,
+        /// Allocate registers with this allocator (`linear`) after lowering (the pipeline
+        /// is `lower` unless --passes names one), check every allocation, and print
+        /// registers used and how many shaders need spills (spilling is not implemented).
+        #[arg(long)]
+        regalloc: Option<String>,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -257,10 +262,13 @@ fn main() -> ExitCode {
             dump_all,
             histogram,
             stats,
+            regalloc,
         } => {
             let custom = passes.is_some();
             let pipeline = match (passes, stop_after.as_str()) {
                 (Some(p), _) => p,
+                // Registers are allocated in hardware form.
+                (None, _) if regalloc.is_some() => "lower".to_string(),
                 (None, "opt") => "opt".to_string(),
                 (None, "lower") => "lower".to_string(),
                 (None, other) => {
@@ -283,9 +291,12 @@ fn main() -> ExitCode {
                     // A pipeline of one's own is not a stage: the options name it.
                     stage: if custom {
                         "passes".into()
+                    } else if regalloc.is_some() {
+                        "ra".into()
                     } else {
                         stop_after.clone()
                     },
+                    regalloc,
                 },
             )
         }

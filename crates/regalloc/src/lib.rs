@@ -1,4 +1,189 @@
-//! Register allocation (later issue). What is here so far is the problem it will solve,
-//! read from the analysis layer the passes share ([`problem`]).
+//! Register allocation (issue 16): one contract every allocator implements ([`Allocator`]),
+//! the rules it must obey ([`constraints`]), a checker that trusts no allocator
+//! ([`checker`]), and the allocators, one file each: [`linear`] (linear scan over the
+//! analysis layer's live intervals).
+//!
+//! The contract, in the spirit of regalloc2's `Function` trait but sized for this IR: an
+//! allocator is given a lowered scalar shader with what it may ask ([`Input`]: each VGRF's
+//! size and live interval from [`problem`], the analysis layer's per-slot intervals, and the
+//! shader's [`constraints::Constraints`]) and answers with an [`Allocation`]: per VGRF a
+//! GRF and byte offset, nothing (never accessed), or "does not fit". Spilling is not here
+//! yet: a shader with a VGRF that does not fit is counted as needing spills.
+//!
+//! Limits: what [`constraints`] models (scalar VS and FS, 128 GRFs); liveness must be
+//! computable (structured control flow).
 
+pub mod checker;
+pub mod constraints;
+pub mod linear;
 pub mod problem;
+
+use eubatch_ir::{Shader, Vgrf};
+use eubatch_passes::analysis::intervals::LiveIntervals;
+use eubatch_passes::PassCx;
+
+use constraints::{Constraints, Refusal};
+use problem::Problem;
+
+/// Where one VGRF lives: byte `grf * reg_size + offset` of the register file onward.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Reg {
+    pub grf: u32,
+    /// Byte offset inside the first register (0 for a VGRF of several registers).
+    pub offset: u32,
+}
+
+impl std::fmt::Display for Reg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "g{}.{}", self.grf, self.offset)
+    }
+}
+
+/// An allocator's answer for one VGRF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// The VGRF is never accessed and takes no register.
+    Unused,
+    At(Reg),
+    /// No register was free for it: the shader needs spills.
+    NoFit,
+}
+
+/// An allocator's answer: a placement per VGRF (indexed by VGRF number).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Allocation {
+    pub placement: Vec<Placement>,
+}
+
+impl Allocation {
+    /// `n` VGRFs, none placed.
+    pub fn unused(n: usize) -> Allocation {
+        Allocation {
+            placement: vec![Placement::Unused; n],
+        }
+    }
+
+    pub fn get(&self, v: Vgrf) -> Placement {
+        self.placement
+            .get(v.index())
+            .copied()
+            .unwrap_or(Placement::Unused)
+    }
+
+    /// The VGRFs that did not fit.
+    pub fn unplaced(&self) -> impl Iterator<Item = Vgrf> + '_ {
+        self.placement
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| **p == Placement::NoFit)
+            .map(|(k, _)| Vgrf::from_usize(k))
+    }
+
+    /// Whether some VGRF did not fit.
+    pub fn needs_spills(&self) -> bool {
+        self.placement.contains(&Placement::NoFit)
+    }
+
+    /// Registers the thread uses: one past the highest register an input or a placed VGRF
+    /// takes (Mesa's `grf_used`).
+    pub fn grf_used(&self, shader: &Shader, c: &Constraints) -> u32 {
+        let mut used = c.first_free_grf;
+        for (k, p) in self.placement.iter().enumerate() {
+            if let (Placement::At(r), Some(l)) = (p, shader.vgrfs.get(Vgrf::from_usize(k))) {
+                used = used.max(r.grf + (r.offset + l.size()).div_ceil(c.reg_size));
+            }
+        }
+        used
+    }
+}
+
+impl Allocation {
+    /// Registers anything takes: the thread's inputs and every register a placed VGRF
+    /// touches, each counted once (what packing values more tightly lowers, where
+    /// [`Allocation::grf_used`] counts up to the end-of-thread payload at the top).
+    pub fn registers_taken(&self, shader: &Shader, c: &Constraints) -> u32 {
+        let mut taken = vec![false; c.grf_count as usize];
+        for t in taken.iter_mut().take(c.first_free_grf as usize) {
+            *t = true;
+        }
+        for (k, p) in self.placement.iter().enumerate() {
+            if let (Placement::At(r), Some(l)) = (p, shader.vgrfs.get(Vgrf::from_usize(k))) {
+                let end = r.grf + (r.offset + l.size()).div_ceil(c.reg_size);
+                for g in r.grf..end.min(c.grf_count) {
+                    taken[g as usize] = true;
+                }
+            }
+        }
+        taken.iter().filter(|t| **t).count() as u32
+    }
+}
+
+/// What an allocator is given.
+pub struct Input<'a> {
+    pub shader: &'a Shader,
+    /// Per VGRF: bytes, registers and live interval.
+    pub problem: &'a Problem,
+    /// The analysis layer's intervals, per 4-byte slot (`intervals.access.slots` numbers
+    /// them) for allocators that place parts of values.
+    pub intervals: &'a LiveIntervals,
+    pub constraints: &'a Constraints,
+}
+
+/// A register allocator: one file per allocator, chosen by name ([`by_name`]).
+pub trait Allocator {
+    /// Its name, as `--regalloc NAME` spells it.
+    fn name(&self) -> &'static str;
+    /// Places the VGRFs of `input.shader`. A VGRF left `NoFit` makes the shader one that
+    /// needs spills; the answer must pass [`checker::check`] for what it placed.
+    fn allocate(&mut self, input: &Input<'_>) -> Allocation;
+}
+
+/// The allocators, by name.
+pub const ALLOCATORS: &[&str] = &["linear"];
+
+/// The allocator called `name`.
+pub fn by_name(name: &str) -> Option<Box<dyn Allocator>> {
+    match name {
+        "linear" => Some(Box::new(linear::Linear::default())),
+        _ => None,
+    }
+}
+
+/// An allocation with the constraints it was made under.
+pub struct Allocated {
+    pub allocation: Allocation,
+    pub constraints: Constraints,
+}
+
+/// Builds the input of `shader` (through `cx`, the analyses the passes share) and runs
+/// `allocator` on it. A refusal when the rules do not cover the shader or its liveness
+/// cannot be computed.
+pub fn allocate(
+    shader: &Shader,
+    cx: &mut PassCx,
+    allocator: &mut dyn Allocator,
+) -> Result<Allocated, Refusal> {
+    let constraints = Constraints::of(shader)?;
+    let cfg_error = |cx: &mut PassCx| {
+        cx.cfg(shader)
+            .err()
+            .unwrap_or_else(|| "liveness cannot be computed".into())
+    };
+    let Some(problem) = Problem::build(shader, cx) else {
+        return Err(Refusal(format!("no liveness: {}", cfg_error(cx))));
+    };
+    let Some(intervals) = cx.intervals(shader) else {
+        return Err(Refusal(format!("no liveness: {}", cfg_error(cx))));
+    };
+    let input = Input {
+        shader,
+        problem: &problem,
+        intervals: &intervals,
+        constraints: &constraints,
+    };
+    let allocation = allocator.allocate(&input);
+    Ok(Allocated {
+        allocation,
+        constraints,
+    })
+}

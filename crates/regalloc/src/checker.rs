@@ -1,0 +1,492 @@
+//! A checker that trusts no allocator (regalloc2's `checker.rs` idea, at byte granularity):
+//! given a lowered shader, its [`Constraints`] and an [`Allocation`], it says whether the
+//! allocation is one the hardware could run, and if not, which rule fails, naming the
+//! VGRFs, the program point and the register byte.
+//!
+//! What it checks, each against its [`constraints`] rule:
+//! - every placed VGRF lies inside the register file, above the thread's inputs, in
+//!   consecutive whole registers when larger than one, inside one register at a 4-byte
+//!   offset otherwise; every VGRF an end-of-thread send reads lies in g112-g127;
+//! - every VGRF an instruction accesses has a register (or did not fit: the shader needs
+//!   spills, and what was not placed is not checked);
+//! - at every program point, no two values that are live *and defined* there share a
+//!   byte, and no instruction writes a byte of a value live after it other than its own.
+//!
+//! Liveness is not the allocator's: it is the analysis layer's per-slot dataflow
+//! ([`eubatch_passes::analysis::liveness`], block boundaries) walked backwards through each
+//! block instruction by instruction, never the linear intervals allocators are given. A
+//! slot is "defined" where some write of it may have happened before (a forward dataflow
+//! over the slots live across blocks): a value read before any write holds nothing, so it
+//! may share bytes with anything (as the analysis layer's intervals assume for the entry
+//! block). Slots are 4 bytes; the register file is tracked byte by byte (an owner per byte).
+//!
+//! Not checked yet (issue 16): that every read reads the bytes its reaching definitions
+//! wrote through moves (regalloc2's full abstract interpretation: there are no moves to
+//! check before spilling exists), and the constraints not modelled in [`constraints`].
+
+use index_vec::Idx;
+
+use eubatch_ir::{Inst, Shader, Vgrf};
+use eubatch_passes::analysis::access::{Slot, SLOT};
+use eubatch_passes::analysis::bitset::BitSet;
+use eubatch_passes::analysis::liveness::GlobalSlot;
+use eubatch_passes::PassCx;
+
+use crate::constraints::{self, Constraints, Rule};
+use crate::{Allocation, Placement, Reg};
+
+/// Where in the program a violation is: just before or just after the instruction at a
+/// point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct At {
+    pub point: u32,
+    pub inst: Inst,
+    pub after: bool,
+}
+
+impl std::fmt::Display for At {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let when = if self.after { "after" } else { "before" };
+        write!(f, "{when} point {} ({})", self.point, self.inst)
+    }
+}
+
+/// Why an allocation is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// The allocation has a placement count other than the VGRF table's.
+    WrongLength {
+        vgrfs: usize,
+        placements: usize,
+    },
+    /// Liveness cannot be computed (why).
+    NoLiveness(String),
+    OutsideFile {
+        vgrf: Vgrf,
+        at: Reg,
+        bytes: u32,
+    },
+    Reserved {
+        vgrf: Vgrf,
+        at: Reg,
+        first_free: u32,
+    },
+    NotContiguous {
+        vgrf: Vgrf,
+        at: Reg,
+        bytes: u32,
+    },
+    SubRegister {
+        vgrf: Vgrf,
+        at: Reg,
+        bytes: u32,
+    },
+    EotPayload {
+        vgrf: Vgrf,
+        at: Reg,
+        inst: At,
+    },
+    /// An instruction accesses a VGRF the allocation says is never accessed.
+    Unplaced {
+        vgrf: Vgrf,
+        inst: At,
+    },
+    /// Two values live and defined at one point share a byte.
+    SharedByte {
+        a: Vgrf,
+        b: Vgrf,
+        inst: At,
+        byte: Reg,
+    },
+    /// An instruction writing `written` lands on a byte of `live`, live after it.
+    Clobber {
+        written: Vgrf,
+        live: Vgrf,
+        inst: At,
+        byte: Reg,
+    },
+}
+
+impl Violation {
+    /// The rule it breaks.
+    pub fn rule(&self) -> Option<&'static Rule> {
+        use Violation::*;
+        Some(match self {
+            WrongLength { .. } | NoLiveness(_) => return None,
+            OutsideFile { .. } => &constraints::REGISTER_FILE,
+            Reserved { .. } => &constraints::THREAD_INPUTS,
+            NotContiguous { .. } => &constraints::CONTIGUOUS,
+            SubRegister { .. } => &constraints::SUB_REGISTER,
+            EotPayload { .. } => &constraints::EOT_PAYLOAD,
+            Unplaced { .. } | SharedByte { .. } | Clobber { .. } => &constraints::NO_SHARED_BYTE,
+        })
+    }
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use Violation::*;
+        match self {
+            WrongLength { vgrfs, placements } => write!(
+                f,
+                "the allocation has {placements} placements for {vgrfs} VGRFs"
+            )?,
+            NoLiveness(why) => write!(f, "cannot check: no liveness: {why}")?,
+            OutsideFile { vgrf, at, bytes } => write!(
+                f,
+                "vgrf{} ({bytes} bytes) at {at} leaves the register file",
+                vgrf.index()
+            )?,
+            Reserved {
+                vgrf,
+                at,
+                first_free,
+            } => write!(
+                f,
+                "vgrf{} at {at} takes a register of the thread's inputs (g0-g{})",
+                vgrf.index(),
+                first_free.saturating_sub(1)
+            )?,
+            NotContiguous { vgrf, at, bytes } => write!(
+                f,
+                "vgrf{} ({bytes} bytes, more than a register) at {at} does not start a register",
+                vgrf.index()
+            )?,
+            SubRegister { vgrf, at, bytes } => write!(
+                f,
+                "vgrf{} ({bytes} bytes) at {at} crosses a register or is not at a multiple of 4 bytes",
+                vgrf.index()
+            )?,
+            EotPayload { vgrf, at, inst } => write!(
+                f,
+                "vgrf{} at {at} is read by the end-of-thread send {inst}, below g112",
+                vgrf.index()
+            )?,
+            Unplaced { vgrf, inst } => write!(
+                f,
+                "vgrf{} is accessed {inst} but has no register",
+                vgrf.index()
+            )?,
+            SharedByte { a, b, inst, byte } => write!(
+                f,
+                "vgrf{} and vgrf{} are both live {inst} and share byte {byte}",
+                a.index(),
+                b.index()
+            )?,
+            Clobber {
+                written,
+                live,
+                inst,
+                byte,
+            } => write!(
+                f,
+                "the write of vgrf{} at point {} ({}) lands on byte {byte} of vgrf{}, live after it",
+                written.index(),
+                inst.point,
+                inst.inst,
+                live.index()
+            )?,
+        }
+        if let Some(r) = self.rule() {
+            write!(f, " [{r}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// Slot bytes of a VGRF with no register.
+const NOT_PLACED: u32 = u32::MAX;
+/// Slot bytes of a VGRF the allocation says is never accessed.
+const UNUSED: u32 = u32::MAX - 1;
+
+/// Checks `allocation` of `shader` under `c`: the first violation found, if any.
+pub fn check(
+    shader: &Shader,
+    cx: &mut PassCx,
+    c: &Constraints,
+    allocation: &Allocation,
+) -> Result<(), Violation> {
+    let nv = shader.vgrfs.len();
+    if allocation.placement.len() != nv {
+        return Err(Violation::WrongLength {
+            vgrfs: nv,
+            placements: allocation.placement.len(),
+        });
+    }
+    let reg = c.reg_size;
+    let file_bytes = c.grf_count * reg;
+    // Placement rules, VGRF by VGRF.
+    for (v, layout) in shader.vgrfs.iter_enumerated() {
+        let Placement::At(at) = allocation.get(v) else {
+            continue;
+        };
+        let bytes = layout.size();
+        let start = at.grf as u64 * reg as u64 + at.offset as u64;
+        if at.offset >= reg || start + bytes as u64 > file_bytes as u64 {
+            return Err(Violation::OutsideFile { vgrf: v, at, bytes });
+        }
+        if at.grf < c.first_free_grf {
+            return Err(Violation::Reserved {
+                vgrf: v,
+                at,
+                first_free: c.first_free_grf,
+            });
+        }
+        if bytes > reg {
+            if at.offset != 0 {
+                return Err(Violation::NotContiguous { vgrf: v, at, bytes });
+            }
+        } else if at.offset % SLOT != 0 || at.offset + bytes > reg {
+            return Err(Violation::SubRegister { vgrf: v, at, bytes });
+        }
+    }
+    let points = cx.points(shader);
+    let at_inst = |inst: Inst, after: bool| At {
+        point: points.of(inst).map_or(u32::MAX, |p| p.get()),
+        inst,
+        after,
+    };
+    for &(inst, v) in &c.eot_reads {
+        if let Placement::At(at) = allocation.get(v) {
+            if at.grf < c.eot_first_grf {
+                return Err(Violation::EotPayload {
+                    vgrf: v,
+                    at,
+                    inst: at_inst(inst, false),
+                });
+            }
+        }
+    }
+    let cfg = cx.cfg(shader).map_err(Violation::NoLiveness)?;
+    let Some(live) = cx.liveness(shader) else {
+        return Err(Violation::NoLiveness("liveness cannot be computed".into()));
+    };
+    let table = &live.access;
+    let slots = &table.slots;
+    let ns = slots.vgrf_slots as usize;
+    // Per slot: its VGRF, its first register-file byte and how many bytes it holds.
+    let mut slot_vgrf = vec![0u32; ns];
+    let mut slot_byte = vec![NOT_PLACED; ns];
+    let mut slot_len = vec![0u8; ns];
+    for (v, layout) in shader.vgrfs.iter_enumerated() {
+        let base = slots.base[v.index()].index();
+        let size = layout.size();
+        let first = match allocation.get(v) {
+            Placement::At(at) => Some(at.grf * reg + at.offset),
+            Placement::NoFit => None,
+            Placement::Unused => Some(UNUSED),
+        };
+        for k in 0..size.div_ceil(SLOT) as usize {
+            slot_vgrf[base + k] = v.index() as u32;
+            slot_len[base + k] = (size - k as u32 * SLOT).min(SLOT) as u8;
+            slot_byte[base + k] = match first {
+                Some(UNUSED) => UNUSED,
+                Some(b) => b + k as u32 * SLOT,
+                None => NOT_PLACED,
+            };
+        }
+    }
+    let vgrf_of = |s: usize| Vgrf::from_usize(slot_vgrf[s] as usize);
+    // Which slots some write may have reached at each block's start: a forward dataflow
+    // over the slots live across blocks (no write un-defines a slot).
+    let globals = live.global_slots();
+    let ng = globals.len() as u32;
+    let mut global_of = vec![u32::MAX; ns];
+    for (g, s) in globals.iter().enumerate() {
+        if s.index() < ns {
+            global_of[s.index()] = g as u32;
+        }
+    }
+    let nb = shader.layout.blocks.len();
+    let mut def_in: Vec<BitSet<GlobalSlot>> = vec![BitSet::new(ng); nb];
+    let mut def_out: Vec<BitSet<GlobalSlot>> = Vec::with_capacity(nb);
+    for block in shader.layout.blocks.iter() {
+        let mut gen = BitSet::new(ng);
+        for &inst in &block.insts {
+            for (r, _, _) in table.def_runs(inst) {
+                for s in Slot::each(r) {
+                    if let Some(&g) = global_of.get(s.index()).filter(|g| **g != u32::MAX) {
+                        gen.insert(GlobalSlot::new(g));
+                    }
+                }
+            }
+        }
+        def_out.push(gen);
+    }
+    let gens = def_out.clone();
+    let mut work: Vec<usize> = (0..nb).rev().collect();
+    let mut on_list = vec![true; nb];
+    let mut tmp: BitSet<GlobalSlot> = BitSet::new(ng);
+    while let Some(b) = work.pop() {
+        on_list[b] = false;
+        tmp.clear();
+        for p in &cfg.preds[eubatch_ir::Block::from_usize(b)] {
+            tmp.union_with(&def_out[p.index()]);
+        }
+        def_in[b].copy_from(&tmp);
+        tmp.union_with(&gens[b]);
+        if tmp != def_out[b] {
+            def_out[b].copy_from(&tmp);
+            for s in &cfg.succs[eubatch_ir::Block::from_usize(b)] {
+                if !on_list[s.index()] {
+                    on_list[s.index()] = true;
+                    work.push(s.index());
+                }
+            }
+        }
+    }
+    // The walk: per block, backwards, the slots live and defined (`occupied`) and the
+    // owner of every register-file byte (slot + 1; 0 for none).
+    let mut owner = vec![0u32; file_bytes as usize];
+    let mut occupied: BitSet<Slot> = BitSet::new(ns as u32);
+    let mut live_out: BitSet<Slot> = BitSet::new(slots.count());
+    let mut first_write = vec![u32::MAX; ns];
+    let mut touched: Vec<usize> = Vec::new();
+    for (b, block) in shader.layout.blocks.iter_enumerated() {
+        let insts = &block.insts;
+        if insts.is_empty() {
+            continue;
+        }
+        for (k, &inst) in insts.iter().enumerate() {
+            for (r, _, _) in table.def_runs(inst) {
+                for s in Slot::each(r) {
+                    if s.index() < ns && first_write[s.index()] == u32::MAX {
+                        first_write[s.index()] = k as u32;
+                        touched.push(s.index());
+                    }
+                }
+            }
+        }
+        let din = &def_in[b.index()];
+        let defined_before = |s: usize, k: u32| {
+            first_write[s] < k
+                || (global_of[s] != u32::MAX && din.contains(GlobalSlot::new(global_of[s])))
+        };
+        // Claims slot `s`'s bytes; the slot already owning one, if any.
+        let claim = |owner: &mut [u32], s: usize| -> Option<(usize, u32)> {
+            let b0 = slot_byte[s];
+            for byte in b0..b0 + slot_len[s] as u32 {
+                let o = owner[byte as usize];
+                if o != 0 && o as usize - 1 != s {
+                    return Some((o as usize - 1, byte));
+                }
+                owner[byte as usize] = s as u32 + 1;
+            }
+            None
+        };
+        let release = |owner: &mut [u32], s: usize| {
+            let b0 = slot_byte[s];
+            for byte in b0..b0 + slot_len[s] as u32 {
+                if owner[byte as usize] == s as u32 + 1 {
+                    owner[byte as usize] = 0;
+                }
+            }
+        };
+        let byte_at = |byte: u32| Reg {
+            grf: byte / reg,
+            offset: byte % reg,
+        };
+        let n = insts.len() as u32;
+        let last = *insts.last().unwrap();
+        live.load_live_out(b, &mut live_out);
+        for s in live_out.iter() {
+            let s = s.index();
+            if s >= ns || !defined_before(s, n) {
+                continue;
+            }
+            match slot_byte[s] {
+                NOT_PLACED => continue,
+                UNUSED => {
+                    return Err(Violation::Unplaced {
+                        vgrf: vgrf_of(s),
+                        inst: at_inst(last, true),
+                    })
+                }
+                _ => {}
+            }
+            occupied.insert(Slot::new(s as u32));
+            if let Some((o, byte)) = claim(&mut owner, s) {
+                return Err(Violation::SharedByte {
+                    a: vgrf_of(o),
+                    b: vgrf_of(s),
+                    inst: at_inst(last, true),
+                    byte: byte_at(byte),
+                });
+            }
+        }
+        for k in (0..n).rev() {
+            let inst = insts[k as usize];
+            // What the instruction writes lands on no other value live after it.
+            for (r, _, _) in table.def_runs(inst) {
+                for s in Slot::each(r).map(|s| s.index()).filter(|&s| s < ns) {
+                    let b0 = match slot_byte[s] {
+                        NOT_PLACED => continue,
+                        UNUSED => {
+                            return Err(Violation::Unplaced {
+                                vgrf: vgrf_of(s),
+                                inst: at_inst(inst, false),
+                            })
+                        }
+                        b0 => b0,
+                    };
+                    for byte in b0..b0 + slot_len[s] as u32 {
+                        let o = owner[byte as usize];
+                        if o != 0 && o as usize - 1 != s {
+                            return Err(Violation::Clobber {
+                                written: vgrf_of(s),
+                                live: vgrf_of(o as usize - 1),
+                                inst: at_inst(inst, false),
+                                byte: byte_at(byte),
+                            });
+                        }
+                    }
+                }
+            }
+            // Before it, a fully written slot is dead, and a slot first written here holds
+            // nothing yet.
+            for (r, full, _) in table.def_runs(inst) {
+                for s in Slot::each(r).filter(|s| s.index() < ns) {
+                    if occupied.contains(s) && (full || !defined_before(s.index(), k)) {
+                        occupied.remove(s);
+                        release(&mut owner, s.index());
+                    }
+                }
+            }
+            // What it reads is live before it (when some write may have reached it).
+            for r in table.use_runs(inst) {
+                for s in Slot::each(r).filter(|s| s.index() < ns) {
+                    match slot_byte[s.index()] {
+                        NOT_PLACED => continue,
+                        UNUSED => {
+                            return Err(Violation::Unplaced {
+                                vgrf: vgrf_of(s.index()),
+                                inst: at_inst(inst, false),
+                            })
+                        }
+                        _ => {}
+                    }
+                    if occupied.contains(s) || !defined_before(s.index(), k) {
+                        continue;
+                    }
+                    occupied.insert(s);
+                    if let Some((o, byte)) = claim(&mut owner, s.index()) {
+                        return Err(Violation::SharedByte {
+                            a: vgrf_of(o),
+                            b: vgrf_of(s.index()),
+                            inst: at_inst(inst, false),
+                            byte: byte_at(byte),
+                        });
+                    }
+                }
+            }
+        }
+        for s in occupied.iter() {
+            release(&mut owner, s.index());
+        }
+        occupied.clear();
+        for s in touched.drain(..) {
+            first_write[s] = u32::MAX;
+        }
+    }
+    Ok(())
+}

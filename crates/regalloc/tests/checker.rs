@@ -1,0 +1,315 @@
+//! The checker and `linear` on small text shaders: `linear`'s allocations pass, and
+//! allocations broken in each way the checker knows are rejected with the rule, the VGRFs,
+//! the point and the byte. Shaders the rules do not cover are refused with a message.
+
+use eubatch_ir::text::parse_shader;
+use eubatch_ir::{Shader, Vgrf};
+use eubatch_passes::PassCx;
+use eubatch_regalloc::checker::{check, Violation};
+use eubatch_regalloc::constraints::Constraints;
+use eubatch_regalloc::{allocate, by_name, Allocation, Placement, Reg};
+
+/// vgrf0 and vgrf2 never meet; vgrf1 (two registers) meets both; vgrf3 is live throughout;
+/// vgrf4 is the end-of-thread payload. The shader reads g4 and g5: the inputs are g0-g5.
+fn shader() -> Shader {
+    fs(
+        &["1x32", "1x64", "1x32", "1x32", "4x32"],
+        "block0:
+    mov(8) vgrf3:F, g5<8,8,1>:F
+    mov(8) vgrf0:F, g4<8,8,1>:F
+    mul(8) vgrf1:F, vgrf0:F, 3f
+    mul(8) vgrf1+1.0:F, vgrf0:F, 4f
+    add(8) vgrf2:F, vgrf1+1.0:F, vgrf1:F
+    add(8) vgrf4:F, vgrf2:F, vgrf3:F
+    mov(8) vgrf4+1.0:F, 0f
+    mov(8) vgrf4+2.0:F, 0f
+    mov(8) vgrf4+3.0:F, 0f
+    send(8) (mlen: 4) (sfid: 5) (desc: 0x10031000) (EOT) (null):UD, 0u, 0u, vgrf4:F
+",
+    )
+}
+
+/// A SIMD8 fragment shader for SKL with VGRFs of `sizes` (`1x32`, ...) and `body`.
+fn fs(sizes: &[&str], body: &str) -> Shader {
+    let mut t = String::from("shader \"t\" stage FS width 8 target skl\n");
+    for (k, size) in sizes.iter().enumerate() {
+        t += &format!("vgrf{k} {size}\n");
+    }
+    parse_shader(&(t + body)).unwrap()
+}
+
+fn at(grf: u32, offset: u32) -> Placement {
+    Placement::At(Reg { grf, offset })
+}
+
+fn linear(s: &Shader) -> (Allocation, Constraints, PassCx) {
+    let mut cx = PassCx::default();
+    let mut a = by_name("linear").unwrap();
+    let r = allocate(s, &mut cx, a.as_mut()).unwrap();
+    (r.allocation, r.constraints, cx)
+}
+
+/// `linear`'s allocation of [`shader`] with the placement of `v` replaced.
+fn broken(v: usize, p: Placement) -> Result<(), Violation> {
+    let s = shader();
+    let (mut a, c, mut cx) = linear(&s);
+    a.placement[v] = p;
+    check(&s, &mut cx, &c, &a)
+}
+
+#[test]
+fn linear_allocation_passes_and_follows_the_rules() {
+    let s = shader();
+    let (a, c, mut cx) = linear(&s);
+    assert_eq!(c.first_free_grf, 6);
+    assert_eq!(c.eot_reads.len(), 1);
+    check(&s, &mut cx, &c, &a).unwrap();
+    assert!(!a.needs_spills());
+    // vgrf3 first (g6), vgrf0 next (g7), vgrf1 in g8-g9, vgrf2 reuses vgrf0's g7; the
+    // payload at the top of the file.
+    assert_eq!(a.placement[3], at(6, 0));
+    assert_eq!(a.placement[0], at(7, 0));
+    assert_eq!(a.placement[1], at(8, 0));
+    assert_eq!(a.placement[2], at(7, 0));
+    assert_eq!(a.placement[4], at(124, 0));
+    assert_eq!(a.grf_used(&s, &c), 128);
+    // g0-g5, g6-g9 and g124-g127.
+    assert_eq!(a.registers_taken(&s, &c), 14);
+}
+
+#[test]
+fn values_live_together_sharing_a_byte_are_rejected() {
+    // vgrf2 onto vgrf3 (live throughout).
+    let e = broken(2, at(6, 0)).unwrap_err();
+    assert!(
+        matches!(e, Violation::SharedByte { a, b, byte, .. }
+            if [a.index(), b.index()] == [2, 3] || [a.index(), b.index()] == [3, 2]
+            && byte.grf == 6),
+        "{e}"
+    );
+    assert!(e.to_string().contains("no-shared-byte"), "{e}");
+    // vgrf1's first register onto vgrf3.
+    let e = broken(1, at(6, 0)).unwrap_err();
+    assert!(e.to_string().contains("vgrf3"), "{e}");
+}
+
+#[test]
+fn a_dead_write_onto_a_live_value_is_rejected() {
+    // vgrf2 is written and never read while vgrf0 is live.
+    let s = fs(
+        &["1x32", "1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:F, g2<8,8,1>:F
+    mov(8) vgrf2:F, 1f
+    add(8) vgrf1:F, vgrf0:F, 1f
+    mov(8) g10<8,8,1>:F, vgrf1:F
+",
+    );
+    let (mut a, c, mut cx) = linear(&s);
+    check(&s, &mut cx, &c, &a).unwrap();
+    a.placement[2] = a.placement[0];
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(
+        matches!(e, Violation::Clobber { written, live, inst, .. }
+            if written.index() == 2 && live.index() == 0 && inst.point == 1),
+        "{e}"
+    );
+}
+
+#[test]
+fn placements_outside_the_file_or_on_inputs_are_rejected() {
+    assert!(matches!(
+        broken(0, at(128, 0)),
+        Err(Violation::OutsideFile { .. })
+    ));
+    // Two registers from g127.
+    assert!(matches!(
+        broken(1, at(127, 0)),
+        Err(Violation::OutsideFile { .. })
+    ));
+    let e = broken(0, at(2, 0)).unwrap_err();
+    assert!(
+        matches!(e, Violation::Reserved { first_free: 6, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("thread-inputs"), "{e}");
+}
+
+#[test]
+fn misplaced_multi_register_and_sub_register_values_are_rejected() {
+    assert!(matches!(
+        broken(1, at(20, 16)),
+        Err(Violation::NotContiguous { .. })
+    ));
+    assert!(matches!(
+        broken(0, at(20, 16)),
+        Err(Violation::SubRegister { .. })
+    ));
+    assert!(matches!(
+        broken(0, at(20, 2)),
+        Err(Violation::SubRegister { .. })
+    ));
+}
+
+#[test]
+fn an_eot_payload_below_g112_is_rejected() {
+    let e = broken(4, at(20, 0)).unwrap_err();
+    assert!(
+        matches!(e, Violation::EotPayload { vgrf, .. } if vgrf.index() == 4),
+        "{e}"
+    );
+    assert!(e.to_string().contains("g112"), "{e}");
+}
+
+#[test]
+fn an_accessed_value_without_a_register_is_rejected() {
+    let e = broken(2, Placement::Unused).unwrap_err();
+    assert!(
+        matches!(e, Violation::Unplaced { vgrf, .. } if vgrf.index() == 2),
+        "{e}"
+    );
+    // One that did not fit is not checked: the shader needs spills.
+    assert_eq!(broken(2, Placement::NoFit), Ok(()));
+    let s = shader();
+    let (a, c, mut cx) = linear(&s);
+    let short = Allocation {
+        placement: a.placement[..3].to_vec(),
+    };
+    assert!(matches!(
+        check(&s, &mut cx, &c, &short),
+        Err(Violation::WrongLength {
+            vgrfs: 5,
+            placements: 3
+        })
+    ));
+}
+
+/// Two SIMD8 half-float values (16 bytes each) live together: at the two halves of one
+/// register they pass, at the same half they do not.
+#[test]
+fn sub_register_placements_are_checked_byte_by_byte() {
+    let s = fs(
+        &["1x16", "1x16", "1x16"],
+        "block0:
+    mov(8) vgrf0:HF, g2<8,8,1>:F
+    mov(8) vgrf1:HF, g3<8,8,1>:F
+    add(8) vgrf2:HF, vgrf0:HF, vgrf1:HF
+    mov(8) g10<8,8,1>:F, vgrf2:HF
+",
+    );
+    let (mut a, c, mut cx) = linear(&s);
+    check(&s, &mut cx, &c, &a).unwrap();
+    a.placement[0] = at(20, 0);
+    a.placement[1] = at(20, 16);
+    check(&s, &mut cx, &c, &a).unwrap();
+    a.placement[1] = at(20, 12);
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(
+        matches!(e, Violation::SharedByte { byte, .. } if byte.grf == 20 && byte.offset == 12),
+        "{e}"
+    );
+}
+
+/// A value read before any write holds nothing: it may share its register with a value
+/// live at the same time.
+#[test]
+fn undefined_values_hold_no_bytes() {
+    let s = fs(
+        &["1x32", "1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:F, g2<8,8,1>:F
+    add(8) vgrf2:F, vgrf1:F, vgrf0:F
+    mov(8) g10<8,8,1>:F, vgrf2:F
+",
+    );
+    let (mut a, c, mut cx) = linear(&s);
+    a.placement[1] = a.placement[0];
+    check(&s, &mut cx, &c, &a).unwrap();
+}
+
+#[test]
+fn values_live_around_a_loop_keep_their_registers() {
+    // vgrf0 is read at the top of the loop and at its bottom, after vgrf1 is written: the
+    // two are live together, and vgrf0 is live around the back edge.
+    let loop_shader = |body: &str| {
+        fs(
+            &["1x32", "1x32"],
+            &format!(
+                "block0:
+    mov(8) vgrf0:F, g2<8,8,1>:F
+block1:
+    do(8) (null):UD
+block2:
+{body}    cmp.l.f0.0(8) (null):F, vgrf0:F, 10f
+    (+f0.0) while(8) (null):UD
+block3:
+    mov(8) g10<8,8,1>:F, vgrf0:F
+"
+            ),
+        )
+    };
+    let s = loop_shader("    add(8) vgrf1:F, vgrf0:F, 1f\n    add(8) vgrf0:F, vgrf0:F, vgrf1:F\n");
+    let (mut a, c, mut cx) = linear(&s);
+    check(&s, &mut cx, &c, &a).unwrap();
+    assert_ne!(a.placement[0], a.placement[1]);
+    a.placement[1] = a.placement[0];
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(
+        e.to_string().contains("vgrf0") && e.to_string().contains("vgrf1"),
+        "{e}"
+    );
+    // When vgrf0 is dead from its last read to its next write, the checker (exact per
+    // instruction) accepts the sharing that linear intervals (whole loop) rule out.
+    let s = loop_shader("    mov(8) vgrf1:F, vgrf0:F\n    add(8) vgrf0:F, vgrf1:F, 1f\n");
+    let (mut a, c, mut cx) = linear(&s);
+    assert_ne!(a.placement[0], a.placement[1]);
+    a.placement[1] = a.placement[0];
+    check(&s, &mut cx, &c, &a).unwrap();
+}
+
+#[test]
+fn too_many_live_values_do_not_fit() {
+    // 130 values live at once: more than the 124 free registers.
+    let n = 130;
+    let mut t = String::from("shader \"t\" stage FS width 8 target skl\n");
+    for k in 0..=n {
+        t += &format!("vgrf{k} 1x32\n");
+    }
+    t += "block0:\n";
+    for k in 0..n {
+        t += &format!("    add(8) vgrf{k}:F, g2<8,8,1>:F, {k}f\n");
+    }
+    t += &format!("    mov(8) vgrf{n}:F, 0f\n");
+    for k in 0..n {
+        t += &format!("    add(8) vgrf{n}:F, vgrf{n}:F, vgrf{k}:F\n");
+    }
+    t += &format!("    mov(8) g10<8,8,1>:F, vgrf{n}:F\n");
+    let s = parse_shader(&t).unwrap();
+    let (a, c, mut cx) = linear(&s);
+    assert!(a.needs_spills());
+    // g11 (after the g10 output) to g127: 117 registers for 131 values.
+    assert_eq!(c.first_free_grf, 11);
+    assert_eq!(a.unplaced().count(), 131 - 117);
+    check(&s, &mut cx, &c, &a).unwrap();
+    assert!(a
+        .unplaced()
+        .all(|v| v.index() < n || v == Vgrf::from_usize(n)));
+}
+
+#[test]
+fn shaders_outside_the_rules_are_refused() {
+    let mut cx = PassCx::default();
+    let s = parse_shader(
+        "shader \"t\" stage GS width 8 target skl
+vgrf0 1x32
+block0:
+    mov(8) vgrf0:F, g2<8,8,1>:F
+    mov(8) g10<8,8,1>:F, vgrf0:F
+",
+    )
+    .unwrap();
+    let mut a = by_name("linear").unwrap();
+    let e = allocate(&s, &mut cx, a.as_mut()).err().unwrap();
+    assert!(e.to_string().contains("not modelled"), "{e}");
+    assert!(by_name("nonesuch").is_none());
+}
