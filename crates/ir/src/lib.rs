@@ -23,6 +23,7 @@ pub mod region_rules;
 pub mod shader;
 pub mod target;
 pub mod text;
+pub mod thread_inputs;
 pub mod types;
 pub mod verify;
 pub mod vgrf;

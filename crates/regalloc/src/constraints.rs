@@ -7,7 +7,7 @@
 //! used from there, not restated: the register file's size is [`eubatch_ir::Target`]'s,
 //! the EOT range is [`eubatch_ir::Target::EOT_PAYLOAD_FIRST_GRF`], and where the thread
 //! payload, push constants and attributes sit is the simulator's
-//! [`eubatch_sim::layout::InputLayout`] (Mesa's `assign_curb_setup` / `assign_urb_setup`).
+//! [`eubatch_ir::thread_inputs::InputLayout`] (Mesa's `assign_curb_setup` / `assign_urb_setup`).
 //!
 //! Limits: the scalar back end only (vec4 code is refused), VS and FS threads only (what
 //! `InputLayout` models), at most 128 registers. Not modelled yet (issue 16): spill
@@ -15,8 +15,8 @@
 //! Mesa forces between a multi-register destination and its sources, and the two payloads
 //! of a split send.
 
+use eubatch_ir::thread_inputs::InputLayout;
 use eubatch_ir::{Backend, Inst, RegFile, Shader, Target, Vgrf};
-use eubatch_sim::layout::InputLayout;
 
 /// One placement rule: what it says and where it comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub const REGISTER_FILE: Rule = Rule {
 pub const THREAD_INPUTS: Rule = Rule {
     name: "thread-inputs",
     text: "registers below the first free one hold the thread payload, the push constants and the attributes; no VGRF takes them",
-    source: "Mesa 22.3 brw_fs.cpp fs_visitor::assign_curb_setup, assign_urb_setup, assign_vs_urb_setup (first_non_payload_grf), as eubatch_sim::layout::InputLayout lays them out",
+    source: "Mesa 22.3 brw_fs.cpp fs_visitor::assign_curb_setup, assign_urb_setup, assign_vs_urb_setup (first_non_payload_grf), as eubatch_ir::thread_inputs::InputLayout lays them out",
 };
 
 /// A value larger than a register takes whole consecutive registers.
@@ -129,7 +129,7 @@ impl Constraints {
             )));
         }
         let reg = target.reg_size;
-        let layout = InputLayout::of(shader).map_err(|e| Refusal(e.to_string()))?;
+        let layout = InputLayout::of(shader).map_err(Refusal)?;
         // The inputs end after the last attribute register read, and after any fixed
         // register the shader names (payload registers Mesa's layout infers as a bound).
         let mut inputs_end = layout.attr_start;

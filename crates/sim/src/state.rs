@@ -84,7 +84,7 @@ impl HardwareInputs {
     /// seed, and the push constants and attributes it reads as integers replaced by
     /// integer words at their registers (as [`Profile`] does for logical runs).
     pub fn of(start: &Shader, seed: u64) -> Result<HardwareInputs, SimError> {
-        let layout = InputLayout::of(start)?;
+        let layout = InputLayout::of(start).map_err(SimError::msg)?;
         let mut grf = payload(start, seed);
         let profile = Profile::of(start);
         for (space, w, _) in profile.words() {

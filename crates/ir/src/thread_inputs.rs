@@ -1,0 +1,166 @@
+//! Where a thread's push constants and attributes sit in the register file at thread start:
+//! the simulator runs a logical shader (reading `u` and `attr` operands) and Mesa's final
+//! code for it (reading the fixed registers they became) on the same inputs, and register
+//! allocation keeps values off those registers. A rule of the target's thread interface,
+//! so it lives here, below both.
+//!
+//! The rules are Mesa 22.3's (brw_fs.cpp), for the scalar back end on gen8+:
+//! - `assign_curb_setup`: push constants start right after the thread payload. Regular
+//!   uniforms come first, `DIV_ROUND_UP(nr_params, 8)` registers; then the pushed UBO ranges
+//!   (`u65532`..`u65535`, `UBO_START` + range) in range order, each `range->length`
+//!   registers. Uniform dword `n` is `g(payload + n / 8).(n % 8)`.
+//! - `convert_attr_sources_to_hw_regs` (VS): attribute `attrN+R.B` is register
+//!   `payload + curb + N + R`, byte `B`.
+//! - `assign_urb_setup` (FS): attribute `attrN` (one input component's plane equation) is
+//!   register `payload + curb + N / 2`, byte `(N % 2) * 16` plus its offset.
+//! - Thread payload: VS `g0` (header) and `g1` (URB handles); FS `g0`, `g1` and the
+//!   barycentric, depth and W registers it uses (`setup_fs_payload_gfx6`).
+//!
+//! What the logical IR does not record is inferred from what it reads, as a lower bound:
+//! `nr_params` from the highest regular uniform read, each UBO range's length from its
+//! highest register read (`brw_nir_analyze_ubo_ranges` ends a range at a used register),
+//! the FS payload from the highest payload register read (Mesa enables a payload field only
+//! when the shader uses it). A Mesa cross-check that disagrees on every seed from the first
+//! push-constant read points here first.
+
+use crate::{RegFile, Shader, Stage};
+
+/// `UBO_START` (brw_fs.h): uniform numbers from here on are pushed UBO ranges.
+pub const UBO_START: u32 = 65532;
+/// Register positions of a thread's inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputLayout {
+    pub stage: Stage,
+    /// First push-constant register (the payload's length).
+    pub curb_start: u32,
+    /// Dword within the push constants where each UBO range starts.
+    pub ubo_dword: [u32; 4],
+    /// Registers of push constants.
+    pub curb_regs: u32,
+    /// First attribute register.
+    pub attr_start: u32,
+    /// Bytes per register on the target ([`crate::Target::reg_size`]).
+    pub reg_size: u32,
+}
+
+impl InputLayout {
+    /// The layout Mesa gives `start` (a logical shader of the scalar back end).
+    pub fn of(start: &Shader) -> Result<InputLayout, String> {
+        let reg = start.reg_size();
+        let mut regular_dwords = 0u32;
+        let mut ubo_bytes = [0u32; 4];
+        let mut max_payload = 1u32;
+        for inst in start.layout.insts() {
+            let exec = start.insts.control[inst].exec_size as u32;
+            for op in start.srcs(inst) {
+                let end = op.offset + op.span(exec);
+                match op.file {
+                    RegFile::Uniform if op.nr >= UBO_START => {
+                        let r = (op.nr - UBO_START) as usize;
+                        ubo_bytes[r] = ubo_bytes[r].max(end);
+                    }
+                    RegFile::Uniform => {
+                        regular_dwords = regular_dwords.max(op.nr + end.div_ceil(4));
+                    }
+                    RegFile::FixedGrf => {
+                        max_payload = max_payload
+                            .max(op.nr + (op.offset + op.footprint(exec)).div_ceil(reg) - 1);
+                    }
+                    _ => {}
+                }
+            }
+            let d = start.insts.dst[inst];
+            if d.file == RegFile::FixedGrf {
+                max_payload = max_payload.max(d.nr);
+            }
+        }
+        let curb_start = match start.stage {
+            // g0 header, g1 URB handles (brw_vs.c, gen8+ scalar VS).
+            Stage::Vs => 2,
+            Stage::Fs => max_payload + 1,
+            s => {
+                return Err(format!(
+                    "the register layout of {} threads is not modelled yet",
+                    s.abbrev()
+                ))
+            }
+        };
+        let reg_dwords = reg / 4;
+        let regular_regs = regular_dwords.div_ceil(reg_dwords);
+        let mut ubo_dword = [0u32; 4];
+        let mut regs = regular_regs;
+        for r in 0..4 {
+            ubo_dword[r] = regs * reg_dwords;
+            regs += ubo_bytes[r].div_ceil(reg);
+        }
+        Ok(InputLayout {
+            stage: start.stage,
+            curb_start,
+            ubo_dword,
+            curb_regs: regs,
+            attr_start: curb_start + regs,
+            reg_size: reg,
+        })
+    }
+
+    /// Register-file byte of push constant `u{nr}` at byte `offset`.
+    pub fn uniform_byte(&self, nr: u32, offset: u32) -> u64 {
+        let dword = if nr >= UBO_START {
+            self.ubo_dword[(nr - UBO_START) as usize] as u64 + offset as u64 / 4
+        } else {
+            nr as u64 + offset as u64 / 4
+        };
+        (self.curb_start * self.reg_size) as u64 + dword * 4 + offset as u64 % 4
+    }
+
+    /// Register-file byte of attribute `attr{nr}` at byte `offset`.
+    pub fn attr_byte(&self, nr: u32, offset: u32) -> u64 {
+        let reg = self.reg_size;
+        let base = (self.attr_start * reg) as u64;
+        match self.stage {
+            // Two attributes a register, 16 bytes each (the fragment shader's setup data).
+            Stage::Fs => base + (nr / 2 * reg + (nr % 2) * 16 + offset) as u64,
+            _ => base + (nr * reg + offset) as u64,
+        }
+    }
+}
+
+/// What a fragment shader's render-target writes carry besides colour 0: pipeline state
+/// (3DSTATE_PS_EXTRA, blend state) that the hardware message does not describe, taken from
+/// the logical `fb_write_logical` sources (Mesa 22.3 `enum fb_write_logical_srcs`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FbLayout {
+    /// Colour components written (`FB_WRITE_LOGICAL_SRC_COMPONENTS`).
+    pub components: u32,
+    pub color1: bool,
+    pub src0_alpha: bool,
+    pub src_depth: bool,
+    pub src_stencil: bool,
+    pub omask: bool,
+}
+
+/// `fb_write_logical` source slots.
+pub use crate::message::render_target::src as fb_src;
+
+impl FbLayout {
+    /// The layout of the first render-target write of `start`, if it has one.
+    pub fn of(start: &Shader) -> Option<FbLayout> {
+        let inst = start
+            .layout
+            .insts()
+            .find(|&i| start.insts.opcode[i] == crate::Opcode::FbWriteLogical)?;
+        let srcs = start.srcs(inst);
+        let has = |k: usize| srcs.get(k).is_some_and(|s| !s.is_bad());
+        Some(FbLayout {
+            components: srcs
+                .get(fb_src::COMPONENTS)
+                .filter(|s| s.file == RegFile::Imm)
+                .map_or(4, |s| s.imm_bits() as u32),
+            color1: has(fb_src::COLOR1),
+            src0_alpha: has(fb_src::SRC0_ALPHA),
+            src_depth: has(fb_src::SRC_DEPTH),
+            src_stencil: has(fb_src::SRC_STENCIL),
+            omask: has(fb_src::OMASK),
+        })
+    }
+}
