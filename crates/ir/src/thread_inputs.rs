@@ -14,7 +14,8 @@
 //! - `assign_urb_setup` (FS): attribute `attrN` (one input component's plane equation) is
 //!   register `payload + curb + N / 2`, byte `(N % 2) * 16` plus its offset.
 //! - Thread payload: VS `g0` (header) and `g1` (URB handles); FS `g0`, `g1` and the
-//!   barycentric, depth and W registers it uses (`setup_fs_payload_gfx6`).
+//!   barycentric, depth and W registers it uses (`setup_fs_payload_gfx6`); CS `g0`
+//!   (`setup_cs_payload`), its push constants right after.
 //!
 //! What the logical IR does not record is inferred from what it reads, as a lower bound:
 //! `nr_params` from the highest regular uniform read, each UBO range's length from its
@@ -78,6 +79,10 @@ impl InputLayout {
             // g0 header, g1 URB handles (brw_vs.c, gen8+ scalar VS).
             Stage::Vs => 2,
             Stage::Fs => max_payload + 1,
+            // g0 header only (`setup_cs_payload`: `1 + uses_btd_stack_ids`, none here);
+            // the push constants, cross-thread then per-thread (the subgroup ID), follow
+            // densely (`cs_fill_push_const_info`).
+            Stage::Cs => 1,
             s => {
                 return Err(format!(
                     "the register layout of {} threads is not modelled yet",

@@ -26,7 +26,7 @@ use crate::{Outputs, Record, SimError};
 
 use eubatch_ir::message::sfid::{
     CONSTANT_CACHE as SFID_CONSTANT, DATA_CACHE as SFID_DATA, RENDER_CACHE as SFID_RENDER,
-    SAMPLER as SFID_SAMPLER, URB as SFID_URB,
+    SAMPLER as SFID_SAMPLER, THREAD_SPAWNER as SFID_THREAD_SPAWNER, URB as SFID_URB,
 };
 
 /// Data-cache message types (descriptor bits 18:14; brw_eu_defines.h
@@ -116,6 +116,9 @@ pub fn send(
             surface_access(&m, t, out)?
         }
         SFID_SAMPLER => crate::sampler::sample_raw(shader, t, inst, enabled, &m.regs, desc)?,
+        // A compute thread's end: the message only tells the thread spawner the thread is
+        // done (its payload is g0's header); nothing observable happens but the end.
+        SFID_THREAD_SPAWNER if shader.insts.control[inst].eot() => {}
         sfid => {
             return Err(m.fail(format!(
                 "raw send to shared function {sfid} (descriptor {desc:#010x}) is not modelled yet"

@@ -15,6 +15,9 @@ pub mod sfid {
     pub const SAMPLER: u8 = 2;
     pub const RENDER_CACHE: u8 = 5;
     pub const URB: u8 = 6;
+    /// BRW_SFID_THREAD_SPAWNER: a compute thread ends with an EOT message to it
+    /// (Mesa `emit_cs_terminate`).
+    pub const THREAD_SPAWNER: u8 = 7;
     pub const CONSTANT_CACHE: u8 = 9;
     pub const DATA_CACHE: u8 = 10;
     /// HSW_SFID_DATAPORT_DATA_CACHE_1: untyped surface and atomic messages (gen7.5+).
