@@ -17,6 +17,7 @@ pub mod checker;
 pub mod constraints;
 pub mod linear;
 pub mod problem;
+mod scan;
 
 use eubatch_ir::{Shader, Vgrf};
 use eubatch_passes::analysis::intervals::LiveIntervals;
