@@ -2,20 +2,13 @@
 //! allocation passes the checker, a value never straddles two registers, and the shared
 //! registers (false dependencies before gen12) are counted.
 
-use eubatch_ir::text::parse_shader;
 use eubatch_ir::Shader;
 use eubatch_passes::PassCx;
 use eubatch_regalloc::checker::check;
 use eubatch_regalloc::{allocate, by_name, Allocated, Placement, Reg};
 
-/// A SIMD8 fragment shader for SKL with VGRFs of `sizes` (`1x16`, ...) and `body`.
-fn fs(sizes: &[&str], body: &str) -> Shader {
-    let mut t = String::from("shader \"t\" stage FS width 8 target skl\n");
-    for (k, size) in sizes.iter().enumerate() {
-        t += &format!("vgrf{k} {size}\n");
-    }
-    parse_shader(&(t + body)).unwrap()
-}
+mod common;
+use common::{fs, two_hf_values};
 
 /// `allocator`'s allocation of `s`, checked, with its count of shared registers.
 fn allocated(s: &Shader, allocator: &str) -> (Allocated, u32) {
@@ -36,15 +29,7 @@ fn place(r: &Allocated, v: usize) -> Reg {
 
 #[test]
 fn two_simd8_hf_values_share_one_register() {
-    let s = fs(
-        &["1x16", "1x16", "1x16"],
-        "block0:
-    mov(8) vgrf0:HF, g2<8,8,1>:F
-    mov(8) vgrf1:HF, g3<8,8,1>:F
-    add(8) vgrf2:HF, vgrf0:HF, vgrf1:HF
-    mov(8) g10<8,8,1>:F, vgrf2:HF
-",
-    );
+    let s = two_hf_values(["1x16"; 3]);
     let (r, shared) = allocated(&s, "subreg");
     let (a, b) = (place(&r, 0), place(&r, 1));
     assert_eq!(a.grf, b.grf, "{a} {b}");
@@ -90,15 +75,7 @@ fn a_value_that_would_straddle_goes_to_another_register() {
 fn padding_of_a_padded_hf_value_holds_another_value() {
     // vgrf0 is a padded SIMD8 HF component (16 data bytes, 16 padding): vgrf1 goes in its
     // padding.
-    let s = fs(
-        &["1x16+16", "1x16", "1x16"],
-        "block0:
-    mov(8) vgrf0:HF, g2<8,8,1>:F
-    mov(8) vgrf1:HF, g3<8,8,1>:F
-    add(8) vgrf2:HF, vgrf0:HF, vgrf1:HF
-    mov(8) g10<8,8,1>:F, vgrf2:HF
-",
-    );
+    let s = two_hf_values(["1x16+16", "1x16", "1x16"]);
     let (r, shared) = allocated(&s, "subreg");
     let (a, b) = (place(&r, 0), place(&r, 1));
     assert_eq!((b.grf, b.offset), (a.grf, 16), "{a} {b}");
