@@ -3,8 +3,9 @@
 //!
 //! The scan is [`crate::scan`]'s (by interval start, end-of-thread payloads pinned at the
 //! top first); each VGRF takes the lowest run of free consecutive registers
-//! ([`crate::constraints::CONTIGUOUS`]) above the thread inputs ([`crate::constraints::THREAD_INPUTS`]).
-//! The free registers are one 128-bit mask, so the scan allocates nothing per VGRF.
+//! ([`crate::constraints::CONTIGUOUS`]) above the thread inputs
+//! ([`crate::constraints::THREAD_INPUTS`]). The free registers are one 128-bit mask, so
+//! the scan allocates nothing per VGRF.
 //!
 //! Limits: intervals are linear (a value live around a loop holds its registers through
 //! the whole loop), no interval splitting, no sub-register packing (a SIMD8 16-bit value
