@@ -1,7 +1,8 @@
 //! Register allocation (issue 16): one contract every allocator implements ([`Allocator`]),
 //! the rules it must obey ([`constraints`]), a checker that trusts no allocator
 //! ([`checker`]), and the allocators, one file each: [`linear`] (linear scan over the
-//! analysis layer's live intervals).
+//! analysis layer's live intervals, whole registers) and [`subreg`] (the same scan, values
+//! smaller than a register sharing registers), which share [`scan`].
 //!
 //! The contract, in the spirit of regalloc2's `Function` trait but sized for this IR: an
 //! allocator is given a lowered scalar shader with what it may ask ([`Input`]: each VGRF's
@@ -17,6 +18,8 @@ pub mod checker;
 pub mod constraints;
 pub mod linear;
 pub mod problem;
+mod scan;
+pub mod subreg;
 
 use eubatch_ir::{Shader, Vgrf};
 use eubatch_passes::analysis::intervals::LiveIntervals;
@@ -116,6 +119,47 @@ impl Allocation {
         }
         taken.iter().filter(|t| **t).count() as u32
     }
+
+    /// Registers holding two or more values live at overlapping times (the analysis
+    /// layer's VGRF intervals): what sub-register sharing costs before gen12, where the
+    /// scoreboard tracks whole registers, so an access to one value waits on the others
+    /// (false dependencies; PRM Vol. 7 "Register Scoreboard"). 0 for whole-register
+    /// allocations; 0 when liveness cannot be computed.
+    pub fn shared_registers(&self, shader: &Shader, cx: &mut PassCx, c: &Constraints) -> u32 {
+        let Some(iv) = cx.intervals(shader) else {
+            return 0;
+        };
+        // (register, start, end) of every register a placed VGRF touches, by register
+        // and start: a register is shared when a value starts before an earlier one ends.
+        let mut held = Vec::with_capacity(self.placement.len());
+        for (k, p) in self.placement.iter().enumerate() {
+            let v = Vgrf::from_usize(k);
+            if let (Placement::At(r), Some(l)) = (p, shader.vgrfs.get(v)) {
+                let live = iv.vgrf(shader, v);
+                if live.is_empty() {
+                    continue;
+                }
+                let end = r.grf + (r.offset + l.size()).div_ceil(c.reg_size);
+                held.extend((r.grf..end).map(|g| (g, live.start, live.end)));
+            }
+        }
+        held.sort_unstable();
+        let mut shared = 0;
+        let mut k = 0;
+        while k < held.len() {
+            let g = held[k].0;
+            let mut end = held[k].2;
+            let mut is_shared = false;
+            k += 1;
+            while k < held.len() && held[k].0 == g {
+                is_shared |= held[k].1 <= end;
+                end = end.max(held[k].2);
+                k += 1;
+            }
+            shared += is_shared as u32;
+        }
+        shared
+    }
 }
 
 /// What an allocator is given.
@@ -139,12 +183,13 @@ pub trait Allocator {
 }
 
 /// The allocators, by name.
-pub const ALLOCATORS: &[&str] = &["linear"];
+pub const ALLOCATORS: &[&str] = &["linear", "subreg"];
 
 /// The allocator called `name`.
 pub fn by_name(name: &str) -> Option<Box<dyn Allocator>> {
     match name {
         "linear" => Some(Box::new(linear::Linear::default())),
+        "subreg" => Some(Box::new(subreg::Subreg::default())),
         _ => None,
     }
 }

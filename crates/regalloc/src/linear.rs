@@ -1,77 +1,42 @@
 //! `linear`: a linear-scan allocator (Poletto & Sarkar) over the analysis layer's live
 //! intervals, one interval per VGRF, whole registers per VGRF.
 //!
-//! VGRFs are taken in order of interval start; those whose intervals ended before the
-//! current start give their registers back (a heap ordered by end), and the VGRF takes the
-//! lowest run of free consecutive registers ([`constraints::CONTIGUOUS`]) above the thread
-//! inputs ([`constraints::THREAD_INPUTS`]). The VGRFs an end-of-thread send reads are
-//! placed first, from g127 down ([`constraints::EOT_PAYLOAD`], as Mesa pins them at the top
-//! of the file), and the registers they hold are kept from other VGRFs only while those
-//! intervals overlap theirs. A VGRF with no run free is `NoFit` (the shader needs spills)
-//! and holds nothing. Sorting is n·log n; the scan keeps the free registers in one 128-bit
-//! mask, so it allocates nothing per VGRF.
+//! The scan is [`crate::scan`]'s (by interval start, end-of-thread payloads pinned at the
+//! top first); each VGRF takes the lowest run of free consecutive registers
+//! ([`crate::constraints::CONTIGUOUS`]) above the thread inputs
+//! ([`crate::constraints::THREAD_INPUTS`]). The free registers are one 128-bit mask, so
+//! the scan allocates nothing per VGRF.
 //!
 //! Limits: intervals are linear (a value live around a loop holds its registers through
 //! the whole loop), no interval splitting, no sub-register packing (a SIMD8 16-bit value
 //! takes a whole register, as in Mesa), at most 128 registers.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-use eubatch_passes::analysis::intervals::Interval;
-
-use crate::constraints::Constraints;
-use crate::{Allocation, Allocator, Input, Placement, Reg};
+use crate::scan::{lowest_run, run_mask, scan, Packer};
+use crate::{Allocation, Allocator, Input, Reg};
 
 #[derive(Default)]
 pub struct Linear;
 
-/// `n` registers from `first` as a mask (none when they would leave the file).
-fn run_mask(first: u32, n: u32) -> u128 {
-    if n == 0 || first + n > 128 {
-        return 0;
-    }
-    let ones = if n == 128 {
-        u128::MAX
-    } else {
-        (1u128 << n) - 1
-    };
-    ones << first
+/// The free registers, and how many registers each VGRF takes.
+struct Whole<'a> {
+    free: u128,
+    regs: &'a [u32],
 }
 
-/// The lowest `first` with registers `first..first + n` all in `free`.
-fn lowest_run(free: u128, n: u32) -> Option<u32> {
-    if n == 0 || n > 128 {
-        return None;
+impl Packer for Whole<'_> {
+    fn take(&mut self, v: usize, avail: u128) -> Option<Reg> {
+        let regs = self.regs[v].max(1);
+        let first = lowest_run(self.free & avail, regs)?;
+        self.free &= !run_mask(first, regs);
+        Some(Reg {
+            grf: first,
+            offset: 0,
+        })
     }
-    let mut m = free;
-    for k in 1..n {
-        m &= free >> k;
-        if m == 0 {
-            return None;
-        }
-    }
-    (m != 0).then(|| m.trailing_zeros())
-}
 
-/// The highest such `first` that is at least `floor`.
-fn highest_run(free: u128, n: u32, floor: u32) -> Option<u32> {
-    if n == 0 || n > 128 || floor >= 128 {
-        return None;
+    fn release(&mut self, v: usize, at: Reg) {
+        self.free |= run_mask(at.grf, self.regs[v].max(1));
     }
-    let mut m = free;
-    for k in 1..n {
-        m &= free >> k;
-    }
-    m &= u128::MAX << floor;
-    (m != 0).then(|| 127 - m.leading_zeros())
-}
-
-/// The registers of the file a VGRF may take: at or above the first free one, below the
-/// end of the file.
-fn allowed(c: &Constraints) -> u128 {
-    let top = run_mask(0, c.grf_count.min(128));
-    top & !run_mask(0, c.first_free_grf.min(128))
 }
 
 impl Allocator for Linear {
@@ -80,92 +45,10 @@ impl Allocator for Linear {
     }
 
     fn allocate(&mut self, input: &Input<'_>) -> Allocation {
-        let p = input.problem;
-        let c = input.constraints;
-        let n = p.live.len();
-        let mut out = Allocation::unused(n);
-        let allowed = allowed(c);
-        // End-of-thread payloads first, from the top down; each keeps its registers from
-        // the other pinned ones whose intervals overlap its own.
-        let mut pinned: Vec<(Interval, u128)> = Vec::new();
-        for &(_, v) in &c.eot_reads {
-            let iv = p.live[v.index()];
-            if iv.is_empty() {
-                continue;
-            }
-            let regs = p.regs[v.index()].max(1);
-            let mut free = allowed;
-            for (other, mask) in &pinned {
-                if other.overlaps(&iv) {
-                    free &= !mask;
-                }
-            }
-            out.placement[v.index()] = match highest_run(free, regs, c.eot_first_grf) {
-                Some(first) => {
-                    pinned.push((iv, run_mask(first, regs)));
-                    Placement::At(Reg {
-                        grf: first,
-                        offset: 0,
-                    })
-                }
-                None => Placement::NoFit,
-            };
-        }
-        // Every other accessed VGRF, by interval start.
-        let mut order: Vec<u32> = (0..n as u32)
-            .filter(|&v| !p.live[v as usize].is_empty() && !c.is_eot[v as usize])
-            .collect();
-        order.sort_unstable_by_key(|&v| (p.live[v as usize].start, v));
-        let mut free = allowed;
-        // Active VGRFs by the end of their interval, with their registers.
-        let mut active: BinaryHeap<Reverse<(u32, u128)>> = BinaryHeap::with_capacity(64);
-        for v in order {
-            let iv = p.live[v as usize];
-            while let Some(&Reverse((end, mask))) = active.peek() {
-                if end >= iv.start.get() {
-                    break;
-                }
-                free |= mask;
-                active.pop();
-            }
-            let mut avail = free;
-            for (other, mask) in &pinned {
-                if other.overlaps(&iv) {
-                    avail &= !mask;
-                }
-            }
-            let regs = p.regs[v as usize].max(1);
-            out.placement[v as usize] = match lowest_run(avail, regs) {
-                Some(first) => {
-                    let mask = run_mask(first, regs);
-                    free &= !mask;
-                    active.push(Reverse((iv.end.get(), mask)));
-                    Placement::At(Reg {
-                        grf: first,
-                        offset: 0,
-                    })
-                }
-                None => Placement::NoFit,
-            };
-        }
-        out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn register_runs() {
-        assert_eq!(run_mask(2, 3), 0b11100);
-        assert_eq!(run_mask(126, 3), 0);
-        assert_eq!(run_mask(0, 128), u128::MAX);
-        assert_eq!(lowest_run(0b1101100, 2), Some(2));
-        assert_eq!(lowest_run(0b1101100, 3), None);
-        assert_eq!(lowest_run(u128::MAX, 128), Some(0));
-        assert_eq!(highest_run(u128::MAX, 8, 112), Some(120));
-        assert_eq!(highest_run(run_mask(0, 112), 1, 112), None);
-        assert_eq!(highest_run(run_mask(112, 4), 2, 112), Some(114));
+        let mut file = Whole {
+            free: u128::MAX,
+            regs: &input.problem.regs,
+        };
+        scan(input, &mut file)
     }
 }

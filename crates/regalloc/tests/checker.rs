@@ -9,6 +9,9 @@ use eubatch_regalloc::checker::{check, Violation};
 use eubatch_regalloc::constraints::Constraints;
 use eubatch_regalloc::{allocate, by_name, Allocation, Placement, Reg};
 
+mod common;
+use common::{fs, two_hf_values};
+
 /// vgrf0 and vgrf2 never meet; vgrf1 (two registers) meets both; vgrf3 is live throughout;
 /// vgrf4 is the end-of-thread payload. The shader reads g4 and g5: the inputs are g0-g5.
 fn shader() -> Shader {
@@ -27,15 +30,6 @@ fn shader() -> Shader {
     send(8) (mlen: 4) (sfid: 5) (desc: 0x10031000) (EOT) (null):UD, 0u, 0u, vgrf4:F
 ",
     )
-}
-
-/// A SIMD8 fragment shader for SKL with VGRFs of `sizes` (`1x32`, ...) and `body`.
-fn fs(sizes: &[&str], body: &str) -> Shader {
-    let mut t = String::from("shader \"t\" stage FS width 8 target skl\n");
-    for (k, size) in sizes.iter().enumerate() {
-        t += &format!("vgrf{k} {size}\n");
-    }
-    parse_shader(&(t + body)).unwrap()
 }
 
 fn at(grf: u32, offset: u32) -> Placement {
@@ -188,15 +182,7 @@ fn an_accessed_value_without_a_register_is_rejected() {
 /// register they pass, at the same half they do not.
 #[test]
 fn sub_register_placements_are_checked_byte_by_byte() {
-    let s = fs(
-        &["1x16", "1x16", "1x16"],
-        "block0:
-    mov(8) vgrf0:HF, g2<8,8,1>:F
-    mov(8) vgrf1:HF, g3<8,8,1>:F
-    add(8) vgrf2:HF, vgrf0:HF, vgrf1:HF
-    mov(8) g10<8,8,1>:F, vgrf2:HF
-",
-    );
+    let s = two_hf_values(["1x16"; 3]);
     let (mut a, c, mut cx) = linear(&s);
     check(&s, &mut cx, &c, &a).unwrap();
     a.placement[0] = at(20, 0);

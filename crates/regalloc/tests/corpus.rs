@@ -1,7 +1,9 @@
-//! `linear` on every scalar shader of shaderdb-skl (`../shared/corpora`, skipped with a
-//! message when absent), lowered as `eubatch compile --stop-after lower` lowers it: every
-//! allocation passes the checker. Prints shaders allocated, needing spills, refused, and
-//! the registers used in all.
+//! Every allocator ([`ALLOCATORS`]) on every scalar shader of shaderdb-skl
+//! (`../shared/corpora`, skipped with a message when absent), lowered as `eubatch compile
+//! --stop-after lower` lowers it: every allocation passes the checker. Prints, per
+//! allocator, shaders allocated, needing spills, refused, the registers used and taken in
+//! all, and the registers holding two values live at once (false dependencies before
+//! gen12).
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +11,7 @@ use eubatch_ir::import::{discover, load_text, InputKind};
 use eubatch_ir::Backend;
 use eubatch_passes::manager::{self, Checks, Stats};
 use eubatch_passes::PassCx;
-use eubatch_regalloc::{allocate, by_name, checker};
+use eubatch_regalloc::{allocate, by_name, checker, ALLOCATORS};
 
 /// `../shared/corpora/NAME` beside the workspace root, if present.
 fn corpus(name: &str) -> Option<PathBuf> {
@@ -23,18 +25,28 @@ fn corpus(name: &str) -> Option<PathBuf> {
     }
 }
 
+/// One allocator's totals over the corpus.
+#[derive(Default)]
+struct Totals {
+    allocated: u64,
+    spills: u64,
+    unplaced: u64,
+    regs: u64,
+    taken: u64,
+    shared: u64,
+}
+
 #[test]
-fn linear_allocates_shaderdb_skl_and_the_checker_agrees() {
+fn allocators_allocate_shaderdb_skl_and_the_checker_agrees() {
     let Some(dir) = corpus("shaderdb-skl") else {
         return;
     };
     let files = discover(&[dir], |k| matches!(k, InputKind::Mesa(d) if d.is_start())).unwrap();
     assert!(!files.is_empty());
     let steps = manager::parse("lower").unwrap();
-    let mut linear = by_name("linear").unwrap();
-    let (mut allocated, mut spills, mut vec4, mut refused, mut regs) = (0u64, 0u64, 0u64, 0, 0u64);
-    let mut taken = 0u64;
-    let mut unplaced = 0u64;
+    let mut allocators: Vec<_> = ALLOCATORS.iter().map(|n| by_name(n).unwrap()).collect();
+    let mut totals: Vec<Totals> = ALLOCATORS.iter().map(|_| Totals::default()).collect();
+    let (mut vec4, mut refused) = (0u64, 0);
     let mut failures = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
@@ -60,27 +72,38 @@ fn linear_allocates_shaderdb_skl_and_the_checker_agrees() {
             failures.push(format!("{name}: lowering: {e}"));
             continue;
         }
-        let r = match allocate(&shader, &mut cx, linear.as_mut()) {
-            Ok(r) => r,
-            Err(e) => {
-                failures.push(format!("{name}: refused: {e}"));
+        for (allocator, t) in allocators.iter_mut().zip(&mut totals) {
+            let who = allocator.name();
+            let r = match allocate(&shader, &mut cx, allocator.as_mut()) {
+                Ok(r) => r,
+                Err(e) => {
+                    failures.push(format!("{name}: {who}: refused: {e}"));
+                    continue;
+                }
+            };
+            if let Err(e) = checker::check(&shader, &mut cx, &r.constraints, &r.allocation) {
+                failures.push(format!("{name}: {who}: {e}"));
                 continue;
             }
-        };
-        if let Err(e) = checker::check(&shader, &mut cx, &r.constraints, &r.allocation) {
-            failures.push(format!("{name}: {e}"));
-            continue;
-        }
-        allocated += 1;
-        regs += r.allocation.grf_used(&shader, &r.constraints) as u64;
-        taken += r.allocation.registers_taken(&shader, &r.constraints) as u64;
-        if r.allocation.needs_spills() {
-            spills += 1;
-            unplaced += r.allocation.unplaced().count() as u64;
+            let a = &r.allocation;
+            t.allocated += 1;
+            t.regs += a.grf_used(&shader, &r.constraints) as u64;
+            t.taken += a.registers_taken(&shader, &r.constraints) as u64;
+            t.shared += a.shared_registers(&shader, &mut cx, &r.constraints) as u64;
+            if a.needs_spills() {
+                t.spills += 1;
+                t.unplaced += a.unplaced().count() as u64;
+            }
         }
     }
+    for (who, t) in ALLOCATORS.iter().zip(&totals) {
+        println!(
+            "shaderdb-skl, {who}: {} shaders allocated and checked, {} needing spills ({} VGRFs without a register); registers used (Mesa's grf_used, to the EOT payload at g127) {} in all, registers taken {} in all, registers holding two values live at once {} in all",
+            t.allocated, t.spills, t.unplaced, t.regs, t.taken, t.shared
+        );
+    }
     println!(
-        "shaderdb-skl, linear: {allocated} shaders allocated and checked, {spills} needing spills ({unplaced} VGRFs without a register), {} checker or lowering failures, {vec4} vec4 and {refused} refused by lowering left out; registers used (Mesa's grf_used, to the EOT payload at g127) {regs} in all, registers taken {taken} in all",
+        "{} checker or lowering failures, {vec4} vec4 and {refused} refused by lowering left out",
         failures.len()
     );
     for f in failures.iter().take(10) {

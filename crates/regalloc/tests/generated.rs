@@ -1,18 +1,18 @@
-//! `linear` on random shaders from the shared generator (`eubatch_ir::generate`), lowered
-//! to hardware form first: every allocation passes the checker, and a shader that fits
-//! needs no VGRF left out.
+//! Every allocator ([`ALLOCATORS`]) on random shaders from the shared generator
+//! (`eubatch_ir::generate`), lowered to hardware form first: every allocation passes the
+//! checker, and a shader that fits needs no VGRF left out.
 
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 
 use eubatch_passes::manager::{self, Checks, Stats};
 use eubatch_passes::PassCx;
-use eubatch_regalloc::{allocate, by_name, checker, Placement};
+use eubatch_regalloc::{allocate, by_name, checker, Placement, ALLOCATORS};
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
     #[test]
-    fn linear_allocations_of_random_shaders_pass_the_checker(bytes in proptest::collection::vec(any::<u8>(), 64..2048)) {
+    fn allocations_of_random_shaders_pass_the_checker(bytes in proptest::collection::vec(any::<u8>(), 64..2048)) {
         let mut u = Unstructured::new(&bytes);
         let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else { return Ok(()) };
         let text = eubatch_ir::text::print_shader(&shader);
@@ -22,20 +22,22 @@ proptest! {
         if let Err(e) = manager::run_with(&mut shader, &steps, &mut checks, &mut Stats::new(), &mut cx) {
             return Err(TestCaseError::fail(format!("lowering: {e}\n{text}")));
         }
-        let mut linear = by_name("linear").unwrap();
-        let r = match allocate(&shader, &mut cx, linear.as_mut()) {
-            Ok(r) => r,
-            Err(e) => return Err(TestCaseError::fail(format!("refused: {e}\n{text}"))),
-        };
         let lowered = eubatch_ir::text::print_shader(&shader);
-        if let Err(e) = checker::check(&shader, &mut cx, &r.constraints, &r.allocation) {
-            return Err(TestCaseError::fail(format!("{e}\n{lowered}")));
-        }
-        // Every accessed VGRF has a place or did not fit; an unaccessed one takes nothing.
         let iv = cx.intervals(&shader).unwrap();
-        for (v, _) in shader.vgrfs.iter_enumerated() {
-            let p = r.allocation.get(v);
-            prop_assert_eq!(iv.vgrf(&shader, v).is_empty(), p == Placement::Unused, "vgrf{}\n{}", v.index(), lowered);
+        for name in ALLOCATORS {
+            let mut allocator = by_name(name).unwrap();
+            let r = match allocate(&shader, &mut cx, allocator.as_mut()) {
+                Ok(r) => r,
+                Err(e) => return Err(TestCaseError::fail(format!("{name}: refused: {e}\n{text}"))),
+            };
+            if let Err(e) = checker::check(&shader, &mut cx, &r.constraints, &r.allocation) {
+                return Err(TestCaseError::fail(format!("{name}: {e}\n{lowered}")));
+            }
+            // Every accessed VGRF has a place or did not fit; an unaccessed one takes nothing.
+            for (v, _) in shader.vgrfs.iter_enumerated() {
+                let p = r.allocation.get(v);
+                prop_assert_eq!(iv.vgrf(&shader, v).is_empty(), p == Placement::Unused, "{}: vgrf{}\n{}", name, v.index(), lowered);
+            }
         }
     }
 }

@@ -1,0 +1,164 @@
+//! The linear scan `linear` and `subreg` share (Poletto & Sarkar), over the analysis
+//! layer's live intervals, one interval per VGRF; what differs between them is how they
+//! keep the register file ([`Packer`]: whole registers, or 4-byte slots).
+//!
+//! The VGRFs an end-of-thread send reads are placed first, from g127 down
+//! ([`constraints::EOT_PAYLOAD`], as Mesa pins them at the top of the file), in whole
+//! registers, and the registers they hold are kept from other VGRFs only while those
+//! intervals overlap theirs. Every other accessed VGRF is then taken in order of interval
+//! start; those whose intervals ended before the current start give their storage back (a
+//! heap ordered by end), and the packer places the VGRF in the registers the file allows
+//! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`]). A VGRF with no
+//! place is `NoFit` (the shader needs spills) and holds nothing. Sorting is n·log n; the
+//! scan itself allocates nothing per VGRF.
+//!
+//! [`constraints::EOT_PAYLOAD`]: crate::constraints::EOT_PAYLOAD
+//! [`constraints::REGISTER_FILE`]: crate::constraints::REGISTER_FILE
+//! [`constraints::THREAD_INPUTS`]: crate::constraints::THREAD_INPUTS
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use eubatch_passes::analysis::intervals::Interval;
+
+use crate::constraints::Constraints;
+use crate::{Allocation, Input, Placement, Reg};
+
+/// How an allocator keeps the register file during the scan.
+pub(crate) trait Packer {
+    /// A place for VGRF `v` in the registers of `avail` (a mask, bit `g` for `gN`), which
+    /// it then holds; none when there is no place.
+    fn take(&mut self, v: usize, avail: u128) -> Option<Reg>;
+    /// VGRF `v`, placed at `at`, is dead from now on: its storage is free again.
+    fn release(&mut self, v: usize, at: Reg);
+}
+
+/// Runs the scan over `input` with `packer` keeping the file.
+pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
+    let p = input.problem;
+    let c = input.constraints;
+    let n = p.live.len();
+    let mut out = Allocation::unused(n);
+    let allowed = allowed(c);
+    // End-of-thread payloads first, from the top down; each keeps its registers from
+    // the other pinned ones whose intervals overlap its own.
+    let mut pinned: Vec<(Interval, u128)> = Vec::new();
+    let blocked = |pinned: &[(Interval, u128)], iv: &Interval| {
+        pinned
+            .iter()
+            .filter(|(other, _)| other.overlaps(iv))
+            .fold(0u128, |m, (_, mask)| m | mask)
+    };
+    for &(_, v) in &c.eot_reads {
+        let iv = p.live[v.index()];
+        if iv.is_empty() {
+            continue;
+        }
+        let regs = p.regs[v.index()].max(1);
+        let free = allowed & !blocked(&pinned, &iv);
+        out.placement[v.index()] = match highest_run(free, regs, c.eot_first_grf) {
+            Some(first) => {
+                pinned.push((iv, run_mask(first, regs)));
+                Placement::At(Reg {
+                    grf: first,
+                    offset: 0,
+                })
+            }
+            None => Placement::NoFit,
+        };
+    }
+    // Every other accessed VGRF, by interval start.
+    let mut order: Vec<u32> = (0..n as u32)
+        .filter(|&v| !p.live[v as usize].is_empty() && !c.is_eot[v as usize])
+        .collect();
+    order.sort_unstable_by_key(|&v| (p.live[v as usize].start, v));
+    // Active VGRFs by the end of their interval.
+    let mut active: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::with_capacity(64);
+    for v in order {
+        let iv = p.live[v as usize];
+        while let Some(&Reverse((end, w))) = active.peek() {
+            if end >= iv.start.get() {
+                break;
+            }
+            if let Placement::At(at) = out.placement[w as usize] {
+                packer.release(w as usize, at);
+            }
+            active.pop();
+        }
+        let avail = allowed & !blocked(&pinned, &iv);
+        out.placement[v as usize] = match packer.take(v as usize, avail) {
+            Some(at) => {
+                active.push(Reverse((iv.end.get(), v)));
+                Placement::At(at)
+            }
+            None => Placement::NoFit,
+        };
+    }
+    out
+}
+
+/// `n` registers from `first` as a mask (none when they would leave the file).
+pub(crate) fn run_mask(first: u32, n: u32) -> u128 {
+    if n == 0 || first + n > 128 {
+        return 0;
+    }
+    let ones = if n == 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    };
+    ones << first
+}
+
+/// The lowest `first` with registers `first..first + n` all in `free`.
+pub(crate) fn lowest_run(free: u128, n: u32) -> Option<u32> {
+    if n == 0 || n > 128 {
+        return None;
+    }
+    let mut m = free;
+    for k in 1..n {
+        m &= free >> k;
+        if m == 0 {
+            return None;
+        }
+    }
+    (m != 0).then(|| m.trailing_zeros())
+}
+
+/// The highest such `first` that is at least `floor`.
+fn highest_run(free: u128, n: u32, floor: u32) -> Option<u32> {
+    if n == 0 || n > 128 || floor >= 128 {
+        return None;
+    }
+    let mut m = free;
+    for k in 1..n {
+        m &= free >> k;
+    }
+    m &= u128::MAX << floor;
+    (m != 0).then(|| 127 - m.leading_zeros())
+}
+
+/// The registers of the file a VGRF may take: at or above the first free one, below the
+/// end of the file.
+fn allowed(c: &Constraints) -> u128 {
+    let top = run_mask(0, c.grf_count.min(128));
+    top & !run_mask(0, c.first_free_grf.min(128))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_runs() {
+        assert_eq!(run_mask(2, 3), 0b11100);
+        assert_eq!(run_mask(126, 3), 0);
+        assert_eq!(run_mask(0, 128), u128::MAX);
+        assert_eq!(lowest_run(0b1101100, 2), Some(2));
+        assert_eq!(lowest_run(0b1101100, 3), None);
+        assert_eq!(lowest_run(u128::MAX, 128), Some(0));
+        assert_eq!(highest_run(u128::MAX, 8, 112), Some(120));
+        assert_eq!(highest_run(run_mask(0, 112), 1, 112), None);
+        assert_eq!(highest_run(run_mask(112, 4), 2, 112), Some(114));
+    }
+}
