@@ -49,6 +49,9 @@ pub struct RaTotals {
     pub grf_used: u64,
     /// Registers taken (each counted once), summed.
     pub taken: u64,
+    /// Registers holding two or more values live at once, summed: false dependencies
+    /// before gen12, whose scoreboard tracks whole registers.
+    pub shared: u64,
     /// Time in the allocator and in the checker.
     pub alloc_time: Duration,
     pub check_time: Duration,
@@ -64,6 +67,7 @@ impl RaTotals {
         self.unplaced += o.unplaced;
         self.grf_used += o.grf_used;
         self.taken += o.taken;
+        self.shared += o.shared;
         self.alloc_time += o.alloc_time;
         self.check_time += o.check_time;
         for (why, n) in &o.not_allocated {
@@ -244,13 +248,14 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     );
     if let Some(name) = &opts.regalloc {
         println!(
-            "register allocation (`{name}`): {} shaders allocated and checked, {} need spills ({} VGRFs without a register), {} fit; registers used (Mesa's grf_used) {} in all, registers taken {} in all; allocator {}, checker {}",
+            "register allocation (`{name}`): {} shaders allocated and checked, {} need spills ({} VGRFs without a register), {} fit; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
             ra.allocated,
             ra.need_spills,
             ra.unplaced,
             ra.allocated - ra.need_spills,
             ra.grf_used,
             ra.taken,
+            ra.shared,
             format_duration(ra.alloc_time),
             format_duration(ra.check_time)
         );
@@ -558,6 +563,7 @@ fn allocate_registers(
     totals.allocated += 1;
     totals.grf_used += a.grf_used(shader, &r.constraints) as u64;
     totals.taken += a.registers_taken(shader, &r.constraints) as u64;
+    totals.shared += a.shared_registers(shader, cx, &r.constraints) as u64;
     if a.needs_spills() {
         totals.need_spills += 1;
         totals.unplaced += a.unplaced().count() as u64;

@@ -221,8 +221,10 @@ pub fn check(
             continue;
         };
         let bytes = layout.size();
+        // What must lie in the file and in the register: the value up to its data's end.
+        let extent = constraints::extent(layout);
         let start = at.grf as u64 * reg as u64 + at.offset as u64;
-        if at.offset >= reg || start + bytes as u64 > file_bytes as u64 {
+        if at.offset >= reg || start + extent as u64 > file_bytes as u64 {
             return Err(Violation::OutsideFile { vgrf: v, at, bytes });
         }
         if at.grf < c.first_free_grf {
@@ -236,7 +238,7 @@ pub fn check(
             if at.offset != 0 {
                 return Err(Violation::NotContiguous { vgrf: v, at, bytes });
             }
-        } else if at.offset % SLOT != 0 || at.offset + bytes > reg {
+        } else if at.offset % SLOT != 0 || at.offset + extent > reg {
             return Err(Violation::SubRegister { vgrf: v, at, bytes });
         }
     }

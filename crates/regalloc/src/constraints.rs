@@ -57,9 +57,17 @@ pub const CONTIGUOUS: Rule = Rule {
 /// A value of at most a register stays in one register, at a slot boundary.
 pub const SUB_REGISTER: Rule = Rule {
     name: "sub-register",
-    text: "a VGRF of at most one register lies inside one GRF, at a byte offset that is a multiple of 4",
+    text: "a VGRF of at most one register lies inside one GRF up to the end of its data (the padding after its last component, never accessed, may lie past it), at a byte offset that is a multiple of 4",
     source: "PRM Vol. 7 \"Register Region Restrictions\" (a region spans at most two registers, so a value in one stays addressable); 4 bytes is the analysis layer's slot (eubatch_passes::analysis::access::SLOT)",
 };
+
+/// Bytes from a VGRF's start to the end of its last component's data: what must lie in
+/// the register file. The padding after the last component (a SIMD8 half-float value's
+/// upper 16 bytes) is never read or written (the slot model's definitions treat the data
+/// slots as the whole value), so it may hang past the register a small value sits in.
+pub fn extent(layout: &eubatch_ir::VgrfLayout) -> u32 {
+    layout.size() - layout.padding as u32
+}
 
 /// The payload of an end-of-thread send sits at the top of the register file.
 pub const EOT_PAYLOAD: Rule = Rule {

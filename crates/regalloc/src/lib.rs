@@ -93,7 +93,7 @@ impl Allocation {
         let mut used = c.first_free_grf;
         for (k, p) in self.placement.iter().enumerate() {
             if let (Placement::At(r), Some(l)) = (p, shader.vgrfs.get(Vgrf::from_usize(k))) {
-                used = used.max(r.grf + (r.offset + l.size()).div_ceil(c.reg_size));
+                used = used.max(r.grf + (r.offset + constraints::extent(l)).div_ceil(c.reg_size));
             }
         }
         used
@@ -111,7 +111,7 @@ impl Allocation {
         }
         for (k, p) in self.placement.iter().enumerate() {
             if let (Placement::At(r), Some(l)) = (p, shader.vgrfs.get(Vgrf::from_usize(k))) {
-                let end = r.grf + (r.offset + l.size()).div_ceil(c.reg_size);
+                let end = r.grf + (r.offset + constraints::extent(l)).div_ceil(c.reg_size);
                 for g in r.grf..end.min(c.grf_count) {
                     taken[g as usize] = true;
                 }
@@ -139,7 +139,7 @@ impl Allocation {
                 if live.is_empty() {
                     continue;
                 }
-                let end = r.grf + (r.offset + l.size()).div_ceil(c.reg_size);
+                let end = r.grf + (r.offset + constraints::extent(l)).div_ceil(c.reg_size);
                 held.extend((r.grf..end).map(|g| (g, live.start, live.end)));
             }
         }

@@ -98,7 +98,8 @@ impl Slots {
             let regs = p.regs[v.index()].max(1);
             let small = p.bytes[v.index()] <= c.reg_size && !whole[v.index()];
             span.push(if small {
-                p.bytes[v.index()].div_ceil(SLOT)
+                // Its data: the padding after it may lie past the register.
+                crate::constraints::extent(&shader.vgrfs[v]).div_ceil(SLOT)
             } else {
                 0
             });

@@ -81,3 +81,15 @@ fn padding_of_a_padded_hf_value_holds_another_value() {
     assert_eq!((b.grf, b.offset), (a.grf, 16), "{a} {b}");
     assert_eq!(shared, 1);
 }
+
+/// Padded SIMD8 half-float values (`1x16+16`, as Mesa lays them out: seed 003) share a
+/// register too: only their data must lie in it, the padding after it is never accessed.
+#[test]
+fn padded_simd8_hf_values_share_one_register() {
+    let s = two_hf_values(["1x16+16"; 3]);
+    let (r, shared) = allocated(&s, "subreg");
+    let (a, b) = (place(&r, 0), place(&r, 1));
+    assert_eq!(a.grf, b.grf, "{a} {b}");
+    assert_eq!([a.offset, b.offset], [0, 16]);
+    assert_eq!(shared, 1);
+}
