@@ -224,14 +224,17 @@ impl<T: Member> BitSet<T> {
         let end = r.end.min(self.room());
         let start = r.start.min(end);
         let (first, last) = (start / 64, end.div_ceil(64));
+        // The bits from `start` on in the first word, those below `end` in the last (all of
+        // it when `end` is a word's end): two masks made once, not a shift per word.
+        let (from, below) = (!0u64 << (start % 64), !0u64 >> ((64 - end % 64) % 64));
         (first..last).map(move |k| {
-            let lo = start.max(k * 64) - k * 64;
-            let hi = end.min(k * 64 + 64) - k * 64;
-            let mask = if hi - lo == 64 {
-                !0
-            } else {
-                ((1u64 << (hi - lo)) - 1) << lo
-            };
+            let mut mask = !0u64;
+            if k == first {
+                mask &= from;
+            }
+            if k + 1 == last {
+                mask &= below;
+            }
             (k as usize, mask)
         })
     }
