@@ -109,6 +109,15 @@ fn raw<T: Member>(r: &Range<T>) -> Range<u32> {
     r.start.bit()..r.end.bit()
 }
 
+/// When `r` is not empty and within one word (most runs of slots are): that word and the
+/// mask of `r`'s bits in it, for the range operations to do without walking words.
+#[inline]
+fn one_word<T: Member>(r: &Range<T>) -> Option<(usize, u64)> {
+    let (s, e) = (r.start.bit(), r.end.bit());
+    (s < e && s / 64 == (e - 1) / 64)
+        .then(|| ((s / 64) as usize, (!0u64 >> (64 - (e - s))) << (s % 64)))
+}
+
 pub struct BitSet<T: Member> {
     words: Vec<u64>,
     of: PhantomData<T>,
@@ -241,6 +250,12 @@ impl<T: Member> BitSet<T> {
 
     /// Adds every member of `r`.
     pub fn insert_range(&mut self, r: Range<T>) {
+        if let Some((k, m)) = one_word(&r) {
+            if let Some(w) = self.words.get_mut(k) {
+                *w |= m;
+            }
+            return;
+        }
         for (k, m) in self.range_words(r) {
             self.words[k] |= m;
         }
@@ -249,6 +264,13 @@ impl<T: Member> BitSet<T> {
     /// Adds every member of `r`, adding to `repeats` those that were members already:
     /// word by word, what a count per member compared with one would give.
     pub fn insert_range_noting_repeats(&mut self, r: Range<T>, repeats: &mut BitSet<T>) {
+        if let Some((k, m)) = one_word(&r) {
+            if let (Some(w), Some(rw)) = (self.words.get_mut(k), repeats.words.get_mut(k)) {
+                *rw |= *w & m;
+                *w |= m;
+            }
+            return;
+        }
         for (k, m) in self.range_words(r) {
             repeats.words[k] |= self.words[k] & m;
             self.words[k] |= m;
@@ -364,6 +386,12 @@ impl<T: Member> BitSet<T> {
 
     /// Removes every member of `r`.
     pub fn remove_range(&mut self, r: Range<T>) {
+        if let Some((k, m)) = one_word(&r) {
+            if let Some(w) = self.words.get_mut(k) {
+                *w &= !m;
+            }
+            return;
+        }
         for (k, m) in self.range_words(r) {
             self.words[k] &= !m;
         }
@@ -371,11 +399,17 @@ impl<T: Member> BitSet<T> {
 
     /// Whether some member of `r` is in the set.
     pub fn intersects_range(&self, r: Range<T>) -> bool {
+        if let Some((k, m)) = one_word(&r) {
+            return self.words.get(k).is_some_and(|w| w & m != 0);
+        }
         self.range_words(r).any(|(k, m)| self.words[k] & m != 0)
     }
 
     /// Whether every member of `r` is in the set (`r` within the set's size).
     pub fn contains_range(&self, r: Range<T>) -> bool {
+        if let Some((k, m)) = one_word(&r) {
+            return self.words.get(k).is_none_or(|w| w & m == m);
+        }
         self.range_words(r).all(|(k, m)| self.words[k] & m == m)
     }
 
