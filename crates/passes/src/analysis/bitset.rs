@@ -281,6 +281,18 @@ impl<T: Member> BitSet<T> {
     /// word, a run at a time.
     pub fn for_each_missing_run(&self, r: Range<T>, mut f: impl FnMut(Range<T>)) {
         let run = |a: u32, b: u32| T::from_bit(a)..T::from_bit(b);
+        if let Some((k, m)) = one_word(&r) {
+            // Within one word: the missing bits' runs, found by their ends.
+            let Some(&w) = self.words.get(k) else { return };
+            let (mut missing, base) = (m & !w, k as u32 * 64);
+            while missing != 0 {
+                let at = missing.trailing_zeros();
+                let len = (missing >> at).trailing_ones();
+                f(run(base + at, base + at + len));
+                missing &= !((!0u64 >> (64 - len)) << at);
+            }
+            return;
+        }
         let mut open: Option<u32> = None;
         for (k, m) in self.range_words(r.clone()) {
             // The bits of the word in `r` that are missing, scanned as alternating runs.
