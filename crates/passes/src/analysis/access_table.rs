@@ -60,6 +60,15 @@ impl Run {
     fn slots(&self) -> SlotRange {
         Slot::new(self.first & SLOT_BITS)..Slot::new(self.end)
     }
+
+    /// A write run as [`AccessTable::def_runs`] gives it: slots and flags.
+    fn write(&self) -> (SlotRange, bool, bool) {
+        (
+            self.slots(),
+            self.first & FULL != 0,
+            self.first & FULL_IGNORING_MASK != 0,
+        )
+    }
 }
 
 /// Where one instruction's runs are in the pool: `defs` runs it writes from `start`, then
@@ -439,13 +448,7 @@ impl AccessTable {
     /// whether it would if the execution mask were not looked at
     /// ([`super::access::for_each_def_run`]), in increasing order.
     pub fn def_runs(&self, inst: Inst) -> impl Iterator<Item = (SlotRange, bool, bool)> + '_ {
-        self.pool[self.def_span(inst)].iter().map(|r| {
-            (
-                r.slots(),
-                r.first & FULL != 0,
-                r.first & FULL_IGNORING_MASK != 0,
-            )
-        })
+        self.pool[self.def_span(inst)].iter().map(Run::write)
     }
 
     /// The runs of slots `inst` reads ([`super::access::for_each_use_run`]; runs may overlap).
@@ -456,6 +459,22 @@ impl AccessTable {
         self.pool[from..from + sp.uses as usize]
             .iter()
             .map(|r| r.slots())
+    }
+
+    /// [`AccessTable::def_runs`] and [`AccessTable::use_runs`] of `inst` together, its
+    /// place in the table looked up once (the walks that want both).
+    #[inline]
+    pub fn runs(
+        &self,
+        inst: Inst,
+    ) -> (
+        impl Iterator<Item = (SlotRange, bool, bool)> + '_,
+        impl Iterator<Item = SlotRange> + '_,
+    ) {
+        let sp = self.span(inst);
+        let (start, mid) = (sp.start as usize, (sp.start + sp.defs) as usize);
+        let (defs, uses) = self.pool[start..mid + sp.uses as usize].split_at(mid - start);
+        (defs.iter().map(Run::write), uses.iter().map(Run::slots))
     }
 
     /// The slots `inst` writes, each with whether it fully defines it (the second flag of

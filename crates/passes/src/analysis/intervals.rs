@@ -85,9 +85,8 @@ impl LiveIntervals {
         // the last written to its start. Whole slices stored, no comparison per slot.
         let order = points.order();
         let runs = |inst| {
-            table
-                .use_runs(inst)
-                .chain(table.def_runs(inst).map(|(r, _, _)| r))
+            let (defs, uses) = table.runs(inst);
+            uses.chain(defs.map(|(r, _, _)| r))
         };
         for (ip, &inst) in order.iter().enumerate() {
             for r in runs(inst) {

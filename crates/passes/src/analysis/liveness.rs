@@ -68,13 +68,14 @@ impl Liveness {
             kill_at.push(kill_list.len());
             let k0 = kill_list.len();
             for &inst in &block.insts {
-                for r in access.use_runs(inst) {
+                let (def_runs, use_runs) = access.runs(inst);
+                for r in use_runs {
                     // Most reads are of values the block defined: a word-level test.
                     if !defined.contains_range(r.clone()) {
                         defined.for_each_missing_run(r, |piece| gen_list.push(piece));
                     }
                 }
-                for (r, full, _) in access.def_runs(inst) {
+                for (r, full, _) in def_runs {
                     if full {
                         defined.insert_range(r.clone());
                         kill_list.push(r);
