@@ -23,7 +23,7 @@
 //! what changed, not what the shader holds (issue 15: copying every instruction's fields
 //! and runs into fresh arrays on every update was most of its cost): an unchanged
 //! instruction keeps its runs and its copied fields where they are, and only gets the new
-//! version's stamp ([`Span::version`]; an instruction without it has no accesses, so
+//! version's stamp (`Span::version`; an instruction without it has no accesses, so
 //! nothing is cleared for the instructions a pass removed). A changed or new instruction's
 //! runs and fields are appended, the ones they replace left unused until there are as many
 //! unused as used entries, when the pool and the copied sources are compacted.
