@@ -145,26 +145,14 @@ pub struct Operand {
 
 const _: () = assert!(std::mem::size_of::<Operand>() == 16);
 
-/// Two words holding every field: hashing an operand (CSE's keys hash every source of
-/// every candidate, each pass run) costs two writes instead of one per field. Equal
-/// operands give equal words, as `Hash` requires.
+/// Hashed as its [`Operand::key`]'s two words: hashing an operand (CSE's keys hash every
+/// source of every candidate, each pass run) costs two writes instead of one per field.
+/// Equal operands give equal words, as `Hash` requires.
 impl std::hash::Hash for Operand {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        let r = self.region;
-        h.write_u64(
-            self.file as u64
-                | (self.ty as u64) << 8
-                | (self.mods.0 as u64) << 16
-                | (self.stride as u64) << 24
-                | (self.nr as u64) << 32,
-        );
-        h.write_u64(
-            self.offset as u64
-                | (r.vstride as u64) << 32
-                | (r.width as u64) << 40
-                | (r.hstride as u64) << 48
-                | (r.swizzle as u64) << 56,
-        );
+        let k = self.key();
+        h.write_u64(k as u64);
+        h.write_u64((k >> 64) as u64);
     }
 }
 
@@ -178,6 +166,29 @@ impl Operand {
         offset: 0,
         region: Region::new(8, 8, 1),
     };
+
+    /// The bits of [`Operand::key`] holding `nr`.
+    pub const KEY_NR: u128 = 0xffff_ffff << 32;
+
+    /// Every field in one number, `nr` in bits 32..64 ([`Operand::KEY_NR`]): two operands
+    /// are equal exactly when their keys are, and comparing keys is two word comparisons,
+    /// not one per field (the access table compares every source of every instruction on
+    /// each update).
+    #[inline]
+    pub fn key(&self) -> u128 {
+        let r = self.region;
+        let lo = self.file as u64
+            | (self.ty as u64) << 8
+            | (self.mods.0 as u64) << 16
+            | (self.stride as u64) << 24
+            | (self.nr as u64) << 32;
+        let hi = self.offset as u64
+            | (r.vstride as u64) << 32
+            | (r.width as u64) << 40
+            | (r.hstride as u64) << 48
+            | (r.swizzle as u64) << 56;
+        lo as u128 | (hi as u128) << 64
+    }
 
     pub fn bad(ty: Type) -> Operand {
         Operand {

@@ -8,17 +8,22 @@
 //! the compile).
 //!
 //! After a pass changes the shader, the next table is made from the last one
-//! ([`AccessTable::update`]): an instruction whose fields are what they were, in a shader
-//! whose slot numbering and VGRF sizes are what they were, reads and writes what it did,
-//! so only the instructions a pass touched or added are computed again. The table keeps a
-//! copy of every instruction's fields for that comparison, by instruction number.
+//! ([`AccessTable::update`]): an instruction whose fields are what they were reads and
+//! writes what it did, so only the instructions a pass touched or added are computed
+//! again. That holds VGRF by VGRF, not only when the whole slot numbering is unchanged: an
+//! instruction whose fields differ only in VGRF numbers, each VGRF of the size and the
+//! [`super::access::Slots::read_unmasked`] flag its old one had, and all of them moved by
+//! the same number of slots, has its runs moved by that many (a pass that appends, splits
+//! or renumbers VGRFs, or flips one VGRF's flag, leaves the others' instructions as they
+//! were). The table keeps every instruction's fields as keys compared whole
+//! ([`eubatch_ir::Operand::key`]), by instruction number.
 //!
 //! The next table takes over the last one's storage when nothing else holds the last one
 //! (the usual case: the pass manager drops the analyses built on it first), and then costs
 //! what changed, not what the shader holds (issue 15: copying every instruction's fields
 //! and runs into fresh arrays on every update was most of its cost): an unchanged
 //! instruction keeps its runs and its copied fields where they are, and only gets the new
-//! version's stamp ([`Span::version`]; an instruction without it has no accesses, so
+//! version's stamp (`Span::version`; an instruction without it has no accesses, so
 //! nothing is cleared for the instructions a pass removed). A changed or new instruction's
 //! runs and fields are appended, the ones they replace left unused until there are as many
 //! unused as used entries, when the pool and the copied sources are compacted.
@@ -32,7 +37,7 @@
 use std::rc::Rc;
 
 use eubatch_ir::shader::{Control, SendInfo};
-use eubatch_ir::{Backend, Inst, Opcode, Operand, Shader};
+use eubatch_ir::{Backend, Inst, Operand, RegFile, Shader};
 
 use crate::analysis::access::{for_each_def_run, for_each_use_run, Slot, SlotRange, Slots};
 use crate::analysis::nesting::Nesting;
@@ -55,6 +60,15 @@ impl Run {
     fn slots(&self) -> SlotRange {
         Slot::new(self.first & SLOT_BITS)..Slot::new(self.end)
     }
+
+    /// A write run as [`AccessTable::def_runs`] gives it: slots and flags.
+    fn write(&self) -> (SlotRange, bool, bool) {
+        (
+            self.slots(),
+            self.first & FULL != 0,
+            self.first & FULL_IGNORING_MASK != 0,
+        )
+    }
 }
 
 /// Where one instruction's runs are in the pool: `defs` runs it writes from `start`, then
@@ -69,29 +83,41 @@ struct Span {
     version: u32,
 }
 
-/// An instruction's fields as the table saw them: everything its accesses depend on.
+/// An instruction's fields as the table saw them: everything its accesses depend on, as
+/// keys compared whole ([`Operand::key`], [`head`]), not field by field.
 #[derive(Clone, Copy, Debug)]
 struct Fields {
-    opcode: Opcode,
-    control: Control,
-    dst: Operand,
+    /// Opcode and control.
+    head: u64,
     size_written: u32,
+    dst: u128,
     send: Option<SendInfo>,
-    /// Its sources, in `AccessTable::srcs`.
+    /// Its sources' keys, in `AccessTable::srcs`.
     srcs: (u32, u32),
 }
 
 impl Default for Fields {
     fn default() -> Fields {
         Fields {
-            opcode: Opcode::Nop,
-            control: Control::new(1),
-            dst: Operand::NULL,
+            head: u64::MAX,
             size_written: 0,
+            dst: Operand::NULL.key(),
             send: None,
             srcs: (0, 0),
         }
     }
+}
+
+/// An instruction's opcode and control in one word.
+fn head(shader: &Shader, inst: Inst) -> u64 {
+    let c: Control = shader.insts.control[inst];
+    c.exec_size as u64
+        | (c.group as u64) << 8
+        | (c.flags as u64) << 16
+        | (c.predicate as u64) << 24
+        | (c.flag_subreg as u64) << 32
+        | (c.cmod as u64) << 40
+        | (shader.insts.opcode[inst] as u64) << 48
 }
 
 /// What of the whole shader every instruction's accesses depend on.
@@ -112,6 +138,17 @@ impl ShaderFacts {
     }
 }
 
+/// What an update keeps of the last table.
+enum Reuse {
+    /// Nothing: the shader's facts changed (or there is no last table).
+    Nothing,
+    /// The runs of every unchanged instruction: the slot numbering is the same.
+    Same,
+    /// The runs of every instruction unchanged but for VGRF numbers, moved to the new
+    /// numbering: the last one (its slots, its VGRF sizes) is not this one.
+    Renumbered(Slots, Vec<u32>),
+}
+
 /// The accesses of every instruction in the layout, by instruction.
 #[derive(Clone, Debug)]
 pub struct AccessTable {
@@ -123,7 +160,7 @@ pub struct AccessTable {
     pool: Vec<Run>,
     /// The fields of every instruction when its span was made, by instruction number.
     fields: Vec<Fields>,
-    srcs: Vec<Operand>,
+    srcs: Vec<u128>,
     facts: ShaderFacts,
 }
 
@@ -138,28 +175,54 @@ impl AccessTable {
             srcs: Vec::with_capacity(shader.operands.len()),
             facts: ShaderFacts::of(shader),
         };
-        t.build(shader, false);
+        t.build(shader, Reuse::Nothing);
         t
     }
 
     /// The table of `shader`, taking from `old` (a table of an earlier version of it) the
-    /// accesses of every instruction whose fields have not changed since, when the slot
-    /// numbering and what else they depend on are the same; else computed whole. Takes
-    /// over `old`'s storage when nothing else holds it.
+    /// accesses of every instruction whose fields have not changed since, but for the
+    /// numbers of VGRFs of the same size and flag as before (their slots moved by where the
+    /// VGRF now starts); else computed whole. Takes over `old`'s storage when nothing else
+    /// holds it.
     pub fn update(old: Rc<AccessTable>, shader: &Shader, nesting: &Nesting) -> AccessTable {
         let slots = Slots::of(shader, nesting);
         let facts = ShaderFacts::of(shader);
         let mut t = Rc::try_unwrap(old).unwrap_or_else(|shared| (*shared).clone());
-        let reuse = slots == t.slots && facts == t.facts;
-        t.slots = slots;
-        t.facts = facts;
+        let old_slots = std::mem::replace(&mut t.slots, slots);
+        let old_facts = std::mem::replace(&mut t.facts, facts);
+        let reuse = if old_facts.backend != t.facts.backend
+            || old_facts.dispatch_width != t.facts.dispatch_width
+        {
+            Reuse::Nothing
+        } else if old_slots == t.slots && old_facts.vgrf_sizes == t.facts.vgrf_sizes {
+            Reuse::Same
+        } else {
+            Reuse::Renumbered(old_slots, old_facts.vgrf_sizes)
+        };
         t.build(shader, reuse);
+        #[cfg(debug_assertions)]
+        t.assert_as_computed(shader, nesting);
         t
     }
 
+    /// Checks (in debug builds) that an updated table holds what computing it anew gives.
+    #[cfg(debug_assertions)]
+    fn assert_as_computed(&self, shader: &Shader, nesting: &Nesting) {
+        let fresh = AccessTable::compute(shader, nesting);
+        for block in shader.layout.blocks.iter() {
+            for &inst in &block.insts {
+                assert!(
+                    self.def_runs(inst).eq(fresh.def_runs(inst))
+                        && self.use_runs(inst).eq(fresh.use_runs(inst)),
+                    "the access table's update of {inst:?} differs from its computation"
+                );
+            }
+        }
+    }
+
     /// Makes this table (of an earlier version, or empty) the table of `shader`, keeping
-    /// the runs of the instructions whose fields are unchanged when `reuse`.
-    fn build(&mut self, shader: &Shader, reuse: bool) {
+    /// the runs of the instructions `reuse` allows.
+    fn build(&mut self, shader: &Shader, reuse: Reuse) {
         let n = shader.insts.opcode.len();
         let old = self.version;
         let version = old + 1;
@@ -168,7 +231,7 @@ impl AccessTable {
             self.spans.resize(n, Span::default());
             self.fields.resize(n, Fields::default());
         }
-        if !reuse {
+        if matches!(reuse, Reuse::Nothing) {
             self.pool.clear();
             self.srcs.clear();
         }
@@ -180,19 +243,26 @@ impl AccessTable {
                 let i = inst.index();
                 let ops = shader.srcs(inst);
                 used_srcs += ops.len();
-                if reuse && self.spans[i].version == old && self.unchanged(shader, inst, ops) {
+                let kept = self.spans[i].version == old
+                    && match &reuse {
+                        Reuse::Nothing => false,
+                        Reuse::Same => self.unchanged(shader, inst, ops),
+                        Reuse::Renumbered(slots, sizes) => {
+                            self.renumbered(shader, inst, ops, slots, sizes)
+                        }
+                    };
+                if kept {
                     let sp = &mut self.spans[i];
                     sp.version = version;
                     used_runs += (sp.defs + sp.uses) as usize;
                     continue;
                 }
                 let at = self.srcs.len() as u32;
-                self.srcs.extend_from_slice(ops);
+                self.srcs.extend(ops.iter().map(Operand::key));
                 self.fields[i] = Fields {
-                    opcode: shader.insts.opcode[inst],
-                    control: shader.insts.control[inst],
-                    dst: shader.insts.dst[inst],
+                    head: head(shader, inst),
                     size_written: shader.insts.size_written[inst],
+                    dst: shader.insts.dst[inst].key(),
                     send: shader.send_info(inst).copied(),
                     srcs: (at, ops.len() as u32),
                 };
@@ -285,25 +355,100 @@ impl AccessTable {
     fn unchanged(&self, shader: &Shader, inst: Inst, ops: &[Operand]) -> bool {
         let f = &self.fields[inst.index()];
         let (at, len) = f.srcs;
-        f.opcode == shader.insts.opcode[inst]
-            && f.control == shader.insts.control[inst]
-            && f.dst == shader.insts.dst[inst]
+        f.head == head(shader, inst)
+            && f.dst == shader.insts.dst[inst].key()
             && f.size_written == shader.insts.size_written[inst]
+            && len as usize == ops.len()
+            && self.srcs[at as usize..(at + len) as usize]
+                .iter()
+                .zip(ops)
+                .all(|(&k, o)| k == o.key())
             && f.send.as_ref() == shader.send_info(inst)
-            && self.srcs[at as usize..(at + len) as usize] == *ops
+    }
+
+    /// Whether `inst`'s fields are those its span was made from but for the numbers of the
+    /// VGRFs it names, each of the same size and flag ([`Slots::read_unmasked`]) in the
+    /// numbering `old` (VGRF sizes `old_sizes`) as now, and all moved by the same number of
+    /// slots. If so, moves its runs by as many slots (those of flags by as many as the
+    /// flags moved) and notes the new numbers, making its span this shader's.
+    fn renumbered(
+        &mut self,
+        shader: &Shader,
+        inst: Inst,
+        ops: &[Operand],
+        old: &Slots,
+        old_sizes: &[u32],
+    ) -> bool {
+        let new = &self.slots;
+        let sizes = &self.facts.vgrf_sizes;
+        let f = &self.fields[inst.index()];
+        let (at, len) = f.srcs;
+        if f.head != head(shader, inst)
+            || f.size_written != shader.insts.size_written[inst]
+            || len as usize != ops.len()
+            || f.send.as_ref() != shader.send_info(inst)
+        {
+            return false;
+        }
+        // How far the slots of the VGRFs named moved: one distance for all of them.
+        let mut moved: Option<i64> = None;
+        let mut same = |was: u128, op: &Operand| {
+            let key = op.key();
+            if key == was && op.file != RegFile::Vgrf {
+                return true;
+            }
+            if (key ^ was) & !Operand::KEY_NR != 0 || op.file != RegFile::Vgrf {
+                return false;
+            }
+            let (a, b) = (((was & Operand::KEY_NR) >> 32) as usize, op.nr as usize);
+            if a >= old.base.len() || b >= new.base.len() {
+                return false;
+            }
+            if old_sizes[a] != sizes[b] || old.read_unmasked[a] != new.read_unmasked[b] {
+                return false;
+            }
+            let d = new.base[b].get() as i64 - old.base[a].get() as i64;
+            *moved.get_or_insert(d) == d
+        };
+        let dst = shader.insts.dst[inst];
+        if !same(f.dst, &dst)
+            || !self.srcs[at as usize..(at + len) as usize]
+                .iter()
+                .zip(ops)
+                .all(|(&k, o)| same(k, o))
+        {
+            return false;
+        }
+        let d = moved.unwrap_or(0);
+        let df = new.vgrf_slots as i64 - old.vgrf_slots as i64;
+        let sp = self.spans[inst.index()];
+        if d != 0 || df != 0 {
+            let old_flag0 = old.vgrf_slots;
+            for r in &mut self.pool[sp.start as usize..(sp.start + sp.defs + sp.uses) as usize] {
+                let by = if r.first & SLOT_BITS >= old_flag0 {
+                    df
+                } else {
+                    d
+                };
+                r.first = (r.first as i64 + by) as u32;
+                r.end = (r.end as i64 + by) as u32;
+            }
+        }
+        self.fields[inst.index()].dst = dst.key();
+        for (k, o) in self.srcs[at as usize..(at + len) as usize]
+            .iter_mut()
+            .zip(ops)
+        {
+            *k = o.key();
+        }
+        true
     }
 
     /// The runs of slots `inst` writes, each with whether it fully defines them, and
     /// whether it would if the execution mask were not looked at
     /// ([`super::access::for_each_def_run`]), in increasing order.
     pub fn def_runs(&self, inst: Inst) -> impl Iterator<Item = (SlotRange, bool, bool)> + '_ {
-        self.pool[self.def_span(inst)].iter().map(|r| {
-            (
-                r.slots(),
-                r.first & FULL != 0,
-                r.first & FULL_IGNORING_MASK != 0,
-            )
-        })
+        self.pool[self.def_span(inst)].iter().map(Run::write)
     }
 
     /// The runs of slots `inst` reads ([`super::access::for_each_use_run`]; runs may overlap).
@@ -314,6 +459,22 @@ impl AccessTable {
         self.pool[from..from + sp.uses as usize]
             .iter()
             .map(|r| r.slots())
+    }
+
+    /// [`AccessTable::def_runs`] and [`AccessTable::use_runs`] of `inst` together, its
+    /// place in the table looked up once (the walks that want both).
+    #[inline]
+    pub fn runs(
+        &self,
+        inst: Inst,
+    ) -> (
+        impl Iterator<Item = (SlotRange, bool, bool)> + '_,
+        impl Iterator<Item = SlotRange> + '_,
+    ) {
+        let sp = self.span(inst);
+        let (start, mid) = (sp.start as usize, (sp.start + sp.defs) as usize);
+        let (defs, uses) = self.pool[start..mid + sp.uses as usize].split_at(mid - start);
+        (defs.iter().map(Run::write), uses.iter().map(Run::slots))
     }
 
     /// The slots `inst` writes, each with whether it fully defines it (the second flag of

@@ -109,6 +109,15 @@ fn raw<T: Member>(r: &Range<T>) -> Range<u32> {
     r.start.bit()..r.end.bit()
 }
 
+/// When `r` is not empty and within one word (most runs of slots are): that word and the
+/// mask of `r`'s bits in it, for the range operations to do without walking words.
+#[inline]
+fn one_word<T: Member>(r: &Range<T>) -> Option<(usize, u64)> {
+    let (s, e) = (r.start.bit(), r.end.bit());
+    (s < e && s / 64 == (e - 1) / 64)
+        .then(|| ((s / 64) as usize, (!0u64 >> (64 - (e - s))) << (s % 64)))
+}
+
 pub struct BitSet<T: Member> {
     words: Vec<u64>,
     of: PhantomData<T>,
@@ -224,20 +233,29 @@ impl<T: Member> BitSet<T> {
         let end = r.end.min(self.room());
         let start = r.start.min(end);
         let (first, last) = (start / 64, end.div_ceil(64));
+        // The bits from `start` on in the first word, those below `end` in the last (all of
+        // it when `end` is a word's end): two masks made once, not a shift per word.
+        let (from, below) = (!0u64 << (start % 64), !0u64 >> ((64 - end % 64) % 64));
         (first..last).map(move |k| {
-            let lo = start.max(k * 64) - k * 64;
-            let hi = end.min(k * 64 + 64) - k * 64;
-            let mask = if hi - lo == 64 {
-                !0
-            } else {
-                ((1u64 << (hi - lo)) - 1) << lo
-            };
+            let mut mask = !0u64;
+            if k == first {
+                mask &= from;
+            }
+            if k + 1 == last {
+                mask &= below;
+            }
             (k as usize, mask)
         })
     }
 
     /// Adds every member of `r`.
     pub fn insert_range(&mut self, r: Range<T>) {
+        if let Some((k, m)) = one_word(&r) {
+            if let Some(w) = self.words.get_mut(k) {
+                *w |= m;
+            }
+            return;
+        }
         for (k, m) in self.range_words(r) {
             self.words[k] |= m;
         }
@@ -246,6 +264,13 @@ impl<T: Member> BitSet<T> {
     /// Adds every member of `r`, adding to `repeats` those that were members already:
     /// word by word, what a count per member compared with one would give.
     pub fn insert_range_noting_repeats(&mut self, r: Range<T>, repeats: &mut BitSet<T>) {
+        if let Some((k, m)) = one_word(&r) {
+            if let (Some(w), Some(rw)) = (self.words.get_mut(k), repeats.words.get_mut(k)) {
+                *rw |= *w & m;
+                *w |= m;
+            }
+            return;
+        }
         for (k, m) in self.range_words(r) {
             repeats.words[k] |= self.words[k] & m;
             self.words[k] |= m;
@@ -256,6 +281,18 @@ impl<T: Member> BitSet<T> {
     /// word, a run at a time.
     pub fn for_each_missing_run(&self, r: Range<T>, mut f: impl FnMut(Range<T>)) {
         let run = |a: u32, b: u32| T::from_bit(a)..T::from_bit(b);
+        if let Some((k, m)) = one_word(&r) {
+            // Within one word: the missing bits' runs, found by their ends.
+            let Some(&w) = self.words.get(k) else { return };
+            let (mut missing, base) = (m & !w, k as u32 * 64);
+            while missing != 0 {
+                let at = missing.trailing_zeros();
+                let len = (missing >> at).trailing_ones();
+                f(run(base + at, base + at + len));
+                missing &= !((!0u64 >> (64 - len)) << at);
+            }
+            return;
+        }
         let mut open: Option<u32> = None;
         for (k, m) in self.range_words(r.clone()) {
             // The bits of the word in `r` that are missing, scanned as alternating runs.
@@ -361,6 +398,12 @@ impl<T: Member> BitSet<T> {
 
     /// Removes every member of `r`.
     pub fn remove_range(&mut self, r: Range<T>) {
+        if let Some((k, m)) = one_word(&r) {
+            if let Some(w) = self.words.get_mut(k) {
+                *w &= !m;
+            }
+            return;
+        }
         for (k, m) in self.range_words(r) {
             self.words[k] &= !m;
         }
@@ -368,11 +411,17 @@ impl<T: Member> BitSet<T> {
 
     /// Whether some member of `r` is in the set.
     pub fn intersects_range(&self, r: Range<T>) -> bool {
+        if let Some((k, m)) = one_word(&r) {
+            return self.words.get(k).is_some_and(|w| w & m != 0);
+        }
         self.range_words(r).any(|(k, m)| self.words[k] & m != 0)
     }
 
     /// Whether every member of `r` is in the set (`r` within the set's size).
     pub fn contains_range(&self, r: Range<T>) -> bool {
+        if let Some((k, m)) = one_word(&r) {
+            return self.words.get(k).is_none_or(|w| w & m == m);
+        }
         self.range_words(r).all(|(k, m)| self.words[k] & m == m)
     }
 

@@ -102,13 +102,15 @@ impl Defs {
         let mut piece_at = vec![(0u32, 0u32); n];
         let mut total = 0u32;
         for v in 0..n {
+            // (The cheap tests first: the VGRF's slots only for those that pass them.)
+            if count[v] == 0 || other_write[v] {
+                continue;
+            }
             let l = shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)];
-            let range = slots.vgrf(shader, v as u32);
-            let once = !other_write[v]
-                && l.padding == 0
-                && count[v] > 0
+            let range = slots.base[v]..slots.base[v] + l.size().div_ceil(SLOT);
+            let once = l.padding == 0
                 && written.contains_range(range.clone())
-                && !rewritten.intersects_range(range.clone());
+                && !rewritten.intersects_range(range);
             if once {
                 piece_at[v] = (total, count[v]);
                 total += count[v];

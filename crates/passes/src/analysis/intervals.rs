@@ -59,33 +59,43 @@ impl Interval {
 }
 
 pub struct LiveIntervals {
-    /// The accesses the intervals were computed from (their slot numbering is the column's).
+    /// The accesses the intervals were computed from (their slot numbering is the columns').
     pub access: Rc<AccessTable>,
-    /// Per slot.
-    slot: IndexVec<Slot, Interval>,
+    /// Per slot, the first position it is live or accessed at (`u32::MAX` for none) and the
+    /// last (0 for none): two columns, each filled a run of slots at a time.
+    start: IndexVec<Slot, u32>,
+    end: IndexVec<Slot, u32>,
 }
 
 impl LiveIntervals {
     pub fn compute(shader: &Shader, live: &Liveness, points: &Points) -> LiveIntervals {
         let table = &live.access;
-        let mut iv: IndexVec<Slot, Interval> =
-            IndexVec::from_vec(vec![Interval::EMPTY; table.slots.count() as usize]);
-        let touch = |iv: &mut IndexVec<Slot, Interval>, s: Slot, ip: Point| {
-            let e = &mut iv[s];
-            e.start = e.start.min(ip);
-            e.end = e.end.max(ip);
+        let n = table.slots.count() as usize;
+        let (mut start, mut end): (IndexVec<Slot, u32>, IndexVec<Slot, u32>) = (
+            IndexVec::from_vec(vec![u32::MAX; n]),
+            IndexVec::from_vec(vec![0; n]),
+        );
+        let touch =
+            |start: &mut IndexVec<Slot, u32>, end: &mut IndexVec<Slot, u32>, s: Slot, ip: u32| {
+                start[s] = start[s].min(ip);
+                end[s] = end[s].max(ip);
+            };
+        // The accesses, run by run: walking the positions forward, the last position that
+        // touches a slot is the last written to its end; walking them backward, the first is
+        // the last written to its start. Whole slices stored, no comparison per slot.
+        let order = points.order();
+        let runs = |inst| {
+            let (defs, uses) = table.runs(inst);
+            uses.chain(defs.map(|(r, _, _)| r))
         };
-        for (ip, &inst) in points.order().iter().enumerate() {
-            let ip = Point::new(ip as u32);
-            // Run by run: one slice of the column at a time.
-            let runs = table
-                .use_runs(inst)
-                .chain(table.def_runs(inst).map(|(r, _, _)| r));
-            for r in runs {
-                for e in &mut iv[r] {
-                    e.start = e.start.min(ip);
-                    e.end = e.end.max(ip);
-                }
+        for (ip, &inst) in order.iter().enumerate() {
+            for r in runs(inst) {
+                end[r].raw.fill(ip as u32);
+            }
+        }
+        for (ip, &inst) in order.iter().enumerate().rev() {
+            for r in runs(inst) {
+                start[r].raw.fill(ip as u32);
             }
         }
         // Where each block starts and ends (an empty block: where the next one starts).
@@ -105,8 +115,8 @@ impl LiveIntervals {
         for rev in [false, true] {
             let mut seen = live.new_global_set();
             let mut into = |b: Block| {
-                let start = bounds[b.index()].0;
-                live.add_new_live_in(b, &mut seen, |s| touch(&mut iv, s, start))
+                let at = bounds[b.index()].0.get();
+                live.add_new_live_in(b, &mut seen, |s| touch(&mut start, &mut end, s, at))
             };
             if rev {
                 blocks().rev().for_each(&mut into);
@@ -115,8 +125,8 @@ impl LiveIntervals {
             }
             let mut seen = live.new_global_set();
             let mut out_of = |b: Block| {
-                let end = bounds[b.index()].1;
-                live.add_new_live_out(b, &mut seen, |s| touch(&mut iv, s, end))
+                let at = bounds[b.index()].1.get();
+                live.add_new_live_out(b, &mut seen, |s| touch(&mut start, &mut end, s, at))
             };
             let all = (0..bounds.len()).map(Block::from_usize);
             if rev {
@@ -127,15 +137,21 @@ impl LiveIntervals {
         }
         LiveIntervals {
             access: live.access.clone(),
-            slot: iv,
+            start,
+            end,
         }
     }
 
     /// The interval of slots `r` together.
     pub fn slots(&self, r: SlotRange) -> Interval {
-        self.slot[r]
-            .iter()
-            .fold(Interval::EMPTY, |a, &b| a.union(b))
+        Interval {
+            start: Point::new(
+                self.start[r.clone()]
+                    .iter()
+                    .fold(u32::MAX, |a, &b| a.min(b)),
+            ),
+            end: Point::new(self.end[r].iter().fold(0, |a, &b| a.max(b))),
+        }
     }
 
     /// The interval of VGRF `v`: from the first position any of its slots is live at to the

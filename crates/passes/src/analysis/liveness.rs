@@ -68,13 +68,14 @@ impl Liveness {
             kill_at.push(kill_list.len());
             let k0 = kill_list.len();
             for &inst in &block.insts {
-                for r in access.use_runs(inst) {
+                let (def_runs, use_runs) = access.runs(inst);
+                for r in use_runs {
                     // Most reads are of values the block defined: a word-level test.
                     if !defined.contains_range(r.clone()) {
                         defined.for_each_missing_run(r, |piece| gen_list.push(piece));
                     }
                 }
-                for (r, full, _) in access.def_runs(inst) {
+                for (r, full, _) in def_runs {
                     if full {
                         defined.insert_range(r.clone());
                         kill_list.push(r);
@@ -193,20 +194,24 @@ impl Liveness {
         }
     }
 
-    /// Makes `set` (over every slot) the slots live at the end of `b`.
+    /// Makes `set` (over every slot) the slots live at the end of `b`: stretch by stretch
+    /// of consecutive live global slots in one run of consecutive slots (a live component
+    /// of a VGRF, mostly), found by word-level scans, each added as a range: not member by
+    /// member, nor a look at every run of the shader.
     pub fn load_live_out(&self, b: Block, set: &mut BitSet<Slot>) {
         set.clear();
         let out = &self.live_out[b];
-        // Member by member when the block has few next to the shader's runs of global
-        // slots, else run by run (word-level copies): whichever walks less.
-        if (out.len() as usize) < 3 * self.runs.len() {
-            for k in out.iter() {
-                set.insert(self.global[k]);
+        let mut run = 0;
+        let mut at = GlobalSlot::new(0);
+        while let Some(k) = out.next_member(at) {
+            // The run holding `k` (runs are in increasing order, and so are the stretches).
+            while self.runs[run].1 + self.runs[run].2 <= k {
+                run += 1;
             }
-        } else {
-            for &(slot, k, len) in &self.runs {
-                set.or_shifted(slot, out, k, len);
-            }
+            let (slot, first, len) = self.runs[run];
+            let end = out.next_missing(k).min(first + len);
+            set.insert_range(slot + (k - first)..slot + (end - first));
+            at = end;
         }
     }
 
