@@ -60,14 +60,9 @@ impl Scope {
         assumes: "",
     };
 
-    /// Why this scope leaves `shader` out, if it does.
-    pub fn refuses(&self, shader: &Shader) -> Option<String> {
-        self.refuses_with(shader, &mut FirstSwizzle::default())
-    }
-
-    /// [`Scope::refuses`], with the shader's first Align16 swizzle or writemask looked for
-    /// at most once across the scopes of a pipeline.
-    fn refuses_with(&self, shader: &Shader, swizzle: &mut FirstSwizzle) -> Option<String> {
+    /// Why this scope leaves `shader` out, if it does. `swizzle` is the shader's first
+    /// Align16 swizzle or writemask, looked for at most once across a pipeline's scopes.
+    fn refuses(&self, shader: &Shader, swizzle: &mut FirstSwizzle) -> Option<String> {
         if !self.backends.contains(&shader.backend) {
             let what = match shader.backend {
                 Backend::Scalar => "scalar (Align1) shaders",
@@ -327,7 +322,7 @@ pub fn refusal(shader: &Shader, steps: &[Step]) -> Option<PassError> {
     passes.into_iter().find_map(|k| {
         PASSES[k]
             .scope
-            .refuses_with(shader, &mut swizzle)
+            .refuses(shader, &mut swizzle)
             .map(|msg| PassError {
                 pass: PASSES[k].name,
                 kind: ErrorKind::Refused,

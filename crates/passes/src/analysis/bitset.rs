@@ -432,44 +432,6 @@ impl<T: Member> BitSet<T> {
             .sum()
     }
 
-    /// The `width` (at most 64) bits from `pos`, as the low bits of a word.
-    fn bits(&self, pos: u32, width: u32) -> u64 {
-        let (k, sh) = ((pos / 64) as usize, pos % 64);
-        let mut w = self.words.get(k).copied().unwrap_or(0) >> sh;
-        if sh != 0 {
-            w |= self.words.get(k + 1).copied().unwrap_or(0) << (64 - sh);
-        }
-        if width < 64 {
-            w & ((1u64 << width) - 1)
-        } else {
-            w
-        }
-    }
-
-    /// Adds the members `from..from + len` of `other`, moved to start at `to`: word by word
-    /// (the sets may hold different kinds of numbers: a run of one numbering is a run of
-    /// the other).
-    pub fn or_shifted<U: Member>(&mut self, to: T, other: &BitSet<U>, from: U, len: u32) {
-        let (to, from) = (to.bit(), from.bit());
-        let mut done = 0;
-        while done < len {
-            let width = (len - done).min(64);
-            let w = other.bits(from + done, width);
-            let (k, sh) = (((to + done) / 64) as usize, (to + done) % 64);
-            if w != 0 {
-                if let Some(x) = self.words.get_mut(k) {
-                    *x |= w << sh;
-                }
-                if sh != 0 && sh + width > 64 {
-                    if let Some(x) = self.words.get_mut(k + 1) {
-                        *x |= w >> (64 - sh);
-                    }
-                }
-            }
-            done += width;
-        }
-    }
-
     /// Removes every member.
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
@@ -576,30 +538,6 @@ mod tests {
             let flat: Vec<u32> = got.iter().flat_map(|&(s, e)| s..e).collect();
             let want: Vec<u32> = (lo..hi).filter(|&j| !a.contains(j)).collect();
             assert_eq!(flat, want, "missing runs of {lo}..{hi} in a set of {n}");
-        }
-    }
-
-    #[test]
-    fn shifted_copies_agree_with_members() {
-        let mut src: BitSet<u32> = BitSet::new(300);
-        for i in [0, 1, 5, 63, 64, 65, 100, 127, 128, 200, 255, 299] {
-            src.insert(i);
-        }
-        for (to, from, len) in [
-            (0, 0, 300),
-            (3, 60, 70),
-            (70, 1, 128),
-            (130, 100, 64),
-            (64, 64, 1),
-        ] {
-            let mut dst: BitSet<u32> = BitSet::new(400);
-            dst.or_shifted(to, &src, from, len);
-            let want: Vec<u32> = src
-                .iter()
-                .filter(|&i| i >= from && i < from + len)
-                .map(|i| i - from + to)
-                .collect();
-            assert_eq!(dst.iter().collect::<Vec<_>>(), want, "{to} {from} {len}");
         }
     }
 }
