@@ -36,6 +36,18 @@ pub struct Reg {
     pub offset: u32,
 }
 
+impl Reg {
+    /// The registers a VGRF of `layout` placed here touches: up to the end of its data
+    /// ([`constraints::extent`]; the padding after it is never accessed).
+    pub fn registers(
+        &self,
+        layout: &eubatch_ir::VgrfLayout,
+        reg_size: u32,
+    ) -> std::ops::Range<u32> {
+        self.grf..self.grf + (self.offset + constraints::extent(layout)).div_ceil(reg_size)
+    }
+}
+
 impl std::fmt::Display for Reg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "g{}.{}", self.grf, self.offset)
@@ -93,7 +105,7 @@ impl Allocation {
         let mut used = c.first_free_grf;
         for (k, p) in self.placement.iter().enumerate() {
             if let (Placement::At(r), Some(l)) = (p, shader.vgrfs.get(Vgrf::from_usize(k))) {
-                used = used.max(r.grf + (r.offset + constraints::extent(l)).div_ceil(c.reg_size));
+                used = used.max(r.registers(l, c.reg_size).end);
             }
         }
         used
@@ -111,8 +123,8 @@ impl Allocation {
         }
         for (k, p) in self.placement.iter().enumerate() {
             if let (Placement::At(r), Some(l)) = (p, shader.vgrfs.get(Vgrf::from_usize(k))) {
-                let end = r.grf + (r.offset + constraints::extent(l)).div_ceil(c.reg_size);
-                for g in r.grf..end.min(c.grf_count) {
+                let regs = r.registers(l, c.reg_size);
+                for g in regs.start..regs.end.min(c.grf_count) {
                     taken[g as usize] = true;
                 }
             }
@@ -139,8 +151,10 @@ impl Allocation {
                 if live.is_empty() {
                     continue;
                 }
-                let end = r.grf + (r.offset + constraints::extent(l)).div_ceil(c.reg_size);
-                held.extend((r.grf..end).map(|g| (g, live.start, live.end)));
+                held.extend(
+                    r.registers(l, c.reg_size)
+                        .map(|g| (g, live.start, live.end)),
+                );
             }
         }
         held.sort_unstable();

@@ -110,31 +110,34 @@ pub(crate) fn run_mask(first: u32, n: u32) -> u128 {
     ones << first
 }
 
-/// The lowest `first` with registers `first..first + n` all in `free`.
-pub(crate) fn lowest_run(free: u128, n: u32) -> Option<u32> {
+/// The registers `first` with `first..first + n` all in `free`, as a mask (none for a run
+/// of 0 registers or more than the file).
+fn run_starts(free: u128, n: u32) -> u128 {
     if n == 0 || n > 128 {
-        return None;
+        return 0;
     }
     let mut m = free;
     for k in 1..n {
         m &= free >> k;
         if m == 0 {
-            return None;
+            break;
         }
     }
+    m
+}
+
+/// The lowest `first` with registers `first..first + n` all in `free`.
+pub(crate) fn lowest_run(free: u128, n: u32) -> Option<u32> {
+    let m = run_starts(free, n);
     (m != 0).then(|| m.trailing_zeros())
 }
 
 /// The highest such `first` that is at least `floor`.
 fn highest_run(free: u128, n: u32, floor: u32) -> Option<u32> {
-    if n == 0 || n > 128 || floor >= 128 {
+    if floor >= 128 {
         return None;
     }
-    let mut m = free;
-    for k in 1..n {
-        m &= free >> k;
-    }
-    m &= u128::MAX << floor;
+    let m = run_starts(free, n) & (u128::MAX << floor);
     (m != 0).then(|| 127 - m.leading_zeros())
 }
 
