@@ -132,7 +132,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         if eubatch_regalloc::by_name(name).is_none() {
             eprintln!(
                 "error: --regalloc: unknown allocator `{name}` (allocators: {})",
-                eubatch_regalloc::ALLOCATORS.join(", ")
+                eubatch_regalloc::allocator_names()
             );
             return ExitCode::FAILURE;
         }

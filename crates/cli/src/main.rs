@@ -104,9 +104,10 @@ enum Cmd {
         /// Write per-shader statistics (JSON lines for .json/.jsonl, CSV for .csv).
         #[arg(long)]
         stats: Option<PathBuf>,
-        /// Allocate registers with this allocator (`linear`) after lowering (the pipeline
-        /// is `lower` unless --passes names one), check every allocation, and print
-        /// registers used and how many shaders need spills (spilling is not implemented).
+        /// Allocate registers with this allocator (`linear`, `subreg`: eubatch_regalloc's
+        /// ALLOCATORS) after lowering (the pipeline is `lower` unless --passes names one),
+        /// check every allocation, and print registers used and how many shaders need
+        /// spills.
         #[arg(long)]
         regalloc: Option<String>,
     },

@@ -187,25 +187,52 @@ pub struct Input<'a> {
     pub constraints: &'a Constraints,
 }
 
-/// A register allocator: one file per allocator, chosen by name ([`by_name`]).
+/// A register allocator: one file per allocator, listed once in [`ALLOCATORS`] and chosen
+/// by name ([`by_name`]).
 pub trait Allocator {
-    /// Its name, as `--regalloc NAME` spells it.
-    fn name(&self) -> &'static str;
     /// Places the VGRFs of `input.shader`. A VGRF left `NoFit` makes the shader one that
     /// needs spills; the answer must pass [`checker::check`] for what it placed.
     fn allocate(&mut self, input: &Input<'_>) -> Allocation;
 }
 
-/// The allocators, by name.
-pub const ALLOCATORS: &[&str] = &["linear", "subreg"];
+/// One allocator of [`ALLOCATORS`]: its name, what it is, and how to make one.
+pub struct Registered {
+    /// As `--regalloc NAME` spells it.
+    pub name: &'static str,
+    /// One line for `--help` and reports.
+    pub summary: &'static str,
+    pub make: fn() -> Box<dyn Allocator>,
+}
+
+/// Every allocator, once: adding one is a file and a line here.
+pub const ALLOCATORS: &[Registered] = &[
+    Registered {
+        name: "linear",
+        summary: "linear scan over live intervals, whole registers",
+        make: || Box::new(linear::Linear),
+    },
+    Registered {
+        name: "subreg",
+        summary: "linear scan; values smaller than a register share registers",
+        make: || Box::new(subreg::Subreg::default()),
+    },
+];
+
+/// The names of [`ALLOCATORS`], comma-separated (for messages).
+pub fn allocator_names() -> String {
+    ALLOCATORS
+        .iter()
+        .map(|a| a.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// The allocator called `name`.
 pub fn by_name(name: &str) -> Option<Box<dyn Allocator>> {
-    match name {
-        "linear" => Some(Box::new(linear::Linear::default())),
-        "subreg" => Some(Box::new(subreg::Subreg::default())),
-        _ => None,
-    }
+    ALLOCATORS
+        .iter()
+        .find(|a| a.name == name)
+        .map(|a| (a.make)())
 }
 
 /// An allocation with the constraints it was made under.

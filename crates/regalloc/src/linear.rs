@@ -40,10 +40,6 @@ impl Packer for Whole<'_> {
 }
 
 impl Allocator for Linear {
-    fn name(&self) -> &'static str {
-        "linear"
-    }
-
     fn allocate(&mut self, input: &Input<'_>) -> Allocation {
         let mut file = Whole {
             free: u128::MAX,

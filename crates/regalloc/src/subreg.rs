@@ -205,10 +205,6 @@ impl Packer for Slots {
 }
 
 impl Allocator for Subreg {
-    fn name(&self) -> &'static str {
-        "subreg"
-    }
-
     fn allocate(&mut self, input: &Input<'_>) -> Allocation {
         scan(input, &mut Slots::new(input))
     }

@@ -11,7 +11,7 @@ use eubatch_ir::import::{discover, load_text, InputKind};
 use eubatch_ir::Backend;
 use eubatch_passes::manager::{self, Checks, Stats};
 use eubatch_passes::PassCx;
-use eubatch_regalloc::{allocate, by_name, checker, ALLOCATORS};
+use eubatch_regalloc::{allocate, checker, ALLOCATORS};
 
 /// `../shared/corpora/NAME` beside the workspace root, if present.
 fn corpus(name: &str) -> Option<PathBuf> {
@@ -44,7 +44,7 @@ fn allocators_allocate_shaderdb_skl_and_the_checker_agrees() {
     let files = discover(&[dir], |k| matches!(k, InputKind::Mesa(d) if d.is_start())).unwrap();
     assert!(!files.is_empty());
     let steps = manager::parse("lower").unwrap();
-    let mut allocators: Vec<_> = ALLOCATORS.iter().map(|n| by_name(n).unwrap()).collect();
+    let mut allocators: Vec<_> = ALLOCATORS.iter().map(|a| (a.make)()).collect();
     let mut totals: Vec<Totals> = ALLOCATORS.iter().map(|_| Totals::default()).collect();
     let (mut vec4, mut refused) = (0u64, 0);
     let mut failures = Vec::new();
@@ -72,8 +72,11 @@ fn allocators_allocate_shaderdb_skl_and_the_checker_agrees() {
             failures.push(format!("{name}: lowering: {e}"));
             continue;
         }
-        for (allocator, t) in allocators.iter_mut().zip(&mut totals) {
-            let who = allocator.name();
+        for ((allocator, t), who) in allocators
+            .iter_mut()
+            .zip(&mut totals)
+            .zip(ALLOCATORS.iter().map(|a| a.name))
+        {
             let r = match allocate(&shader, &mut cx, allocator.as_mut()) {
                 Ok(r) => r,
                 Err(e) => {
@@ -96,7 +99,7 @@ fn allocators_allocate_shaderdb_skl_and_the_checker_agrees() {
             }
         }
     }
-    for (who, t) in ALLOCATORS.iter().zip(&totals) {
+    for (who, t) in ALLOCATORS.iter().map(|a| a.name).zip(&totals) {
         println!(
             "shaderdb-skl, {who}: {} shaders allocated and checked, {} needing spills ({} VGRFs without a register); registers used (Mesa's grf_used, to the EOT payload at g127) {} in all, registers taken {} in all, registers holding two values live at once {} in all",
             t.allocated, t.spills, t.unplaced, t.regs, t.taken, t.shared

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 use eubatch_passes::manager::{self, Checks, Stats};
 use eubatch_passes::PassCx;
-use eubatch_regalloc::{allocate, by_name, checker, Placement, ALLOCATORS};
+use eubatch_regalloc::{allocate, checker, Placement, ALLOCATORS};
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
@@ -24,8 +24,8 @@ proptest! {
         }
         let lowered = eubatch_ir::text::print_shader(&shader);
         let iv = cx.intervals(&shader).unwrap();
-        for name in ALLOCATORS {
-            let mut allocator = by_name(name).unwrap();
+        for registered in ALLOCATORS {
+            let (name, mut allocator) = (registered.name, (registered.make)());
             let r = match allocate(&shader, &mut cx, allocator.as_mut()) {
                 Ok(r) => r,
                 Err(e) => return Err(TestCaseError::fail(format!("{name}: refused: {e}\n{text}"))),
