@@ -52,6 +52,12 @@ pub struct RaTotals {
     /// Registers holding two or more values live at once, summed: false dependencies
     /// before gen12, whose scoreboard tracks whole registers.
     pub shared: u64,
+    /// With `--verify`: allocated shaders the simulator ran in register form against their
+    /// start IR, with the same outputs (a difference is a failure).
+    pub sim_agree: u64,
+    /// With `--verify`: allocated shaders the simulator could not compare, by reason (not
+    /// verified, and counted; with `--verify=strict` a failure).
+    pub sim_not_run: std::collections::BTreeMap<String, u64>,
     /// Time in the allocator and in the checker.
     pub alloc_time: Duration,
     pub check_time: Duration,
@@ -68,6 +74,10 @@ impl RaTotals {
         self.grf_used += o.grf_used;
         self.taken += o.taken;
         self.shared += o.shared;
+        self.sim_agree += o.sim_agree;
+        for (why, n) in &o.sim_not_run {
+            *self.sim_not_run.entry(why.clone()).or_default() += n;
+        }
         self.alloc_time += o.alloc_time;
         self.check_time += o.check_time;
         for (why, n) in &o.not_allocated {
@@ -123,7 +133,8 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         }
     };
     if let Some(p) = &opts.dump_after {
-        if manager::pass_index(p).is_none() {
+        // `ra`: the code in register form after --regalloc.
+        if manager::pass_index(p).is_none() && !(p == "ra" && opts.regalloc.is_some()) {
             eprintln!("error: --dump-after: unknown pass `{p}`");
             return ExitCode::FAILURE;
         }
@@ -247,6 +258,17 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         "register pressure after (most registers live at once, summed over shaders): {pressure_after}"
     );
     if let Some(name) = &opts.regalloc {
+        if opts.verify_seeds.is_some() {
+            let not_run: u64 = ra.sim_not_run.values().sum();
+            println!(
+                "simulator, register form: {} allocated shaders ran against their start IR with the same outputs; {not_run} not run{}",
+                ra.sim_agree,
+                if not_run > 0 { ":" } else { "" }
+            );
+            for (why, n) in &ra.sim_not_run {
+                println!("  {n:6}  {why}");
+            }
+        }
         println!(
             "register allocation (`{name}`): {} shaders allocated and checked, {} need spills ({} VGRFs without a register), {} fit; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
             ra.allocated,
@@ -399,6 +421,8 @@ fn compile_one(
         out.refused = Some(format!("`{}` {}", e.pass, e.msg).into());
         return out;
     }
+    // The allocated code is compared with the shader as imported (--regalloc --verify).
+    let imported = (opts.regalloc.is_some() && opts.verify_seeds.is_some()).then(|| shader.clone());
     // The passes' analyses, kept for the statistics of the result.
     let mut cx = eubatch_passes::PassCx::default();
     w.targets.insert(shader.target.name());
@@ -463,8 +487,15 @@ fn compile_one(
         }
     }
     if let (Some(allocator), None) = (&opts.regalloc, &out.failure) {
-        if let Err(e) = allocate_registers(&shader, &mut cx, allocator, &mut w.ra) {
-            out.failure = Some(format!("{name}: {allocator}: {e}").into());
+        let verify = imported.as_ref().zip(opts.verify_seeds);
+        match allocate_registers(&shader, &mut cx, allocator, verify, &mut w.ra) {
+            Err(e) => out.failure = Some(format!("{name}: {allocator}: {e}").into()),
+            Ok(Some(assigned)) if wants_dumps && opts.dump_after.as_deref() != Some("lower") => {
+                if opts.dump_all.is_some() || opts.dump_after.as_deref() == Some("ra") {
+                    dumps.push(("ra".into(), eubatch_ir::text::print_shader(&assigned)));
+                }
+            }
+            Ok(_) => {}
         }
     }
     if opts.histogram {
@@ -537,13 +568,17 @@ pub fn simulator_check(
 /// The statistics of a compiled shader, keyed by where its dump is under the paths given.
 /// Allocates `shader`'s registers with allocator `name` and checks the allocation, adding
 /// to `totals`; a shader the allocator's rules do not cover is counted there with the
-/// reason; an allocation the checker rejects is an error.
+/// reason; an allocation the checker rejects is an error. With `verify` (the shader as
+/// imported, and seeds), the register-form code is run in the simulator against the
+/// imported shader: different outputs are an error. The register-form code when the
+/// allocation fits.
 fn allocate_registers(
     shader: &eubatch_ir::Shader,
     cx: &mut eubatch_passes::PassCx,
     name: &str,
+    verify: Option<(&eubatch_ir::Shader, u64)>,
     totals: &mut RaTotals,
-) -> Result<(), String> {
+) -> Result<Option<eubatch_ir::Shader>, String> {
     let mut allocator =
         eubatch_regalloc::by_name(name).ok_or_else(|| format!("unknown allocator `{name}`"))?;
     let start = Instant::now();
@@ -551,7 +586,7 @@ fn allocate_registers(
         Ok(r) => r,
         Err(refusal) => {
             *totals.not_allocated.entry(refusal.to_string()).or_default() += 1;
-            return Ok(());
+            return Ok(None);
         }
     };
     totals.alloc_time += start.elapsed();
@@ -567,8 +602,36 @@ fn allocate_registers(
     if a.needs_spills() {
         totals.need_spills += 1;
         totals.unplaced += a.unplaced().count() as u64;
+        if verify.is_some() {
+            *totals
+                .sim_not_run
+                .entry("needs spills (spilling is not implemented)".into())
+                .or_default() += 1;
+        }
+        return Ok(None);
     }
-    Ok(())
+    let assigned = eubatch_regalloc::assign::assign(shader, a)
+        .map_err(|e| format!("applying the allocation: {e}"))?;
+    if let Some((imported, seeds)) = verify {
+        use eubatch_sim::crosscheck::Verdict;
+        match eubatch_sim::crosscheck::crosscheck(
+            imported,
+            &assigned,
+            0..seeds,
+            eubatch_sim::CHECK_STEP_LIMIT,
+        ) {
+            Verdict::Agree => totals.sim_agree += 1,
+            Verdict::Differ { seed, what } => {
+                return Err(format!(
+                    "the allocated code differs from the start IR in the simulator (seed {seed}): {what}"
+                ))
+            }
+            Verdict::NotModelled(why) => {
+                *totals.sim_not_run.entry(why).or_default() += 1;
+            }
+        }
+    }
+    Ok(Some(assigned))
 }
 
 fn shader_stats(

@@ -322,6 +322,11 @@ pub struct Shader {
     pub operands: Vec<Operand>,
     pub sends: IndexVec<SendIdx, SendInfo>,
     pub layout: Layout,
+    /// Where the thread's push constants and attributes sit, fixed from the shader as it
+    /// entered the pipeline ([`Shader::freeze_inputs`]): Mesa lays them out from the
+    /// program's parameters, which optimization does not shrink, while eubatch infers
+    /// them from what the code reads, which it does. `None`: inferred when asked.
+    pub inputs: Option<crate::thread_inputs::InputLayout>,
 }
 
 /// Everything needed to append one instruction.
@@ -354,6 +359,25 @@ impl Shader {
             operands: Vec::new(),
             sends: IndexVec::new(),
             layout: Layout::default(),
+            inputs: None,
+        }
+    }
+
+    /// Fixes where the thread's inputs sit ([`Shader::inputs`]) from the code as it is
+    /// now, unless already fixed: called before anything changes what the shader reads.
+    /// A stage whose layout is not modelled stays unfixed.
+    pub fn freeze_inputs(&mut self) {
+        if self.inputs.is_none() {
+            self.inputs = crate::thread_inputs::InputLayout::of(self).ok();
+        }
+    }
+
+    /// Where the thread's inputs sit: as fixed ([`Shader::freeze_inputs`]), else inferred
+    /// from the code as it is now.
+    pub fn input_layout(&self) -> Result<crate::thread_inputs::InputLayout, String> {
+        match &self.inputs {
+            Some(l) => Ok(l.clone()),
+            None => crate::thread_inputs::InputLayout::of(self),
         }
     }
 

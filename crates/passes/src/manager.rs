@@ -354,6 +354,9 @@ pub fn run_with(
     if let Some(e) = refusal(shader, steps) {
         return Err(e);
     }
+    // Where the thread's inputs sit is a fact of the input, not of what the passes leave
+    // (they drop reads of push constants and payload registers).
+    shader.freeze_inputs();
     let mut idle = vec![None; PASSES.len()];
     run_steps(shader, steps, checks, stats, cx, &mut idle)
 }

@@ -15,7 +15,6 @@
 //! Mesa forces between a multi-register destination and its sources, and the two payloads
 //! of a split send.
 
-use eubatch_ir::thread_inputs::InputLayout;
 use eubatch_ir::{Backend, Inst, RegFile, Shader, Target, Vgrf};
 
 /// One placement rule: what it says and where it comes from.
@@ -137,7 +136,7 @@ impl Constraints {
             )));
         }
         let reg = target.reg_size;
-        let layout = InputLayout::of(shader).map_err(Refusal)?;
+        let layout = shader.input_layout().map_err(Refusal)?;
         // The inputs end after the last attribute register read, and after any fixed
         // register the shader names (payload registers Mesa's layout infers as a bound).
         let mut inputs_end = layout.attr_start;

@@ -14,6 +14,7 @@
 //! Limits: what [`constraints`] models (scalar VS and FS, 128 GRFs); liveness must be
 //! computable (structured control flow).
 
+pub mod assign;
 pub mod checker;
 pub mod constraints;
 pub mod linear;

@@ -64,12 +64,17 @@ pub fn send_payloads(srcs: &[Operand]) -> (Option<&Operand>, Option<&Operand>) {
     }
 }
 
-/// Whether a `send`'s sources are Mesa's SHADER_OPCODE_SEND form (descriptors first).
+/// Whether a `send`'s sources are Mesa's SHADER_OPCODE_SEND form (descriptors first):
+/// three or four sources, the first two immediates or registers holding a scalar (virtual,
+/// or fixed with a `<0;1,0>` region once registers are allocated), the third a payload
+/// register. Final code has at most the two payloads and an address register.
 fn sends_form(srcs: &[Operand]) -> bool {
-    srcs.len() >= 3
-        && srcs[..2]
-            .iter()
-            .all(|s| matches!(s.file, RegFile::Imm | RegFile::Vgrf | RegFile::Uniform))
+    let descriptor = |s: &Operand| match s.file {
+        RegFile::Imm | RegFile::Vgrf | RegFile::Uniform => true,
+        RegFile::FixedGrf => s.region.vstride == 0 && s.region.width == 1,
+        _ => false,
+    };
+    srcs.len() >= 3 && srcs[..2].iter().all(descriptor) && srcs[2].file != RegFile::Arf
 }
 
 /// The register holding part of a `send`'s descriptor (Mesa's SHADER_OPCODE_SEND with a
