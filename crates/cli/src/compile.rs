@@ -34,6 +34,11 @@ pub struct Options {
     pub stage: String,
     /// Allocate registers after the pipeline with this allocator, and check the result.
     pub regalloc: Option<String>,
+    /// Read Mesa's `*-pre_register_allocate` dumps instead of the start dumps and run no
+    /// pass: an allocator given exactly the IR Mesa allocated (with `regalloc`). The
+    /// variant's start dump beside each gives the thread's input layout and, with
+    /// `--verify`, the outputs the allocated code must compute.
+    pub from_pre_ra: bool,
 }
 
 /// Register allocation totals of one thread (`--regalloc`).
@@ -126,6 +131,7 @@ const INJECT_PANIC: &str = "EUBATCH_INJECT_PANIC";
 
 pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     let steps = match manager::parse(&opts.pipeline) {
+        _ if opts.from_pre_ra => Vec::new(),
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
@@ -148,7 +154,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let files = match inputs(paths) {
+    let files = match inputs(paths, opts.from_pre_ra) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");
@@ -322,15 +328,21 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
 
 /// What `compile` takes under `paths`: start dumps and eubatch files, sorted; finding
 /// nothing is an error.
-pub fn inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn inputs(paths: &[PathBuf], pre_ra: bool) -> Result<Vec<PathBuf>, String> {
     let files = discover(paths, |k| match k {
+        InputKind::Mesa(d) if pre_ra => d.is_pre_register_allocate(),
         InputKind::Mesa(d) => d.is_start(),
-        InputKind::Eubatch => true,
+        InputKind::Eubatch => !pre_ra,
     })
     .map_err(|e| e.to_string())?;
     if files.is_empty() {
         return Err(format!(
-            "nothing to compile: no start dumps (`*-00-00-start`) or .eu files under {}",
+            "nothing to compile: no {} under {}",
+            if pre_ra {
+                "pre-RA dumps (`*-pre_register_allocate`)"
+            } else {
+                "start dumps (`*-00-00-start`) or .eu files"
+            },
             paths
                 .iter()
                 .map(|p| p.display().to_string())
@@ -339,6 +351,24 @@ pub fn inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         ));
     }
     Ok(files)
+}
+
+/// The start dump of the variant whose pre-RA dump is `path` (the same directory).
+fn start_beside(
+    path: &Path,
+    target: Option<eubatch_ir::Gen>,
+) -> Result<eubatch_ir::Shader, String> {
+    let file = path.file_name().unwrap_or_default().to_string_lossy();
+    let name = eubatch_ir::import::DumpName::parse(&file)
+        .ok_or_else(|| format!("`{file}` is not a Mesa dump name"))?;
+    let start = path.with_file_name(name.start_file_name());
+    let text = std::fs::read_to_string(&start).map_err(|e| {
+        format!(
+            "the variant's start dump {} (where its thread inputs sit, and what the allocated code must compute): {e}",
+            start.display()
+        )
+    })?;
+    load_text(&start, &text, &start.to_string_lossy(), target).map_err(|e| e.to_string())
 }
 
 /// The driver proper: compiles `files` (found under `roots`) on `opts.jobs` threads and
@@ -421,8 +451,25 @@ fn compile_one(
         out.refused = Some(format!("`{}` {}", e.pass, e.msg).into());
         return out;
     }
-    // The allocated code is compared with the shader as imported (--regalloc --verify).
-    let imported = (opts.regalloc.is_some() && opts.verify_seeds.is_some()).then(|| shader.clone());
+    // The allocated code is compared with the shader as imported (--regalloc --verify);
+    // from a pre-RA dump, with the variant's start dump, which also says where the
+    // thread's inputs sit.
+    let verify_ra = opts.regalloc.is_some() && opts.verify_seeds.is_some();
+    let imported = if opts.from_pre_ra {
+        match start_beside(path, opts.target) {
+            Ok(mut start) => {
+                start.freeze_inputs();
+                shader.inputs = start.inputs.clone();
+                verify_ra.then_some(start)
+            }
+            Err(e) => {
+                out.failure = Some(format!("{name}: {e}").into());
+                return out;
+            }
+        }
+    } else {
+        verify_ra.then(|| shader.clone())
+    };
     // The passes' analyses, kept for the statistics of the result.
     let mut cx = eubatch_passes::PassCx::default();
     w.targets.insert(shader.target.name());
@@ -479,7 +526,10 @@ fn compile_one(
         out.failure = Some(format!("{name}: {e}").into());
     } else if let Some(e) = eubatch_ir::verify::verify(&shader).first() {
         out.failure = Some(format!("{name}: the verifier fails after the pipeline: {e}").into());
-    } else if opts.stage == "lower" || opts.regalloc.is_some() {
+    } else if (opts.stage == "lower" || opts.regalloc.is_some()) && !opts.from_pre_ra {
+        // (Mesa's pre-RA code is taken as Mesa allocated it: the hardware-form rules judge
+        // eubatch's lowering, and Mesa keeps forms they refuse, such as a dword `mul` on
+        // hsw emitted after its own integer-multiply lowering.)
         // Lowered code must be in hardware form: a rule nothing could meet is an error
         // naming the instruction, the rule and the target.
         if let Some(e) = eubatch_ir::verify::verify_hardware(&shader).first() {
@@ -627,6 +677,11 @@ fn allocate_registers(
                 ))
             }
             Verdict::NotModelled(why) => {
+                // The cross-check calls its second shader final code; here it is ours.
+                let why = match why.strip_prefix("final code: ") {
+                    Some(w) => format!("register form: {w}"),
+                    None => why,
+                };
                 *totals.sim_not_run.entry(why).or_default() += 1;
             }
         }

@@ -110,6 +110,12 @@ enum Cmd {
         /// spills.
         #[arg(long)]
         regalloc: Option<String>,
+        /// What to read: `start` (Mesa's start dumps, or .eu files, through the pipeline) or
+        /// `pre-ra` (Mesa's `*-pre_register_allocate` dumps, no pass: with --regalloc, an
+        /// allocator on exactly the IR Mesa allocated; the variant's start dump beside each
+        /// is read for its input layout and, with --verify, its outputs).
+        #[arg(long, default_value = "start", value_parser = ["start", "pre-ra"])]
+        from: String,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -264,9 +270,16 @@ fn main() -> ExitCode {
             histogram,
             stats,
             regalloc,
+            from,
         } => {
+            let from_pre_ra = from == "pre-ra";
+            if from_pre_ra && (passes.is_some() || regalloc.is_none()) {
+                eprintln!("error: --from pre-ra runs no pass and needs --regalloc NAME (Mesa's pre-RA dumps are already lowered)");
+                return ExitCode::FAILURE;
+            }
             let custom = passes.is_some();
             let pipeline = match (passes, stop_after.as_str()) {
+                _ if from_pre_ra => "none (Mesa's pre-RA dumps)".to_string(),
                 (Some(p), _) => p,
                 // Registers are allocated in hardware form.
                 (None, _) if regalloc.is_some() => "lower".to_string(),
@@ -292,12 +305,15 @@ fn main() -> ExitCode {
                     // A pipeline of one's own is not a stage: the options name it.
                     stage: if custom {
                         "passes".into()
+                    } else if from_pre_ra {
+                        "mesa-pre-ra+ra".into()
                     } else if regalloc.is_some() {
                         "ra".into()
                     } else {
                         stop_after.clone()
                     },
                     regalloc,
+                    from_pre_ra,
                 },
             )
         }

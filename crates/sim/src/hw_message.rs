@@ -119,6 +119,14 @@ pub fn send(
         // A compute thread's end: the message only tells the thread spawner the thread is
         // done (its payload is g0's header); nothing observable happens but the end.
         SFID_THREAD_SPAWNER if shader.insts.control[inst].eot() => {}
+        // Shared function 0 is the null function (BRW_SFID_NULL): a send there with no
+        // descriptor is one whose descriptor the dump did not print (Mesa 22.3 prints
+        // neither for a pre-RA `send`), so what it does is unknown.
+        0 if desc == 0 => {
+            return Err(m.fail(
+                "a send without its message descriptor (Mesa's pre-RA dumps do not print it)",
+            ))
+        }
         sfid => {
             return Err(m.fail(format!(
                 "raw send to shared function {sfid} (descriptor {desc:#010x}) is not modelled yet"

@@ -63,6 +63,16 @@ impl DumpName {
     pub fn is_pre_register_allocate(&self) -> bool {
         self.pass == "pre_register_allocate"
     }
+
+    /// The file name of the same variant's start dump (`STAGE[WIDTH]-PROGRAM-00-00-start`).
+    pub fn start_file_name(&self) -> String {
+        let width = self.width.map(|w| w.to_string()).unwrap_or_default();
+        format!(
+            "{}{width}-{}-00-00-start",
+            self.stage.abbrev(),
+            self.program
+        )
+    }
 }
 
 #[cfg(test)]
@@ -75,6 +85,12 @@ mod tests {
         assert_eq!(
             (d.stage, d.width, d.program.as_str(), d.pass.as_str()),
             (Stage::Fs, Some(16), "GLSL1", "start")
+        );
+        assert_eq!(
+            DumpName::parse("FS16-GLSL1-90-90-pre_register_allocate")
+                .unwrap()
+                .start_file_name(),
+            "FS16-GLSL1-00-00-start"
         );
         let d = DumpName::parse("VS-GLSL3-90-90-pre_register_allocate").unwrap();
         assert_eq!(
