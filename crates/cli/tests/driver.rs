@@ -352,3 +352,62 @@ fn register_allocation_checks_what_it_covers_and_names_what_it_leaves_out() {
     assert!(!ok, "{text}");
     assert!(text.contains("unknown allocator `nonesuch`"), "{text}");
 }
+
+/// `--regalloc --verify`: the allocated code, in register form, runs in the simulator with
+/// the start IR's outputs; `--dump-after ra` prints it with fixed registers only.
+#[test]
+fn allocated_code_runs_against_the_start_ir() {
+    let (ok, text) = eubatch(&[
+        "compile",
+        "examples/corpus",
+        "--regalloc",
+        "subreg",
+        "--verify",
+    ]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("simulator, register form: 11 allocated shaders ran against their start IR with the same outputs; 0 not run"),
+        "{text}"
+    );
+    let (ok, text) = eubatch(&[
+        "compile",
+        "examples/corpus/piglit-fp64-skl/tests/spec/arb_gpu_shader_int64/execution/fs-ishl-then-ishr-loop/FS8-GLSL1-00-00-start",
+        "--regalloc",
+        "linear",
+        "--dump-after",
+        "ra",
+    ]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("after ra") && !text.contains("vgrf"),
+        "{text}"
+    );
+}
+
+/// `--from pre-ra`: Mesa's pre-RA dumps, allocated as they are; their sends carry no
+/// descriptor in the dump, so the simulator says it cannot run them rather than passing
+/// them; options that would run passes are refused.
+#[test]
+fn mesa_pre_ra_dumps_are_allocated_as_they_are() {
+    let (ok, text) = eubatch(&[
+        "compile",
+        "examples/corpus",
+        "--regalloc",
+        "linear",
+        "--from",
+        "pre-ra",
+        "--verify",
+    ]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("register allocation (`linear`): 10 shaders allocated and checked"),
+        "{text}"
+    );
+    assert!(
+        text.contains("10  register form: a send without its message descriptor"),
+        "{text}"
+    );
+    assert!(text.contains("0 failures"), "{text}");
+    let (ok, text) = eubatch(&["compile", "examples/corpus", "--from", "pre-ra"]);
+    assert!(!ok && text.contains("needs --regalloc"), "{text}");
+}
