@@ -536,16 +536,19 @@ fn compile_one(
             out.failure = Some(format!("{name}: not in hardware form after lowering: {e}").into());
         }
     }
+    // The code in register form, when an allocation fit.
+    let mut register_form = None;
     if let (Some(allocator), None) = (&opts.regalloc, &out.failure) {
         let verify = imported.as_ref().zip(opts.verify_seeds);
         match allocate_registers(&shader, &mut cx, allocator, verify, &mut w.ra) {
             Err(e) => out.failure = Some(format!("{name}: {allocator}: {e}").into()),
-            Ok(Some(assigned)) if wants_dumps && opts.dump_after.as_deref() != Some("lower") => {
-                if opts.dump_all.is_some() || opts.dump_after.as_deref() == Some("ra") {
-                    dumps.push(("ra".into(), eubatch_ir::text::print_shader(&assigned)));
+            Ok(assigned) => {
+                let dump = opts.dump_all.is_some() || opts.dump_after.as_deref() == Some("ra");
+                if let (Some(a), true) = (&assigned, dump) {
+                    dumps.push(("ra".into(), eubatch_ir::text::print_shader(a)));
                 }
+                register_form = assigned;
             }
-            Ok(_) => {}
         }
     }
     if opts.histogram {
@@ -566,7 +569,14 @@ fn compile_one(
         w.sums[k] += v;
     }
     if opts.stats.is_some() {
-        out.stats = Some(Box::new(shader_stats(path, roots, &shader, pressure)));
+        let mut stats = shader_stats(path, roots, &shader, pressure);
+        if let Some(code) = &register_form {
+            // No spill code was needed: none is there.
+            stats.spills = Some(0);
+            stats.fills = Some(0);
+            stats.registers = Some(eubatch_regalloc::usage::registers_touched(code) as u64);
+        }
+        out.stats = Some(Box::new(stats));
     }
     for (k, (pass, text)) in dumps.into_iter().enumerate() {
         if let Some(dir) = &opts.dump_all {
@@ -727,5 +737,6 @@ fn shader_stats(
         spills: None,
         fills: None,
         max_live_registers: Some(pressure),
+        registers: None,
     }
 }

@@ -48,7 +48,7 @@ pub struct Options {
 pub fn run(root: &Path, opts: &Options) -> ExitCode {
     let result = match opts.stage {
         MesaStage::PreRa => pre_ra(root, opts),
-        MesaStage::Final => final_stats(root),
+        MesaStage::Final => final_stats(root, opts.target),
     };
     let (mut shaders, targets) = match result {
         Ok(r) => r,
@@ -176,11 +176,12 @@ fn dump_stats(
         spills: None,
         fills: None,
         max_live_registers: max_live,
+        registers: None,
     };
     Ok((stats, shader.target.name()))
 }
 
-fn final_stats(root: &Path) -> Result<Collected, Vec<String>> {
+fn final_stats(root: &Path, target: Option<Gen>) -> Result<Collected, Vec<String>> {
     let mut files = Vec::new();
     find_named(root, "stats.txt", &mut files).map_err(|e| vec![e])?;
     files.sort();
@@ -192,8 +193,11 @@ fn final_stats(root: &Path) -> Result<Collected, Vec<String>> {
     }
     let mut shaders = Vec::new();
     let mut errors = Vec::new();
+    // The final code's target, for reading asm.txt (registers used): --target or the
+    // corpus name.
+    let target = target.or_else(|| eubatch_ir::import::guess_target(root));
     for f in &files {
-        match stats_file(root, f) {
+        match stats_file(root, f, target) {
             Ok(s) => shaders.extend(s),
             Err(e) => errors.push(e),
         }
@@ -312,11 +316,25 @@ fn asm_programs(path: &Path) -> Option<Vec<(String, String)>> {
     )
 }
 
-fn stats_file(root: &Path, path: &Path) -> Result<Vec<ShaderStats>, String> {
+fn stats_file(root: &Path, path: &Path, target: Option<Gen>) -> Result<Vec<ShaderStats>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new(""));
     let programs = asm_programs(&dir.join("asm.txt"));
+    // Registers the final code touches, per program of asm.txt in order (none where the
+    // listing cannot be read: the statistic is then absent, not guessed).
+    let registers: Vec<u64> = target
+        .and_then(|t| {
+            let asm = dir.join("asm.txt");
+            let text = std::fs::read_to_string(&asm).ok()?;
+            eubatch_codegen::asm::read_asm(&text, &asm.to_string_lossy(), t).ok()
+        })
+        .map(|ps| {
+            ps.iter()
+                .map(|p| eubatch_regalloc::usage::registers_touched(&p.shader) as u64)
+                .collect()
+        })
+        .unwrap_or_default();
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let at = |msg: String| format!("{}:{}: {msg}", path.display(), i + 1);
@@ -358,6 +376,7 @@ fn stats_file(root: &Path, path: &Path) -> Result<Vec<ShaderStats>, String> {
             spills: Some(l.spills),
             fills: Some(l.fills),
             max_live_registers: None,
+            registers: registers.get(k).copied(),
         });
     }
     Ok(out)

@@ -54,13 +54,18 @@ pub struct ShaderStats {
     pub spills: Option<u64>,
     pub fills: Option<u64>,
     pub max_live_registers: Option<u64>,
+    /// General registers the code in register form reads or writes, each counted once
+    /// (`eubatch_regalloc::usage`): after `--regalloc`, or Mesa's final code. Absent from
+    /// files written before register allocation (and from their JSON lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registers: Option<u64>,
 }
 
 /// How to read one statistic of a shader.
 pub type Getter = fn(&ShaderStats) -> Option<u64>;
 
 /// The statistics' names and how to read each, in report order.
-pub const STATS: [(&str, Getter); 7] = [
+pub const STATS: [(&str, Getter); 8] = [
     ("instructions", |s| s.instructions),
     ("sends", |s| s.sends),
     ("loops", |s| s.loops),
@@ -68,6 +73,7 @@ pub const STATS: [(&str, Getter); 7] = [
     ("spills", |s| s.spills),
     ("fills", |s| s.fills),
     ("max live registers", |s| s.max_live_registers),
+    ("registers", |s| s.registers),
 ];
 
 #[derive(Serialize, Deserialize)]
@@ -82,6 +88,9 @@ fn is_csv(path: &Path) -> bool {
 }
 
 const COLUMNS: &str =
+    "key,stage,simd,instructions,sends,loops,cycles,spills,fills,max_live_registers,registers";
+/// The columns of files written before `registers` was one (read as they are).
+const COLUMNS_BEFORE_REGISTERS: &str =
     "key,stage,simd,instructions,sends,loops,cycles,spills,fills,max_live_registers";
 
 /// Writes `shaders` (sorted by key) under `header`.
@@ -116,7 +125,7 @@ pub fn write(path: &Path, header: &Header, shaders: &[ShaderStats]) -> std::io::
         }
         for s in shaders {
             out.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{}\n",
+                "{},{},{},{},{},{},{},{},{},{},{}\n",
                 s.key,
                 s.stage,
                 s.simd.map_or(String::new(), |w| w.to_string()),
@@ -126,7 +135,8 @@ pub fn write(path: &Path, header: &Header, shaders: &[ShaderStats]) -> std::io::
                 opt(s.cycles),
                 opt(s.spills),
                 opt(s.fills),
-                opt(s.max_live_registers)
+                opt(s.max_live_registers),
+                opt(s.registers)
             ));
         }
     } else {
@@ -183,17 +193,21 @@ pub fn read(path: &Path) -> Result<(Header, Vec<ShaderStats>), String> {
             });
             next = lines.next();
         }
-        match next {
-            Some((_, c)) if c == COLUMNS => {}
+        let columns = match next {
+            Some((_, c)) if c == COLUMNS => 11,
+            Some((_, c)) if c == COLUMNS_BEFORE_REGISTERS => 10,
             Some((i, _)) => return Err(err(i, format!("expected the column row `{COLUMNS}`"))),
             None => return Err(err(1, "missing the column row (truncated file?)".into())),
-        }
+        };
         for (i, l) in lines {
             let f: Vec<&str> = l.split(',').collect();
-            if f.len() != 10 {
+            if f.len() != columns {
                 return Err(err(
                     i,
-                    format!("expected 10 columns, found {} (truncated file?)", f.len()),
+                    format!(
+                        "expected {columns} columns, found {} (truncated file?)",
+                        f.len()
+                    ),
                 ));
             }
             let num = |k: usize| -> Result<Option<u64>, String> {
@@ -222,6 +236,7 @@ pub fn read(path: &Path) -> Result<(Header, Vec<ShaderStats>), String> {
                 spills: num(7)?,
                 fills: num(8)?,
                 max_live_registers: num(9)?,
+                registers: if columns > 10 { num(10)? } else { None },
             });
         }
         return Ok((h, shaders));

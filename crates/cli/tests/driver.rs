@@ -382,6 +382,32 @@ fn allocated_code_runs_against_the_start_ir() {
         text.contains("after ra") && !text.contains("vgrf"),
         "{text}"
     );
+    // Statistics of the register form carry the registers it touches and no spill code,
+    // in both formats, and read back.
+    let dir = std::env::temp_dir().join(format!("eubatch-driver-ra-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["ra.csv", "ra.json"] {
+        let f = dir.join(file);
+        let (ok, text) = eubatch(&[
+            "compile",
+            "examples/corpus",
+            "--regalloc",
+            "linear",
+            "--stats",
+            s(&f),
+        ]);
+        assert!(ok, "{text}");
+        let (ok, text) = eubatch(&["report", s(&f), s(&f)]);
+        assert!(ok, "{text}");
+        let registers = text
+            .lines()
+            .find(|l| l.starts_with("registers "))
+            .unwrap_or_else(|| panic!("no registers row:\n{text}"));
+        assert!(!registers.contains("absent"), "{text}");
+        let spills = text.lines().find(|l| l.starts_with("spills ")).unwrap();
+        assert!(!spills.contains("absent"), "{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `--from pre-ra`: Mesa's pre-RA dumps, allocated as they are; their sends carry no

@@ -21,6 +21,7 @@ pub mod linear;
 pub mod problem;
 mod scan;
 pub mod subreg;
+pub mod usage;
 
 use eubatch_ir::{Shader, Vgrf};
 use eubatch_passes::analysis::intervals::LiveIntervals;

@@ -1,0 +1,83 @@
+//! Registers code in register form touches: the general registers any instruction reads or
+//! writes, each counted once. One definition for both sides of a comparison — eubatch's
+//! allocated code ([`crate::assign`]) and Mesa's final code (`asm.txt`) — so `compile
+//! --regalloc --stats` and `stats --mesa final` count the same thing.
+//!
+//! What an instruction touches: each fixed-register operand over its region for the
+//! instruction's channels ([`eubatch_ir::Operand::span`]); a message's payloads over their
+//! whole length (`mlen`, `ex_mlen` registers: the hardware reads every register of the
+//! payload whatever the instruction's operand region says) and its destination over the
+//! response (`size_written`). Registers reached only indirectly (`g[a0...]`) are not known
+//! statically and not counted.
+
+use eubatch_ir::{message, Operand, RegFile, Shader};
+
+/// How many distinct general registers `shader`'s instructions read or write.
+pub fn registers_touched(shader: &Shader) -> u32 {
+    let reg = shader.reg_size();
+    let count = shader.target.target().grf_count as usize;
+    let mut touched = vec![false; count];
+    let mut mark = |first: u32, bytes_from_start: u32| {
+        let end = first as usize + bytes_from_start.div_ceil(reg).max(1) as usize;
+        for t in touched.iter_mut().take(end.min(count)).skip(first as usize) {
+            *t = true;
+        }
+    };
+    let mut operand = |o: &Operand, exec: u32, bytes: Option<u32>| {
+        if o.file == RegFile::FixedGrf {
+            mark(o.nr, o.offset + bytes.unwrap_or_else(|| o.span(exec)));
+        }
+    };
+    for inst in shader.layout.insts() {
+        let exec = shader.insts.control[inst].exec_size as u32;
+        let srcs = shader.srcs(inst);
+        let dst = &shader.insts.dst[inst];
+        match shader.send_info(inst) {
+            Some(info) => {
+                let (p1, p2) = message::send_payloads(srcs);
+                if let Some(p) = p1 {
+                    operand(p, exec, Some(info.mlen as u32 * reg));
+                }
+                if let Some(p) = p2.filter(|_| info.ex_mlen > 0) {
+                    operand(p, exec, Some(info.ex_mlen as u32 * reg));
+                }
+                // A descriptor in a register.
+                if let Some(d) = message::descriptor_register(srcs) {
+                    operand(d, 1, None);
+                }
+                let written = shader.insts.size_written[inst];
+                if written > 0 {
+                    operand(dst, exec, Some(written));
+                }
+            }
+            None => {
+                operand(dst, exec, None);
+                for s in srcs {
+                    operand(s, exec, None);
+                }
+            }
+        }
+    }
+    touched.iter().filter(|t| **t).count() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_and_payloads() {
+        // g2-g3 read by a SIMD16 move into g10-g11; a send reads g20-g22 (mlen 3) and
+        // writes g30-g33 (size 128); g4.1 is one dword.
+        let s = eubatch_ir::text::parse_shader(
+            "shader \"u\" stage FS width 16 target skl
+block0:
+    mov(16) g10<8,8,1>:F, g2<8,8,1>:F
+    add(16) g10<8,8,1>:F, g10<8,8,1>:F, g4.1<0,1,0>:F
+    send(8) (mlen: 3) (sfid: 2) (desc: 0x06420001) (size: 128) g30<8,8,1>:F, 0u, 0u, g20<8,8,1>:F
+",
+        )
+        .unwrap();
+        assert_eq!(registers_touched(&s), 2 + 2 + 1 + 3 + 4);
+    }
+}
