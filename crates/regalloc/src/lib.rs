@@ -216,7 +216,7 @@ pub const ALLOCATORS: &[Registered] = &[
     Registered {
         name: "subreg",
         summary: "linear scan; values smaller than a register share registers",
-        make: || Box::new(subreg::Subreg::default()),
+        make: || Box::new(subreg::Subreg),
     },
 ];
 
