@@ -242,6 +242,7 @@ fn lower_all(shader: &mut Shader, cx: &mut PassCx) -> bool {
             }
         }
     }
+    let before = crate::analysis::changed::Snapshot::blocks(shader);
     for block in shader.layout.blocks.iter_mut() {
         let mut insts = Vec::with_capacity(block.insts.len());
         for &i in &block.insts {
@@ -257,5 +258,8 @@ fn lower_all(shader: &mut Shader, cx: &mut PassCx) -> bool {
         }
         block.insts = insts;
     }
+    // A block whose only instructions were the constants' definitions is gone: the blocks
+    // are split again where control flow puts them (the pass claims every change).
+    crate::relayout(shader, &before);
     true
 }
