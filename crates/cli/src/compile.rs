@@ -39,6 +39,8 @@ pub struct Options {
     /// variant's start dump beside each gives the thread's input layout and, with
     /// `--verify`, the outputs the allocated code must compute.
     pub from_pre_ra: bool,
+    /// With `regalloc`: the pre-RA scheduling modes to try, in order (Mesa's four, or one).
+    pub schedule: Vec<eubatch_passes::schedule::Mode>,
 }
 
 /// Register allocation totals of one thread (`--regalloc`).
@@ -63,6 +65,8 @@ pub struct RaTotals {
     /// With `--verify`: allocated shaders the simulator could not compare, by reason (not
     /// verified, and counted; with `--verify=strict` a failure).
     pub sim_not_run: std::collections::BTreeMap<String, u64>,
+    /// Shaders by the scheduling mode kept (Mesa's names).
+    pub modes: std::collections::BTreeMap<&'static str, u64>,
     /// Time in the allocator and in the checker.
     pub alloc_time: Duration,
     pub check_time: Duration,
@@ -82,6 +86,9 @@ impl RaTotals {
         self.sim_agree += o.sim_agree;
         for (why, n) in &o.sim_not_run {
             *self.sim_not_run.entry(why.clone()).or_default() += n;
+        }
+        for (m, n) in &o.modes {
+            *self.modes.entry(m).or_default() += n;
         }
         self.alloc_time += o.alloc_time;
         self.check_time += o.check_time;
@@ -286,6 +293,11 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             ra.shared,
             format_duration(ra.alloc_time),
             format_duration(ra.check_time)
+        );
+        let modes: Vec<String> = ra.modes.iter().map(|(m, n)| format!("{m} {n}")).collect();
+        println!(
+            "scheduling mode kept (the first of those tried whose allocation fits): {}",
+            modes.join(", ")
         );
         for (why, n) in &ra.not_allocated {
             println!(
@@ -540,7 +552,8 @@ fn compile_one(
     let mut register_form = None;
     if let (Some(allocator), None) = (&opts.regalloc, &out.failure) {
         let verify = imported.as_ref().zip(opts.verify_seeds);
-        match allocate_registers(&shader, &mut cx, allocator, verify, &mut w.ra) {
+        let modes = &opts.schedule;
+        match allocate_registers(&mut shader, &mut cx, allocator, modes, verify, &mut w.ra) {
             Err(e) => out.failure = Some(format!("{name}: {allocator}: {e}").into()),
             Ok(assigned) => {
                 let dump = opts.dump_all.is_some() || opts.dump_after.as_deref() == Some("ra");
@@ -633,17 +646,24 @@ pub fn simulator_check(
 /// imported shader: different outputs are an error. The register-form code when the
 /// allocation fits.
 fn allocate_registers(
-    shader: &eubatch_ir::Shader,
+    shader: &mut eubatch_ir::Shader,
     cx: &mut eubatch_passes::PassCx,
     name: &str,
+    modes: &[eubatch_passes::schedule::Mode],
     verify: Option<(&eubatch_ir::Shader, u64)>,
     totals: &mut RaTotals,
 ) -> Result<Option<eubatch_ir::Shader>, String> {
     let mut allocator =
         eubatch_regalloc::by_name(name).ok_or_else(|| format!("unknown allocator `{name}`"))?;
     let start = Instant::now();
-    let r = match eubatch_regalloc::allocate(shader, cx, allocator.as_mut()) {
-        Ok(r) => r,
+    let scheduled =
+        eubatch_regalloc::strategy::schedule_and_allocate(shader, cx, allocator.as_mut(), modes);
+    let shader = &*shader;
+    let r = match scheduled {
+        Ok(s) => {
+            *totals.modes.entry(s.mode.name()).or_default() += 1;
+            s.allocated
+        }
         Err(refusal) => {
             *totals.not_allocated.entry(refusal.to_string()).or_default() += 1;
             return Ok(None);

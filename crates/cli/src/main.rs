@@ -116,6 +116,11 @@ enum Cmd {
         /// is read for its input layout and, with --verify, its outputs).
         #[arg(long, default_value = "start", value_parser = ["start", "pre-ra"])]
         from: String,
+        /// With --regalloc: pre-RA scheduling. `mesa` tries Mesa's modes in Mesa's order
+        /// (top-down, non-lifo, none, lifo) and keeps the first whose allocation fits; a
+        /// mode's name uses that mode only (`none`: the order as it is).
+        #[arg(long, default_value = "mesa", value_parser = ["mesa", "top-down", "non-lifo", "none", "lifo"])]
+        schedule: String,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -271,6 +276,7 @@ fn main() -> ExitCode {
             stats,
             regalloc,
             from,
+            schedule,
         } => {
             let from_pre_ra = from == "pre-ra";
             if from_pre_ra && (passes.is_some() || regalloc.is_none()) {
@@ -314,6 +320,8 @@ fn main() -> ExitCode {
                     },
                     regalloc,
                     from_pre_ra,
+                    schedule: eubatch_regalloc::strategy::modes_named(&schedule)
+                        .expect("clap checked the name"),
                 },
             )
         }

@@ -17,6 +17,7 @@ pub mod manager;
 pub mod payload_cse;
 pub mod predicated_break;
 pub mod sat_prop;
+pub mod schedule;
 pub mod sel_peephole;
 pub mod split;
 pub mod value_range;
@@ -153,10 +154,13 @@ impl PassCx {
         if changed.intersects(Self::POINTS_DEPEND_ON) {
             self.points = None;
         }
-        // The rest read every field of every instruction, the VGRF table and the nesting:
-        // stale after any change.
-        if let Some(access) = self.access.take() {
-            self.stale_access = Some(access);
+        // The access table reads every field of every instruction, the VGRF table and the
+        // nesting, not the order: stale after any change but a move inside blocks. The rest
+        // follow the order too.
+        if changed.intersects(Self::ACCESS_DEPENDS_ON) {
+            if let Some(access) = self.access.take() {
+                self.stale_access = Some(access);
+            }
         }
         self.liveness = None;
         self.intervals = None;
@@ -168,10 +172,18 @@ impl PassCx {
     /// flow, nothing else ([`eubatch_ir::cfg::Cfg::build`]).
     const CFG_DEPENDS_ON: Changed = Changed::BLOCKS;
     /// The nesting is per instruction, counted along the order from the control-flow
-    /// instructions that open and close the blocks.
+    /// instructions that open and close the blocks (which a move inside blocks keeps).
     const NESTING_DEPENDS_ON: Changed = Changed::INSTRUCTION_IDENTITY.union(Changed::BLOCKS);
     /// The numbering follows the instruction order and the blocks, nothing else.
-    const POINTS_DEPEND_ON: Changed = Changed::INSTRUCTION_IDENTITY.union(Changed::BLOCKS);
+    const POINTS_DEPEND_ON: Changed = Changed::INSTRUCTION_IDENTITY
+        .union(Changed::INSTRUCTION_ORDER)
+        .union(Changed::BLOCKS);
+    /// Each instruction's accesses (and the nesting and VGRF table they read).
+    const ACCESS_DEPENDS_ON: Changed = Changed::INSTRUCTION_IDENTITY
+        .union(Changed::INSTRUCTION_DETAIL)
+        .union(Changed::INSTRUCTION_DATA_FLOW)
+        .union(Changed::VARIABLES)
+        .union(Changed::BLOCKS);
 }
 
 /// Makes every source that reads a VGRF in `renames` read its replacement instead.

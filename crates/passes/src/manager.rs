@@ -143,6 +143,9 @@ pub const PASSES: &[Pass] = passes![
     "payload_cse" => crate::payload_cse,
     "predicated_break" => crate::predicated_break,
     "sat_prop" => crate::sat_prop,
+    "schedule_lifo" => crate::schedule::lifo,
+    "schedule_non_lifo" => crate::schedule::non_lifo,
+    "schedule_top_down" => crate::schedule::top_down,
     "sel_peephole" => crate::sel_peephole,
     "split" => crate::split,
 ];

@@ -20,6 +20,7 @@ pub mod constraints;
 pub mod linear;
 pub mod problem;
 mod scan;
+pub mod strategy;
 pub mod subreg;
 pub mod usage;
 

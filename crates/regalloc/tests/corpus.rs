@@ -1,7 +1,9 @@
 //! Every allocator ([`ALLOCATORS`]) on every scalar shader of the eight shared corpora
 //! (`../shared/corpora`, archives unpacked once into `target/corpora`; skipped with a
 //! message when absent, a failure under `EUBATCH_REQUIRE_CORPORA`), lowered as `eubatch
-//! compile --stop-after lower` lowers it: every allocation passes the checker, and every
+//! compile --stop-after lower` lowers it, then scheduled and allocated Mesa's way (each
+//! pre-RA scheduling mode in turn until one allocates without spilling,
+//! [`schedule_and_allocate`]): every allocation passes the checker, and every
 //! allocation that fits, applied ([`assign`]), runs in the simulator on the thread's
 //! register file with the same outputs as the start IR on two seeds (the Mesa cross-check's
 //! comparison, as `compile --regalloc NAME --verify` makes it). Prints per allocator what
@@ -17,8 +19,10 @@ use std::sync::Mutex;
 use eubatch_ir::import::{discover, load_file, InputKind};
 use eubatch_ir::{Backend, Gen, Shader};
 use eubatch_passes::manager::{self, Checks, Stats};
+use eubatch_passes::schedule::PRE_MODES;
 use eubatch_passes::PassCx;
-use eubatch_regalloc::{allocate, assign::assign, checker, ALLOCATORS};
+use eubatch_regalloc::strategy::schedule_and_allocate;
+use eubatch_regalloc::{assign::assign, checker, ALLOCATORS};
 use eubatch_sim::{first_difference, run_hardware, HardwareInputs, Outputs, CHECK_STEP_LIMIT};
 
 /// Seeds each allocated shader is simulated on.
@@ -100,8 +104,13 @@ fn walk(corpus: &str, target: Gen) {
                 for (k, registered) in ALLOCATORS.iter().enumerate() {
                     let who = registered.name;
                     let mut allocator = (registered.make)();
-                    let r = match allocate(&shader, &mut cx, allocator.as_mut()) {
-                        Ok(r) => r,
+                    // Scheduled Mesa's way for each allocator, from the lowered order.
+                    let mut shader = shader.clone();
+                    let mut cx = PassCx::default();
+                    let scheduled =
+                        schedule_and_allocate(&mut shader, &mut cx, allocator.as_mut(), &PRE_MODES);
+                    let r = match scheduled {
+                        Ok(s) => s.allocated,
                         Err(e) => {
                             // Counted once a shader, not once an allocator.
                             if k == 0 {

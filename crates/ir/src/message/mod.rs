@@ -24,6 +24,26 @@ pub mod sfid {
     pub const DATA_CACHE_1: u8 = 12;
 }
 
+/// Whether a raw `send` of shared function `sfid` with descriptor `desc` only reads: the
+/// sampler, the constant cache, a URB read, a data-port surface or scattered read. Mesa
+/// marks each message it builds (`fs_inst::send_has_side_effects`); a send read back from
+/// a dump does not say, so the descriptor decides, conservatively: a message not known to
+/// only read (writes, atomics, fences, the render target, the thread spawner, a
+/// descriptor left in a register, an EOT) has side effects.
+pub fn only_reads(sfid: u8, desc: u32, eot: bool, desc_in_register: bool) -> bool {
+    if eot || desc_in_register {
+        return false;
+    }
+    match sfid {
+        sfid::SAMPLER | sfid::CONSTANT_CACHE => true,
+        sfid::URB => urb::decode(desc).opcode == urb::SIMD8_READ,
+        sfid::DATA_CACHE | sfid::DATA_CACHE_1 => {
+            surface::decode(sfid, desc).is_some_and(|(shape, _)| !shape.write)
+        }
+        _ => false,
+    }
+}
+
 /// Fields every message descriptor has (PRM Vol. 2a "Message Descriptor"): message
 /// length (28:25), response length (24:20), header present (19).
 pub fn mlen(desc: u32) -> u32 {

@@ -27,14 +27,19 @@ impl Changed {
     /// What instructions read and write changed: operands, regions, predicates, masks,
     /// execution size.
     pub const INSTRUCTION_DATA_FLOW: Changed = Changed(4);
+    /// Instructions moved inside their blocks, none added, removed or changed, and every
+    /// block's control flow where it was (a scheduler): what each instruction reads and
+    /// writes, and the nesting, are as they were; positions and liveness are not.
+    /// [`Changed::INSTRUCTION_IDENTITY`] says more (it covers this).
+    pub const INSTRUCTION_ORDER: Changed = Changed(32);
     /// Any change to instructions.
-    pub const INSTRUCTIONS: Changed = Changed(7);
+    pub const INSTRUCTIONS: Changed = Changed(7 | 32);
     /// The VGRF table: a VGRF added, removed, renumbered or given another layout.
     pub const VARIABLES: Changed = Changed(8);
     /// The blocks and the edges between them.
     pub const BLOCKS: Changed = Changed(16);
     /// Anything: what a pass says when it does not know better.
-    pub const EVERYTHING: Changed = Changed(31);
+    pub const EVERYTHING: Changed = Changed(63);
 
     /// Both sets of categories (`|`, usable in constants).
     pub const fn union(self, other: Changed) -> Changed {
@@ -78,7 +83,10 @@ impl Changed {
             }
         };
         if now.order != before.order {
-            unclaimed(Changed::INSTRUCTION_IDENTITY, "the instruction order")?;
+            // Moving instructions inside their blocks is all INSTRUCTION_ORDER may claim.
+            if !(self.contains(Changed::INSTRUCTION_ORDER) && now.same_blocks_as(before)) {
+                unclaimed(Changed::INSTRUCTION_IDENTITY, "the instruction order")?;
+            }
         }
         if now.vgrfs != before.vgrfs {
             unclaimed(Changed::VARIABLES, "the VGRF table")?;
@@ -114,17 +122,47 @@ pub type BlockShape = (Option<ControlFlow>, Option<ControlFlow>);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     order: Vec<Inst>,
+    /// Where each block's instructions end in `order`.
+    block_ends: Vec<usize>,
     vgrfs: Vec<eubatch_ir::VgrfLayout>,
     blocks: Vec<BlockShape>,
 }
 
 impl Snapshot {
     pub fn of(shader: &Shader) -> Snapshot {
+        let mut end = 0;
         Snapshot {
             order: shader.layout.insts().collect(),
+            block_ends: shader
+                .layout
+                .blocks
+                .iter()
+                .map(|b| {
+                    end += b.insts.len();
+                    end
+                })
+                .collect(),
             vgrfs: shader.vgrfs.iter().copied().collect(),
             blocks: Self::blocks(shader),
         }
+    }
+
+    /// Whether every block holds the instructions it held in `before`, in any order.
+    fn same_blocks_as(&self, before: &Snapshot) -> bool {
+        if self.block_ends != before.block_ends {
+            return false;
+        }
+        let mut start = 0;
+        self.block_ends.iter().all(|&end| {
+            let (mut a, mut b) = (
+                self.order[start..end].to_vec(),
+                before.order[start..end].to_vec(),
+            );
+            a.sort_unstable();
+            b.sort_unstable();
+            start = end;
+            a == b
+        })
     }
 
     /// The blocks as the control-flow graph sees them: per block, the control flow of its
