@@ -219,7 +219,20 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             version: env!("CARGO_PKG_VERSION").into(),
             target: crate::stats::target_name(opts.target, &targets),
             stage: opts.stage.clone(),
-            options: opts.pipeline.clone(),
+            // What changes the numbers: the pipeline and, after it, the allocator and the
+            // scheduling modes tried.
+            options: match &opts.regalloc {
+                Some(name) => format!(
+                    "{} --regalloc {name} --schedule {}",
+                    opts.pipeline,
+                    opts.schedule
+                        .iter()
+                        .map(|m| m.name())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                None => opts.pipeline.clone(),
+            },
             left_out: refused
                 .iter()
                 .map(|(why, (n, _))| crate::stats::LeftOut {
