@@ -37,7 +37,8 @@ fn counts(out: &str) -> (usize, usize) {
 fn example_corpus_agrees_with_mesa() {
     let (ok, out) = eubatch(&["crosscheck", "examples/corpus", "-j", "2"]);
     assert!(ok, "{out}");
-    assert_eq!(counts(&out), (7, 0), "{out}");
+    // 6 FS, the scalar GS (its thread layout inferred from the registers it reads) and a VS.
+    assert_eq!(counts(&out), (8, 0), "{out}");
 }
 
 #[test]
@@ -89,6 +90,25 @@ fn shaderdb_skl_agrees_with_mesa() {
     let (agree, differ) = counts(&out);
     assert_eq!(differ, 0, "{out}");
     assert!(agree >= SKL_AGREE_AT_LEAST, "only {agree} agree:\n{out}");
+}
+
+/// Every scalar geometry shader of piglit's fp64 tests for SKL agrees with Mesa's final
+/// code: the GS thread layout (header, URB handles, input-vertex handles, then push
+/// constants) is inferred right.
+#[test]
+fn piglit_fp64_skl_geometry_shaders_agree_with_mesa() {
+    let Some(corpus) = corpora::corpus("piglit-fp64-skl") else {
+        return;
+    };
+    let (_, out) = eubatch(&["crosscheck", corpus.to_str().unwrap(), "-j", "2"]);
+    let gs = out
+        .lines()
+        .find(|l| l.starts_with("GS "))
+        .unwrap_or_else(|| panic!("no GS line:\n{out}"));
+    assert!(
+        gs.contains("371 pairs:    371 agree (100.0%),     0 differ"),
+        "{gs}\n{out}"
+    );
 }
 
 /// BDW pairs that agreed when this was last raised.

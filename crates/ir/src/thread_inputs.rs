@@ -15,7 +15,9 @@
 //!   register `payload + curb + N / 2`, byte `(N % 2) * 16` plus its offset.
 //! - Thread payload: VS `g0` (header) and `g1` (URB handles); FS `g0`, `g1` and the
 //!   barycentric, depth and W registers it uses (`setup_fs_payload_gfx6`); CS `g0`
-//!   (`setup_cs_payload`), its push constants right after.
+//!   (`setup_cs_payload`), its push constants right after; GS, TCS and TES `g0`, `g1` and the
+//!   registers their payload holds, as far as the shader reads them (pull-model inputs
+//!   only: pushed inputs are not modelled for them).
 //!
 //! What the logical IR does not record is inferred from what it reads, as a lower bound:
 //! `nr_params` from the highest regular uniform read, each UBO range's length from its
@@ -51,6 +53,7 @@ impl InputLayout {
         let mut regular_dwords = 0u32;
         let mut ubo_bytes = [0u32; 4];
         let mut max_payload = 1u32;
+        let mut reads_attr = false;
         for inst in start.layout.insts() {
             let exec = start.insts.control[inst].exec_size as u32;
             for op in start.srcs(inst) {
@@ -67,6 +70,7 @@ impl InputLayout {
                         max_payload = max_payload
                             .max(op.nr + (op.offset + op.footprint(exec)).div_ceil(reg) - 1);
                     }
+                    RegFile::Attr => reads_attr = true,
                     _ => {}
                 }
             }
@@ -83,6 +87,17 @@ impl InputLayout {
             // the push constants, cross-thread then per-thread (the subgroup ID), follow
             // densely (`cs_fill_push_const_info`).
             Stage::Cs => 1,
+            // g0 header, g1 URB handles, then what the stage's payload holds (primitive
+            // ID, input-vertex URB handles: Mesa `setup_gs_payload`, the TCS and TES
+            // payloads), inferred like the fragment payload from the highest register
+            // read. Inputs pushed into registers (`attr`) are not modelled for them.
+            Stage::Gs | Stage::Tcs | Stage::Tes if !reads_attr => max_payload + 1,
+            s @ (Stage::Gs | Stage::Tcs | Stage::Tes) => {
+                return Err(format!(
+                    "the register layout of {} threads' pushed inputs (attr) is not modelled yet",
+                    s.abbrev()
+                ))
+            }
             s => {
                 return Err(format!(
                     "the register layout of {} threads is not modelled yet",

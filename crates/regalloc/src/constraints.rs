@@ -9,8 +9,9 @@
 //! payload, push constants and attributes sit is the simulator's
 //! [`eubatch_ir::thread_inputs::InputLayout`] (Mesa's `assign_curb_setup` / `assign_urb_setup`).
 //!
-//! Limits: the scalar back end only (vec4 code is refused), VS and FS threads only (what
-//! `InputLayout` models), at most 128 registers. Not modelled yet (issue 16): spill
+//! Limits: the scalar back end only (vec4 code is refused), the thread layouts
+//! `InputLayout` models (VS, FS, CS; GS, TCS and TES without pushed inputs), at most 128
+//! registers. Not modelled yet (issue 16): spill
 //! addressing registers, gen8/9's r127 rule for SIMD8 send destinations, the interference
 //! Mesa forces between a multi-register destination and its sources, and the two payloads
 //! of a split send.

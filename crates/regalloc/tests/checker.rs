@@ -289,7 +289,7 @@ fn shaders_outside_the_rules_are_refused() {
         "shader \"t\" stage GS width 8 target skl
 vgrf0 1x32
 block0:
-    mov(8) vgrf0:F, g2<8,8,1>:F
+    mov(8) vgrf0:F, attr2:F
     mov(8) g10<8,8,1>:F, vgrf0:F
 ",
     )
