@@ -6,7 +6,9 @@
 //! What it checks, each against its [`constraints`] rule:
 //! - every placed VGRF lies inside the register file, above the thread's inputs, in
 //!   consecutive whole registers when larger than one, inside one register at a 4-byte
-//!   offset otherwise; every VGRF an end-of-thread send reads lies in g112-g127;
+//!   offset otherwise; every VGRF an end-of-thread send reads lies in g112-g127; gen8+
+//!   SIMD8 message destinations stay off g127; the pairs an instruction keeps apart
+//!   (source/destination hazards, split-send payloads) do not overlap;
 //! - every VGRF an instruction accesses has a register (or did not fit: the shader needs
 //!   spills, and what was not placed is not checked);
 //! - at every program point, no two values that are live *and defined* there share a
@@ -87,6 +89,18 @@ pub enum Violation {
         at: Reg,
         inst: At,
     },
+    /// A gen8+ SIMD8 message destination touches g127.
+    SendDstR127 {
+        vgrf: Vgrf,
+        at: Reg,
+    },
+    /// Two VGRFs an instruction must keep apart overlap (`rule` says how).
+    Overlap {
+        a: Vgrf,
+        b: Vgrf,
+        inst: At,
+        rule: &'static Rule,
+    },
     /// An instruction accesses a VGRF the allocation says is never accessed.
     Unplaced {
         vgrf: Vgrf,
@@ -119,6 +133,8 @@ impl Violation {
             NotContiguous { .. } => &constraints::CONTIGUOUS,
             SubRegister { .. } => &constraints::SUB_REGISTER,
             EotPayload { .. } => &constraints::EOT_PAYLOAD,
+            SendDstR127 { .. } => &constraints::SEND_DST_NOT_R127,
+            Overlap { rule, .. } => rule,
             Unplaced { .. } | SharedByte { .. } | Clobber { .. } => &constraints::NO_SHARED_BYTE,
         })
     }
@@ -162,6 +178,17 @@ impl std::fmt::Display for Violation {
                 f,
                 "vgrf{} at {at} is read by the end-of-thread send {inst}, below g112",
                 vgrf.index()
+            )?,
+            SendDstR127 { vgrf, at } => write!(
+                f,
+                "vgrf{}, a SIMD8 message destination, at {at} touches g127",
+                vgrf.index()
+            )?,
+            Overlap { a, b, inst, .. } => write!(
+                f,
+                "vgrf{} and vgrf{} overlap, which {inst} forbids",
+                a.index(),
+                b.index()
             )?,
             Unplaced { vgrf, inst } => write!(
                 f,
@@ -232,6 +259,7 @@ pub fn check(
             }
         }
     }
+    check_instruction_rules(shader, c, allocation, &at_inst)?;
     let cfg = cx.cfg(shader).map_err(Violation::NoLiveness)?;
     let Some(live) = cx.liveness(shader) else {
         return Err(Violation::NoLiveness("liveness cannot be computed".into()));
@@ -241,6 +269,50 @@ pub fn check(
     let mut walk = Walk::new(shader, &live, c, &bytes, &reached);
     for b in shader.layout.blocks.indices() {
         walk.block(b, &at_inst)?;
+    }
+    Ok(())
+}
+
+/// The rules instructions impose whatever liveness says: gen8+ SIMD8 message destinations
+/// off g127 ([`constraints::SEND_DST_NOT_R127`]), and the pairs of [`Constraints::apart`]
+/// sharing no byte ([`constraints::SOURCE_DESTINATION_HAZARD`]) or no register
+/// ([`constraints::SPLIT_SEND_PAYLOADS`]).
+fn check_instruction_rules(
+    shader: &Shader,
+    c: &Constraints,
+    allocation: &Allocation,
+    at_inst: &dyn Fn(Inst, bool) -> At,
+) -> Result<(), Violation> {
+    let reg = c.reg_size;
+    for (v, layout) in shader.vgrfs.iter_enumerated() {
+        if let (Placement::At(at), Some(true)) = (allocation.get(v), c.not_r127.get(v.index())) {
+            if at.registers(layout, reg).contains(&127) {
+                return Err(Violation::SendDstR127 { vgrf: v, at });
+            }
+        }
+    }
+    for p in &c.apart {
+        let (Placement::At(ra), Placement::At(rb)) = (allocation.get(p.a), allocation.get(p.b))
+        else {
+            continue;
+        };
+        let (la, lb) = (&shader.vgrfs[p.a], &shader.vgrfs[p.b]);
+        let overlap = if p.rule.name == constraints::SPLIT_SEND_PAYLOADS.name {
+            let (x, y) = (ra.registers(la, reg), rb.registers(lb, reg));
+            x.start < y.end && y.start < x.end
+        } else {
+            let start = |r: Reg| r.grf * reg + r.offset;
+            let (xa, ya) = (start(ra), start(rb));
+            xa < ya + constraints::extent(lb) && ya < xa + constraints::extent(la)
+        };
+        if overlap {
+            return Err(Violation::Overlap {
+                a: p.a,
+                b: p.b,
+                inst: at_inst(p.inst, false),
+                rule: p.rule,
+            });
+        }
     }
     Ok(())
 }

@@ -11,12 +11,10 @@
 //!
 //! Limits: the scalar back end only (vec4 code is refused), VS and FS threads only (what
 //! `InputLayout` models), at most 128 registers. Not modelled yet (issue 16): spill
-//! addressing registers, gen8/9's r127 rule for SIMD8 send destinations, the interference
-//! Mesa forces between a multi-register destination and its sources, and the two payloads
-//! of a split send.
+//! addressing registers.
 
 use eubatch_ir::thread_inputs::InputLayout;
-use eubatch_ir::{Backend, Inst, RegFile, Shader, Target, Vgrf};
+use eubatch_ir::{Backend, Gen, Inst, Opcode, Operand, RegFile, Shader, Target, Type, Vgrf};
 
 /// One placement rule: what it says and where it comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +81,27 @@ pub const NO_SHARED_BYTE: Rule = Rule {
     source: "the meaning of an allocation (regalloc2 checker.rs), at byte granularity; liveness from eubatch_passes::analysis::liveness",
 };
 
+/// Gen8+ SIMD8 send destinations stay off g127.
+pub const SEND_DST_NOT_R127: Rule = Rule {
+    name: "send-dst-r127",
+    text: "on gen8 and later, the destination of a message of fewer than 16 channels does not touch g127 (r127 must not be a send's return address when its source and destination overlap; Mesa keeps every such destination off g127, as here)",
+    source: "BDW PRM Vol. 7 \"EUISA Instructions\", Send Message; Mesa 22.3 brw_fs_reg_allocate.cpp setup_inst_interference (grf127_send_hack_node)",
+};
+
+/// Instructions that write their destination before reading all their sources.
+pub const SOURCE_DESTINATION_HAZARD: Rule = Rule {
+    name: "src-dst-hazard",
+    text: "an instruction that may write part of its destination before it has read all its sources shares no byte between its destination and its sources: a destination of more than one register (a compressed instruction runs as two halves), a SIMD16 instruction reading a scalar or a byte or word integer region, and the virtual opcodes expanded into several instructions (pack_half_2x16_split, shuffle, sel_exec, quad_swizzle of a non-uniform value)",
+    source: "Mesa 22.3 brw_fs.cpp fs_inst::has_source_and_destination_hazard; brw_fs_reg_allocate.cpp setup_inst_interference",
+};
+
+/// The two payloads of a split send lie in different registers.
+pub const SPLIT_SEND_PAYLOADS: Rule = Rule {
+    name: "split-send-payloads",
+    text: "on gen9 and later, the two payloads of a split send share no register (the second block of GRFs must not overlap the first), even when one of them is an undefined value",
+    source: "SKL PRM Vol. 2a \"SENDS\"; Mesa 22.3 brw_fs_reg_allocate.cpp setup_inst_interference",
+};
+
 /// Every rule, for documentation and the CLI.
 pub const RULES: &[Rule] = &[
     REGISTER_FILE,
@@ -91,7 +110,21 @@ pub const RULES: &[Rule] = &[
     SUB_REGISTER,
     EOT_PAYLOAD,
     NO_SHARED_BYTE,
+    SEND_DST_NOT_R127,
+    SOURCE_DESTINATION_HAZARD,
+    SPLIT_SEND_PAYLOADS,
 ];
+
+/// Two VGRFs one instruction accesses that must not overlap whatever their liveness says
+/// ([`SOURCE_DESTINATION_HAZARD`]: no shared byte; [`SPLIT_SEND_PAYLOADS`]: no shared
+/// register).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Apart {
+    pub inst: Inst,
+    pub a: Vgrf,
+    pub b: Vgrf,
+    pub rule: &'static Rule,
+}
 
 /// Why a shader cannot be given to an allocator.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,6 +151,10 @@ pub struct Constraints {
     pub eot_reads: Vec<(Inst, Vgrf)>,
     /// Per VGRF: whether an end-of-thread send reads it.
     pub is_eot: Vec<bool>,
+    /// Per VGRF: whether it must not touch g127 ([`SEND_DST_NOT_R127`]).
+    pub not_r127: Vec<bool>,
+    /// Pairs that must not overlap ([`Apart`]), in layout order.
+    pub apart: Vec<Apart>,
 }
 
 impl Constraints {
@@ -182,6 +219,7 @@ impl Constraints {
                 inputs_end = inputs_end.max(d.nr + end.div_ceil(reg));
             }
         }
+        let (not_r127, apart) = instruction_rules(shader)?;
         Ok(Constraints {
             grf_count: target.grf_count,
             reg_size: reg,
@@ -189,11 +227,112 @@ impl Constraints {
             eot_first_grf: Target::EOT_PAYLOAD_FIRST_GRF,
             eot_reads,
             is_eot,
+            not_r127,
+            apart,
         })
     }
 
     /// Registers a VGRF of `bytes` bytes takes (at byte 0 of its first).
     pub fn regs(&self, bytes: u32) -> u32 {
         bytes.div_ceil(self.reg_size).max(1)
+    }
+}
+
+/// What [`SEND_DST_NOT_R127`], [`SOURCE_DESTINATION_HAZARD`] and [`SPLIT_SEND_PAYLOADS`]
+/// say about `shader`'s instructions: per VGRF whether it must stay off g127, and the
+/// pairs that must not overlap. A refusal when an instruction names a VGRF the table does
+/// not hold.
+fn instruction_rules(shader: &Shader) -> Result<(Vec<bool>, Vec<Apart>), Refusal> {
+    let n = shader.vgrfs.len();
+    let reg = shader.target.target().reg_size;
+    let mut not_r127 = vec![false; n];
+    let mut apart = Vec::new();
+    let vgrf = |inst: Inst, op: &Operand| -> Result<Option<Vgrf>, Refusal> {
+        if op.file != RegFile::Vgrf {
+            return Ok(None);
+        }
+        if op.nr as usize >= n {
+            return Err(Refusal(format!(
+                "{inst} names vgrf{}, which the VGRF table does not hold",
+                op.nr
+            )));
+        }
+        Ok(Some(op.vgrf_nr()))
+    };
+    for inst in shader.layout.insts() {
+        let op = shader.insts.opcode[inst];
+        let exec = shader.insts.control[inst].exec_size as u32;
+        let srcs = shader.srcs(inst);
+        let dst_op = &shader.insts.dst[inst];
+        let dst = vgrf(inst, dst_op)?;
+        if let Some(d) = dst {
+            if shader.target >= Gen::Gen8 && exec < 16 && op.is_message() {
+                not_r127[d.index()] = true;
+            }
+            // Mesa's component_size: exec_size elements at the stride, one for stride 0.
+            let compressed = dst_op.footprint(exec) > reg;
+            if compressed || has_source_and_destination_hazard(op, exec, srcs) {
+                for s in srcs {
+                    if let Some(v) = vgrf(inst, s)? {
+                        if v != d {
+                            apart.push(Apart {
+                                inst,
+                                a: d,
+                                b: v,
+                                rule: &SOURCE_DESTINATION_HAZARD,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if shader.target >= Gen::Gen9
+            && matches!(
+                op,
+                Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc
+            )
+        {
+            let ex_mlen = shader.send_info(inst).map_or(0, |i| i.ex_mlen);
+            if let (Some(p1), Some(p2)) = eubatch_ir::message::send_payloads(srcs) {
+                if let (Some(a), Some(b)) = (vgrf(inst, p1)?, vgrf(inst, p2)?) {
+                    if ex_mlen > 0 && a != b {
+                        apart.push(Apart {
+                            inst,
+                            a,
+                            b,
+                            rule: &SPLIT_SEND_PAYLOADS,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok((not_r127, apart))
+}
+
+/// Mesa's `fs_inst::has_source_and_destination_hazard` (brw_fs.cpp, 22.3): opcodes the
+/// generator expands into several instructions that write the destination before reading
+/// every source, and SIMD16 instructions whose second half reads a scalar or a byte/word
+/// region the first half may have overwritten.
+fn has_source_and_destination_hazard(op: Opcode, exec: u32, srcs: &[Operand]) -> bool {
+    match op {
+        Opcode::PackHalf2x16Split | Opcode::Shuffle | Opcode::SelExec => true,
+        Opcode::QuadSwizzle => {
+            // Swizzles one Align1 region implements (generate_quad_swizzle): XXXX, YYYY,
+            // ZZZZ, WWWW, XXZZ, YYWW, XYXY, ZWZW.
+            let single_region = srcs.get(1).is_some_and(|s| {
+                s.file == RegFile::Imm
+                    && [0x00, 0x55, 0xaa, 0xff, 0xa0, 0xf5, 0x44, 0xee].contains(&s.nr)
+            });
+            !single_region && srcs.first().is_some_and(|s| s.stride != 0)
+        }
+        _ => {
+            exec == 16
+                && srcs.iter().any(|s| {
+                    s.file == RegFile::Vgrf
+                        && (s.stride == 0
+                            || matches!(s.ty, Type::UW | Type::W | Type::UB | Type::B))
+                })
+        }
     }
 }

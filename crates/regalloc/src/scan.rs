@@ -8,7 +8,8 @@
 //! intervals overlap theirs. Every other accessed VGRF is then taken in order of interval
 //! start; those whose intervals ended before the current start give their storage back (a
 //! heap ordered by end), and the packer places the VGRF in the registers the file allows
-//! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`]). A VGRF with no
+//! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`], off g127 for a
+//! gen8+ SIMD8 message destination). A VGRF with no
 //! place is `NoFit` (the shader needs spills) and holds nothing. Sorting is n·log n; the
 //! scan itself allocates nothing per VGRF.
 //!
@@ -55,7 +56,7 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             continue;
         }
         let regs = p.regs[v.index()].max(1);
-        let free = allowed & !blocked(&pinned, &iv);
+        let free = allowed & !blocked(&pinned, &iv) & !off_r127(c, v.index());
         out.placement[v.index()] = match highest_run(free, regs, c.eot_first_grf) {
             Some(first) => {
                 pinned.push((iv, run_mask(first, regs)));
@@ -85,7 +86,7 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             }
             active.pop();
         }
-        let avail = allowed & !blocked(&pinned, &iv);
+        let avail = allowed & !blocked(&pinned, &iv) & !off_r127(c, v as usize);
         out.placement[v as usize] = match packer.take(v as usize, avail) {
             Some(at) => {
                 active.push(Reverse((iv.end.get(), v)));
@@ -95,6 +96,17 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
         };
     }
     out
+}
+
+/// g127 as a mask when VGRF `v` must stay off it ([`SEND_DST_NOT_R127`]), else nothing.
+///
+/// [`SEND_DST_NOT_R127`]: crate::constraints::SEND_DST_NOT_R127
+fn off_r127(c: &Constraints, v: usize) -> u128 {
+    if c.not_r127.get(v).copied().unwrap_or(false) {
+        1 << 127
+    } else {
+        0
+    }
 }
 
 /// `n` registers from `first` as a mask (none when they would leave the file).
