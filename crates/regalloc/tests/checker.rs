@@ -299,3 +299,76 @@ block0:
     assert!(e.to_string().contains("not modelled"), "{e}");
     assert!(by_name("nonesuch").is_none());
 }
+
+/// A shader whose one instruction imposes `rule` on vgrf0 and vgrf1 (`body`), allocated by
+/// `linear` and then broken by `breaking`: rejected with that rule.
+fn instruction_rule_rejects(
+    width: u32,
+    sizes: &[&str],
+    body: &str,
+    breaking: impl Fn(&mut Allocation),
+    rule: &str,
+) {
+    let mut t = format!("shader \"t\" stage FS width {width} target skl\n");
+    for (k, size) in sizes.iter().enumerate() {
+        t += &format!("vgrf{k} {size}\n");
+    }
+    let s = parse_shader(&(t + body)).unwrap();
+    let (mut a, c, mut cx) = linear(&s);
+    check(&s, &mut cx, &c, &a).unwrap();
+    breaking(&mut a);
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(e.to_string().contains(rule), "{e}");
+}
+
+#[test]
+fn a_simd8_send_destination_on_g127_is_rejected() {
+    instruction_rule_rejects(
+        8,
+        &["1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:UD, g2<8,8,1>:UD
+    send(8) (mlen: 1) (sfid: 12) (desc: 0x02000000) vgrf1:UD, 0u, 0u, vgrf0:UD
+    mov(8) g10<8,8,1>:F, vgrf1:F
+",
+        |a| {
+            a.placement[1] = Placement::At(Reg {
+                grf: 127,
+                offset: 0,
+            })
+        },
+        "send-dst-r127",
+    );
+}
+
+#[test]
+fn a_compressed_destination_over_its_last_read_source_is_rejected() {
+    // vgrf0 dies at the SIMD16 add, so liveness alone lets vgrf1 take its registers, but
+    // the second half would read what the first half wrote.
+    instruction_rule_rejects(
+        16,
+        &["1x64", "1x64"],
+        "block0:
+    mov(16) vgrf0:F, g2<8,8,1>:F
+    add(16) vgrf1:F, vgrf0:F, 1f
+    mov(16) g10<8,8,1>:F, vgrf1:F
+",
+        |a| a.placement[1] = a.placement[0],
+        "src-dst-hazard",
+    );
+}
+
+#[test]
+fn overlapping_split_send_payloads_are_rejected() {
+    // vgrf1 is never written: liveness lets it share anything, the send does not.
+    instruction_rule_rejects(
+        8,
+        &["1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:UD, g2<8,8,1>:UD
+    send(8) (mlen: 1) (ex_mlen: 1) (sfid: 12) (desc: 0x02000000) (null):UD, 0u, 0u, vgrf0:UD, vgrf1:F
+",
+        |a| a.placement[1] = a.placement[0],
+        "split-send-payloads",
+    );
+}
