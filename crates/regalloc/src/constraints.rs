@@ -266,7 +266,7 @@ fn instruction_rules(shader: &Shader) -> Result<(Vec<bool>, Vec<Apart>), Refusal
         let dst_op = &shader.insts.dst[inst];
         let dst = vgrf(inst, dst_op)?;
         if let Some(d) = dst {
-            if shader.target >= Gen::Gen8 && exec < 16 && op.is_message() {
+            if keeps_dst_off_r127(shader, inst) {
                 not_r127[d.index()] = true;
             }
             // Mesa's component_size: exec_size elements at the stride, one for stride 0.
@@ -308,6 +308,14 @@ fn instruction_rules(shader: &Shader) -> Result<(Vec<bool>, Vec<Apart>), Refusal
         }
     }
     Ok((not_r127, apart))
+}
+
+/// Whether [`SEND_DST_NOT_R127`] applies to `inst`'s destination: a message of fewer
+/// than 16 channels on gen8+.
+pub fn keeps_dst_off_r127(shader: &Shader, inst: Inst) -> bool {
+    shader.target >= Gen::Gen8
+        && shader.insts.control[inst].exec_size < 16
+        && shader.insts.opcode[inst].is_message()
 }
 
 /// Mesa's `fs_inst::has_source_and_destination_hazard` (brw_fs.cpp, 22.3): opcodes the

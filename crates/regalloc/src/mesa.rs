@@ -23,13 +23,20 @@
 //! Colouring is [`colour`] (simplify, optimistic, select round robin). When it fails, the
 //! VGRF Mesa spills is [`spill::best`]'s choice; Mesa spills it and colours again (its
 //! `assign_regs` loop), and so does this allocator: the spilled VGRF's node stays, without
-//! edges (as `ra_reset_node_interference` leaves it), and colouring is retried until it
-//! succeeds. The answer: every spilled VGRF `NoFit` (in [`Outcome::spilled`], in Mesa's
-//! order), every other accessed VGRF at its colour. The first choice is exactly Mesa's; the
-//! later ones leave out what spilling adds to Mesa's graph (a short-lived temporary per
-//! access of the spilled VGRF, interfering with what is live there), so they may stop
-//! earlier than Mesa. If nothing can be spilled and colouring still fails (Mesa fails the
-//! compile), the nodes left uncoloured are `NoFit` too.
+//! edges (as `ra_reset_node_interference` leaves it), what spilling adds to the graph comes
+//! in ([`temps`]: a temporary per access of the spilled VGRF, the scratch header or MRF
+//! hack from the first spill on), and colouring is retried until it succeeds.
+//!
+//! The answer (the choice the brief leaves open, made here): every VGRF Mesa's loop spills
+//! is `NoFit`, in [`Outcome::spilled`] in Mesa's order, and every other accessed VGRF is at
+//! its colour — a complete, checkable allocation of the rest, which one `NoFit` alone could
+//! not always give (the graph without only Mesa's first choice may still not colour). The
+//! first choice is exactly Mesa's on this IR; a driver that spills one VGRF per retry, as
+//! Mesa 22.3 does, spills `spilled[0]` and asks again; one that spills every `NoFit` at
+//! once gets the set Mesa's loop reaches on this graph (the temporaries are modelled, not
+//! built, so the later choices can differ from Mesa's where its real spill code differs).
+//! If nothing can be spilled and colouring still fails (Mesa fails the compile), the nodes
+//! left uncoloured are `NoFit` too.
 //!
 //! Left `NoFit` from the start (not Mesa's: Mesa would assert or fail): a VGRF larger than
 //! the registers above the inputs, and an end-of-thread payload whose forced register is
@@ -46,6 +53,7 @@ pub mod classes;
 pub mod colour;
 pub mod graph;
 pub mod spill;
+pub mod temps;
 
 use eubatch_ir::{Gen, Vgrf};
 
@@ -82,6 +90,8 @@ struct Layout {
     mrf: Option<u32>,
     r127: Option<u32>,
     first_vgrf: u32,
+    /// The scratch header node, when present.
+    header: Option<u32>,
 }
 
 /// The shader's facts every build reads.
@@ -127,6 +137,7 @@ impl Shape<'_> {
             mrf,
             r127,
             first_vgrf: next,
+            header: (spilling && self.gen >= Gen::Gen9).then_some(next + self.vgrfs.len() as u32),
         }
     }
 
@@ -159,7 +170,11 @@ impl Shape<'_> {
         for &v in &self.vgrfs {
             b.node(Classes::of_len(self.input.problem.regs[v as usize]) as u32);
         }
-        let header = (spilling && self.gen >= Gen::Gen9).then(|| b.node(0));
+        let header = l.header.map(|h| {
+            let n = b.node(0);
+            debug_assert_eq!(n, h);
+            n
+        });
         // Nodes that take part: VGRFs not spilled.
         let live_nodes: Vec<u32> = (0..self.vgrfs.len() as u32)
             .filter(|&k| !spilled[self.vgrfs[k as usize] as usize])
@@ -263,16 +278,17 @@ pub fn run(input: &Input<'_>) -> Outcome {
     let cost = spill::costs(shader, &p.live);
     let mut spilled = vec![false; n];
     let mut node_cost = Vec::new();
-    let mut spill_order = Vec::new();
+    let mut spill_order: Vec<Vgrf> = Vec::new();
     let mut scratch = Vec::new();
     // The graph is built without spilling's nodes, and once more with them after the first
-    // spill (Mesa's rebuild with allow_spilling); each spill then removes a node's edges.
-    let mut built: Option<(Graph, Layout, bool)> = None;
+    // spill (Mesa's rebuild with allow_spilling, then the spill's temporaries); each later
+    // spill removes a node's edges and adds its temporaries.
+    let mut built: Option<Built> = None;
     // Each round spills one more VGRF: at most one round per VGRF node.
     for _ in 0..=shape.vgrfs.len() + 1 {
         let spilling = !spill_order.is_empty();
-        let (g, l, _) = match &mut built {
-            Some(b) if b.2 == spilling => b,
+        let b = match &mut built {
+            Some(b) if b.spilling == spilling => b,
             _ => {
                 let (g, l, eot) = shape.build(&spilled, spilling, &mut scratch);
                 let bad = bad_eot_payloads(&g, &eot, c);
@@ -287,35 +303,43 @@ pub fn run(input: &Input<'_>) -> Outcome {
                     built = None;
                     continue;
                 }
-                let mut g = g;
-                g.weigh(&shape.classes);
-                built.insert((g, l, spilling))
+                let mut b = Built::new(&shape, g, l, spilling);
+                for &v in &spill_order {
+                    b.add_spill(&shape, &spilled, v.index());
+                }
+                built.insert(b)
             }
         };
+        let first_vgrf = b.layout.first_vgrf;
         let vgrf_of = |node: u32| -> Option<usize> {
-            let k = node.checked_sub(l.first_vgrf)? as usize;
+            let k = node.checked_sub(first_vgrf)? as usize;
             shape.vgrfs.get(k).map(|&v| v as usize)
         };
-        let f = match colour::colour(g, &shape.classes, true, regs) {
+        let f = match colour::colour(&b.graph, &shape.classes, true, regs) {
             Ok(reg) => {
-                place(&shape, l, &reg, &spilled, &mut out);
+                place(&shape, &b.layout, &reg, &spilled, &mut out);
                 break;
             }
             Err(f) => f,
         };
-        // Costs per node: only VGRFs not yet spilled have one.
+        // Costs per node: only VGRFs not yet spilled have one (temporaries and the scratch
+        // header are Mesa's no_spill).
         node_cost.clear();
-        node_cost.extend((0..g.len() as u32).map(|node| match vgrf_of(node) {
+        node_cost.extend((0..b.graph.len() as u32).map(|node| match vgrf_of(node) {
             Some(v) if !spilled[v] => cost[v],
             _ => 0.0,
         }));
-        // (Only VGRF nodes have a cost, so the choice is always one.)
-        match spill::best(g, &shape.classes, &node_cost, &f).and_then(|n| Some((n, vgrf_of(n)?))) {
+        match spill::best(&b.graph, &shape.classes, &node_cost, &f)
+            .and_then(|n| Some((n, vgrf_of(n)?)))
+        {
             Some((node, v)) => {
                 spilled[v] = true;
                 spill_order.push(Vgrf::from_usize(v));
                 out.placement[v] = Placement::NoFit;
-                g.remove(node, &shape.classes);
+                if spilling {
+                    b.graph.remove(node, &shape.classes);
+                    b.add_spill(&shape, &spilled, v);
+                }
             }
             None => {
                 // Mesa fails the compile here: what was coloured stays, the rest does
@@ -326,7 +350,7 @@ pub fn run(input: &Input<'_>) -> Outcome {
                         *r = NO_REG;
                     }
                 }
-                place(&shape, l, &reg, &spilled, &mut out);
+                place(&shape, &b.layout, &reg, &spilled, &mut out);
                 break;
             }
         }
@@ -334,6 +358,64 @@ pub fn run(input: &Input<'_>) -> Outcome {
     Outcome {
         allocation: out,
         spilled: spill_order,
+    }
+}
+
+/// A graph being coloured, with what spilling has added to it.
+struct Built {
+    graph: Graph,
+    layout: Layout,
+    spilling: bool,
+    /// VGRF nodes with their ranges, by start, for the temporaries.
+    by_start: Vec<(u32, u32, u32)>,
+    temps: temps::Temps,
+}
+
+impl Built {
+    fn new(shape: &Shape<'_>, graph: Graph, layout: Layout, spilling: bool) -> Built {
+        let mut graph = graph;
+        graph.weigh(&shape.classes);
+        let mut by_start: Vec<(u32, u32, u32)> = shape
+            .live
+            .iter()
+            .enumerate()
+            .map(|(k, &(s, e))| (s, e, layout.first_vgrf + k as u32))
+            .collect();
+        by_start.sort_unstable();
+        Built {
+            graph,
+            layout,
+            spilling,
+            by_start,
+            temps: temps::Temps::default(),
+        }
+    }
+
+    /// Adds the temporaries of spilling VGRF `v`.
+    fn add_spill(&mut self, shape: &Shape<'_>, spilled: &[bool], v: usize) {
+        let l = &self.layout;
+        let node_of = |w: usize| -> Option<u32> {
+            let k = *shape.node_of.get(w)?;
+            (k != u32::MAX).then_some(l.first_vgrf + k)
+        };
+        let mrf = match l.mrf {
+            Some(m) => m + shape.spill_base_mrf()..m + MAX_MRF,
+            None => 0..0,
+        };
+        let around = temps::Around {
+            shader: shape.input.shader,
+            constraints: shape.input.constraints,
+            classes: &shape.classes,
+            inputs: shape.input.constraints.first_free_grf.min(l.payload),
+            mrf,
+            r127: l.r127,
+            header: l.header,
+            spill_max_size: shape.reg_width,
+            node_of: &node_of,
+            spilled,
+            by_start: &self.by_start,
+        };
+        self.temps.spill(&mut self.graph, &around, v);
     }
 }
 

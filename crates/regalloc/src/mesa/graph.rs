@@ -16,7 +16,12 @@
 //!
 //! A spilled node loses its edges ([`Graph::remove`], Mesa's `ra_reset_node_interference`)
 //! but stays a node: the rows are kept and edges to removed nodes skipped, so the graph is
-//! built once per layout, not once per spill.
+//! built once per layout, not once per spill. What spilling adds (Mesa's temporaries, see
+//! [`super::temps`]) comes as nodes and edges appended to the built graph
+//! ([`Graph::add_node`], [`Graph::add_edge`]): the added edges are linked lists in flat
+//! arrays (a head per node, a next per edge, the two directions of an edge side by side),
+//! so adding allocates nothing per node. An edge added to a node already removed stays
+//! (Mesa adds a later temporary's interference to a spilled node too).
 
 use super::classes::Classes;
 
@@ -34,8 +39,39 @@ pub struct Graph {
     /// Per node: whether its edges are gone.
     removed: Vec<bool>,
     /// Per node: the sum of `q(own class, neighbour's class)` over its neighbours (Mesa's
-    /// `q_total`), once [`Graph::weigh`] has computed it; kept as nodes are removed.
+    /// `q_total`), once [`Graph::weigh`] has computed it; kept as nodes and edges change.
     pub q_total: Vec<u32>,
+    /// Added edges: per node the first ([`NONE`]: none), per edge the next of its node,
+    /// where it goes, and whether it was removed. Edge `e` and `e ^ 1` are one edge's two
+    /// directions.
+    head: Vec<u32>,
+    next: Vec<u32>,
+    to: Vec<u32>,
+    dead: Vec<bool>,
+}
+
+/// No added edge.
+const NONE: u32 = u32::MAX;
+
+/// The added edges of one node, alive ones only.
+struct Added<'a> {
+    g: &'a Graph,
+    e: u32,
+}
+
+impl Iterator for Added<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        while self.e != NONE {
+            let e = self.e as usize;
+            self.e = self.g.next[e];
+            if !self.g.dead[e] {
+                return Some(self.g.to[e]);
+            }
+        }
+        None
+    }
 }
 
 impl Graph {
@@ -54,7 +90,45 @@ impl Graph {
         } else {
             &self.adj[self.row[n as usize] as usize..self.row[n as usize + 1] as usize]
         };
-        row.iter().copied().filter(|&m| !self.removed[m as usize])
+        let added = Added {
+            g: self,
+            e: self.head[n as usize],
+        };
+        row.iter()
+            .copied()
+            .filter(|&m| !self.removed[m as usize])
+            .chain(added)
+    }
+
+    /// A new node of `class` with no edges (its q total 0).
+    pub fn add_node(&mut self, class: u32) -> u32 {
+        let n = self.class.len() as u32;
+        self.class.push(class);
+        self.forced.push(NO_REG);
+        let end = *self.row.last().unwrap_or(&0);
+        self.row.push(end);
+        self.removed.push(false);
+        self.q_total.push(0);
+        self.head.push(NONE);
+        n
+    }
+
+    /// Makes `a` and `b` interfere, if they are distinct and do not already (Mesa's
+    /// `ra_add_node_interference`); their q totals grow.
+    pub fn add_edge(&mut self, a: u32, b: u32, cl: &Classes) {
+        if a == b || self.neighbours(a).any(|m| m == b) {
+            return;
+        }
+        for (x, y) in [(a, b), (b, a)] {
+            self.to.push(y);
+            self.next.push(self.head[x as usize]);
+            self.dead.push(false);
+            self.head[x as usize] = self.to.len() as u32 - 1;
+            self.q_total[x as usize] += cl.q(
+                self.class[x as usize] as usize,
+                self.class[y as usize] as usize,
+            );
+        }
     }
 
     /// Computes every node's q total over its neighbours.
@@ -83,6 +157,16 @@ impl Graph {
             if !self.removed[m] && !self.removed[n as usize] {
                 self.q_total[m] -= cl.q(self.class[m] as usize, c);
             }
+        }
+        let mut e = self.head[n as usize];
+        while e != NONE {
+            if !self.dead[e as usize] {
+                let m = self.to[e as usize] as usize;
+                self.dead[e as usize] = true;
+                self.dead[e as usize ^ 1] = true;
+                self.q_total[m] -= cl.q(self.class[m] as usize, c);
+            }
+            e = self.next[e as usize];
         }
         self.removed[n as usize] = true;
         self.q_total[n as usize] = 0;
@@ -187,6 +271,10 @@ impl Builder {
         Graph {
             removed: vec![false; n],
             q_total: vec![0; n],
+            head: vec![NONE; n],
+            next: Vec::new(),
+            to: Vec::new(),
+            dead: Vec::new(),
             class: self.class,
             forced: self.forced,
             row,
@@ -246,5 +334,20 @@ mod tests {
         assert_eq!(row(&g, 3), vec![4]);
         assert_eq!(g.q_total[3], 1);
         assert_eq!(g.q_total[0], 0);
+        // An added node and edges: to the removed node 0 (it stays), to 3 (once however
+        // often it is added), and 3-4 already there.
+        let t = g.add_node(0);
+        g.add_edge(t, 0, &cl);
+        g.add_edge(t, 3, &cl);
+        g.add_edge(3, t, &cl);
+        g.add_edge(3, 4, &cl);
+        assert_eq!(row(&g, t), vec![3, 0]);
+        assert_eq!(row(&g, 0), vec![t]);
+        assert_eq!(row(&g, 3), vec![4, t]);
+        assert_eq!((g.q_total[t as usize], g.q_total[3]), (2, 2));
+        // Removing 3 takes its added edge too.
+        g.remove(3, &cl);
+        assert_eq!(row(&g, t), vec![0]);
+        assert_eq!(g.q_total[t as usize], 1);
     }
 }

@@ -22,7 +22,7 @@
 //! virtual opcodes are not repeated. The `no_spill` nodes of Mesa (the temporaries spilling
 //! itself makes) do not exist here, see [`super`].
 
-use eubatch_ir::{Opcode, Operand, RegFile, Shader};
+use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 use eubatch_passes::analysis::access::send_read_len;
 use eubatch_passes::analysis::intervals::Interval;
 
@@ -30,31 +30,46 @@ use super::classes::Classes;
 use super::colour::Failure;
 use super::graph::Graph;
 
+/// Registers an access of `bytes` bytes at `op` touches, less a strided region's tail
+/// padding (Mesa's `regs_read`/`regs_written` with `reg_padding`).
+fn regs(op: &Operand, bytes: u32, reg: u32) -> u32 {
+    let padding = (op.stride.max(1) as u32 - 1) * op.ty.size();
+    (op.offset % reg + bytes - bytes.min(padding)).div_ceil(reg)
+}
+
+/// Registers source `k` of `inst` reads (Mesa's `regs_read`).
+pub fn regs_read(shader: &Shader, inst: Inst, k: usize) -> u32 {
+    let s = &shader.srcs(inst)[k];
+    let exec = shader.insts.control[inst].exec_size as u32;
+    let bytes = send_read_len(shader, inst, k).unwrap_or_else(|| s.footprint(exec));
+    regs(s, bytes, shader.reg_size())
+}
+
+/// Registers `inst` writes (Mesa's `regs_written`).
+pub fn regs_written(shader: &Shader, inst: Inst) -> u32 {
+    regs(
+        &shader.insts.dst[inst],
+        shader.insts.size_written[inst],
+        shader.reg_size(),
+    )
+}
+
 /// Per VGRF: Mesa's spill cost (0: never spilled).
 pub fn costs(shader: &Shader, live: &[Interval]) -> Vec<f32> {
-    let reg = shader.reg_size();
     let mut cost = vec![0f32; live.len()];
     let mut scale = 1f32;
-    // Registers an access of `bytes` bytes at `op` touches, less a strided region's tail
-    // padding (Mesa's reg_padding).
-    let regs = |op: &Operand, bytes: u32| -> f32 {
-        let padding = (op.stride.max(1) as u32 - 1) * op.ty.size();
-        ((op.offset % reg + bytes - bytes.min(padding)).div_ceil(reg)) as f32
-    };
     for inst in shader.layout.insts() {
-        let exec = shader.insts.control[inst].exec_size as u32;
         for (k, s) in shader.srcs(inst).iter().enumerate() {
             if s.file == RegFile::Vgrf {
                 if let Some(c) = cost.get_mut(s.nr as usize) {
-                    let bytes = send_read_len(shader, inst, k).unwrap_or_else(|| s.footprint(exec));
-                    *c += regs(s, bytes) * scale;
+                    *c += regs_read(shader, inst, k) as f32 * scale;
                 }
             }
         }
         let d = &shader.insts.dst[inst];
         if d.file == RegFile::Vgrf {
             if let Some(c) = cost.get_mut(d.nr as usize) {
-                *c += regs(d, shader.insts.size_written[inst]) * scale;
+                *c += regs_written(shader, inst) as f32 * scale;
             }
         }
         match shader.insts.opcode[inst] {
