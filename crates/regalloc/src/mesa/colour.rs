@@ -114,23 +114,28 @@ fn simplify(g: &Graph, cl: &Classes) -> Stack {
             update(k, &q_total, &mut pq_test, &mut min_q_total, &mut min_q_node);
         }
     }
+    // Nodes pushed or forced: the neighbours a push no longer weighs on.
+    let mut gone = assigned.clone();
     // add_node_to_stack: neighbours not pushed nor forced lose this node's q.
     let push = |k: usize,
                 q_total: &mut [u32],
                 in_stack: &mut [u32],
+                gone: &mut [u32],
                 pq_test: &mut [u32],
                 min_q_total: &mut [u32],
                 min_q_node: &mut [u32],
                 stack: &mut Vec<u32>| {
-        for m in g.neighbours(k as u32) {
+        let ck = class(k);
+        g.for_each_neighbour(k as u32, |m| {
             let m = m as usize;
-            if !bit(in_stack, m) && !bit(&assigned, m) {
-                q_total[m] -= cl.q(class(m), class(k));
+            if !bit(gone, m) {
+                q_total[m] -= cl.q(class(m), ck);
                 update(m, q_total, pq_test, min_q_total, min_q_node);
             }
-        }
+        });
         stack.push(k as u32);
         in_stack[k / WORD] |= 1 << (k % WORD);
+        gone[k / WORD] |= 1 << (k % WORD);
         min_q_total[k / WORD] = u32::MAX;
     };
     let mut progress = true;
@@ -144,7 +149,7 @@ fn simplify(g: &Graph, cl: &Classes) -> Stack {
                 WORD - 1
             };
             let mask = u32::MAX >> (WORD - 1 - high);
-            let skip = in_stack[w] | assigned[w];
+            let skip = gone[w];
             if skip == mask {
                 continue;
             }
@@ -156,6 +161,7 @@ fn simplify(g: &Graph, cl: &Classes) -> Stack {
                             w * WORD + j,
                             &mut q_total,
                             &mut in_stack,
+                            &mut gone,
                             &mut pq_test,
                             &mut min_q_total,
                             &mut min_q_node,
@@ -194,6 +200,7 @@ fn simplify(g: &Graph, cl: &Classes) -> Stack {
                 best_node as usize,
                 &mut q_total,
                 &mut in_stack,
+                &mut gone,
                 &mut pq_test,
                 &mut min_q_total,
                 &mut min_q_node,
@@ -223,14 +230,13 @@ fn select(g: &Graph, mut s: Stack, round_robin: bool, regs: u32) -> Result<Vec<u
         } else {
             range_mask(0, regs - len + 1)
         };
-        for m in g.neighbours(k as u32) {
+        g.for_each_neighbour(k as u32, |m| {
             let m = m as usize;
-            if bit(&s.in_stack, m) || reg[m] == NO_REG {
-                continue;
+            if !bit(&s.in_stack, m) && reg[m] != NO_REG {
+                let other = Classes::len(g.class[m] as usize);
+                free &= !range_mask((reg[m] + 1).saturating_sub(len), reg[m] + other);
             }
-            let other = Classes::len(g.class[m] as usize);
-            free &= !range_mask((reg[m] + 1).saturating_sub(len), reg[m] + other);
-        }
+        });
         free &= file;
         // The lowest free start at or after the search point, else the lowest one.
         let from = free & !range_mask(0, start_search.min(128));

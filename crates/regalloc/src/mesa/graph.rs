@@ -100,6 +100,27 @@ impl Graph {
             .chain(added)
     }
 
+    /// Calls `f` with each node `n` interferes with: [`Graph::neighbours`] as two plain
+    /// loops, for the colouring's inner loops.
+    #[inline]
+    pub fn for_each_neighbour(&self, n: u32, mut f: impl FnMut(u32)) {
+        let n = n as usize;
+        if !self.removed[n] {
+            for &m in &self.adj[self.row[n] as usize..self.row[n + 1] as usize] {
+                if !self.removed[m as usize] {
+                    f(m);
+                }
+            }
+        }
+        let mut e = self.head[n];
+        while e != NONE {
+            if !self.dead[e as usize] {
+                f(self.to[e as usize]);
+            }
+            e = self.next[e as usize];
+        }
+    }
+
     /// A new node of `class` with no edges (its q total 0).
     pub fn add_node(&mut self, class: u32) -> u32 {
         let n = self.class.len() as u32;
