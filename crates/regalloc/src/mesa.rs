@@ -142,8 +142,9 @@ impl Shape<'_> {
     }
 
     /// The graph Mesa colours with `spilled` VGRFs spilled (`spilling`: once any has been,
-    /// the MRF hack or scratch header is in). Also the register each end-of-thread payload
-    /// is forced to (or why not: `Err` VGRFs that cannot be placed as Mesa would).
+    /// the MRF hack or scratch header is in): spilled VGRFs are nodes without edges. Also
+    /// the end-of-thread payload nodes it forced (a spilled payload stays forced, as Mesa
+    /// forces before it spills, and its temporary takes the same register).
     fn build(
         &self,
         spilled: &[bool],
@@ -219,7 +220,7 @@ impl Shape<'_> {
             let inst = c.eot_reads[k].0;
             let mut reg = self.regs;
             if l.mrf.is_some() {
-                reg -= MAX_MRF - self.spill_base_mrf();
+                reg = reg.saturating_sub(MAX_MRF - self.spill_base_mrf());
             } else if l.r127.is_some() {
                 reg -= 1;
             }
@@ -227,7 +228,8 @@ impl Shape<'_> {
                 let v = c.eot_reads[k].1;
                 let size = self.input.problem.regs[v.index()].max(1);
                 reg = reg.saturating_sub(size);
-                if let Some(n) = node(v) {
+                let any = self.node_of.get(v.index()).filter(|&&k| k != u32::MAX);
+                if let Some(n) = any.map(|&k| l.first_vgrf + k) {
                     b.force(n, reg);
                     eot_top.push(n);
                 }
@@ -291,14 +293,16 @@ pub fn run(input: &Input<'_>) -> Outcome {
             Some(b) if b.spilling == spilling => b,
             _ => {
                 let (g, l, eot) = shape.build(&spilled, spilling, &mut scratch);
-                let bad = bad_eot_payloads(&g, &eot, c);
+                let vgrf = |node: u32| shape.vgrfs[(node - l.first_vgrf) as usize] as usize;
+                let mut bad = bad_eot_payloads(&g, &eot, c);
+                // (One already out has no place to break the rule from.)
+                bad.retain(|&node| !spilled[vgrf(node)]);
                 if !bad.is_empty() {
                     // Not Mesa's: its forced payload breaks the rule; take it out and
                     // build again.
                     for node in bad {
-                        let v = shape.vgrfs[(node - l.first_vgrf) as usize] as usize;
-                        spilled[v] = true;
-                        out.placement[v] = Placement::NoFit;
+                        spilled[vgrf(node)] = true;
+                        out.placement[vgrf(node)] = Placement::NoFit;
                     }
                     built = None;
                     continue;
@@ -416,6 +420,7 @@ impl Built {
             by_start: &self.by_start,
         };
         self.temps.spill(&mut self.graph, &around, v);
+        self.graph.compact();
     }
 }
 
