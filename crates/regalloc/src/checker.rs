@@ -69,10 +69,13 @@ pub enum Violation {
         at: Reg,
         bytes: u32,
     },
+    /// A VGRF on input register `input` whose live range starts at or before the
+    /// register's last access.
     Reserved {
         vgrf: Vgrf,
         at: Reg,
-        first_free: u32,
+        input: u32,
+        last_use: Option<u32>,
     },
     NotContiguous {
         vgrf: Vgrf,
@@ -157,12 +160,16 @@ impl std::fmt::Display for Violation {
             Reserved {
                 vgrf,
                 at,
-                first_free,
+                input,
+                last_use,
             } => write!(
                 f,
-                "vgrf{} at {at} takes a register of the thread's inputs (g0-g{})",
+                "vgrf{} at {at} takes g{input}, a register of the thread's inputs{}",
                 vgrf.index(),
-                first_free.saturating_sub(1)
+                match last_use {
+                    Some(p) => format!(" accessed until point {p}, before the value starts"),
+                    None => String::new(),
+                }
             )?,
             NotContiguous { vgrf, at, bytes } => write!(
                 f,
@@ -241,7 +248,15 @@ pub fn check(
             placements: allocation.placement.len(),
         });
     }
-    check_placements(shader, c, allocation)?;
+    // Where each value's live range starts, for the thread-inputs rule (the analysis
+    // layer's intervals; none: every input register stays reserved).
+    let intervals = cx.intervals(shader);
+    let start = |v: Vgrf| {
+        intervals
+            .as_ref()
+            .map_or(0, |iv| iv.vgrf(shader, v).start.get())
+    };
+    check_placements(shader, c, allocation, start)?;
     let points = cx.points(shader);
     let at_inst = |inst: Inst, after: bool| At {
         point: points.of(inst).map_or(u32::MAX, |p| p.get()),
@@ -323,6 +338,7 @@ fn check_placements(
     shader: &Shader,
     c: &Constraints,
     allocation: &Allocation,
+    live: impl Fn(Vgrf) -> u32,
 ) -> Result<(), Violation> {
     let reg = c.reg_size;
     let file_bytes = c.grf_count * reg;
@@ -338,11 +354,15 @@ fn check_placements(
             return Err(Violation::OutsideFile { vgrf: v, at, bytes });
         }
         if at.grf < c.first_free_grf {
-            return Err(Violation::Reserved {
-                vgrf: v,
-                at,
-                first_free: c.first_free_grf,
-            });
+            let start = live(v);
+            if let Some(g) = at.registers(layout, reg).find(|&g| !c.input_free(g, start)) {
+                return Err(Violation::Reserved {
+                    vgrf: v,
+                    at,
+                    input: g,
+                    last_use: c.input_last_use.get(g as usize).copied().flatten(),
+                });
+            }
         }
         if bytes > reg {
             if at.offset != 0 {

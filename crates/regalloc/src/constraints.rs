@@ -38,11 +38,11 @@ pub const REGISTER_FILE: Rule = Rule {
     source: "PRM Vol. 7 \"GRF Registers\"; Mesa BRW_MAX_GRF",
 };
 
-/// Registers holding the thread's inputs are not allocated.
+/// Registers holding the thread's inputs are not allocated while the inputs are needed.
 pub const THREAD_INPUTS: Rule = Rule {
     name: "thread-inputs",
-    text: "registers below the first free one hold the thread payload, the push constants and the attributes; no VGRF takes them",
-    source: "Mesa 22.3 brw_fs.cpp fs_visitor::assign_curb_setup, assign_urb_setup, assign_vs_urb_setup (first_non_payload_grf), as eubatch_ir::thread_inputs::InputLayout lays them out",
+    text: "registers below the first free one hold the thread payload, the push constants, the attributes and the fixed registers the shader names; a VGRF takes one only if its live range starts after the register's last access in layout order (an access inside a loop counting at the end of the outermost loop; an end-of-thread send reads g0-g1); a register never accessed is free",
+    source: "Mesa 22.3 brw_fs.cpp fs_visitor::assign_curb_setup, assign_urb_setup, assign_vs_urb_setup (first_non_payload_grf), as eubatch_ir::thread_inputs::InputLayout lays them out; brw_fs_reg_allocate.cpp calculate_payload_ranges and setup_live_interference (node_start_ip <= payload_last_use_ip)",
 };
 
 /// A value larger than a register takes whole consecutive registers.
@@ -151,6 +151,9 @@ pub struct Constraints {
     pub eot_reads: Vec<(Inst, Vgrf)>,
     /// Per VGRF: whether an end-of-thread send reads it.
     pub is_eot: Vec<bool>,
+    /// Per register below `first_free_grf`: its last access ([`THREAD_INPUTS`]: a program
+    /// point, in a loop the end of the outermost loop), or none if never accessed.
+    pub input_last_use: Vec<Option<u32>>,
     /// Per VGRF: whether it must not touch g127 ([`SEND_DST_NOT_R127`]).
     pub not_r127: Vec<bool>,
     /// Pairs that must not overlap ([`Apart`]), in layout order.
@@ -220,10 +223,12 @@ impl Constraints {
             }
         }
         let (not_r127, apart) = instruction_rules(shader)?;
+        let first_free_grf = inputs_end.min(target.grf_count);
         Ok(Constraints {
             grf_count: target.grf_count,
             reg_size: reg,
-            first_free_grf: inputs_end.min(target.grf_count),
+            first_free_grf,
+            input_last_use: input_last_use(shader, &layout, first_free_grf),
             eot_first_grf: Target::EOT_PAYLOAD_FIRST_GRF,
             eot_reads,
             is_eot,
@@ -236,6 +241,96 @@ impl Constraints {
     pub fn regs(&self, bytes: u32) -> u32 {
         bytes.div_ceil(self.reg_size).max(1)
     }
+
+    /// Whether a VGRF whose live range starts at `start` may take register `g`
+    /// ([`THREAD_INPUTS`]).
+    pub fn input_free(&self, g: u32, start: u32) -> bool {
+        match self.input_last_use.get(g as usize) {
+            None => g >= self.first_free_grf,
+            Some(None) => true,
+            Some(Some(last)) => start > *last,
+        }
+    }
+}
+
+/// Mesa's `calculate_payload_ranges` over the registers below `first_free`: per register
+/// the last point a source or destination touches it (a fixed register, an attribute, a
+/// push constant), a point inside a loop counting as the end of the outermost loop (the
+/// inputs are defined once, at thread start), and an end-of-thread send touching g0 and g1
+/// (Mesa reserves the header registers there, as the simulator and driver developers
+/// expect them untouched).
+fn input_last_use(shader: &Shader, layout: &InputLayout, first_free: u32) -> Vec<Option<u32>> {
+    let reg = layout.reg_size;
+    let mut last = vec![None; first_free as usize];
+    // The end of each outermost loop, by the point of its `do`.
+    let insts: Vec<Inst> = shader.layout.insts().collect();
+    let mut loop_end = vec![0u32; insts.len()];
+    let mut depth = 0u32;
+    let mut open = 0usize;
+    for (p, &inst) in insts.iter().enumerate() {
+        match shader.insts.opcode[inst] {
+            Opcode::Do => {
+                if depth == 0 {
+                    open = p;
+                }
+                depth += 1;
+            }
+            Opcode::While if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    loop_end[open] = p as u32;
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut depth = 0u32;
+    let mut end = 0u32;
+    let touch = |last: &mut [Option<u32>], first: u64, bytes: u32, at: u32| {
+        let lo = first / reg as u64;
+        let hi = (first + bytes.max(1) as u64).div_ceil(reg as u64);
+        for g in lo..hi.min(last.len() as u64) {
+            last[g as usize] = Some(at);
+        }
+    };
+    for (p, &inst) in insts.iter().enumerate() {
+        match shader.insts.opcode[inst] {
+            Opcode::Do => {
+                if depth == 0 {
+                    end = loop_end[p].max(p as u32);
+                }
+                depth += 1;
+            }
+            Opcode::While => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        // (As Mesa: the `do` counts inside its loop, the outermost `while` at its own point,
+        // which is the loop's end.)
+        let at = if depth > 0 { end } else { p as u32 };
+        let exec = shader.insts.control[inst].exec_size as u32;
+        let d = &shader.insts.dst[inst];
+        let ops = shader.srcs(inst).iter().chain(std::iter::once(d));
+        for op in ops {
+            let bytes = op.footprint(exec);
+            match op.file {
+                RegFile::FixedGrf => touch(
+                    &mut last,
+                    op.nr as u64 * reg as u64 + op.offset as u64,
+                    bytes,
+                    at,
+                ),
+                RegFile::Attr => touch(&mut last, layout.attr_byte(op.nr, op.offset), bytes, at),
+                RegFile::Uniform => {
+                    touch(&mut last, layout.uniform_byte(op.nr, op.offset), bytes, at)
+                }
+                _ => {}
+            }
+        }
+        if shader.insts.control[inst].eot() {
+            touch(&mut last, 0, 2 * reg, at);
+        }
+    }
+    last
 }
 
 /// What [`SEND_DST_NOT_R127`], [`SOURCE_DESTINATION_HAZARD`] and [`SPLIT_SEND_PAYLOADS`]

@@ -3,9 +3,9 @@
 //!
 //! The graph, node for node in Mesa's numbering (which decides ties in simplify):
 //! - payload nodes, one per register below the first free one (aligned to the SIMD width's
-//!   registers, as `payload_node_count`), forced to their register; the ones holding the
-//!   thread's inputs interfere with every VGRF ([`THREAD_INPUTS`]: the inputs are kept for
-//!   the whole thread, where Mesa frees each after its last use);
+//!   registers, as `payload_node_count`), forced to their register, each interfering with
+//!   the VGRFs that start at or before its last access ([`THREAD_INPUTS`], Mesa's
+//!   `calculate_payload_ranges`);
 //! - once spilling has begun on gen7/8, the 16 MRF-hack nodes forced to g112-g127, the top
 //!   ones (from `spill_base_mrf`) interfering with every VGRF;
 //! - on gen8+, a node forced to g127 that every SIMD8 message destination interferes with
@@ -183,10 +183,25 @@ impl Shape<'_> {
         let ranges: Vec<(u32, u32)> = live_nodes.iter().map(|&k| self.live[k as usize]).collect();
         let nodes: Vec<u32> = live_nodes.iter().map(|&k| l.first_vgrf + k).collect();
         b.interfere_intervals(&nodes, &ranges, order);
-        for &n in nodes.iter().chain(header.iter()) {
-            for r in 0..c.first_free_grf.min(l.payload) {
-                b.interfere(n, r);
+        // A payload register meets the values starting at or before its last access
+        // (setup_live_interference's `node_start_ip <= payload_last_use_ip`); the scratch
+        // header starts at 0.
+        let inputs = c.first_free_grf.min(l.payload);
+        for (&n, &(start, _)) in nodes.iter().zip(&ranges) {
+            for r in 0..inputs {
+                if c.input_last_use[r as usize].is_some_and(|last| start <= last) {
+                    b.interfere(n, r);
+                }
             }
+        }
+        if let Some(h) = header {
+            for r in 0..inputs {
+                if c.input_last_use[r as usize].is_some() {
+                    b.interfere(h, r);
+                }
+            }
+        }
+        for &n in nodes.iter().chain(header.iter()) {
             if let Some(m) = l.mrf {
                 for i in self.spill_base_mrf()..MAX_MRF {
                     b.interfere(n, m + i);

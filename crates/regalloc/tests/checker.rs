@@ -121,12 +121,78 @@ fn placements_outside_the_file_or_on_inputs_are_rejected() {
         broken(1, at(127, 0)),
         Err(Violation::OutsideFile { .. })
     ));
-    let e = broken(0, at(2, 0)).unwrap_err();
+    // g4 is read last at point 1, where vgrf0 starts: it may not take g4 (Mesa's
+    // `node_start_ip <= payload_last_use_ip`).
+    let e = broken(0, at(4, 0)).unwrap_err();
     assert!(
-        matches!(e, Violation::Reserved { first_free: 6, .. }),
+        matches!(
+            e,
+            Violation::Reserved {
+                input: 4,
+                last_use: Some(1),
+                ..
+            }
+        ),
         "{e}"
     );
     assert!(e.to_string().contains("thread-inputs"), "{e}");
+    // g0-g1 are kept for the end-of-thread send (point 9).
+    let e = broken(2, at(1, 0)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Violation::Reserved {
+                input: 1,
+                last_use: Some(9),
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn input_registers_are_free_after_their_last_access() {
+    // vgrf2 starts at point 4, after g4's last read (point 1); g2 and g3 are never
+    // accessed, so any value may take them.
+    let s = shader();
+    let (mut a, c, mut cx) = linear(&s);
+    assert_eq!(c.input_last_use[4], Some(1));
+    assert_eq!(c.input_last_use[2], None);
+    a.placement[2] = at(4, 0);
+    a.placement[0] = at(2, 0);
+    a.placement[3] = at(3, 0);
+    check(&s, &mut cx, &c, &a).unwrap();
+}
+
+#[test]
+fn an_input_read_in_a_loop_is_kept_to_the_loop_end() {
+    // g4 is read inside the loop (points 1-5): kept to the `while` (point 5), so vgrf1,
+    // defined after the loop, may take it, and vgrf0, defined before, may not.
+    let s = fs(
+        &["1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:F, 0f
+block1:
+    do(8) (null):UD
+block2:
+    add(8) vgrf0:F, vgrf0:F, g4<8,8,1>:F
+    cmp.l.f0.0(8) (null):F, vgrf0:F, 10f
+    mov(8) vgrf0:F, vgrf0:F
+    (+f0.0) while(8) (null):UD
+block3:
+    mov(8) vgrf1:F, vgrf0:F
+    mov(8) g10<8,8,1>:F, vgrf1:F
+",
+    );
+    let (mut a, c, mut cx) = linear(&s);
+    assert_eq!(c.input_last_use[4], Some(5));
+    a.placement[1] = at(4, 0);
+    check(&s, &mut cx, &c, &a).unwrap();
+    a.placement[0] = at(4, 0);
+    a.placement[1] = at(20, 0);
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(matches!(e, Violation::Reserved { input: 4, .. }), "{e}");
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! class of its size, never spilled itself (`no_spill`), live around its instruction only
 //! (`ip - 1 .. ip + 1` in the instruction numbering liveness had, which spilling does not
 //! renumber), so it interferes with:
-//! - the thread's inputs, the MRF-hack registers (gen7/8) and the scratch header (gen9+);
+//! - the thread's inputs accessed at or after `ip - 1`, the MRF-hack registers (gen7/8) and
+//!   the scratch header (gen9+);
 //! - every VGRF whose range meets `ip - 1 .. ip + 1` by Mesa's test (a VGRF live at `ip`),
 //!   spilled ones included: ranges are not recomputed, so a VGRF spilled earlier meets the
 //!   temporaries of later spills;
@@ -141,8 +142,12 @@ impl Temps {
     fn temporary(&mut self, g: &mut Graph, a: &Around<'_>, ip: u32, count: u32) -> u32 {
         let cl = a.classes;
         let t = g.add_node(Classes::of_len(count.min(cl.count() as u32)) as u32);
+        // Inputs accessed at or after ip - 1.
         for p in 0..a.inputs {
-            g.add_edge(t, p, cl);
+            let last = a.constraints.input_last_use[p as usize];
+            if last.is_some_and(|last| ip as i64 - 1 <= last as i64) {
+                g.add_edge(t, p, cl);
+            }
         }
         for m in a.mrf.clone() {
             g.add_edge(t, m, cl);
@@ -230,10 +235,11 @@ block0:
             r.sort();
             r
         };
-        // The write's (ip 0): inputs, header, vgrf0 (live at 0). The fill's (ip 2):
-        // inputs, g127 (a SIMD8 block read), vgrf0, vgrf1 and vgrf2 (its range starts at
-        // 2), header.
-        assert_eq!(row(7), vec![0, 1, 3, 6]);
-        assert_eq!(row(8), vec![0, 1, 2, 3, 4, 5, 6]);
+        // The write's (ip 0): g1 (read until ip 1; g0 is never accessed), header, vgrf0
+        // (live at 0). The fill's (ip 2): g1 (its last access at 1 = ip - 1), g127 (a SIMD8
+        // block read), vgrf0, vgrf1 and vgrf2 (its range starts at 2), header.
+        assert_eq!(c.input_last_use[..2], [None, Some(1)]);
+        assert_eq!(row(7), vec![1, 3, 6]);
+        assert_eq!(row(8), vec![1, 2, 3, 4, 5, 6]);
     }
 }
