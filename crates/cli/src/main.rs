@@ -104,7 +104,7 @@ enum Cmd {
         /// Write per-shader statistics (JSON lines for .json/.jsonl, CSV for .csv).
         #[arg(long)]
         stats: Option<PathBuf>,
-        /// Allocate registers with this allocator (`linear`, `subreg`: eubatch_regalloc's
+        /// Allocate registers with this allocator (`linear`, `mesa`, `subreg`: eubatch_regalloc's
         /// ALLOCATORS) after lowering (the pipeline is `lower` unless --passes names one),
         /// check every allocation, and print registers used and how many shaders need
         /// spills.

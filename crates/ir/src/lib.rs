@@ -21,6 +21,7 @@ pub mod operand;
 pub mod raw_move;
 pub mod region_rules;
 pub mod shader;
+pub mod size_read;
 pub mod target;
 pub mod text;
 pub mod thread_inputs;

@@ -56,7 +56,7 @@ impl InputLayout {
         let mut reads_attr = false;
         for inst in start.layout.insts() {
             let exec = start.insts.control[inst].exec_size as u32;
-            for op in start.srcs(inst) {
+            for (k, op) in start.srcs(inst).iter().enumerate() {
                 let end = op.offset + op.span(exec);
                 match op.file {
                     RegFile::Uniform if op.nr >= UBO_START => {
@@ -67,8 +67,10 @@ impl InputLayout {
                         regular_dwords = regular_dwords.max(op.nr + end.div_ceil(4));
                     }
                     RegFile::FixedGrf => {
-                        max_payload = max_payload
-                            .max(op.nr + (op.offset + op.footprint(exec)).div_ceil(reg) - 1);
+                        // What it reads, not only its region: `pln`'s barycentrics are
+                        // two registers per 8 channels (crate::size_read).
+                        let read = crate::size_read::size_read(start, inst, k).max(1);
+                        max_payload = max_payload.max(op.nr + (op.offset + read).div_ceil(reg) - 1);
                     }
                     RegFile::Attr => reads_attr = true,
                     _ => {}

@@ -6,7 +6,9 @@
 //! What it checks, each against its [`constraints`] rule:
 //! - every placed VGRF lies inside the register file, above the thread's inputs, in
 //!   consecutive whole registers when larger than one, inside one register at a 4-byte
-//!   offset otherwise; every VGRF an end-of-thread send reads lies in g112-g127;
+//!   offset otherwise; every VGRF an end-of-thread send reads lies in g112-g127; gen8+
+//!   SIMD8 message destinations stay off g127; the pairs an instruction keeps apart
+//!   (source/destination hazards, split-send payloads) do not overlap;
 //! - every VGRF an instruction accesses has a register (or did not fit: the shader needs
 //!   spills, and what was not placed is not checked);
 //! - at every program point, no two values that are live *and defined* there share a
@@ -67,10 +69,13 @@ pub enum Violation {
         at: Reg,
         bytes: u32,
     },
+    /// A VGRF on input register `input` whose live range starts at or before the
+    /// register's last access.
     Reserved {
         vgrf: Vgrf,
         at: Reg,
-        first_free: u32,
+        input: u32,
+        last_use: Option<u32>,
     },
     NotContiguous {
         vgrf: Vgrf,
@@ -86,6 +91,18 @@ pub enum Violation {
         vgrf: Vgrf,
         at: Reg,
         inst: At,
+    },
+    /// A gen8+ SIMD8 message destination touches g127.
+    SendDstR127 {
+        vgrf: Vgrf,
+        at: Reg,
+    },
+    /// Two VGRFs an instruction must keep apart overlap (`rule` says how).
+    Overlap {
+        a: Vgrf,
+        b: Vgrf,
+        inst: At,
+        rule: &'static Rule,
     },
     /// An instruction accesses a VGRF the allocation says is never accessed.
     Unplaced {
@@ -119,6 +136,8 @@ impl Violation {
             NotContiguous { .. } => &constraints::CONTIGUOUS,
             SubRegister { .. } => &constraints::SUB_REGISTER,
             EotPayload { .. } => &constraints::EOT_PAYLOAD,
+            SendDstR127 { .. } => &constraints::SEND_DST_NOT_R127,
+            Overlap { rule, .. } => rule,
             Unplaced { .. } | SharedByte { .. } | Clobber { .. } => &constraints::NO_SHARED_BYTE,
         })
     }
@@ -141,12 +160,16 @@ impl std::fmt::Display for Violation {
             Reserved {
                 vgrf,
                 at,
-                first_free,
+                input,
+                last_use,
             } => write!(
                 f,
-                "vgrf{} at {at} takes a register of the thread's inputs (g0-g{})",
+                "vgrf{} at {at} takes g{input}, a register of the thread's inputs{}",
                 vgrf.index(),
-                first_free.saturating_sub(1)
+                match last_use {
+                    Some(p) => format!(" accessed until point {p}, before the value starts"),
+                    None => String::new(),
+                }
             )?,
             NotContiguous { vgrf, at, bytes } => write!(
                 f,
@@ -162,6 +185,17 @@ impl std::fmt::Display for Violation {
                 f,
                 "vgrf{} at {at} is read by the end-of-thread send {inst}, below g112",
                 vgrf.index()
+            )?,
+            SendDstR127 { vgrf, at } => write!(
+                f,
+                "vgrf{}, a SIMD8 message destination, at {at} touches g127",
+                vgrf.index()
+            )?,
+            Overlap { a, b, inst, .. } => write!(
+                f,
+                "vgrf{} and vgrf{} overlap, which {inst} forbids",
+                a.index(),
+                b.index()
             )?,
             Unplaced { vgrf, inst } => write!(
                 f,
@@ -214,7 +248,15 @@ pub fn check(
             placements: allocation.placement.len(),
         });
     }
-    check_placements(shader, c, allocation)?;
+    // Where each value's live range starts, for the thread-inputs rule (the analysis
+    // layer's intervals; none: every input register stays reserved).
+    let intervals = cx.intervals(shader);
+    let start = |v: Vgrf| {
+        intervals
+            .as_ref()
+            .map_or(0, |iv| iv.vgrf(shader, v).start.get())
+    };
+    check_placements(shader, c, allocation, start)?;
     let points = cx.points(shader);
     let at_inst = |inst: Inst, after: bool| At {
         point: points.of(inst).map_or(u32::MAX, |p| p.get()),
@@ -232,6 +274,7 @@ pub fn check(
             }
         }
     }
+    check_instruction_rules(shader, c, allocation, &at_inst)?;
     let cfg = cx.cfg(shader).map_err(Violation::NoLiveness)?;
     let Some(live) = cx.liveness(shader) else {
         return Err(Violation::NoLiveness("liveness cannot be computed".into()));
@@ -245,12 +288,57 @@ pub fn check(
     Ok(())
 }
 
+/// The rules instructions impose whatever liveness says: gen8+ SIMD8 message destinations
+/// off g127 ([`constraints::SEND_DST_NOT_R127`]), and the pairs of [`Constraints::apart`]
+/// sharing no byte ([`constraints::SOURCE_DESTINATION_HAZARD`]) or no register
+/// ([`constraints::SPLIT_SEND_PAYLOADS`]).
+fn check_instruction_rules(
+    shader: &Shader,
+    c: &Constraints,
+    allocation: &Allocation,
+    at_inst: &dyn Fn(Inst, bool) -> At,
+) -> Result<(), Violation> {
+    let reg = c.reg_size;
+    for (v, layout) in shader.vgrfs.iter_enumerated() {
+        if let (Placement::At(at), Some(true)) = (allocation.get(v), c.not_r127.get(v.index())) {
+            if at.registers(layout, reg).contains(&127) {
+                return Err(Violation::SendDstR127 { vgrf: v, at });
+            }
+        }
+    }
+    for p in &c.apart {
+        let (Placement::At(ra), Placement::At(rb)) = (allocation.get(p.a), allocation.get(p.b))
+        else {
+            continue;
+        };
+        let (la, lb) = (&shader.vgrfs[p.a], &shader.vgrfs[p.b]);
+        let overlap = if p.rule.name == constraints::SPLIT_SEND_PAYLOADS.name {
+            let (x, y) = (ra.registers(la, reg), rb.registers(lb, reg));
+            x.start < y.end && y.start < x.end
+        } else {
+            let start = |r: Reg| r.grf * reg + r.offset;
+            let (xa, ya) = (start(ra), start(rb));
+            xa < ya + constraints::extent(lb) && ya < xa + constraints::extent(la)
+        };
+        if overlap {
+            return Err(Violation::Overlap {
+                a: p.a,
+                b: p.b,
+                inst: at_inst(p.inst, false),
+                rule: p.rule,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The placement rules, VGRF by VGRF: inside the file, above the thread's inputs, whole
 /// registers from byte 0 when larger than one register, inside one register otherwise.
 fn check_placements(
     shader: &Shader,
     c: &Constraints,
     allocation: &Allocation,
+    live: impl Fn(Vgrf) -> u32,
 ) -> Result<(), Violation> {
     let reg = c.reg_size;
     let file_bytes = c.grf_count * reg;
@@ -266,11 +354,15 @@ fn check_placements(
             return Err(Violation::OutsideFile { vgrf: v, at, bytes });
         }
         if at.grf < c.first_free_grf {
-            return Err(Violation::Reserved {
-                vgrf: v,
-                at,
-                first_free: c.first_free_grf,
-            });
+            let start = live(v);
+            if let Some(g) = at.registers(layout, reg).find(|&g| !c.input_free(g, start)) {
+                return Err(Violation::Reserved {
+                    vgrf: v,
+                    at,
+                    input: g,
+                    last_use: c.input_last_use.get(g as usize).copied().flatten(),
+                });
+            }
         }
         if bytes > reg {
             if at.offset != 0 {

@@ -11,12 +11,10 @@
 //!
 //! Limits: the scalar back end only (vec4 code is refused), the thread layouts
 //! `InputLayout` models (VS, FS, CS; GS, TCS and TES without pushed inputs), at most 128
-//! registers. Not modelled yet (issue 16): spill
-//! addressing registers, gen8/9's r127 rule for SIMD8 send destinations, the interference
-//! Mesa forces between a multi-register destination and its sources, and the two payloads
-//! of a split send.
+//! registers. Not modelled yet (issue 16): spill addressing registers.
 
-use eubatch_ir::{Backend, Inst, RegFile, Shader, Target, Vgrf};
+use eubatch_ir::thread_inputs::InputLayout;
+use eubatch_ir::{Backend, Gen, Inst, Opcode, Operand, RegFile, Shader, Target, Type, Vgrf};
 
 /// One placement rule: what it says and where it comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,11 +38,11 @@ pub const REGISTER_FILE: Rule = Rule {
     source: "PRM Vol. 7 \"GRF Registers\"; Mesa BRW_MAX_GRF",
 };
 
-/// Registers holding the thread's inputs are not allocated.
+/// Registers holding the thread's inputs are not allocated while the inputs are needed.
 pub const THREAD_INPUTS: Rule = Rule {
     name: "thread-inputs",
-    text: "registers below the first free one hold the thread payload, the push constants and the attributes; no VGRF takes them",
-    source: "Mesa 22.3 brw_fs.cpp fs_visitor::assign_curb_setup, assign_urb_setup, assign_vs_urb_setup (first_non_payload_grf), as eubatch_ir::thread_inputs::InputLayout lays them out",
+    text: "registers below the first free one hold the thread payload, the push constants, the attributes and the fixed registers the shader names; a VGRF takes one only if its live range starts after the register's last access in layout order (an access inside a loop counting at the end of the outermost loop; an end-of-thread send reads g0-g1); a register never accessed is free",
+    source: "Mesa 22.3 brw_fs.cpp fs_visitor::assign_curb_setup, assign_urb_setup, assign_vs_urb_setup (first_non_payload_grf), as eubatch_ir::thread_inputs::InputLayout lays them out; brw_fs_reg_allocate.cpp calculate_payload_ranges and setup_live_interference (node_start_ip <= payload_last_use_ip)",
 };
 
 /// A value larger than a register takes whole consecutive registers.
@@ -83,6 +81,27 @@ pub const NO_SHARED_BYTE: Rule = Rule {
     source: "the meaning of an allocation (regalloc2 checker.rs), at byte granularity; liveness from eubatch_passes::analysis::liveness",
 };
 
+/// Gen8+ SIMD8 send destinations stay off g127.
+pub const SEND_DST_NOT_R127: Rule = Rule {
+    name: "send-dst-r127",
+    text: "on gen8 and later, the destination of a message of fewer than 16 channels does not touch g127 (r127 must not be a send's return address when its source and destination overlap; Mesa keeps every such destination off g127, as here)",
+    source: "BDW PRM Vol. 7 \"EUISA Instructions\", Send Message; Mesa 22.3 brw_fs_reg_allocate.cpp setup_inst_interference (grf127_send_hack_node)",
+};
+
+/// Instructions that write their destination before reading all their sources.
+pub const SOURCE_DESTINATION_HAZARD: Rule = Rule {
+    name: "src-dst-hazard",
+    text: "an instruction that may write part of its destination before it has read all its sources shares no byte between its destination and its sources: a destination of more than one register (a compressed instruction runs as two halves), a SIMD16 instruction reading a scalar or a byte or word integer region, and the virtual opcodes expanded into several instructions (pack_half_2x16_split, shuffle, sel_exec, quad_swizzle of a non-uniform value)",
+    source: "Mesa 22.3 brw_fs.cpp fs_inst::has_source_and_destination_hazard; brw_fs_reg_allocate.cpp setup_inst_interference",
+};
+
+/// The two payloads of a split send lie in different registers.
+pub const SPLIT_SEND_PAYLOADS: Rule = Rule {
+    name: "split-send-payloads",
+    text: "on gen9 and later, the two payloads of a split send share no register (the second block of GRFs must not overlap the first), even when one of them is an undefined value",
+    source: "SKL PRM Vol. 2a \"SENDS\"; Mesa 22.3 brw_fs_reg_allocate.cpp setup_inst_interference",
+};
+
 /// Every rule, for documentation and the CLI.
 pub const RULES: &[Rule] = &[
     REGISTER_FILE,
@@ -91,7 +110,21 @@ pub const RULES: &[Rule] = &[
     SUB_REGISTER,
     EOT_PAYLOAD,
     NO_SHARED_BYTE,
+    SEND_DST_NOT_R127,
+    SOURCE_DESTINATION_HAZARD,
+    SPLIT_SEND_PAYLOADS,
 ];
+
+/// Two VGRFs one instruction accesses that must not overlap whatever their liveness says
+/// ([`SOURCE_DESTINATION_HAZARD`]: no shared byte; [`SPLIT_SEND_PAYLOADS`]: no shared
+/// register).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Apart {
+    pub inst: Inst,
+    pub a: Vgrf,
+    pub b: Vgrf,
+    pub rule: &'static Rule,
+}
 
 /// Why a shader cannot be given to an allocator.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,6 +151,13 @@ pub struct Constraints {
     pub eot_reads: Vec<(Inst, Vgrf)>,
     /// Per VGRF: whether an end-of-thread send reads it.
     pub is_eot: Vec<bool>,
+    /// Per register below `first_free_grf`: its last access ([`THREAD_INPUTS`]: a program
+    /// point, in a loop the end of the outermost loop), or none if never accessed.
+    pub input_last_use: Vec<Option<u32>>,
+    /// Per VGRF: whether it must not touch g127 ([`SEND_DST_NOT_R127`]).
+    pub not_r127: Vec<bool>,
+    /// Pairs that must not overlap ([`Apart`]), in layout order.
+    pub apart: Vec<Apart>,
 }
 
 impl Constraints {
@@ -146,15 +186,15 @@ impl Constraints {
         for inst in shader.layout.insts() {
             let exec = shader.insts.control[inst].exec_size as u32;
             let eot = shader.insts.control[inst].eot();
-            for op in shader.srcs(inst) {
+            for (k, op) in shader.srcs(inst).iter().enumerate() {
+                let read = eubatch_ir::size_read::size_read(shader, inst, k);
                 match op.file {
                     RegFile::Attr => {
-                        let last =
-                            layout.attr_byte(op.nr, op.offset + op.footprint(exec).max(1) - 1);
+                        let last = layout.attr_byte(op.nr, op.offset + read.max(1) - 1);
                         inputs_end = inputs_end.max((last / reg as u64) as u32 + 1);
                     }
                     RegFile::FixedGrf => {
-                        let end = op.offset + op.footprint(exec).max(1);
+                        let end = op.offset + read.max(1);
                         inputs_end = inputs_end.max(op.nr + end.div_ceil(reg));
                     }
                     RegFile::Vgrf if eot => {
@@ -182,18 +222,224 @@ impl Constraints {
                 inputs_end = inputs_end.max(d.nr + end.div_ceil(reg));
             }
         }
+        let (not_r127, apart) = instruction_rules(shader)?;
+        let first_free_grf = inputs_end.min(target.grf_count);
         Ok(Constraints {
             grf_count: target.grf_count,
             reg_size: reg,
-            first_free_grf: inputs_end.min(target.grf_count),
+            first_free_grf,
+            input_last_use: input_last_use(shader, &layout, first_free_grf),
             eot_first_grf: Target::EOT_PAYLOAD_FIRST_GRF,
             eot_reads,
             is_eot,
+            not_r127,
+            apart,
         })
     }
 
     /// Registers a VGRF of `bytes` bytes takes (at byte 0 of its first).
     pub fn regs(&self, bytes: u32) -> u32 {
         bytes.div_ceil(self.reg_size).max(1)
+    }
+
+    /// Whether a VGRF whose live range starts at `start` may take register `g`
+    /// ([`THREAD_INPUTS`]).
+    pub fn input_free(&self, g: u32, start: u32) -> bool {
+        match self.input_last_use.get(g as usize) {
+            None => g >= self.first_free_grf,
+            Some(None) => true,
+            Some(Some(last)) => start > *last,
+        }
+    }
+}
+
+/// Mesa's `calculate_payload_ranges` over the registers below `first_free`: per register
+/// the last point a source or destination touches it (a fixed register, an attribute, a
+/// push constant), a point inside a loop counting as the end of the outermost loop (the
+/// inputs are defined once, at thread start), and an end-of-thread send touching g0 and g1
+/// (Mesa reserves the header registers there, as the simulator and driver developers
+/// expect them untouched).
+fn input_last_use(shader: &Shader, layout: &InputLayout, first_free: u32) -> Vec<Option<u32>> {
+    let reg = layout.reg_size;
+    let mut last = vec![None; first_free as usize];
+    // The end of each outermost loop, by the point of its `do`.
+    let insts: Vec<Inst> = shader.layout.insts().collect();
+    let mut loop_end = vec![0u32; insts.len()];
+    let mut depth = 0u32;
+    let mut open = 0usize;
+    for (p, &inst) in insts.iter().enumerate() {
+        match shader.insts.opcode[inst] {
+            Opcode::Do => {
+                if depth == 0 {
+                    open = p;
+                }
+                depth += 1;
+            }
+            Opcode::While if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    loop_end[open] = p as u32;
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut depth = 0u32;
+    let mut end = 0u32;
+    let touch = |last: &mut [Option<u32>], first: u64, bytes: u32, at: u32| {
+        let lo = first / reg as u64;
+        let hi = (first + bytes.max(1) as u64).div_ceil(reg as u64);
+        for g in lo..hi.min(last.len() as u64) {
+            last[g as usize] = Some(at);
+        }
+    };
+    for (p, &inst) in insts.iter().enumerate() {
+        match shader.insts.opcode[inst] {
+            Opcode::Do => {
+                if depth == 0 {
+                    end = loop_end[p].max(p as u32);
+                }
+                depth += 1;
+            }
+            Opcode::While => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        // (As Mesa: the `do` counts inside its loop, the outermost `while` at its own point,
+        // which is the loop's end.)
+        let at = if depth > 0 { end } else { p as u32 };
+        let exec = shader.insts.control[inst].exec_size as u32;
+        let d = &shader.insts.dst[inst];
+        // Sources over what they read (a barycentric source's u and v registers, a
+        // payload's mlen: eubatch_ir::size_read), the destination over its region.
+        let srcs = shader.srcs(inst).iter().enumerate();
+        let ops = srcs
+            .map(|(k, op)| (op, eubatch_ir::size_read::size_read(shader, inst, k)))
+            .chain(std::iter::once((d, d.footprint(exec))));
+        for (op, bytes) in ops {
+            match op.file {
+                RegFile::FixedGrf => touch(
+                    &mut last,
+                    op.nr as u64 * reg as u64 + op.offset as u64,
+                    bytes,
+                    at,
+                ),
+                RegFile::Attr => touch(&mut last, layout.attr_byte(op.nr, op.offset), bytes, at),
+                RegFile::Uniform => {
+                    touch(&mut last, layout.uniform_byte(op.nr, op.offset), bytes, at)
+                }
+                _ => {}
+            }
+        }
+        if shader.insts.control[inst].eot() {
+            touch(&mut last, 0, 2 * reg, at);
+        }
+    }
+    last
+}
+
+/// What [`SEND_DST_NOT_R127`], [`SOURCE_DESTINATION_HAZARD`] and [`SPLIT_SEND_PAYLOADS`]
+/// say about `shader`'s instructions: per VGRF whether it must stay off g127, and the
+/// pairs that must not overlap. A refusal when an instruction names a VGRF the table does
+/// not hold.
+fn instruction_rules(shader: &Shader) -> Result<(Vec<bool>, Vec<Apart>), Refusal> {
+    let n = shader.vgrfs.len();
+    let reg = shader.target.target().reg_size;
+    let mut not_r127 = vec![false; n];
+    let mut apart = Vec::new();
+    let vgrf = |inst: Inst, op: &Operand| -> Result<Option<Vgrf>, Refusal> {
+        if op.file != RegFile::Vgrf {
+            return Ok(None);
+        }
+        if op.nr as usize >= n {
+            return Err(Refusal(format!(
+                "{inst} names vgrf{}, which the VGRF table does not hold",
+                op.nr
+            )));
+        }
+        Ok(Some(op.vgrf_nr()))
+    };
+    for inst in shader.layout.insts() {
+        let op = shader.insts.opcode[inst];
+        let exec = shader.insts.control[inst].exec_size as u32;
+        let srcs = shader.srcs(inst);
+        let dst_op = &shader.insts.dst[inst];
+        let dst = vgrf(inst, dst_op)?;
+        if let Some(d) = dst {
+            if keeps_dst_off_r127(shader, inst) {
+                not_r127[d.index()] = true;
+            }
+            // Mesa's component_size: exec_size elements at the stride, one for stride 0.
+            let compressed = dst_op.footprint(exec) > reg;
+            if compressed || has_source_and_destination_hazard(op, exec, srcs) {
+                for s in srcs {
+                    if let Some(v) = vgrf(inst, s)? {
+                        if v != d {
+                            apart.push(Apart {
+                                inst,
+                                a: d,
+                                b: v,
+                                rule: &SOURCE_DESTINATION_HAZARD,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if shader.target >= Gen::Gen9
+            && matches!(
+                op,
+                Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc
+            )
+        {
+            let ex_mlen = shader.send_info(inst).map_or(0, |i| i.ex_mlen);
+            if let (Some(p1), Some(p2)) = eubatch_ir::message::send_payloads(srcs) {
+                if let (Some(a), Some(b)) = (vgrf(inst, p1)?, vgrf(inst, p2)?) {
+                    if ex_mlen > 0 && a != b {
+                        apart.push(Apart {
+                            inst,
+                            a,
+                            b,
+                            rule: &SPLIT_SEND_PAYLOADS,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok((not_r127, apart))
+}
+
+/// Whether [`SEND_DST_NOT_R127`] applies to `inst`'s destination: a message of fewer
+/// than 16 channels on gen8+.
+pub fn keeps_dst_off_r127(shader: &Shader, inst: Inst) -> bool {
+    shader.target >= Gen::Gen8
+        && shader.insts.control[inst].exec_size < 16
+        && shader.insts.opcode[inst].is_message()
+}
+
+/// Mesa's `fs_inst::has_source_and_destination_hazard` (brw_fs.cpp, 22.3): opcodes the
+/// generator expands into several instructions that write the destination before reading
+/// every source, and SIMD16 instructions whose second half reads a scalar or a byte/word
+/// region the first half may have overwritten.
+fn has_source_and_destination_hazard(op: Opcode, exec: u32, srcs: &[Operand]) -> bool {
+    match op {
+        Opcode::PackHalf2x16Split | Opcode::Shuffle | Opcode::SelExec => true,
+        Opcode::QuadSwizzle => {
+            // Swizzles one Align1 region implements (generate_quad_swizzle): XXXX, YYYY,
+            // ZZZZ, WWWW, XXZZ, YYWW, XYXY, ZWZW.
+            let single_region = srcs.get(1).is_some_and(|s| {
+                s.file == RegFile::Imm
+                    && [0x00, 0x55, 0xaa, 0xff, 0xa0, 0xf5, 0x44, 0xee].contains(&s.nr)
+            });
+            !single_region && srcs.first().is_some_and(|s| s.stride != 0)
+        }
+        _ => {
+            exec == 16
+                && srcs.iter().any(|s| {
+                    s.file == RegFile::Vgrf
+                        && (s.stride == 0
+                            || matches!(s.ty, Type::UW | Type::W | Type::UB | Type::B))
+                })
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! the rules it must obey ([`constraints`]), a checker that trusts no allocator
 //! ([`checker`]), and the allocators, one file each: [`linear`] (linear scan over the
 //! analysis layer's live intervals, whole registers) and [`subreg`] (the same scan, values
-//! smaller than a register sharing registers), which share [`scan`].
+//! smaller than a register sharing registers), which share [`scan`], and [`mesa`] (Mesa
+//! 22.3's graph colouring, with its parts in `mesa/`).
 //!
 //! The contract, in the spirit of regalloc2's `Function` trait but sized for this IR: an
 //! allocator is given a lowered scalar shader with what it may ask ([`Input`]: each VGRF's
@@ -18,6 +19,7 @@ pub mod assign;
 pub mod checker;
 pub mod constraints;
 pub mod linear;
+pub mod mesa;
 pub mod problem;
 mod scan;
 pub mod strategy;
@@ -213,6 +215,11 @@ pub const ALLOCATORS: &[Registered] = &[
         name: "linear",
         summary: "linear scan over live intervals, whole registers",
         make: || Box::new(linear::Linear),
+    },
+    Registered {
+        name: "mesa",
+        summary: "Mesa 22.3's graph colouring (classes, optimistic simplify, round-robin select, its spill choice)",
+        make: || Box::new(mesa::Mesa),
     },
     Registered {
         name: "subreg",

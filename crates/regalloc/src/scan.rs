@@ -8,7 +8,8 @@
 //! intervals overlap theirs. Every other accessed VGRF is then taken in order of interval
 //! start; those whose intervals ended before the current start give their storage back (a
 //! heap ordered by end), and the packer places the VGRF in the registers the file allows
-//! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`]). A VGRF with no
+//! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`], off g127 for a
+//! gen8+ SIMD8 message destination). A VGRF with no
 //! place is `NoFit` (the shader needs spills) and holds nothing. Sorting is n·log n; the
 //! scan itself allocates nothing per VGRF.
 //!
@@ -55,7 +56,7 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             continue;
         }
         let regs = p.regs[v.index()].max(1);
-        let free = allowed & !blocked(&pinned, &iv);
+        let free = allowed & !blocked(&pinned, &iv) & !off_r127(c, v.index());
         out.placement[v.index()] = match highest_run(free, regs, c.eot_first_grf) {
             Some(first) => {
                 pinned.push((iv, run_mask(first, regs)));
@@ -67,6 +68,22 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             None => Placement::NoFit,
         };
     }
+    // The VGRFs each must stay apart from whatever liveness says (crate::constraints::Apart),
+    // as rows of one list.
+    let partners = Partners::of(c, n);
+    let apart = |out: &Allocation, v: usize| -> u128 {
+        partners
+            .of_vgrf(v)
+            .iter()
+            .fold(0u128, |m, &w| match out.placement[w as usize] {
+                Placement::At(at) => {
+                    let layout = &input.shader.vgrfs[eubatch_ir::Vgrf::from_usize(w as usize)];
+                    let regs = at.registers(layout, c.reg_size);
+                    m | run_mask(regs.start, regs.end - regs.start)
+                }
+                _ => m,
+            })
+    };
     // Every other accessed VGRF, by interval start.
     let mut order: Vec<u32> = (0..n as u32)
         .filter(|&v| !p.live[v as usize].is_empty() && !c.is_eot[v as usize])
@@ -85,7 +102,8 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             }
             active.pop();
         }
-        let avail = allowed & !blocked(&pinned, &iv);
+        let avail =
+            allowed & !blocked(&pinned, &iv) & !off_r127(c, v as usize) & !apart(&out, v as usize);
         out.placement[v as usize] = match packer.take(v as usize, avail) {
             Some(at) => {
                 active.push(Reverse((iv.end.get(), v)));
@@ -95,6 +113,56 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
         };
     }
     out
+}
+
+/// Per VGRF, the VGRFs it must not overlap ([`crate::constraints::Apart`], both ways): a
+/// whole register of a placed partner is kept from it, so values that share registers
+/// byte by byte (`subreg`) keep apart too.
+struct Partners {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Partners {
+    fn of(c: &Constraints, n: usize) -> Partners {
+        let mut start = vec![0u32; n + 1];
+        for a in &c.apart {
+            for v in [a.a, a.b] {
+                if v.index() < n {
+                    start[v.index() + 1] += 1;
+                }
+            }
+        }
+        for k in 0..n {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start[..n].to_vec();
+        let mut list = vec![0u32; start[n] as usize];
+        for a in &c.apart {
+            for (v, w) in [(a.a, a.b), (a.b, a.a)] {
+                if v.index() < n {
+                    list[fill[v.index()] as usize] = w.index() as u32;
+                    fill[v.index()] += 1;
+                }
+            }
+        }
+        Partners { start, list }
+    }
+
+    fn of_vgrf(&self, v: usize) -> &[u32] {
+        &self.list[self.start[v] as usize..self.start[v + 1] as usize]
+    }
+}
+
+/// g127 as a mask when VGRF `v` must stay off it ([`SEND_DST_NOT_R127`]), else nothing.
+///
+/// [`SEND_DST_NOT_R127`]: crate::constraints::SEND_DST_NOT_R127
+fn off_r127(c: &Constraints, v: usize) -> u128 {
+    if c.not_r127.get(v).copied().unwrap_or(false) {
+        1 << 127
+    } else {
+        0
+    }
 }
 
 /// `n` registers from `first` as a mask (none when they would leave the file).

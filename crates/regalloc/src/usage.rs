@@ -52,8 +52,9 @@ pub fn registers_touched(shader: &Shader) -> u32 {
             }
             None => {
                 operand(dst, exec, None);
-                for s in srcs {
-                    operand(s, exec, None);
+                for (k, s) in srcs.iter().enumerate() {
+                    let read = eubatch_ir::size_read::size_read(shader, inst, k);
+                    operand(s, exec, Some(read));
                 }
             }
         }

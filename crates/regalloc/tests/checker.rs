@@ -121,12 +121,78 @@ fn placements_outside_the_file_or_on_inputs_are_rejected() {
         broken(1, at(127, 0)),
         Err(Violation::OutsideFile { .. })
     ));
-    let e = broken(0, at(2, 0)).unwrap_err();
+    // g4 is read last at point 1, where vgrf0 starts: it may not take g4 (Mesa's
+    // `node_start_ip <= payload_last_use_ip`).
+    let e = broken(0, at(4, 0)).unwrap_err();
     assert!(
-        matches!(e, Violation::Reserved { first_free: 6, .. }),
+        matches!(
+            e,
+            Violation::Reserved {
+                input: 4,
+                last_use: Some(1),
+                ..
+            }
+        ),
         "{e}"
     );
     assert!(e.to_string().contains("thread-inputs"), "{e}");
+    // g0-g1 are kept for the end-of-thread send (point 9).
+    let e = broken(2, at(1, 0)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Violation::Reserved {
+                input: 1,
+                last_use: Some(9),
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn input_registers_are_free_after_their_last_access() {
+    // vgrf2 starts at point 4, after g4's last read (point 1); g2 and g3 are never
+    // accessed, so any value may take them.
+    let s = shader();
+    let (mut a, c, mut cx) = linear(&s);
+    assert_eq!(c.input_last_use[4], Some(1));
+    assert_eq!(c.input_last_use[2], None);
+    a.placement[2] = at(4, 0);
+    a.placement[0] = at(2, 0);
+    a.placement[3] = at(3, 0);
+    check(&s, &mut cx, &c, &a).unwrap();
+}
+
+#[test]
+fn an_input_read_in_a_loop_is_kept_to_the_loop_end() {
+    // g4 is read inside the loop (points 1-5): kept to the `while` (point 5), so vgrf1,
+    // defined after the loop, may take it, and vgrf0, defined before, may not.
+    let s = fs(
+        &["1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:F, 0f
+block1:
+    do(8) (null):UD
+block2:
+    add(8) vgrf0:F, vgrf0:F, g4<8,8,1>:F
+    cmp.l.f0.0(8) (null):F, vgrf0:F, 10f
+    mov(8) vgrf0:F, vgrf0:F
+    (+f0.0) while(8) (null):UD
+block3:
+    mov(8) vgrf1:F, vgrf0:F
+    mov(8) g10<8,8,1>:F, vgrf1:F
+",
+    );
+    let (mut a, c, mut cx) = linear(&s);
+    assert_eq!(c.input_last_use[4], Some(5));
+    a.placement[1] = at(4, 0);
+    check(&s, &mut cx, &c, &a).unwrap();
+    a.placement[0] = at(4, 0);
+    a.placement[1] = at(20, 0);
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(matches!(e, Violation::Reserved { input: 4, .. }), "{e}");
 }
 
 #[test]
@@ -298,4 +364,77 @@ block0:
     let e = allocate(&s, &mut cx, a.as_mut()).err().unwrap();
     assert!(e.to_string().contains("not modelled"), "{e}");
     assert!(by_name("nonesuch").is_none());
+}
+
+/// A shader whose one instruction imposes `rule` on vgrf0 and vgrf1 (`body`), allocated by
+/// `linear` and then broken by `breaking`: rejected with that rule.
+fn instruction_rule_rejects(
+    width: u32,
+    sizes: &[&str],
+    body: &str,
+    breaking: impl Fn(&mut Allocation),
+    rule: &str,
+) {
+    let mut t = format!("shader \"t\" stage FS width {width} target skl\n");
+    for (k, size) in sizes.iter().enumerate() {
+        t += &format!("vgrf{k} {size}\n");
+    }
+    let s = parse_shader(&(t + body)).unwrap();
+    let (mut a, c, mut cx) = linear(&s);
+    check(&s, &mut cx, &c, &a).unwrap();
+    breaking(&mut a);
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(e.to_string().contains(rule), "{e}");
+}
+
+#[test]
+fn a_simd8_send_destination_on_g127_is_rejected() {
+    instruction_rule_rejects(
+        8,
+        &["1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:UD, g2<8,8,1>:UD
+    send(8) (mlen: 1) (sfid: 12) (desc: 0x02000000) vgrf1:UD, 0u, 0u, vgrf0:UD
+    mov(8) g10<8,8,1>:F, vgrf1:F
+",
+        |a| {
+            a.placement[1] = Placement::At(Reg {
+                grf: 127,
+                offset: 0,
+            })
+        },
+        "send-dst-r127",
+    );
+}
+
+#[test]
+fn a_compressed_destination_over_its_last_read_source_is_rejected() {
+    // vgrf0 dies at the SIMD16 add, so liveness alone lets vgrf1 take its registers, but
+    // the second half would read what the first half wrote.
+    instruction_rule_rejects(
+        16,
+        &["1x64", "1x64"],
+        "block0:
+    mov(16) vgrf0:F, g2<8,8,1>:F
+    add(16) vgrf1:F, vgrf0:F, 1f
+    mov(16) g10<8,8,1>:F, vgrf1:F
+",
+        |a| a.placement[1] = a.placement[0],
+        "src-dst-hazard",
+    );
+}
+
+#[test]
+fn overlapping_split_send_payloads_are_rejected() {
+    // vgrf1 is never written: liveness lets it share anything, the send does not.
+    instruction_rule_rejects(
+        8,
+        &["1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:UD, g2<8,8,1>:UD
+    send(8) (mlen: 1) (ex_mlen: 1) (sfid: 12) (desc: 0x02000000) (null):UD, 0u, 0u, vgrf0:UD, vgrf1:F
+",
+        |a| a.placement[1] = a.placement[0],
+        "split-send-payloads",
+    );
 }

@@ -12,34 +12,33 @@ use eubatch_regalloc::{allocate, checker};
 use eubatch_regalloc::{Allocation, Allocator, Input, Placement, Reg};
 
 /// Every live VGRF its own registers, never reused: end-of-thread payloads from the top
-/// of the file down, the rest from the first free register up, until they meet.
+/// of the file down, the rest from the first free register up, until they meet. g127 is
+/// left out: a SIMD8 message may not return to it.
 struct Bump;
 
 impl Allocator for Bump {
     fn allocate(&mut self, input: &Input<'_>) -> Allocation {
         let (p, c) = (input.problem, input.constraints);
         let mut out = Allocation::unused(p.regs.len());
-        let (mut low, mut high) = (c.first_free_grf, c.grf_count);
+        let (mut low, mut high) = (c.first_free_grf, c.grf_count - 1);
         for eot in [true, false] {
-            for v in (0..p.regs.len()).filter(|&v| c.is_eot[v] == eot && !p.live[v].is_empty()) {
+            let live = |v: &usize| c.is_eot[*v] == eot && !p.live[*v].is_empty();
+            for v in (0..p.regs.len()).filter(live) {
                 let n = p.regs[v].max(1);
-                let fits = high >= low + n && (!eot || high - n >= c.eot_first_grf);
-                out.placement[v] = match (fits, eot) {
-                    (false, _) => Placement::NoFit,
-                    (true, true) => {
-                        high -= n;
-                        Placement::At(Reg {
-                            grf: high,
-                            offset: 0,
-                        })
-                    }
-                    (true, false) => {
-                        low += n;
-                        Placement::At(Reg {
-                            grf: low - n,
-                            offset: 0,
-                        })
-                    }
+                out.placement[v] = if high < low + n || (eot && high - n < c.eot_first_grf) {
+                    Placement::NoFit
+                } else if eot {
+                    high -= n;
+                    Placement::At(Reg {
+                        grf: high,
+                        offset: 0,
+                    })
+                } else {
+                    low += n;
+                    Placement::At(Reg {
+                        grf: low - n,
+                        offset: 0,
+                    })
                 };
             }
         }

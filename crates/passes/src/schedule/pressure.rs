@@ -226,10 +226,8 @@ fn is_duplicate(srcs: &[Operand], k: usize) -> bool {
 /// message's payload over its whole length).
 fn fixed_regs(shader: &Shader, inst: Inst, k: usize, reg: u32) -> std::ops::Range<u32> {
     let s = &shader.srcs(inst)[k];
-    let exec = shader.insts.control[inst].exec_size as u32;
-    let bytes = crate::analysis::access::send_read_len(shader, inst, k)
-        .unwrap_or_else(|| s.offset + s.span(exec));
-    s.nr..s.nr + bytes.div_ceil(reg).max(1)
+    let _ = reg;
+    s.nr..s.nr + eubatch_ir::size_read::regs_read(shader, inst, k).max(1)
 }
 
 /// Calls `f(r)` for each general register `inst` reads as a fixed register.

@@ -1,0 +1,403 @@
+//! The interference graph util/register_allocate.c colours, as flat arrays: per node its
+//! class and forced register (`ra_set_node_reg`), and the adjacency in compressed rows
+//! (each row sorted, each edge once per direction, as Mesa's adjacency bit matrix keeps an
+//! edge once).
+//!
+//! Edges come from [`Builder::interfere`] (pairs Mesa adds per instruction or per payload
+//! register) and [`Builder::interfere_intervals`], Mesa's live-range test
+//! (`setup_live_interference`: two values interfere unless one ends at or before the
+//! other starts, `end <= start`, so a value may take the register of a source its defining
+//! instruction reads last) done as a sweep over intervals sorted by start: n·log n plus the
+//! edges, never all pairs. Rows are built at the end by counting, then sorted and
+//! deduplicated in place.
+//!
+//! Q totals are kept per node ([`Graph::weigh`], [`Graph::remove`]), for simplify's start
+//! and the spill choice.
+//!
+//! A spilled node loses its edges ([`Graph::remove`], Mesa's `ra_reset_node_interference`)
+//! but stays a node: the rows are kept and edges to removed nodes skipped, so the graph is
+//! built once per layout, not once per spill. What spilling adds (Mesa's temporaries, see
+//! [`super::temps`]) comes as nodes and edges appended to the built graph
+//! ([`Graph::add_node`], [`Graph::add_edge`]): the added edges are linked lists in flat
+//! arrays (a head per node, a next per edge, the two directions of an edge side by side),
+//! so adding allocates nothing per node. An edge added to a node already removed stays
+//! (Mesa adds a later temporary's interference to a spilled node too).
+
+use super::classes::Classes;
+
+/// A node with no forced register.
+pub const NO_REG: u32 = u32::MAX;
+
+pub struct Graph {
+    /// Per node: its class ([`super::classes::Classes`]).
+    pub class: Vec<u32>,
+    /// Per node: the register it is forced to, or [`NO_REG`].
+    pub forced: Vec<u32>,
+    /// Node `n`'s neighbours are `adj[row[n]..row[n + 1]]`.
+    row: Vec<u32>,
+    adj: Vec<u32>,
+    /// Per node: whether its edges are gone.
+    removed: Vec<bool>,
+    /// Per node: the sum of `q(own class, neighbour's class)` over its neighbours (Mesa's
+    /// `q_total`), once [`Graph::weigh`] has computed it; kept as nodes and edges change.
+    pub q_total: Vec<u32>,
+    /// Added edges: per node the first ([`NONE`]: none), per edge the next of its node,
+    /// where it goes, and whether it was removed. Edge `e` and `e ^ 1` are one edge's two
+    /// directions.
+    head: Vec<u32>,
+    next: Vec<u32>,
+    to: Vec<u32>,
+    dead: Vec<bool>,
+}
+
+/// No added edge.
+const NONE: u32 = u32::MAX;
+
+/// The added edges of one node, alive ones only.
+struct Added<'a> {
+    g: &'a Graph,
+    e: u32,
+}
+
+impl Iterator for Added<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        while self.e != NONE {
+            let e = self.e as usize;
+            self.e = self.g.next[e];
+            if !self.g.dead[e] {
+                return Some(self.g.to[e]);
+            }
+        }
+        None
+    }
+}
+
+impl Graph {
+    pub fn len(&self) -> usize {
+        self.class.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.class.is_empty()
+    }
+
+    /// The nodes `n` interferes with.
+    pub fn neighbours(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
+        let row = if self.removed[n as usize] {
+            &[][..]
+        } else {
+            &self.adj[self.row[n as usize] as usize..self.row[n as usize + 1] as usize]
+        };
+        let added = Added {
+            g: self,
+            e: self.head[n as usize],
+        };
+        row.iter()
+            .copied()
+            .filter(|&m| !self.removed[m as usize])
+            .chain(added)
+    }
+
+    /// Calls `f` with each node `n` interferes with: [`Graph::neighbours`] as two plain
+    /// loops, for the colouring's inner loops.
+    #[inline]
+    pub fn for_each_neighbour(&self, n: u32, mut f: impl FnMut(u32)) {
+        let n = n as usize;
+        if !self.removed[n] {
+            for &m in &self.adj[self.row[n] as usize..self.row[n + 1] as usize] {
+                if !self.removed[m as usize] {
+                    f(m);
+                }
+            }
+        }
+        let mut e = self.head[n];
+        while e != NONE {
+            if !self.dead[e as usize] {
+                f(self.to[e as usize]);
+            }
+            e = self.next[e as usize];
+        }
+    }
+
+    /// Folds the added edges into the rows and drops the removed ones, so the colouring
+    /// walks contiguous rows again (linked lists scatter over memory, and removed edges stay
+    /// in them): one pass over the edges. The neighbours do not change.
+    pub fn compact(&mut self) {
+        let n = self.len();
+        let mut row = Vec::with_capacity(n + 1);
+        let mut adj = Vec::with_capacity(self.adj.len() + self.to.len() / 2);
+        for k in 0..n as u32 {
+            row.push(adj.len() as u32);
+            self.for_each_neighbour(k, |m| adj.push(m));
+        }
+        row.push(adj.len() as u32);
+        self.row = row;
+        self.adj = adj;
+        self.removed.iter_mut().for_each(|r| *r = false);
+        self.head.iter_mut().for_each(|h| *h = NONE);
+        self.next.clear();
+        self.to.clear();
+        self.dead.clear();
+    }
+
+    /// A new node of `class` with no edges (its q total 0).
+    pub fn add_node(&mut self, class: u32) -> u32 {
+        let n = self.class.len() as u32;
+        self.class.push(class);
+        self.forced.push(NO_REG);
+        let end = *self.row.last().unwrap_or(&0);
+        self.row.push(end);
+        self.removed.push(false);
+        self.q_total.push(0);
+        self.head.push(NONE);
+        n
+    }
+
+    /// Makes `a` and `b` interfere, if they are distinct and do not already (Mesa's
+    /// `ra_add_node_interference`); their q totals grow.
+    pub fn add_edge(&mut self, a: u32, b: u32, cl: &Classes) {
+        if a == b || self.neighbours(a).any(|m| m == b) {
+            return;
+        }
+        for (x, y) in [(a, b), (b, a)] {
+            self.to.push(y);
+            self.next.push(self.head[x as usize]);
+            self.dead.push(false);
+            self.head[x as usize] = self.to.len() as u32 - 1;
+            self.q_total[x as usize] += cl.q(
+                self.class[x as usize] as usize,
+                self.class[y as usize] as usize,
+            );
+        }
+    }
+
+    /// Computes every node's q total over its neighbours.
+    pub fn weigh(&mut self, cl: &Classes) {
+        let q_total = (0..self.len() as u32)
+            .map(|n| {
+                let c = self.class[n as usize] as usize;
+                self.neighbours(n)
+                    .map(|m| cl.q(c, self.class[m as usize] as usize))
+                    .sum()
+            })
+            .collect();
+        self.q_total = q_total;
+    }
+
+    /// Takes every edge of `n` away (its neighbours' q totals lose it, as
+    /// `ra_node_remove_adjacency` does); `n` stays a node of its class.
+    pub fn remove(&mut self, n: u32, cl: &Classes) {
+        let c = self.class[n as usize] as usize;
+        let (lo, hi) = (
+            self.row[n as usize] as usize,
+            self.row[n as usize + 1] as usize,
+        );
+        for k in lo..hi {
+            let m = self.adj[k] as usize;
+            if !self.removed[m] && !self.removed[n as usize] {
+                self.q_total[m] -= cl.q(self.class[m] as usize, c);
+            }
+        }
+        let mut e = self.head[n as usize];
+        while e != NONE {
+            if !self.dead[e as usize] {
+                let m = self.to[e as usize] as usize;
+                self.dead[e as usize] = true;
+                self.dead[e as usize ^ 1] = true;
+                self.q_total[m] -= cl.q(self.class[m] as usize, c);
+            }
+            e = self.next[e as usize];
+        }
+        self.removed[n as usize] = true;
+        self.q_total[n as usize] = 0;
+    }
+}
+
+/// Collects nodes and edges, then makes the [`Graph`].
+#[derive(Default)]
+pub struct Builder {
+    class: Vec<u32>,
+    forced: Vec<u32>,
+    /// Both directions of every edge added (duplicates removed in [`Builder::finish`]).
+    edges: Vec<(u32, u32)>,
+}
+
+impl Builder {
+    pub fn node(&mut self, class: u32) -> u32 {
+        self.class.push(class);
+        self.forced.push(NO_REG);
+        self.class.len() as u32 - 1
+    }
+
+    pub fn force(&mut self, n: u32, reg: u32) {
+        self.forced[n as usize] = reg;
+    }
+
+    pub fn forced(&self, n: u32) -> u32 {
+        self.forced[n as usize]
+    }
+
+    pub fn interfere(&mut self, a: u32, b: u32) {
+        if a != b {
+            self.edges.push((a, b));
+            self.edges.push((b, a));
+        }
+    }
+
+    /// Edges between the `nodes` whose live ranges (`(start, end)` per node, same order)
+    /// overlap by Mesa's test: `a` and `b` interfere unless `a.end <= b.start` or
+    /// `b.end <= a.start`. `order` is scratch space.
+    pub fn interfere_intervals(
+        &mut self,
+        nodes: &[u32],
+        live: &[(u32, u32)],
+        order: &mut Vec<u32>,
+    ) {
+        order.clear();
+        order.extend(0..nodes.len() as u32);
+        order.sort_unstable_by_key(|&k| (live[k as usize].0, k));
+        // Ranges that started and have not ended: only they can meet later ones.
+        let mut active: Vec<u32> = Vec::with_capacity(64);
+        for &k in order.iter() {
+            let (start, end) = live[k as usize];
+            // A range ending at or before this start meets no later range either.
+            active.retain(|&w| live[w as usize].1 > start);
+            for &w in &active {
+                // w started at or before `start` and ends after it; they overlap unless
+                // this range ends at or before w's start.
+                if live[w as usize].0 < end {
+                    self.edges.push((nodes[k as usize], nodes[w as usize]));
+                    self.edges.push((nodes[w as usize], nodes[k as usize]));
+                }
+            }
+            if end > start {
+                active.push(k);
+            }
+        }
+    }
+
+    pub fn finish(self) -> Graph {
+        let n = self.class.len();
+        let mut row = vec![0u32; n + 1];
+        for &(a, _) in &self.edges {
+            row[a as usize + 1] += 1;
+        }
+        for k in 0..n {
+            row[k + 1] += row[k];
+        }
+        let mut fill = row.clone();
+        let mut adj = vec![0u32; self.edges.len()];
+        for &(a, b) in &self.edges {
+            adj[fill[a as usize] as usize] = b;
+            fill[a as usize] += 1;
+        }
+        // Sort and deduplicate each row, compacting the rows towards the front.
+        let mut write = 0usize;
+        for k in 0..n {
+            let (lo, hi) = (row[k] as usize, row[k + 1] as usize);
+            adj[lo..hi].sort_unstable();
+            row[k] = write as u32;
+            let mut last = u32::MAX;
+            for i in lo..hi {
+                if adj[i] != last {
+                    last = adj[i];
+                    adj[write] = last;
+                    write += 1;
+                }
+            }
+        }
+        row[n] = write as u32;
+        adj.truncate(write);
+        Graph {
+            removed: vec![false; n],
+            q_total: vec![0; n],
+            head: vec![NONE; n],
+            next: Vec::new(),
+            to: Vec::new(),
+            dead: Vec::new(),
+            class: self.class,
+            forced: self.forced,
+            row,
+            adj,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// All-pairs reference for Mesa's live-range test.
+    fn overlap(a: (u32, u32), b: (u32, u32)) -> bool {
+        !(a.1 <= b.0 || b.1 <= a.0)
+    }
+
+    #[test]
+    fn sweep_matches_all_pairs_and_rows_are_sets() {
+        // Ranges touching at an end do not interfere (a value may take the register of
+        // a source its defining instruction reads last); one-point ranges meet only
+        // ranges strictly around them.
+        let live = [
+            (0, 4),
+            (4, 6),
+            (2, 3),
+            (3, 3),
+            (1, 8),
+            (5, 5),
+            (6, 9),
+            (0, 0),
+        ];
+        let mut b = Builder::default();
+        let nodes: Vec<u32> = live.iter().map(|_| b.node(0)).collect();
+        b.interfere_intervals(&nodes, &live, &mut Vec::new());
+        // A duplicate of an interval edge, and a self edge, are dropped.
+        b.interfere(0, 2);
+        b.interfere(3, 3);
+        let g = b.finish();
+        let mut g = g;
+        let row = |g: &Graph, n: u32| g.neighbours(n).collect::<Vec<u32>>();
+        for x in 0..live.len() {
+            let want: Vec<u32> = (0..live.len() as u32)
+                .filter(|&y| y as usize != x && overlap(live[x], live[y as usize]))
+                .collect();
+            assert_eq!(row(&g, x as u32), want, "node {x}");
+        }
+        assert!(!row(&g, 0).contains(&1));
+        assert_eq!(row(&g, 3), vec![0, 4]);
+        // Q totals (one class of one register: q = 1) are degrees; removing node 0 takes
+        // its edges from both ends and its weight from its neighbours.
+        let cl = Classes::new(16, 1);
+        g.weigh(&cl);
+        assert_eq!(g.q_total[3], 2);
+        g.remove(0, &cl);
+        assert!(row(&g, 0).is_empty());
+        assert_eq!(row(&g, 3), vec![4]);
+        assert_eq!(g.q_total[3], 1);
+        assert_eq!(g.q_total[0], 0);
+        // An added node and edges: to the removed node 0 (it stays), to 3 (once however
+        // often it is added), and 3-4 already there.
+        let t = g.add_node(0);
+        g.add_edge(t, 0, &cl);
+        g.add_edge(t, 3, &cl);
+        g.add_edge(3, t, &cl);
+        g.add_edge(3, 4, &cl);
+        assert_eq!(row(&g, t), vec![3, 0]);
+        assert_eq!(row(&g, 0), vec![t]);
+        assert_eq!(row(&g, 3), vec![4, t]);
+        assert_eq!((g.q_total[t as usize], g.q_total[3]), (2, 2));
+        // Removing 3 takes its added edge too.
+        g.remove(3, &cl);
+        assert_eq!(row(&g, t), vec![0]);
+        assert_eq!(g.q_total[t as usize], 1);
+        // Compacting keeps every node's neighbours; removing after it still works.
+        let before: Vec<Vec<u32>> = (0..g.len() as u32).map(|n| row(&g, n)).collect();
+        g.compact();
+        let after: Vec<Vec<u32>> = (0..g.len() as u32).map(|n| row(&g, n)).collect();
+        assert_eq!(before, after);
+        g.remove(t, &cl);
+        assert!(row(&g, 0).is_empty());
+        assert_eq!(g.q_total[0], 0);
+    }
+}
