@@ -5,14 +5,23 @@
 //! The VGRFs an end-of-thread send reads are placed first, from g127 down
 //! ([`constraints::EOT_PAYLOAD`], as Mesa pins them at the top of the file), in whole
 //! registers, and the registers they hold are kept from other VGRFs only while those
-//! intervals overlap theirs. Every other accessed VGRF is then taken in order of interval
+//! intervals overlap theirs. Spill temporaries, which must be placed
+//! ([`constraints::SPILL_TEMPORARIES`]), come next, by interval start, each in the lowest
+//! whole registers free of the pinned values overlapping it, and are pinned the same way:
+//! what pressure remains falls on values that may be spilled. Every other accessed VGRF
+//! is then taken in order of interval
 //! start; those whose intervals ended before the current start give their storage back (a
 //! heap ordered by end), and the packer places the VGRF in the registers the file allows
 //! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`]). A VGRF with no
 //! place is `NoFit` (the shader needs spills) and holds nothing. Sorting is n·log n; the
 //! scan itself allocates nothing per VGRF.
 //!
+//! Pinned values are kept in a list the later VGRFs test for overlap: linear in the pinned
+//! values per VGRF, which the spill temporaries, short and few next to the VGRFs, keep
+//! small.
+//!
 //! [`constraints::EOT_PAYLOAD`]: crate::constraints::EOT_PAYLOAD
+//! [`constraints::SPILL_TEMPORARIES`]: crate::constraints::SPILL_TEMPORARIES
 //! [`constraints::REGISTER_FILE`]: crate::constraints::REGISTER_FILE
 //! [`constraints::THREAD_INPUTS`]: crate::constraints::THREAD_INPUTS
 
@@ -67,9 +76,35 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             None => Placement::NoFit,
         };
     }
+    // Spill temporaries, by interval start, pinned where they land.
+    let mut temps: Vec<u32> = (0..n as u32)
+        .filter(|&v| {
+            let v = v as usize;
+            !p.live[v].is_empty() && !c.is_eot[v] && c.unspillable.get(v) == Some(&true)
+        })
+        .collect();
+    temps.sort_unstable_by_key(|&v| (p.live[v as usize].start, v));
+    for v in temps {
+        let iv = p.live[v as usize];
+        let regs = p.regs[v as usize].max(1);
+        let free = allowed & !c.eot_only & !blocked(&pinned, &iv);
+        out.placement[v as usize] = match lowest_run(free, regs) {
+            Some(first) => {
+                pinned.push((iv, run_mask(first, regs)));
+                Placement::At(Reg {
+                    grf: first,
+                    offset: 0,
+                })
+            }
+            None => Placement::NoFit,
+        };
+    }
     // Every other accessed VGRF, by interval start.
     let mut order: Vec<u32> = (0..n as u32)
-        .filter(|&v| !p.live[v as usize].is_empty() && !c.is_eot[v as usize])
+        .filter(|&v| {
+            let v = v as usize;
+            !p.live[v].is_empty() && !c.is_eot[v] && c.unspillable.get(v) != Some(&true)
+        })
         .collect();
     order.sort_unstable_by_key(|&v| (p.live[v as usize].start, v));
     // Active VGRFs by the end of their interval.
@@ -85,7 +120,7 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             }
             active.pop();
         }
-        let avail = allowed & !blocked(&pinned, &iv);
+        let avail = allowed & !c.eot_only & !blocked(&pinned, &iv);
         out.placement[v as usize] = match packer.take(v as usize, avail) {
             Some(at) => {
                 active.push(Reverse((iv.end.get(), v)));
@@ -142,10 +177,10 @@ fn highest_run(free: u128, n: u32, floor: u32) -> Option<u32> {
 }
 
 /// The registers of the file a VGRF may take: at or above the first free one, below the
-/// end of the file.
+/// end of the file, not reserved (end-of-thread payloads may also take `c.eot_only`).
 fn allowed(c: &Constraints) -> u128 {
     let top = run_mask(0, c.grf_count.min(128));
-    top & !run_mask(0, c.first_free_grf.min(128))
+    top & !run_mask(0, c.first_free_grf.min(128)) & !c.reserved
 }
 
 #[cfg(test)]

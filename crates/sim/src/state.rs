@@ -48,8 +48,10 @@ pub struct Thread {
     /// operand's type: the accumulator keeps the bits of a 32x16-bit product that MACH
     /// then adds to (PRM Vol. 7 "Accumulator Registers", "MACH"; Mesa `lower_mulh_inst`).
     pub acc_exact: [i128; 16],
-    /// The thread's scratch memory (register spills), by byte address.
-    pub scratch: hashbrown::HashMap<u64, u8>,
+    /// The thread's scratch memory (register spills), by byte address: each byte's value
+    /// and whether what was stored there was defined (a spill of a value never written
+    /// fills back as undefined, as the value was).
+    pub scratch: hashbrown::HashMap<u64, (u8, bool)>,
     /// The channels that are live (enabled by control flow) at the current instruction:
     /// what the channel-enable register `mask0` (ce0) reads.
     pub live: u32,
