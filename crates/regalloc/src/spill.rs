@@ -16,7 +16,9 @@
 //!   any partial write (predicated, less than a register, strided, or not at a register
 //!   start) — the temporary is first filled from scratch, so the channels and bytes the
 //!   instruction leaves keep their old value. An `undef` of a spilled VGRF goes away (it
-//!   emits no code; Mesa keeps it, on a VGRF nothing else reads);
+//!   emits no code; Mesa keeps it, on a VGRF nothing else reads). Where Mesa asserts — a
+//!   write whose registers are not a whole number of messages (a SIMD16 float written
+//!   from the middle of a register) — the messages are one register each;
 //! - messages: gen9 and later, a scratch header made once at the start of the program
 //!   (`scratch_header`), whose dword 2 a NoMask `mov(1)` sets to the offset in OWords
 //!   before each data-cache OWord block read or write `send`
@@ -94,9 +96,8 @@ impl Spiller {
     }
 
     /// Rewrites `shader` so that `vgrfs` live in scratch; what changed (for
-    /// [`eubatch_passes::PassCx::invalidate`]). An error for vec4 code, a VGRF that does not
-    /// exist or is itself a spill temporary, and a write whose registers Mesa's messages
-    /// cannot cover.
+    /// [`eubatch_passes::PassCx::invalidate`]). An error for vec4 code and for a VGRF that
+    /// does not exist or is itself a spill temporary.
     pub fn spill(&mut self, shader: &mut Shader, vgrfs: &[Vgrf]) -> Result<Changed, Refusal> {
         if shader.backend == Backend::Vec4 {
             return Err(Refusal("spilling vec4 code is not modelled".into()));
@@ -249,18 +250,17 @@ impl Spiller {
         // `dst.component_size(exec_size)`), at most the spill message registers.
         let comp = (exec * dst.stride as u32).max(1) * dst.ty.size();
         let max_regs = (shader.dispatch_width as u32 / 8).max(1);
-        let width = 8 * comp.div_ceil(reg).min(max_regs);
+        let mut width = 8 * comp.div_ceil(reg).min(max_regs);
+        if !count.is_multiple_of(width / 8) {
+            // Mesa asserts here (and a release build drops the last register): the write
+            // straddles registers unevenly. One-register messages cover it.
+            width = 8;
+        }
         let per_channel = dst.stride == 1 && dst.ty.size() == 4 && exec == width;
         let partial = (ctl.predicate != Predicate::None && op != Opcode::Sel)
             || exec * dst.ty.size() < 32
             || dst.stride != 1
             || !dst.offset.is_multiple_of(reg);
-        if !count.is_multiple_of(width / 8) {
-            return Err(Refusal(format!(
-                "spilling the write of {inst}: {count} registers in messages of {} (Mesa asserts)",
-                width / 8
-            )));
-        }
         let spill_ctl = message_control(ctl, width, !per_channel || ctl.no_mask());
         let m = Move {
             temp: temp_operand(temp),

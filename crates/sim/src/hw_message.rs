@@ -396,7 +396,7 @@ fn scratch_block(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
                 .scratch
                 .get(&(base + skip + k))
                 .copied()
-                .unwrap_or((0, false));
+                .unwrap_or((crate::state::FRESH_BYTE, false));
             let o = element(
                 &nth_register(&m.dst, (k / reg_size) as u32, m.reg_size),
                 (k % reg_size) as u32,

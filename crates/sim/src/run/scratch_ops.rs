@@ -80,7 +80,7 @@ pub(super) fn read(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
                 .scratch
                 .get(&(at + 4 * k as u64 + b))
                 .copied()
-                .unwrap_or((0, false));
+                .unwrap_or((crate::state::FRESH_BYTE, false));
             v |= (byte as u32) << (8 * b);
             defined &= d;
         }
