@@ -3,9 +3,12 @@
 //! the simulator compares every pass's input and output; `--dump-after PASS` prints the
 //! IR after that pass, `--dump-all DIR` writes it after every pass (what Mesa's
 //! `INTEL_DEBUG=optimizer` gives). `--regalloc NAME` allocates registers after the pipeline
-//! with that allocator (`eubatch_regalloc`), checks every allocation with the checker (a
-//! violation is a failure) and prints registers used and how many shaders need spills
-//! (spilling itself is not implemented: such a shader is counted, not changed).
+//! with that allocator (`eubatch_regalloc`), spilling what does not fit
+//! (`allocate_with_spills`), checks every allocation with the checker (a violation is a
+//! failure) and, with `--verify`, every spilled shader against the unspilled one in the
+//! simulator, and prints registers used, spills and fills; a SIMD16/SIMD32 fragment
+//! variant that spills is dropped and counted, as Mesa drops it, unless
+//! `--keep-spilling-variants`. `--stats` then has each shader's spills and fills.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,8 +35,11 @@ pub struct Options {
     pub stats: Option<PathBuf>,
     /// The stage the pipeline stops after, recorded in the statistics file.
     pub stage: String,
-    /// Allocate registers after the pipeline with this allocator, and check the result.
+    /// Allocate registers after the pipeline with this allocator, spilling what does not
+    /// fit, and check the result.
     pub regalloc: Option<String>,
+    /// Keep SIMD16/SIMD32 fragment variants that spill (Mesa drops them).
+    pub keep_spilling_variants: bool,
 }
 
 /// Register allocation totals of one thread (`--regalloc`).
@@ -41,10 +47,16 @@ pub struct Options {
 pub struct RaTotals {
     /// Shaders allocated and checked.
     pub allocated: u64,
-    /// Of them, shaders with a VGRF that did not fit (they need spills).
-    pub need_spills: u64,
-    /// VGRFs that did not fit.
-    pub unplaced: u64,
+    /// Of them, shaders that spilled, and what: VGRFs spilled, spill and fill messages
+    /// (Mesa's counts).
+    pub spilled: u64,
+    pub vgrfs_spilled: u64,
+    pub spills: u64,
+    pub fills: u64,
+    /// SIMD16/SIMD32 fragment variants that would spill, dropped as Mesa drops them
+    /// (`brw_compile_fs` compiles them with `allow_spilling = false`); their spills are
+    /// not in the counts above. Kept with `--keep-spilling-variants`.
+    pub dropped: u64,
     /// Mesa's `grf_used` (one past the highest register), summed.
     pub grf_used: u64,
     /// Registers taken (each counted once), summed.
@@ -63,8 +75,11 @@ pub struct RaTotals {
 impl RaTotals {
     fn add(&mut self, o: &RaTotals) {
         self.allocated += o.allocated;
-        self.need_spills += o.need_spills;
-        self.unplaced += o.unplaced;
+        self.spilled += o.spilled;
+        self.vgrfs_spilled += o.vgrfs_spilled;
+        self.spills += o.spills;
+        self.fills += o.fills;
+        self.dropped += o.dropped;
         self.grf_used += o.grf_used;
         self.taken += o.taken;
         self.shared += o.shared;
@@ -248,11 +263,15 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     );
     if let Some(name) = &opts.regalloc {
         println!(
-            "register allocation (`{name}`): {} shaders allocated and checked, {} need spills ({} VGRFs without a register), {} fit; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
+            "register allocation (`{name}`): {} shaders allocated and checked, {} spilled ({} VGRFs; {} spills, {} fills), {} fit without spilling, {} SIMD16/SIMD32 fragment variants dropped for spilling{}; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
             ra.allocated,
-            ra.need_spills,
-            ra.unplaced,
-            ra.allocated - ra.need_spills,
+            ra.spilled,
+            ra.vgrfs_spilled,
+            ra.spills,
+            ra.fills,
+            ra.allocated - ra.spilled - ra.dropped,
+            ra.dropped,
+            if opts.keep_spilling_variants { " (kept: --keep-spilling-variants)" } else { "" },
             ra.grf_used,
             ra.taken,
             ra.shared,
@@ -413,6 +432,11 @@ fn compile_one(
             dumps.push((pass.to_string(), eubatch_ir::text::print_shader(s)));
         }
     };
+    // The spilled shader's check, on the inputs of the shader as imported.
+    let spill_check = opts
+        .verify_seeds
+        .filter(|_| opts.regalloc.is_some())
+        .map(|seeds| simulator_check(seeds, &shader));
     // The simulator's check, keeping the first reason it could not compare for.
     let first_unchecked = std::cell::RefCell::new(None::<String>);
     let simulator = opts.verify_seeds.map(|seeds| {
@@ -462,9 +486,14 @@ fn compile_one(
             out.failure = Some(format!("{name}: not in hardware form after lowering: {e}").into());
         }
     }
+    let mut spill_counts = None;
     if let (Some(allocator), None) = (&opts.regalloc, &out.failure) {
-        if let Err(e) = allocate_registers(&shader, &mut cx, allocator, &mut w.ra) {
-            out.failure = Some(format!("{name}: {allocator}: {e}").into());
+        let simulate = |a: &eubatch_ir::Shader, b: &eubatch_ir::Shader| {
+            spill_check.as_ref().map_or(Check::Equal, |f| f(a, b))
+        };
+        match allocate_registers(&shader, &mut cx, allocator, opts, &simulate, &mut w.ra) {
+            Ok(counts) => spill_counts = counts,
+            Err(e) => out.failure = Some(format!("{name}: {allocator}: {e}").into()),
         }
     }
     if opts.histogram {
@@ -485,7 +514,10 @@ fn compile_one(
         w.sums[k] += v;
     }
     if opts.stats.is_some() {
-        out.stats = Some(Box::new(shader_stats(path, roots, &shader, pressure)));
+        let mut st = shader_stats(path, roots, &shader, pressure);
+        st.spills = spill_counts.map(|c| c.spills as u64);
+        st.fills = spill_counts.map(|c| c.fills as u64);
+        out.stats = Some(Box::new(st));
     }
     for (k, (pass, text)) in dumps.into_iter().enumerate() {
         if let Some(dir) = &opts.dump_all {
@@ -535,40 +567,84 @@ pub fn simulator_check(
 }
 
 /// The statistics of a compiled shader, keyed by where its dump is under the paths given.
-/// Allocates `shader`'s registers with allocator `name` and checks the allocation, adding
-/// to `totals`; a shader the allocator's rules do not cover is counted there with the
-/// reason; an allocation the checker rejects is an error.
+/// Allocates `shader`'s registers with allocator `name`, spilling what does not fit
+/// (`allocate_with_spills`), checks the allocation (the checker; the spilled shader against
+/// `shader` in the simulator with `simulate`), and adds to `totals`; the spill and fill
+/// counts of a shader kept (none for a variant dropped for spilling). A shader the
+/// allocator's rules do not cover, or that cannot be spilled, is counted there with the
+/// reason; a rejected allocation or a spilled shader that differs is an error.
 fn allocate_registers(
     shader: &eubatch_ir::Shader,
     cx: &mut eubatch_passes::PassCx,
     name: &str,
+    opts: &Options,
+    simulate: &dyn Fn(&eubatch_ir::Shader, &eubatch_ir::Shader) -> Check,
     totals: &mut RaTotals,
-) -> Result<(), String> {
+) -> Result<Option<eubatch_regalloc::spill::Counts>, String> {
+    use eubatch_regalloc::constraints::Options as RaOptions;
     let mut allocator =
         eubatch_regalloc::by_name(name).ok_or_else(|| format!("unknown allocator `{name}`"))?;
     let start = Instant::now();
-    let r = match eubatch_regalloc::allocate(shader, cx, allocator.as_mut()) {
+    let r = eubatch_regalloc::allocate_with_spills(
+        shader,
+        cx,
+        allocator.as_mut(),
+        &RaOptions::default(),
+    );
+    totals.alloc_time += start.elapsed();
+    let r = match r {
         Ok(r) => r,
         Err(refusal) => {
             *totals.not_allocated.entry(refusal.to_string()).or_default() += 1;
-            return Ok(());
+            return Ok(None);
         }
     };
-    totals.alloc_time += start.elapsed();
+    let allocated = r.shader(shader);
+    let (c, a) = (&r.allocated.constraints, &r.allocated.allocation);
     let start = Instant::now();
-    let checked = eubatch_regalloc::checker::check(shader, cx, &r.constraints, &r.allocation);
+    let checked = eubatch_regalloc::checker::check(allocated, cx, c, a);
     totals.check_time += start.elapsed();
     checked.map_err(|e| format!("the register allocation fails the checker: {e}"))?;
-    let a = &r.allocation;
-    totals.allocated += 1;
-    totals.grf_used += a.grf_used(shader, &r.constraints) as u64;
-    totals.taken += a.registers_taken(shader, &r.constraints) as u64;
-    totals.shared += a.shared_registers(shader, cx, &r.constraints) as u64;
-    if a.needs_spills() {
-        totals.need_spills += 1;
-        totals.unplaced += a.unplaced().count() as u64;
+    if r.shader.is_some() {
+        if let Check::Differs(m) = simulate(shader, allocated) {
+            return Err(format!("the spilled shader differs in the simulator: {m}"));
+        }
     }
-    Ok(())
+    totals.allocated += 1;
+    let counts = allocated_stats(shader, &r, cx, opts, totals);
+    if r.shader.is_some() {
+        // `cx` described the spilled shader; the caller goes on with `shader`.
+        cx.invalidate(eubatch_passes::analysis::changed::Changed::EVERYTHING);
+    }
+    Ok(counts)
+}
+
+/// Adds a checked allocation to `totals`: the spill and fill counts of a shader kept, none
+/// for a variant dropped for spilling.
+fn allocated_stats(
+    shader: &eubatch_ir::Shader,
+    r: &eubatch_regalloc::Spilled,
+    cx: &mut eubatch_passes::PassCx,
+    opts: &Options,
+    totals: &mut RaTotals,
+) -> Option<eubatch_regalloc::spill::Counts> {
+    let allocated = r.shader(shader);
+    let (c, a) = (&r.allocated.constraints, &r.allocated.allocation);
+    let wide_fs = shader.stage == eubatch_ir::Stage::Fs && shader.dispatch_width > 8;
+    if r.shader.is_some() && wide_fs && !opts.keep_spilling_variants {
+        totals.dropped += 1;
+        return None;
+    }
+    totals.grf_used += a.grf_used(allocated, c) as u64;
+    totals.taken += a.registers_taken(allocated, c) as u64;
+    totals.shared += a.shared_registers(allocated, cx, c) as u64;
+    if r.shader.is_some() {
+        totals.spilled += 1;
+        totals.vgrfs_spilled += r.spilled as u64;
+        totals.spills += r.counts.spills as u64;
+        totals.fills += r.counts.fills as u64;
+    }
+    Some(r.counts)
 }
 
 fn shader_stats(

@@ -106,10 +106,15 @@ enum Cmd {
         stats: Option<PathBuf>,
         /// Allocate registers with this allocator (`linear`, `subreg`: eubatch_regalloc's
         /// ALLOCATORS) after lowering (the pipeline is `lower` unless --passes names one),
-        /// check every allocation, and print registers used and how many shaders need
-        /// spills.
+        /// spilling what does not fit as Mesa 22.3 does, check every allocation (and, with
+        /// --verify, every spilled shader in the simulator), and print registers used,
+        /// spills and fills.
         #[arg(long)]
         regalloc: Option<String>,
+        /// With --regalloc: keep SIMD16/SIMD32 fragment variants that spill, which Mesa
+        /// drops (they are counted as dropped otherwise).
+        #[arg(long)]
+        keep_spilling_variants: bool,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -264,6 +269,7 @@ fn main() -> ExitCode {
             histogram,
             stats,
             regalloc,
+            keep_spilling_variants,
         } => {
             let custom = passes.is_some();
             let pipeline = match (passes, stop_after.as_str()) {
@@ -298,6 +304,7 @@ fn main() -> ExitCode {
                         stop_after.clone()
                     },
                     regalloc,
+                    keep_spilling_variants,
                 },
             )
         }
