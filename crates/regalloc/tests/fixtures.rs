@@ -5,7 +5,8 @@
 //! expectations.
 //!
 //! Pipelines:
-//! - `spill vgrfA vgrfB ...`: spills those VGRFs ([`Spiller`]), nothing else;
+//! - `spill vgrfA vgrfB ... [scratch N]`: spills those VGRFs ([`Spiller`]), nothing else,
+//!   their scratch starting at byte N (0 by default: as if N bytes were spilled before);
 //! - `allocate NAME registers N`: allocates with allocator NAME under a budget of N
 //!   registers, spilling what does not fit ([`allocate_with_spills`]), and prints the
 //!   allocation beside the checker's verdict.
@@ -37,13 +38,18 @@ fn run(pipeline: &str, input: &str) -> String {
     };
     let words: Vec<&str> = pipeline.split_whitespace().collect();
     match words.as_slice() {
-        ["spill", vgrfs @ ..] => {
+        ["spill", args @ ..] => {
+            let (vgrfs, start) = match args {
+                [v @ .., "scratch", n] => (v, n.parse().unwrap()),
+                v => (v, 0),
+            };
             let vgrfs: Vec<Vgrf> = vgrfs
                 .iter()
                 .map(|v| Vgrf::from_usize(v.trim_start_matches("vgrf").parse().unwrap()))
                 .collect();
             let mut out = shader.clone();
             let mut spiller = Spiller::new();
+            spiller.last_scratch = start;
             if let Err(e) = spiller.spill(&mut out, &vgrfs) {
                 return format!("error: {e}\n");
             }
