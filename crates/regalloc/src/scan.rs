@@ -12,8 +12,11 @@
 //! is then taken in order of interval
 //! start; those whose intervals ended before the current start give their storage back (a
 //! heap ordered by end), and the packer places the VGRF in the registers the file allows
-//! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`]). A VGRF with no
-//! place is `NoFit` (the shader needs spills) and holds nothing. Sorting is n·log n; the
+//! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`]). When there is no
+//! place, Poletto & Sarkar's choice: the active VGRF whose interval ends last, if it ends
+//! after the current one, gives up its storage and is `NoFit` (spilled: one long value
+//! out of the way of every short one it crosses) when that makes room; otherwise the
+//! current VGRF is `NoFit` and holds nothing. Sorting is n·log n; the
 //! scan itself allocates nothing per VGRF.
 //!
 //! Pinned values are kept in a list the later VGRFs test for overlap: linear in the pinned
@@ -40,6 +43,8 @@ pub(crate) trait Packer {
     fn take(&mut self, v: usize, avail: u128) -> Option<Reg>;
     /// VGRF `v`, placed at `at`, is dead from now on: its storage is free again.
     fn release(&mut self, v: usize, at: Reg);
+    /// VGRF `v` holds `at` again (after a [`Packer::release`] that did not make room).
+    fn hold(&mut self, v: usize, at: Reg);
 }
 
 /// Runs the scan over `input` with `packer` keeping the file.
@@ -121,7 +126,11 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             active.pop();
         }
         let avail = allowed & !c.eot_only & !blocked(&pinned, &iv);
-        out.placement[v as usize] = match packer.take(v as usize, avail) {
+        let at = match packer.take(v as usize, avail) {
+            Some(at) => Some(at),
+            None => evict(&mut out, &active, packer, v as usize, iv.end.get(), avail),
+        };
+        out.placement[v as usize] = match at {
             Some(at) => {
                 active.push(Reverse((iv.end.get(), v)));
                 Placement::At(at)
@@ -130,6 +139,41 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
         };
     }
     out
+}
+
+/// Makes room for `v` (whose interval ends at `end`) by spilling the active VGRF whose
+/// interval ends last, if it ends after `end` and its storage is enough: `v`'s place then.
+/// (Evicted VGRFs stay in `active`, `NoFit`; the scan skips them when they end.)
+fn evict(
+    out: &mut Allocation,
+    active: &BinaryHeap<Reverse<(u32, u32)>>,
+    packer: &mut impl Packer,
+    v: usize,
+    end: u32,
+    avail: u128,
+) -> Option<Reg> {
+    let (w_end, w) = active
+        .iter()
+        .map(|Reverse(e)| *e)
+        .filter(|&(_, w)| matches!(out.placement[w as usize], Placement::At(_)))
+        .max()?;
+    if w_end <= end {
+        return None;
+    }
+    let Placement::At(w_at) = out.placement[w as usize] else {
+        return None;
+    };
+    packer.release(w as usize, w_at);
+    match packer.take(v, avail) {
+        Some(at) => {
+            out.placement[w as usize] = Placement::NoFit;
+            Some(at)
+        }
+        None => {
+            packer.hold(w as usize, w_at);
+            None
+        }
+    }
 }
 
 /// `n` registers from `first` as a mask (none when they would leave the file).
