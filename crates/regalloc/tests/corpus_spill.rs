@@ -1,30 +1,37 @@
-//! Spilling on shaderdb-skl (`../shared/corpora`, skipped with a message when absent),
-//! every scalar shader lowered as `eubatch compile --stop-after lower` lowers it, with
+//! Spilling on shaderdb-skl, shaderdb-bdw and shaderdb-hsw (`../shared/corpora`, the
+//! archives unpacked once into `target/corpora`; skipped with a message when absent), every
+//! scalar shader lowered as `eubatch compile --stop-after lower` lowers it, with
 //! every allocator ([`ALLOCATORS`]) through [`allocate_with_spills`]: as the file is
 //! (the shaders that do not fit spill), and, for every fourth shader, under a budget of
-//! 16 registers that makes most of them spill. Each final allocation passes the checker
+//! 16 registers (or the widest instruction's registers + 2, what its spill temporaries
+//! need, when more) that makes many of them spill. Each final allocation passes the checker
 //! and each spilled shader gives the lowered one's outputs in the simulator (2 seeds).
 //! Prints, per allocator and case, the shaders spilled, spills, fills and rounds.
 
-use std::path::{Path, PathBuf};
+#[path = "../../ir/tests/common/mod.rs"]
+mod common;
 
 use eubatch_ir::import::{discover, load_text, InputKind};
-use eubatch_ir::Backend;
+use eubatch_ir::{Backend, Gen};
 use eubatch_passes::manager::{self, Checks, Stats};
 use eubatch_passes::PassCx;
 use eubatch_regalloc::constraints::Options;
 use eubatch_regalloc::{allocate_with_spills, checker, ALLOCATORS};
 
-/// `../shared/corpora/NAME` beside the workspace root, if present.
-fn corpus(name: &str) -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let p = root.join("../shared/corpora").join(name);
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found", p.display());
-        None
-    }
+/// Registers the VGRFs one instruction names take at most: what its spill temporaries
+/// need at once.
+fn widest_instruction(shader: &eubatch_ir::Shader) -> u32 {
+    let reg = shader.reg_size();
+    let regs = |op: &eubatch_ir::Operand| {
+        op.as_vgrf()
+            .map_or(0, |v| shader.vgrfs[v].size().div_ceil(reg))
+    };
+    shader
+        .layout
+        .insts()
+        .map(|i| shader.srcs(i).iter().map(regs).sum::<u32>() + regs(&shader.insts.dst[i]))
+        .max()
+        .unwrap_or(0)
 }
 
 #[derive(Default)]
@@ -40,7 +47,21 @@ struct Totals {
 
 #[test]
 fn shaderdb_skl_spills_check_and_simulate() {
-    let Some(dir) = corpus("shaderdb-skl") else {
+    spill_corpus("shaderdb-skl", Gen::Gen9);
+}
+
+#[test]
+fn shaderdb_bdw_spills_check_and_simulate() {
+    spill_corpus("shaderdb-bdw", Gen::Gen8);
+}
+
+#[test]
+fn shaderdb_hsw_spills_check_and_simulate() {
+    spill_corpus("shaderdb-hsw", Gen::Gen75);
+}
+
+fn spill_corpus(corpus: &str, target: Gen) {
+    let Some(dir) = common::corpus(corpus) else {
         return;
     };
     let files = discover(&[dir], |k| matches!(k, InputKind::Mesa(d) if d.is_start())).unwrap();
@@ -63,7 +84,7 @@ fn shaderdb_skl_spills_check_and_simulate() {
     for (k, path) in files.iter().enumerate() {
         let text = std::fs::read_to_string(path).unwrap();
         let name = path.to_string_lossy();
-        let mut shader = load_text(path, &text, &name, None).unwrap();
+        let mut shader = load_text(path, &text, &name, Some(target)).unwrap();
         if shader.backend == Backend::Vec4 || manager::refusal(&shader, &steps).is_some() {
             continue;
         }
@@ -84,6 +105,11 @@ fn shaderdb_skl_spills_check_and_simulate() {
             if k % every != 0 {
                 continue;
             }
+            let options = &Options {
+                registers: options
+                    .registers
+                    .map(|n| n.max(widest_instruction(&shader) + 2)),
+            };
             for (a, registered) in ALLOCATORS.iter().enumerate() {
                 let who = registered.name;
                 let t = &mut totals[c * ALLOCATORS.len() + a];
@@ -125,7 +151,7 @@ fn shaderdb_skl_spills_check_and_simulate() {
         for (a, registered) in ALLOCATORS.iter().enumerate() {
             let t = &totals[c * ALLOCATORS.len() + a];
             println!(
-                "shaderdb-skl, {}, {case}: {} allocated and checked, {} spilled ({} spills, {} fills, {} rounds in all), {} spilled shaders equal in the simulator, {} not simulated",
+                "{corpus}, {}, {case}: {} allocated and checked, {} spilled ({} spills, {} fills, {} rounds in all), {} spilled shaders equal in the simulator, {} not simulated",
                 registered.name, t.allocated, t.spilled, t.spills, t.fills, t.rounds, t.simulated, t.unchecked
             );
         }
