@@ -193,8 +193,11 @@ pub struct Input<'a> {
 /// A register allocator: one file per allocator, listed once in [`ALLOCATORS`] and chosen
 /// by name ([`by_name`]).
 pub trait Allocator {
-    /// Places the VGRFs of `input.shader`. A VGRF left `NoFit` makes the shader one that
-    /// needs spills; the answer must pass [`checker::check`] for what it placed.
+    /// Places the VGRFs of `input.shader`. A VGRF left `NoFit` is one to spill
+    /// ([`allocate_with_spills`] spills it and asks again); spill temporaries
+    /// (`constraints.unspillable`) must be placed and reserved registers
+    /// (`constraints.reserved`, `eot_only`) avoided; the answer must pass
+    /// [`checker::check`].
     fn allocate(&mut self, input: &Input<'_>) -> Allocation;
 }
 

@@ -471,3 +471,83 @@ fn regs_read(shader: &Shader, inst: Inst, k: usize) -> u32 {
     // Never past the VGRF's last register.
     regs.min(size.div_ceil(reg).saturating_sub(s.offset / reg).max(1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eubatch_ir::text::parse_shader;
+
+    fn shader(target: &str, backend: &str) -> Shader {
+        parse_shader(&format!(
+            "shader \"t\" stage FS width 8 target {target}{backend}
+vgrf0 1x32
+vgrf1 2x32
+block0:
+    mov(8) vgrf0:F, g2<8,8,1>:F
+    add(8) vgrf1:F, vgrf0:F, vgrf0<0>:F
+    mov(8) vgrf1+1.0:F, vgrf0:F
+    mov(8) g10<8,8,1>:F, vgrf1+1.0:F
+"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn bad_requests_are_refused_with_a_reason() {
+        let mut s = shader("skl", "");
+        let mut sp = Spiller::new();
+        let e = sp.spill(&mut s, &[Vgrf::from_usize(7)]).unwrap_err();
+        assert!(e.0.contains("vgrf7: no such VGRF"), "{e}");
+        sp.spill(&mut s, &[Vgrf::from_usize(0)]).unwrap();
+        // vgrf2 is the scratch header, vgrf3 the first fill's temporary.
+        for t in [2, 3] {
+            let e = sp.spill(&mut s, &[Vgrf::from_usize(t)]).unwrap_err();
+            assert!(e.0.contains("spill temporary"), "{e}");
+        }
+        let mut v = shader("hsw", " backend vec4");
+        let e = Spiller::new()
+            .spill(&mut v, &[Vgrf::from_usize(0)])
+            .unwrap_err();
+        assert!(e.0.contains("vec4"), "{e}");
+    }
+
+    #[test]
+    fn counts_and_offsets_follow_mesa() {
+        // vgrf0 (1 register) at scratch 0, vgrf1 (2) at 32: one spill per write message,
+        // one fill per read message — two fills for the `add`, which reads vgrf0 twice.
+        let mut s = shader("bdw", "");
+        let mut sp = Spiller::new();
+        sp.spill(&mut s, &[Vgrf::from_usize(0), Vgrf::from_usize(1)])
+            .unwrap();
+        assert_eq!(sp.last_scratch, 96);
+        assert_eq!(sp.spilled, 2);
+        assert_eq!(
+            sp.counts,
+            Counts {
+                spills: 3,
+                fills: 4
+            }
+        );
+        let offsets: Vec<u64> = s
+            .layout
+            .insts()
+            .filter(|&i| s.insts.opcode[i] == Opcode::Gfx4ScratchWrite)
+            .map(|i| s.srcs(i)[1].imm_bits())
+            .collect();
+        assert_eq!(offsets, [0, 32, 64]);
+        // Spilling it again (nothing reads it any more) takes a fresh slot, as every call of
+        // Mesa's spill_reg grows last_scratch.
+        let before = sp.last_scratch;
+        sp.spill(&mut s, &[Vgrf::from_usize(0)]).unwrap();
+        assert_eq!(sp.last_scratch, before + 32);
+    }
+
+    #[test]
+    fn sources_read_what_mesa_says() {
+        let s = shader("skl", "");
+        let insts: Vec<Inst> = s.layout.insts().collect();
+        // add(8) vgrf1, vgrf0, vgrf0<0>: a packed float reads one register, a scalar one.
+        assert_eq!(regs_read(&s, insts[1], 0), 1);
+        assert_eq!(regs_read(&s, insts[1], 1), 1);
+    }
+}
