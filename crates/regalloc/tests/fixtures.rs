@@ -1,7 +1,7 @@
 //! Text fixtures of spilling: `tests/fixtures/regalloc/*.fixture` at the workspace root,
 //! each an input in eubatch's format (lowered code), a pipeline, and the expected output:
-//! the spill and fill counts, what the checker and the simulator (input against output, 8
-//! seeds) say, and the shader after the pipeline. `EUBATCH_BLESS=1 cargo test` rewrites
+//! the spill and fill counts, what the checker, the hardware-form verifier and the
+//! simulator (input against output, 8 seeds) say, and the shader after the pipeline. `EUBATCH_BLESS=1 cargo test` rewrites
 //! expectations.
 //!
 //! Pipelines:
@@ -20,6 +20,14 @@ use eubatch_passes::PassCx;
 use eubatch_regalloc::constraints::Options;
 use eubatch_regalloc::spill::Spiller;
 use eubatch_regalloc::{allocate_with_spills, by_name, checker, Placement};
+
+/// What the verifier says of the spilled shader: spill code must be in hardware form.
+fn verified(after: &Shader) -> String {
+    match eubatch_ir::verify::verify_hardware(after).first() {
+        None => "verifier: hardware form\n".into(),
+        Some(e) => format!("verifier: NOT IN HARDWARE FORM: {e}\n"),
+    }
+}
 
 /// What the simulator says of `after` against `before`, on 8 seeds.
 fn simulated(before: &Shader, after: &Shader) -> String {
@@ -55,10 +63,11 @@ fn run(pipeline: &str, input: &str) -> String {
             }
             let c = spiller.counts;
             format!(
-                "spills {} fills {} scratch {} bytes\n{}{}",
+                "spills {} fills {} scratch {} bytes\n{}{}{}",
                 c.spills,
                 c.fills,
                 spiller.last_scratch,
+                verified(&out),
                 simulated(&shader, &out),
                 print_shader(&out)
             )
@@ -86,11 +95,12 @@ fn run(pipeline: &str, input: &str) -> String {
                 }
             }
             format!(
-                "spills {} fills {} ({} VGRFs, {} rounds)\n{verdict}{}{placed}\n{}",
+                "spills {} fills {} ({} VGRFs, {} rounds)\n{verdict}{}{}{placed}\n{}",
                 r.counts.spills,
                 r.counts.fills,
                 r.spilled,
                 r.rounds,
+                verified(after),
                 simulated(&shader, after),
                 print_shader(after)
             )
