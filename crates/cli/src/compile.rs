@@ -569,8 +569,9 @@ pub fn simulator_check(
 /// The statistics of a compiled shader, keyed by where its dump is under the paths given.
 /// Allocates `shader`'s registers with allocator `name`, spilling what does not fit
 /// (`allocate_with_spills`), checks the allocation (the checker; the spilled shader against
-/// `shader` in the simulator with `simulate`), and adds to `totals`; the spill and fill
-/// counts of a shader kept (none for a variant dropped for spilling). A shader the
+/// `shader` in the simulator with `simulate`; the spill code in hardware form), and adds to
+/// `totals`; the spill and fill counts of a shader kept (none for a variant dropped for
+/// spilling). A shader the
 /// allocator's rules do not cover, or that cannot be spilled, is counted there with the
 /// reason; a rejected allocation or a spilled shader that differs is an error.
 fn allocate_registers(
@@ -606,6 +607,9 @@ fn allocate_registers(
     totals.check_time += start.elapsed();
     checked.map_err(|e| format!("the register allocation fails the checker: {e}"))?;
     if r.shader.is_some() {
+        if let Some(e) = eubatch_ir::verify::verify_hardware(allocated).first() {
+            return Err(format!("the spilled shader is not in hardware form: {e}"));
+        }
         if let Check::Differs(m) = simulate(shader, allocated) {
             return Err(format!("the spilled shader differs in the simulator: {m}"));
         }
