@@ -57,6 +57,10 @@ pub struct RaTotals {
     /// (`brw_compile_fs` compiles them with `allow_spilling = false`); their spills are
     /// not in the counts above. Kept with `--keep-spilling-variants`.
     pub dropped: u64,
+    /// With `--verify`: spilled shaders compared with the unspilled ones in the simulator
+    /// (equal), and those it could not run.
+    pub spills_simulated: u64,
+    pub spills_not_simulated: u64,
     /// Mesa's `grf_used` (one past the highest register), summed.
     pub grf_used: u64,
     /// Registers taken (each counted once), summed.
@@ -80,6 +84,8 @@ impl RaTotals {
         self.spills += o.spills;
         self.fills += o.fills;
         self.dropped += o.dropped;
+        self.spills_simulated += o.spills_simulated;
+        self.spills_not_simulated += o.spills_not_simulated;
         self.grf_used += o.grf_used;
         self.taken += o.taken;
         self.shared += o.shared;
@@ -278,6 +284,12 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             format_duration(ra.alloc_time),
             format_duration(ra.check_time)
         );
+        if opts.verify_seeds.is_some() {
+            println!(
+                "spilled shaders in the simulator: {} equal to the unspilled ones, {} not run",
+                ra.spills_simulated, ra.spills_not_simulated
+            );
+        }
         for (why, n) in &ra.not_allocated {
             println!(
                 "not allocated: {n} shader{}: {why}",
@@ -489,7 +501,9 @@ fn compile_one(
     let mut spill_counts = None;
     if let (Some(allocator), None) = (&opts.regalloc, &out.failure) {
         let simulate = |a: &eubatch_ir::Shader, b: &eubatch_ir::Shader| {
-            spill_check.as_ref().map_or(Check::Equal, |f| f(a, b))
+            spill_check
+                .as_ref()
+                .map_or_else(|| Check::Unchecked("no --verify".into()), |f| f(a, b))
         };
         match allocate_registers(&shader, &mut cx, allocator, opts, &simulate, &mut w.ra) {
             Ok(counts) => spill_counts = counts,
@@ -610,8 +624,12 @@ fn allocate_registers(
         if let Some(e) = eubatch_ir::verify::verify_hardware(allocated).first() {
             return Err(format!("the spilled shader is not in hardware form: {e}"));
         }
-        if let Check::Differs(m) = simulate(shader, allocated) {
-            return Err(format!("the spilled shader differs in the simulator: {m}"));
+        match simulate(shader, allocated) {
+            Check::Differs(m) => {
+                return Err(format!("the spilled shader differs in the simulator: {m}"))
+            }
+            Check::Equal => totals.spills_simulated += 1,
+            Check::Unchecked(_) => totals.spills_not_simulated += 1,
         }
     }
     totals.allocated += 1;
