@@ -15,8 +15,8 @@
 //!   with exactly that width ("per channel"); otherwise it is NoMask, and then — as for
 //!   any partial write (predicated, less than a register, strided, or not at a register
 //!   start) — the temporary is first filled from scratch, so the channels and bytes the
-//!   instruction leaves keep their old value. An `undef` of a spilled VGRF goes away (it
-//!   emits no code; Mesa keeps it, on a VGRF nothing else reads). Where Mesa asserts — a
+//!   instruction leaves keep their old value. An `undef` of a spilled VGRF stays, as in
+//!   Mesa, on the VGRF nothing else reads any more. Where Mesa asserts — a
 //!   write whose registers are not a whole number of messages (a SIMD16 float written
 //!   from the middle of a register) — the messages are one register each;
 //! - messages: gen9 and later, a scratch header made once at the start of the program
@@ -191,9 +191,6 @@ impl Spiller {
         let spilled = |o: &Operand, slot: &[u32]| {
             o.file == RegFile::Vgrf && slot.get(o.nr as usize).is_some_and(|s| *s != u32::MAX)
         };
-        if op == Opcode::Undef && spilled(&dst, &self.slot) {
-            return Ok(());
-        }
         // Sources: a fill into a fresh temporary each (Mesa fills per source, even twice
         // for one VGRF read twice).
         self.srcs.clear();

@@ -6,7 +6,8 @@
 //!
 //! Pipelines:
 //! - `spill vgrfA vgrfB ... [scratch N]`: spills those VGRFs ([`Spiller`]), nothing else,
-//!   their scratch starting at byte N (0 by default: as if N bytes were spilled before);
+//!   their scratch starting at byte N (0 by default: as if N bytes were spilled before),
+//!   and checks what the spill says it changed (`Changed::check_claim`);
 //! - `allocate NAME registers N`: allocates with allocator NAME under a budget of N
 //!   registers, spilling what does not fit ([`allocate_with_spills`]), and prints the
 //!   allocation beside the checker's verdict.
@@ -16,6 +17,7 @@ mod common;
 
 use eubatch_ir::text::{parse_shader, print_shader};
 use eubatch_ir::{Shader, Vgrf};
+use eubatch_passes::analysis::changed::Snapshot;
 use eubatch_passes::PassCx;
 use eubatch_regalloc::constraints::Options;
 use eubatch_regalloc::spill::Spiller;
@@ -58,8 +60,14 @@ fn run(pipeline: &str, input: &str) -> String {
             let mut out = shader.clone();
             let mut spiller = Spiller::new();
             spiller.last_scratch = start;
-            if let Err(e) = spiller.spill(&mut out, &vgrfs) {
-                return format!("error: {e}\n");
+            let before = Snapshot::of(&out);
+            match spiller.spill(&mut out, &vgrfs) {
+                Ok(changed) => {
+                    if let Err(e) = changed.check_claim(&before, &out) {
+                        return format!("error: the spill's claim is wrong: {e}\n");
+                    }
+                }
+                Err(e) => return format!("error: {e}\n"),
             }
             let c = spiller.counts;
             format!(
