@@ -3,9 +3,12 @@
 //! the simulator compares every pass's input and output; `--dump-after PASS` prints the
 //! IR after that pass, `--dump-all DIR` writes it after every pass (what Mesa's
 //! `INTEL_DEBUG=optimizer` gives). `--regalloc NAME` allocates registers after the pipeline
-//! with that allocator (`eubatch_regalloc`), checks every allocation with the checker (a
-//! violation is a failure) and prints registers used and how many shaders need spills
-//! (spilling itself is not implemented: such a shader is counted, not changed).
+//! with that allocator (`eubatch_regalloc`), spilling what does not fit
+//! (`allocate_with_spills`), checks every allocation with the checker (a violation is a
+//! failure) and, with `--verify`, every spilled shader against the unspilled one in the
+//! simulator, and prints registers used, spills and fills; a SIMD16/SIMD32 fragment
+//! variant that spills is dropped and counted, as Mesa drops it, unless
+//! `--keep-spilling-variants`. `--stats` then has each shader's spills and fills.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,7 +35,8 @@ pub struct Options {
     pub stats: Option<PathBuf>,
     /// The stage the pipeline stops after, recorded in the statistics file.
     pub stage: String,
-    /// Allocate registers after the pipeline with this allocator, and check the result.
+    /// Allocate registers after the pipeline with this allocator, spilling what does not
+    /// fit, and check the result.
     pub regalloc: Option<String>,
     /// Read Mesa's `*-pre_register_allocate` dumps instead of the start dumps and run no
     /// pass: an allocator given exactly the IR Mesa allocated (with `regalloc`). The
@@ -41,6 +45,8 @@ pub struct Options {
     pub from_pre_ra: bool,
     /// With `regalloc`: the pre-RA scheduling modes to try, in order (Mesa's four, or one).
     pub schedule: Vec<eubatch_passes::schedule::Mode>,
+    /// Keep SIMD16/SIMD32 fragment variants that spill (Mesa drops them).
+    pub keep_spilling_variants: bool,
 }
 
 /// Register allocation totals of one thread (`--regalloc`).
@@ -48,10 +54,20 @@ pub struct Options {
 pub struct RaTotals {
     /// Shaders allocated and checked.
     pub allocated: u64,
-    /// Of them, shaders with a VGRF that did not fit (they need spills).
-    pub need_spills: u64,
-    /// VGRFs that did not fit.
-    pub unplaced: u64,
+    /// Of them, shaders that spilled, and what: VGRFs spilled, spill and fill messages
+    /// (Mesa's counts).
+    pub spilled: u64,
+    pub vgrfs_spilled: u64,
+    pub spills: u64,
+    pub fills: u64,
+    /// SIMD16/SIMD32 fragment variants that would spill, dropped as Mesa drops them
+    /// (`brw_compile_fs` compiles them with `allow_spilling = false`); their spills are
+    /// not in the counts above. Kept with `--keep-spilling-variants`.
+    pub dropped: u64,
+    /// With `--verify`: spilled shaders compared with the unspilled ones in the simulator
+    /// (equal), and those it could not run.
+    pub spills_simulated: u64,
+    pub spills_not_simulated: u64,
     /// Mesa's `grf_used` (one past the highest register), summed.
     pub grf_used: u64,
     /// Registers taken (each counted once), summed.
@@ -78,8 +94,13 @@ pub struct RaTotals {
 impl RaTotals {
     fn add(&mut self, o: &RaTotals) {
         self.allocated += o.allocated;
-        self.need_spills += o.need_spills;
-        self.unplaced += o.unplaced;
+        self.spilled += o.spilled;
+        self.vgrfs_spilled += o.vgrfs_spilled;
+        self.spills += o.spills;
+        self.fills += o.fills;
+        self.dropped += o.dropped;
+        self.spills_simulated += o.spills_simulated;
+        self.spills_not_simulated += o.spills_not_simulated;
         self.grf_used += o.grf_used;
         self.taken += o.taken;
         self.shared += o.shared;
@@ -296,11 +317,15 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             }
         }
         println!(
-            "register allocation (`{name}`): {} shaders allocated and checked, {} need spills ({} VGRFs without a register), {} fit; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
+            "register allocation (`{name}`): {} shaders allocated and checked, {} spilled ({} VGRFs; {} spills, {} fills), {} fit without spilling, {} SIMD16/SIMD32 fragment variants dropped for spilling{}; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
             ra.allocated,
-            ra.need_spills,
-            ra.unplaced,
-            ra.allocated - ra.need_spills,
+            ra.spilled,
+            ra.vgrfs_spilled,
+            ra.spills,
+            ra.fills,
+            ra.allocated - ra.spilled - ra.dropped,
+            ra.dropped,
+            if opts.keep_spilling_variants { " (kept: --keep-spilling-variants)" } else { "" },
             ra.grf_used,
             ra.taken,
             ra.shared,
@@ -312,6 +337,12 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             "scheduling mode kept (the first of those tried whose allocation fits): {}",
             modes.join(", ")
         );
+        if opts.verify_seeds.is_some() {
+            println!(
+                "spilled shaders in the simulator: {} equal to the unspilled ones, {} not run",
+                ra.spills_simulated, ra.spills_not_simulated
+            );
+        }
         for (why, n) in &ra.not_allocated {
             println!(
                 "not allocated: {n} shader{}: {why}",
@@ -509,6 +540,11 @@ fn compile_one(
             dumps.push((pass.to_string(), eubatch_ir::text::print_shader(s)));
         }
     };
+    // The spilled shader's check, on the inputs of the shader as imported.
+    let spill_check = opts
+        .verify_seeds
+        .filter(|_| opts.regalloc.is_some())
+        .map(|seeds| simulator_check(seeds, &shader));
     // The simulator's check, keeping the first reason it could not compare for.
     let first_unchecked = std::cell::RefCell::new(None::<String>);
     let simulator = opts.verify_seeds.map(|seeds| {
@@ -561,19 +597,36 @@ fn compile_one(
             out.failure = Some(format!("{name}: not in hardware form after lowering: {e}").into());
         }
     }
-    // The code in register form, when an allocation fit.
+    // The code in register form, and the spill and fill counts, when the shader is kept.
     let mut register_form = None;
+    let mut spill_counts = None;
     if let (Some(allocator), None) = (&opts.regalloc, &out.failure) {
+        let simulate = |a: &eubatch_ir::Shader, b: &eubatch_ir::Shader| {
+            spill_check
+                .as_ref()
+                .map_or_else(|| Check::Unchecked("no --verify".into()), |f| f(a, b))
+        };
         let verify = imported.as_ref().zip(opts.verify_seeds);
-        let modes = &opts.schedule;
-        match allocate_registers(&mut shader, &mut cx, allocator, modes, verify, &mut w.ra) {
+        let done = allocate_registers(
+            &mut shader,
+            &mut cx,
+            allocator,
+            opts,
+            &simulate,
+            verify,
+            &mut w.ra,
+        );
+        match done {
             Err(e) => out.failure = Some(format!("{name}: {allocator}: {e}").into()),
-            Ok(assigned) => {
-                let dump = opts.dump_all.is_some() || opts.dump_after.as_deref() == Some("ra");
-                if let (Some(a), true) = (&assigned, dump) {
-                    dumps.push(("ra".into(), eubatch_ir::text::print_shader(a)));
+            Ok(kept) => {
+                if let Some(kept) = kept {
+                    let dump = opts.dump_all.is_some() || opts.dump_after.as_deref() == Some("ra");
+                    if dump {
+                        dumps.push(("ra".into(), eubatch_ir::text::print_shader(&kept.code)));
+                    }
+                    spill_counts = Some(kept.counts);
+                    register_form = Some(kept.code);
                 }
-                register_form = assigned;
             }
         }
     }
@@ -596,10 +649,9 @@ fn compile_one(
     }
     if opts.stats.is_some() {
         let mut stats = shader_stats(path, roots, &shader, pressure);
-        if let Some(code) = &register_form {
-            // No spill code was needed: none is there.
-            stats.spills = Some(0);
-            stats.fills = Some(0);
+        if let (Some(code), Some(counts)) = (&register_form, spill_counts) {
+            stats.spills = Some(counts.spills as u64);
+            stats.fills = Some(counts.fills as u64);
             stats.registers = Some(eubatch_regalloc::usage::registers_touched(code) as u64);
         }
         out.stats = Some(Box::new(stats));
@@ -652,64 +704,80 @@ pub fn simulator_check(
 }
 
 /// The statistics of a compiled shader, keyed by where its dump is under the paths given.
-/// Allocates `shader`'s registers with allocator `name` and checks the allocation, adding
-/// to `totals`; a shader the allocator's rules do not cover is counted there with the
-/// reason; an allocation the checker rejects is an error. With `verify` (the shader as
-/// imported, and seeds), the register-form code is run in the simulator against the
-/// imported shader: different outputs are an error. The register-form code when the
-/// allocation fits.
+/// Schedules and allocates `shader`'s registers with allocator `name` Mesa's way
+/// (`eubatch_regalloc::strategy`: the scheduling modes of `opts` in turn, spilling in the
+/// last), checks the allocation (the checker; a spilled shader against the unspilled one in
+/// the simulator with `simulate`, and in hardware form), applies it, and adds to `totals`.
+/// With `verify` (the shader as imported, and seeds) the register-form code is run in the
+/// simulator against the imported shader: different outputs are an error. What is kept of
+/// the shader (its register form and spill counts; none for a variant dropped for spilling,
+/// or one the allocator's rules do not cover, which is counted with the reason).
 fn allocate_registers(
     shader: &mut eubatch_ir::Shader,
     cx: &mut eubatch_passes::PassCx,
     name: &str,
-    modes: &[eubatch_passes::schedule::Mode],
+    opts: &Options,
+    simulate: &dyn Fn(&eubatch_ir::Shader, &eubatch_ir::Shader) -> Check,
     verify: Option<(&eubatch_ir::Shader, u64)>,
     totals: &mut RaTotals,
-) -> Result<Option<eubatch_ir::Shader>, String> {
+) -> Result<Option<Kept>, String> {
+    use eubatch_regalloc::constraints::Options as RaOptions;
     let mut allocator =
         eubatch_regalloc::by_name(name).ok_or_else(|| format!("unknown allocator `{name}`"))?;
     let start = Instant::now();
-    let scheduled =
-        eubatch_regalloc::strategy::schedule_and_allocate(shader, cx, allocator.as_mut(), modes);
+    let scheduled = eubatch_regalloc::strategy::schedule_and_allocate(
+        shader,
+        cx,
+        allocator.as_mut(),
+        &opts.schedule,
+        &RaOptions::default(),
+    );
+    totals.alloc_time += start.elapsed();
     let shader = &*shader;
     let r = match scheduled {
         Ok(s) => {
             *totals.modes.entry(s.mode.name()).or_default() += 1;
-            s.allocated
+            s.spilled
         }
         Err(refusal) => {
             *totals.not_allocated.entry(refusal.to_string()).or_default() += 1;
             return Ok(None);
         }
     };
-    totals.alloc_time += start.elapsed();
+    let allocated = r.shader(shader);
+    let (c, a) = (&r.allocated.constraints, &r.allocated.allocation);
     let start = Instant::now();
-    let checked = eubatch_regalloc::checker::check(shader, cx, &r.constraints, &r.allocation);
+    let checked = eubatch_regalloc::checker::check(allocated, cx, c, a);
     totals.check_time += start.elapsed();
     checked.map_err(|e| format!("the register allocation fails the checker: {e}"))?;
-    let a = &r.allocation;
-    totals.allocated += 1;
-    totals.grf_used += a.grf_used(shader, &r.constraints) as u64;
-    totals.taken += a.registers_taken(shader, &r.constraints) as u64;
-    totals.shared += a.shared_registers(shader, cx, &r.constraints) as u64;
-    if a.needs_spills() {
-        totals.need_spills += 1;
-        totals.unplaced += a.unplaced().count() as u64;
-        if verify.is_some() {
-            *totals
-                .sim_not_run
-                .entry("needs spills (spilling is not implemented)".into())
-                .or_default() += 1;
+    if r.shader.is_some() {
+        if let Some(e) = eubatch_ir::verify::verify_hardware(allocated).first() {
+            return Err(format!("the spilled shader is not in hardware form: {e}"));
         }
-        return Ok(None);
+        match simulate(shader, allocated) {
+            Check::Differs(m) => {
+                return Err(format!("the spilled shader differs in the simulator: {m}"))
+            }
+            Check::Equal => totals.spills_simulated += 1,
+            Check::Unchecked(_) => totals.spills_not_simulated += 1,
+        }
     }
-    let assigned = eubatch_regalloc::assign::assign(shader, a)
+    totals.allocated += 1;
+    let counts = allocated_stats(shader, &r, cx, opts, totals);
+    if r.shader.is_some() {
+        // `cx` described the spilled shader; the caller goes on with `shader`.
+        cx.invalidate(eubatch_passes::analysis::changed::Changed::EVERYTHING);
+    }
+    let Some(counts) = counts else {
+        return Ok(None);
+    };
+    let code = eubatch_regalloc::assign::assign(allocated, &r.allocated.allocation)
         .map_err(|e| format!("applying the allocation: {e}"))?;
     if let Some((imported, seeds)) = verify {
         use eubatch_sim::crosscheck::Verdict;
         match eubatch_sim::crosscheck::crosscheck(
             imported,
-            &assigned,
+            &code,
             0..seeds,
             eubatch_sim::CHECK_STEP_LIMIT,
         ) {
@@ -729,7 +797,42 @@ fn allocate_registers(
             }
         }
     }
-    Ok(Some(assigned))
+    Ok(Some(Kept { code, counts }))
+}
+
+/// What is kept of an allocated shader: its code in register form and its spill and fill
+/// counts.
+struct Kept {
+    code: eubatch_ir::Shader,
+    counts: eubatch_regalloc::spill::Counts,
+}
+
+/// Adds a checked allocation to `totals`: the spill and fill counts of a shader kept, none
+/// for a variant dropped for spilling.
+fn allocated_stats(
+    shader: &eubatch_ir::Shader,
+    r: &eubatch_regalloc::Spilled,
+    cx: &mut eubatch_passes::PassCx,
+    opts: &Options,
+    totals: &mut RaTotals,
+) -> Option<eubatch_regalloc::spill::Counts> {
+    let allocated = r.shader(shader);
+    let (c, a) = (&r.allocated.constraints, &r.allocated.allocation);
+    let wide_fs = shader.stage == eubatch_ir::Stage::Fs && shader.dispatch_width > 8;
+    if r.shader.is_some() && wide_fs && !opts.keep_spilling_variants {
+        totals.dropped += 1;
+        return None;
+    }
+    totals.grf_used += a.grf_used(allocated, c) as u64;
+    totals.taken += a.registers_taken(allocated, c) as u64;
+    totals.shared += a.shared_registers(allocated, cx, c) as u64;
+    if r.shader.is_some() {
+        totals.spilled += 1;
+        totals.vgrfs_spilled += r.spilled as u64;
+        totals.spills += r.counts.spills as u64;
+        totals.fills += r.counts.fills as u64;
+    }
+    Some(r.counts)
 }
 
 fn shader_stats(

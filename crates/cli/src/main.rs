@@ -106,8 +106,9 @@ enum Cmd {
         stats: Option<PathBuf>,
         /// Allocate registers with this allocator (`linear`, `mesa`, `subreg`: eubatch_regalloc's
         /// ALLOCATORS) after lowering (the pipeline is `lower` unless --passes names one),
-        /// check every allocation, and print registers used and how many shaders need
-        /// spills.
+        /// spilling what does not fit as Mesa 22.3 does, check every allocation (and, with
+        /// --verify, every spilled shader in the simulator), and print registers used,
+        /// spills and fills.
         #[arg(long)]
         regalloc: Option<String>,
         /// What to read: `start` (Mesa's start dumps, or .eu files, through the pipeline) or
@@ -121,6 +122,10 @@ enum Cmd {
         /// mode's name uses that mode only (`none`: the order as it is).
         #[arg(long, default_value = "mesa", value_parser = ["mesa", "top-down", "non-lifo", "none", "lifo"])]
         schedule: String,
+        /// With --regalloc: keep SIMD16/SIMD32 fragment variants that spill, which Mesa
+        /// drops (they are counted as dropped otherwise).
+        #[arg(long)]
+        keep_spilling_variants: bool,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -277,6 +282,7 @@ fn main() -> ExitCode {
             regalloc,
             from,
             schedule,
+            keep_spilling_variants,
         } => {
             let from_pre_ra = from == "pre-ra";
             if from_pre_ra && (passes.is_some() || regalloc.is_none()) {
@@ -322,6 +328,7 @@ fn main() -> ExitCode {
                     from_pre_ra,
                     schedule: eubatch_regalloc::strategy::modes_named(&schedule)
                         .expect("clap checked the name"),
+                    keep_spilling_variants,
                 },
             )
         }

@@ -6,9 +6,11 @@
 //! What it checks, each against its [`constraints`] rule:
 //! - every placed VGRF lies inside the register file, above the thread's inputs, in
 //!   consecutive whole registers when larger than one, inside one register at a 4-byte
-//!   offset otherwise; every VGRF an end-of-thread send reads lies in g112-g127; gen8+
-//!   SIMD8 message destinations stay off g127; the pairs an instruction keeps apart
-//!   (source/destination hazards, split-send payloads) do not overlap;
+//!   offset otherwise, on no reserved register (spill message registers, a register
+//!   budget); every VGRF an end-of-thread send reads lies in g112-g127; every spill
+//!   temporary has a register; gen8+ SIMD8 message destinations stay off g127; the pairs
+//!   an instruction keeps apart (source/destination hazards, split-send payloads) do not
+//!   overlap;
 //! - every VGRF an instruction accesses has a register (or did not fit: the shader needs
 //!   spills, and what was not placed is not checked);
 //! - at every program point, no two values that are live *and defined* there share a
@@ -104,6 +106,16 @@ pub enum Violation {
         inst: At,
         rule: &'static Rule,
     },
+    /// A VGRF on a register the constraints reserve.
+    ReservedRegister {
+        vgrf: Vgrf,
+        at: Reg,
+        grf: u32,
+    },
+    /// A spill temporary left without a register.
+    SpillTemporary {
+        vgrf: Vgrf,
+    },
     /// An instruction accesses a VGRF the allocation says is never accessed.
     Unplaced {
         vgrf: Vgrf,
@@ -138,6 +150,8 @@ impl Violation {
             EotPayload { .. } => &constraints::EOT_PAYLOAD,
             SendDstR127 { .. } => &constraints::SEND_DST_NOT_R127,
             Overlap { rule, .. } => rule,
+            ReservedRegister { .. } => &constraints::SPILL_MRFS,
+            SpillTemporary { .. } => &constraints::SPILL_TEMPORARIES,
             Unplaced { .. } | SharedByte { .. } | Clobber { .. } => &constraints::NO_SHARED_BYTE,
         })
     }
@@ -196,6 +210,16 @@ impl std::fmt::Display for Violation {
                 "vgrf{} and vgrf{} overlap, which {inst} forbids",
                 a.index(),
                 b.index()
+            )?,
+            ReservedRegister { vgrf, at, grf } => write!(
+                f,
+                "vgrf{} at {at} takes g{grf}, a reserved register (spill message registers or outside the register budget)",
+                vgrf.index()
+            )?,
+            SpillTemporary { vgrf } => write!(
+                f,
+                "vgrf{}, a spill temporary, has no register",
+                vgrf.index()
             )?,
             Unplaced { vgrf, inst } => write!(
                 f,
@@ -343,8 +367,12 @@ fn check_placements(
     let reg = c.reg_size;
     let file_bytes = c.grf_count * reg;
     for (v, layout) in shader.vgrfs.iter_enumerated() {
-        let Placement::At(at) = allocation.get(v) else {
-            continue;
+        let at = match allocation.get(v) {
+            Placement::At(at) => at,
+            Placement::NoFit if c.unspillable.get(v.index()) == Some(&true) => {
+                return Err(Violation::SpillTemporary { vgrf: v })
+            }
+            _ => continue,
         };
         let bytes = layout.size();
         // What must lie in the file and in the register: the value up to its data's end.
@@ -363,6 +391,9 @@ fn check_placements(
                     last_use: c.input_last_use.get(g as usize).copied().flatten(),
                 });
             }
+        }
+        if let Some(grf) = at.registers(layout, reg).find(|&g| c.is_reserved(v, g)) {
+            return Err(Violation::ReservedRegister { vgrf: v, at, grf });
         }
         if bytes > reg {
             if at.offset != 0 {

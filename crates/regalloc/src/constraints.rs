@@ -9,6 +9,12 @@
 //! payload, push constants and attributes sit is the simulator's
 //! [`eubatch_ir::thread_inputs::InputLayout`] (Mesa's `assign_curb_setup` / `assign_urb_setup`).
 //!
+//! Spilling's rules are read from the shader too, so that a spilled shader printed and read
+//! back allocates the same: a VGRF a scratch message reads or writes is a spill temporary
+//! and must get a register ([`SPILL_TEMPORARIES`]), and before gen9 a shader with scratch
+//! messages keeps the registers they use as message registers free ([`SPILL_MRFS`]).
+//! [`Options`] narrows the file on request ([`REGISTER_BUDGET`]), to make spills happen.
+//!
 //! Limits: the scalar back end only (vec4 code is refused), the thread layouts
 //! `InputLayout` models (VS, FS, CS; GS, TCS and TES without pushed inputs), at most 128
 //! registers. Not modelled yet (issue 16): spill addressing registers.
@@ -102,6 +108,34 @@ pub const SPLIT_SEND_PAYLOADS: Rule = Rule {
     source: "SKL PRM Vol. 2a \"SENDS\"; Mesa 22.3 brw_fs_reg_allocate.cpp setup_inst_interference",
 };
 
+/// Spill temporaries are never spilled again: they must have a register.
+pub const SPILL_TEMPORARIES: Rule = Rule {
+    name: "spill-temporaries",
+    text: "a VGRF a scratch message writes or reads (a fill's destination, a spill's source, the scratch header) is never spilled: it must be placed",
+    source: "Mesa 22.3 brw_fs_reg_allocate.cpp fs_reg_alloc::set_spill_costs (\"don't spill anything we generated while spilling\": no_spill)",
+};
+
+/// Before gen9, the registers standing in for the spill message registers stay free.
+pub const SPILL_MRFS: Rule = Rule {
+    name: "spill-mrfs",
+    text: "before gen9, once a shader spills, the registers g(112 + 16 - dispatch_width/8 - 1) to g127 (the message registers m13/m14-m15 of gfx4_scratch_write and gfx4_scratch_read, on the GRFs gen7 maps MRFs to) hold no VGRF; the end-of-thread payload moves below them",
+    source: "Mesa 22.3 brw_fs_reg_allocate.cpp spill_max_size, spill_base_mrf, get_used_mrfs, setup_live_interference (MRF hack nodes) and setup_inst_interference (EOT \"push the EOT send register early enough\"); GFX7_MRF_HACK_START = 112 (brw_reg.h)",
+};
+
+/// Scratch offsets each message form can address.
+pub const SCRATCH_OFFSET: Rule = Rule {
+    name: "scratch-offset",
+    text: "gfx7_scratch_read addresses scratch below 128 KiB (12 bits of 32-byte units in its descriptor); fills past that use gfx4_scratch_read with a header, and every scratch offset is a multiple of 16 bytes (OWords)",
+    source: "Mesa 22.3 brw_fs_reg_allocate.cpp emit_unspill (spill_offset < (1 << 12) * REG_SIZE) and spill_reg (ALIGN(spill_offset, 16)); PRM Vol. 2d \"OWord Block Read/Write\"",
+};
+
+/// A register budget asked for: fewer registers than the file has.
+pub const REGISTER_BUDGET: Rule = Rule {
+    name: "register-budget",
+    text: "with a budget of N registers (Options::registers), the registers from the first free one + N on hold no VGRF but end-of-thread payloads, which keep g112-g127",
+    source: "eubatch: an option to make shaders spill on purpose (issue 16 spilling tests), not a hardware rule",
+};
+
 /// Every rule, for documentation and the CLI.
 pub const RULES: &[Rule] = &[
     REGISTER_FILE,
@@ -113,6 +147,10 @@ pub const RULES: &[Rule] = &[
     SEND_DST_NOT_R127,
     SOURCE_DESTINATION_HAZARD,
     SPLIT_SEND_PAYLOADS,
+    SPILL_TEMPORARIES,
+    SPILL_MRFS,
+    SCRATCH_OFFSET,
+    REGISTER_BUDGET,
 ];
 
 /// Two VGRFs one instruction accesses that must not overlap whatever their liveness says
@@ -124,6 +162,37 @@ pub struct Apart {
     pub a: Vgrf,
     pub b: Vgrf,
     pub rule: &'static Rule,
+}
+
+/// What may be asked of the rules beyond the hardware's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// At most this many registers above the thread's inputs (besides the end-of-thread
+    /// range) for VGRFs ([`REGISTER_BUDGET`]); `None`: the whole file.
+    pub registers: Option<u32>,
+}
+
+/// The first register of the message registers a spill uses before gen9, for a shader of
+/// `dispatch_width` channels ([`SPILL_MRFS`]: `GFX7_MRF_HACK_START + spill_base_mrf`).
+pub fn spill_mrf_first_grf(dispatch_width: u32) -> u32 {
+    const MRF_HACK_START: u32 = 112;
+    const MAX_MRF: u32 = 16;
+    MRF_HACK_START + MAX_MRF - (dispatch_width / 8).max(1) - 1
+}
+
+/// Whether `inst` is a scratch message: the VGRFs it names are spill temporaries.
+fn is_scratch_message(shader: &Shader, inst: Inst) -> bool {
+    match shader.insts.opcode[inst] {
+        Opcode::Gfx4ScratchRead
+        | Opcode::Gfx4ScratchWrite
+        | Opcode::Gfx7ScratchRead
+        | Opcode::ScratchHeader => true,
+        Opcode::Send | Opcode::Sends => shader.send_info(inst).is_some_and(|m| {
+            m.sfid == eubatch_ir::message::sfid::DATA_CACHE
+                && eubatch_ir::message::scratch::is_scratch_block(m.desc)
+        }),
+        _ => false,
+    }
 }
 
 /// Why a shader cannot be given to an allocator.
@@ -158,12 +227,25 @@ pub struct Constraints {
     pub not_r127: Vec<bool>,
     /// Pairs that must not overlap ([`Apart`]), in layout order.
     pub apart: Vec<Apart>,
+    /// Registers no VGRF may take (bit `g` for `gN`): the spill message registers before
+    /// gen9 ([`SPILL_MRFS`]) and what a register budget leaves out ([`REGISTER_BUDGET`]).
+    pub reserved: u128,
+    /// Registers only end-of-thread payloads may take (what a register budget leaves of
+    /// g112-g127).
+    pub eot_only: u128,
+    /// Per VGRF: a spill temporary, which must be placed ([`SPILL_TEMPORARIES`]).
+    pub unspillable: Vec<bool>,
 }
 
 impl Constraints {
     /// The constraints of lowered scalar shader `shader`; a refusal for what the rules do
     /// not cover yet (vec4 code, stages whose input layout is not modelled).
     pub fn of(shader: &Shader) -> Result<Constraints, Refusal> {
+        Constraints::with(shader, &Options::default())
+    }
+
+    /// [`Constraints::of`] under `options`.
+    pub fn with(shader: &Shader, options: &Options) -> Result<Constraints, Refusal> {
         if shader.backend == Backend::Vec4 {
             return Err(Refusal(
                 "vec4 (Align16) shaders are not allocated: scalar back end only".into(),
@@ -183,7 +265,18 @@ impl Constraints {
         let mut inputs_end = layout.attr_start;
         let mut eot_reads = Vec::new();
         let mut is_eot = vec![false; shader.vgrfs.len()];
+        let mut unspillable = vec![false; shader.vgrfs.len()];
+        let mut scratch = false;
         for inst in shader.layout.insts() {
+            if is_scratch_message(shader, inst) {
+                scratch = true;
+                let d = shader.insts.dst[inst];
+                for op in shader.srcs(inst).iter().chain([&d]) {
+                    if let Some(u) = op.as_vgrf().and_then(|v| unspillable.get_mut(v.index())) {
+                        *u = true;
+                    }
+                }
+            }
             let exec = shader.insts.control[inst].exec_size as u32;
             let eot = shader.insts.control[inst].eot();
             for (k, op) in shader.srcs(inst).iter().enumerate() {
@@ -224,17 +317,38 @@ impl Constraints {
         }
         let (not_r127, apart) = instruction_rules(shader)?;
         let first_free_grf = inputs_end.min(target.grf_count);
+        let eot_first_grf = Target::EOT_PAYLOAD_FIRST_GRF;
+        let mut reserved = 0u128;
+        if scratch && shader.target < Gen::Gen9 {
+            let first = spill_mrf_first_grf(shader.dispatch_width as u32);
+            reserved |= registers(first, target.grf_count);
+        }
+        let mut eot_only = 0u128;
+        if let Some(n) = options.registers {
+            let end = first_free_grf.saturating_add(n);
+            reserved |= registers(end, eot_first_grf);
+            eot_only = registers(end.max(eot_first_grf), target.grf_count) & !reserved;
+        }
         Ok(Constraints {
             grf_count: target.grf_count,
             reg_size: reg,
             first_free_grf,
             input_last_use: input_last_use(shader, &layout, first_free_grf),
-            eot_first_grf: Target::EOT_PAYLOAD_FIRST_GRF,
+            eot_first_grf,
             eot_reads,
             is_eot,
             not_r127,
             apart,
+            reserved,
+            eot_only,
+            unspillable,
         })
+    }
+
+    /// Whether VGRF `v` may not take register `g` ([`SPILL_MRFS`], [`REGISTER_BUDGET`]).
+    pub fn is_reserved(&self, v: Vgrf, g: u32) -> bool {
+        let eot = self.is_eot.get(v.index()) == Some(&true);
+        g < 128 && (self.reserved | if eot { 0 } else { self.eot_only }) & (1u128 << g) != 0
     }
 
     /// Registers a VGRF of `bytes` bytes takes (at byte 0 of its first).
@@ -442,4 +556,9 @@ fn has_source_and_destination_hazard(op: Opcode, exec: u32, srcs: &[Operand]) ->
                 })
         }
     }
+}
+
+/// Registers `first..end` as a mask (bit `g` for `gN`, at most 128).
+fn registers(first: u32, end: u32) -> u128 {
+    (first.min(128)..end.min(128)).fold(0, |m, g| m | 1u128 << g)
 }

@@ -9,8 +9,10 @@
 //! allocator is given a lowered scalar shader with what it may ask ([`Input`]: each VGRF's
 //! size and live interval from [`problem`], the analysis layer's per-slot intervals, and the
 //! shader's [`constraints::Constraints`]) and answers with an [`Allocation`]: per VGRF a
-//! GRF and byte offset, nothing (never accessed), or "does not fit". Spilling is not here
-//! yet: a shader with a VGRF that does not fit is counted as needing spills.
+//! GRF and byte offset, nothing (never accessed), or "does not fit" — which means "spill
+//! this": [`allocate_with_spills`] spills what did not fit ([`spill`], Mesa's messages per
+//! generation) and allocates again until everything fits. An allocator must place every
+//! spill temporary ([`constraints::SPILL_TEMPORARIES`]) and keep off reserved registers.
 //!
 //! Limits: what [`constraints`] models (scalar VS and FS, 128 GRFs); liveness must be
 //! computable (structured control flow).
@@ -22,6 +24,7 @@ pub mod linear;
 pub mod mesa;
 pub mod problem;
 mod scan;
+pub mod spill;
 pub mod strategy;
 pub mod subreg;
 pub mod usage;
@@ -30,7 +33,7 @@ use eubatch_ir::{Shader, Vgrf};
 use eubatch_passes::analysis::intervals::LiveIntervals;
 use eubatch_passes::PassCx;
 
-use constraints::{Constraints, Refusal};
+use constraints::{Constraints, Options, Refusal};
 use problem::Problem;
 
 /// Where one VGRF lives: byte `grf * reg_size + offset` of the register file onward.
@@ -195,8 +198,11 @@ pub struct Input<'a> {
 /// A register allocator: one file per allocator, listed once in [`ALLOCATORS`] and chosen
 /// by name ([`by_name`]).
 pub trait Allocator {
-    /// Places the VGRFs of `input.shader`. A VGRF left `NoFit` makes the shader one that
-    /// needs spills; the answer must pass [`checker::check`] for what it placed.
+    /// Places the VGRFs of `input.shader`. A VGRF left `NoFit` is one to spill
+    /// ([`allocate_with_spills`] spills it and asks again); spill temporaries
+    /// (`constraints.unspillable`) must be placed and reserved registers
+    /// (`constraints.reserved`, `eot_only`) avoided; the answer must pass
+    /// [`checker::check`].
     fn allocate(&mut self, input: &Input<'_>) -> Allocation;
 }
 
@@ -259,7 +265,17 @@ pub fn allocate(
     cx: &mut PassCx,
     allocator: &mut dyn Allocator,
 ) -> Result<Allocated, Refusal> {
-    let constraints = Constraints::of(shader)?;
+    allocate_with(shader, cx, allocator, &Options::default())
+}
+
+/// [`allocate`] under `options` (a register budget).
+pub fn allocate_with(
+    shader: &Shader,
+    cx: &mut PassCx,
+    allocator: &mut dyn Allocator,
+    options: &Options,
+) -> Result<Allocated, Refusal> {
+    let constraints = Constraints::with(shader, options)?;
     let cfg_error = |cx: &mut PassCx| {
         cx.cfg(shader)
             .err()
@@ -282,4 +298,79 @@ pub fn allocate(
         allocation,
         constraints,
     })
+}
+
+/// Allocation rounds [`allocate_with_spills`] tries before giving up: each spills every
+/// VGRF left out; spill temporaries are placed first, so a round only fails again where
+/// the temporaries themselves crowd out other values.
+pub const MAX_SPILL_ROUNDS: u32 = 16;
+
+/// What [`allocate_with_spills`] made.
+pub struct Spilled {
+    /// The shader as allocated: the input when nothing spilled, else its spilled rewrite.
+    pub shader: Option<Shader>,
+    pub allocated: Allocated,
+    pub counts: spill::Counts,
+    /// VGRFs spilled.
+    pub spilled: u32,
+    /// Scratch bytes the spills take (Mesa's `last_scratch`).
+    pub scratch_bytes: u32,
+    /// Allocation rounds run.
+    pub rounds: u32,
+}
+
+impl Spilled {
+    /// The shader the allocation is of.
+    pub fn shader<'a>(&'a self, input: &'a Shader) -> &'a Shader {
+        self.shader.as_ref().unwrap_or(input)
+    }
+}
+
+/// Allocates `shader`; while VGRFs do not fit, spills them ([`spill::Spiller`]), tells the
+/// analyses (`cx.invalidate`), and allocates again — at most [`MAX_SPILL_ROUNDS`] rounds.
+/// Afterwards `cx` describes the returned shader. A refusal when the shader cannot be
+/// allocated, when the allocator leaves a spill temporary out (never spilled again), or
+/// when it still does not fit after the last round.
+pub fn allocate_with_spills(
+    shader: &Shader,
+    cx: &mut PassCx,
+    allocator: &mut dyn Allocator,
+    options: &Options,
+) -> Result<Spilled, Refusal> {
+    let mut spilled: Option<Shader> = None;
+    let mut spiller = spill::Spiller::new();
+    let mut unplaced = Vec::new();
+    for round in 1..=MAX_SPILL_ROUNDS {
+        let cur = spilled.as_ref().unwrap_or(shader);
+        let allocated = allocate_with(cur, cx, allocator, options)?;
+        unplaced.clear();
+        unplaced.extend(allocated.allocation.unplaced());
+        if unplaced.is_empty() {
+            return Ok(Spilled {
+                shader: spilled,
+                allocated,
+                counts: spiller.counts,
+                spilled: spiller.spilled,
+                scratch_bytes: spiller.last_scratch,
+                rounds: round,
+            });
+        }
+        if let Some(t) = unplaced
+            .iter()
+            .find(|v| allocated.constraints.unspillable[v.index()])
+        {
+            return Err(Refusal(format!(
+                "spilling: the allocator left vgrf{}, a spill temporary, without a register [{}]",
+                t.index(),
+                constraints::SPILL_TEMPORARIES
+            )));
+        }
+        let next = spilled.get_or_insert_with(|| shader.clone());
+        let changed = spiller.spill(next, &unplaced)?;
+        cx.invalidate(changed);
+    }
+    Err(Refusal(format!(
+        "spilling: VGRFs still do not fit after {MAX_SPILL_ROUNDS} rounds ({} spilled)",
+        spiller.spilled
+    )))
 }

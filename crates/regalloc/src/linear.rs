@@ -37,6 +37,10 @@ impl Packer for Whole<'_> {
     fn release(&mut self, v: usize, at: Reg) {
         self.free |= run_mask(at.grf, self.regs[v].max(1));
     }
+
+    fn hold(&mut self, v: usize, at: Reg) {
+        self.free &= !run_mask(at.grf, self.regs[v].max(1));
+    }
 }
 
 impl Allocator for Linear {

@@ -227,6 +227,22 @@ impl Shape<'_> {
                 b.interfere(x, y);
             }
         }
+        // Registers the rules keep from VGRFs beyond Mesa's own (a register budget; the
+        // spill message registers of a shader spilled before it came here, which the MRF
+        // hack covers too): a node forced to each, meeting every VGRF node that may not take
+        // it (end-of-thread payloads may take what only they may).
+        let kept = c.reserved | c.eot_only;
+        for g in (0..128u32).filter(|&g| kept >> g & 1 == 1) {
+            let r = b.node(0);
+            b.force(r, g);
+            let eot_may = c.eot_only >> g & 1 == 1 && c.reserved >> g & 1 == 0;
+            for (k, &v) in self.vgrfs.iter().enumerate() {
+                if spilled[v as usize] || (eot_may && c.is_eot[v as usize]) {
+                    continue;
+                }
+                b.interfere(l.first_vgrf + k as u32, r);
+            }
+        }
         // End-of-thread payloads at the top, per send: the first VGRF it reads, then the
         // second payload below it.
         let mut eot_top = Vec::new();
@@ -292,7 +308,13 @@ pub fn run(input: &Input<'_>) -> Outcome {
         live,
         node_of,
     };
-    let cost = spill::costs(shader, &p.live);
+    let mut cost = spill::costs(shader, &p.live);
+    // Spill temporaries of earlier rounds are never spilled again (Mesa's no_spill).
+    for (c, &u) in cost.iter_mut().zip(&c.unspillable) {
+        if u {
+            *c = 0.0;
+        }
+    }
     let mut spilled = vec![false; n];
     let mut node_cost = Vec::new();
     let mut spill_order: Vec<Vgrf> = Vec::new();
@@ -302,8 +324,11 @@ pub fn run(input: &Input<'_>) -> Outcome {
     // spill removes a node's edges and adds its temporaries.
     let mut built: Option<Built> = None;
     // Each round spills one more VGRF: at most one round per VGRF node.
+    // A shader spilled before it came here (by the spill driver between rounds) already
+    // holds scratch messages: on gen7/8 their message registers are kept from the start.
+    let spilled_before = c.unspillable.iter().any(|&u| u) && shape.gen < Gen::Gen9;
     for _ in 0..=shape.vgrfs.len() + 1 {
-        let spilling = !spill_order.is_empty();
+        let spilling = spilled_before || !spill_order.is_empty();
         let b = match &mut built {
             Some(b) if b.spilling == spilling => b,
             _ => {

@@ -5,15 +5,28 @@
 //! The VGRFs an end-of-thread send reads are placed first, from g127 down
 //! ([`constraints::EOT_PAYLOAD`], as Mesa pins them at the top of the file), in whole
 //! registers, and the registers they hold are kept from other VGRFs only while those
-//! intervals overlap theirs. Every other accessed VGRF is then taken in order of interval
+//! intervals overlap theirs. Spill temporaries, which must be placed
+//! ([`constraints::SPILL_TEMPORARIES`]), come next, by interval start, each in the lowest
+//! whole registers free of the pinned values overlapping it, and are pinned the same way:
+//! what pressure remains falls on values that may be spilled. Every other accessed VGRF
+//! is then taken in order of interval
 //! start; those whose intervals ended before the current start give their storage back (a
 //! heap ordered by end), and the packer places the VGRF in the registers the file allows
 //! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`], off g127 for a
-//! gen8+ SIMD8 message destination). A VGRF with no
-//! place is `NoFit` (the shader needs spills) and holds nothing. Sorting is n·log n; the
+//! gen8+ SIMD8 message destination, off the registers of placed VGRFs it must stay apart
+//! from). When there is no place, Poletto & Sarkar's choice: the active VGRF whose
+//! interval ends last, if it ends after the current one, gives up its storage and is
+//! `NoFit` (spilled: one long value out of the way of every short one it crosses) when
+//! that makes room; otherwise the current VGRF is `NoFit` and holds nothing. Sorting is
+//! n·log n; the
 //! scan itself allocates nothing per VGRF.
 //!
+//! Pinned values are kept in a list the later VGRFs test for overlap: linear in the pinned
+//! values per VGRF, which the spill temporaries, short and few next to the VGRFs, keep
+//! small.
+//!
 //! [`constraints::EOT_PAYLOAD`]: crate::constraints::EOT_PAYLOAD
+//! [`constraints::SPILL_TEMPORARIES`]: crate::constraints::SPILL_TEMPORARIES
 //! [`constraints::REGISTER_FILE`]: crate::constraints::REGISTER_FILE
 //! [`constraints::THREAD_INPUTS`]: crate::constraints::THREAD_INPUTS
 
@@ -32,6 +45,8 @@ pub(crate) trait Packer {
     fn take(&mut self, v: usize, avail: u128) -> Option<Reg>;
     /// VGRF `v`, placed at `at`, is dead from now on: its storage is free again.
     fn release(&mut self, v: usize, at: Reg);
+    /// VGRF `v` holds `at` again (after a [`Packer::release`] that did not make room).
+    fn hold(&mut self, v: usize, at: Reg);
 }
 
 /// Runs the scan over `input` with `packer` keeping the file.
@@ -84,9 +99,39 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
                 _ => m,
             })
     };
+    // Spill temporaries, by interval start, pinned where they land.
+    let mut temps: Vec<u32> = (0..n as u32)
+        .filter(|&v| {
+            let v = v as usize;
+            !p.live[v].is_empty() && !c.is_eot[v] && c.unspillable.get(v) == Some(&true)
+        })
+        .collect();
+    temps.sort_unstable_by_key(|&v| (p.live[v as usize].start, v));
+    for v in temps {
+        let iv = p.live[v as usize];
+        let regs = p.regs[v as usize].max(1);
+        let free = allowed
+            & !c.eot_only
+            & !blocked(&pinned, &iv)
+            & !off_r127(c, v as usize)
+            & !apart(&out, v as usize);
+        out.placement[v as usize] = match lowest_run(free, regs) {
+            Some(first) => {
+                pinned.push((iv, run_mask(first, regs)));
+                Placement::At(Reg {
+                    grf: first,
+                    offset: 0,
+                })
+            }
+            None => Placement::NoFit,
+        };
+    }
     // Every other accessed VGRF, by interval start.
     let mut order: Vec<u32> = (0..n as u32)
-        .filter(|&v| !p.live[v as usize].is_empty() && !c.is_eot[v as usize])
+        .filter(|&v| {
+            let v = v as usize;
+            !p.live[v].is_empty() && !c.is_eot[v] && c.unspillable.get(v) != Some(&true)
+        })
         .collect();
     order.sort_unstable_by_key(|&v| (p.live[v as usize].start, v));
     // Active VGRFs by the end of their interval.
@@ -102,9 +147,16 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             }
             active.pop();
         }
-        let avail =
-            allowed & !blocked(&pinned, &iv) & !off_r127(c, v as usize) & !apart(&out, v as usize);
-        out.placement[v as usize] = match packer.take(v as usize, avail) {
+        let avail = allowed
+            & !c.eot_only
+            & !blocked(&pinned, &iv)
+            & !off_r127(c, v as usize)
+            & !apart(&out, v as usize);
+        let at = match packer.take(v as usize, avail) {
+            Some(at) => Some(at),
+            None => evict(&mut out, &active, packer, v as usize, iv.end.get(), avail),
+        };
+        out.placement[v as usize] = match at {
             Some(at) => {
                 active.push(Reverse((iv.end.get(), v)));
                 Placement::At(at)
@@ -165,6 +217,41 @@ fn off_r127(c: &Constraints, v: usize) -> u128 {
     }
 }
 
+/// Makes room for `v` (whose interval ends at `end`) by spilling the active VGRF whose
+/// interval ends last, if it ends after `end` and its storage is enough: `v`'s place then.
+/// (Evicted VGRFs stay in `active`, `NoFit`; the scan skips them when they end.)
+fn evict(
+    out: &mut Allocation,
+    active: &BinaryHeap<Reverse<(u32, u32)>>,
+    packer: &mut impl Packer,
+    v: usize,
+    end: u32,
+    avail: u128,
+) -> Option<Reg> {
+    let (w_end, w) = active
+        .iter()
+        .map(|Reverse(e)| *e)
+        .filter(|&(_, w)| matches!(out.placement[w as usize], Placement::At(_)))
+        .max()?;
+    if w_end <= end {
+        return None;
+    }
+    let Placement::At(w_at) = out.placement[w as usize] else {
+        return None;
+    };
+    packer.release(w as usize, w_at);
+    match packer.take(v, avail) {
+        Some(at) => {
+            out.placement[w as usize] = Placement::NoFit;
+            Some(at)
+        }
+        None => {
+            packer.hold(w as usize, w_at);
+            None
+        }
+    }
+}
+
 /// `n` registers from `first` as a mask (none when they would leave the file).
 pub(crate) fn run_mask(first: u32, n: u32) -> u128 {
     if n == 0 || first + n > 128 {
@@ -210,10 +297,10 @@ fn highest_run(free: u128, n: u32, floor: u32) -> Option<u32> {
 }
 
 /// The registers of the file a VGRF may take: at or above the first free one, below the
-/// end of the file.
+/// end of the file, not reserved (end-of-thread payloads may also take `c.eot_only`).
 fn allowed(c: &Constraints) -> u128 {
     let top = run_mask(0, c.grf_count.min(128));
-    top & !run_mask(0, c.first_free_grf.min(128))
+    top & !run_mask(0, c.first_free_grf.min(128)) & !c.reserved
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! `fs_visitor::allocate_registers`): schedule the shader in each pre-RA mode in turn
 //! ([`eubatch_passes::schedule::PRE_MODES`]: top-down, non-lifo, none, lifo; best code first,
 //! likeliest to allocate last), each time from the order the shader came in, and keep the
-//! first whose allocation fits. When none fits, the last mode's order and allocation are
-//! kept: it is the one Mesa spills in.
+//! first whose allocation fits without spilling. Only the last mode may spill
+//! ([`crate::allocate_with_spills`]), as Mesa passes `allow_spilling` to the last try only.
 //!
 //! The mode kept is part of the result, as Mesa's statistics report it ("scheduled with
 //! mode ...").
@@ -12,42 +12,60 @@ use eubatch_ir::Shader;
 use eubatch_passes::schedule::{self, Mode, PRE_MODES};
 use eubatch_passes::PassCx;
 
-use crate::constraints::Refusal;
-use crate::{allocate, Allocated, Allocator};
+use crate::constraints::{Options, Refusal};
+use crate::{allocate_with, allocate_with_spills, spill, Allocator, Spilled};
 
-/// An allocation with the scheduling mode whose order it is for.
+/// An allocation (spilled or not) with the scheduling mode whose order it is for.
 pub struct Scheduled {
     pub mode: Mode,
-    pub allocated: Allocated,
+    pub spilled: Spilled,
 }
 
 /// Schedules `shader` and allocates it with `allocator`, Mesa's way (see the module's doc);
 /// `modes` are the modes to try, in order ([`PRE_MODES`] for Mesa's; one mode to force
-/// it). `shader` is left in the order of the mode kept.
+/// it). `shader` is left in the order of the mode kept (a spilled shader is in the result);
+/// `cx` describes the shader the allocation is of.
 pub fn schedule_and_allocate(
     shader: &mut Shader,
     cx: &mut PassCx,
     allocator: &mut dyn Allocator,
     modes: &[Mode],
+    options: &Options,
 ) -> Result<Scheduled, Refusal> {
-    // The graphs are built once; each mode starts from the order the shader came in.
-    let Some(mut schedules) = schedule::Schedules::new(shader, cx) else {
-        let allocated = allocate(shader, cx, allocator)?;
-        return Ok(Scheduled {
-            mode: Mode::None,
-            allocated,
-        });
+    let unspilled = |allocated| Spilled {
+        shader: None,
+        allocated,
+        counts: spill::Counts::default(),
+        spilled: 0,
+        scratch_bytes: 0,
+        rounds: 1,
     };
-    let mut last = None;
-    for &mode in modes {
-        schedules.apply(shader, cx, mode);
-        let allocated = allocate(shader, cx, allocator)?;
-        if !allocated.allocation.needs_spills() {
-            return Ok(Scheduled { mode, allocated });
+    // The graphs are built once; each mode starts from the order the shader came in.
+    let mut schedules = schedule::Schedules::new(shader, cx);
+    // Code that is not scheduled (vec4, or no control-flow graph) has one order to try.
+    let modes = if schedules.is_some() {
+        modes
+    } else {
+        &[Mode::None][..]
+    };
+    for (k, &mode) in modes.iter().enumerate() {
+        if let Some(s) = schedules.as_mut() {
+            s.apply(shader, cx, mode);
         }
-        last = Some(Scheduled { mode, allocated });
+        if k + 1 == modes.len() {
+            // The last try may spill.
+            let spilled = allocate_with_spills(shader, cx, allocator, options)?;
+            return Ok(Scheduled { mode, spilled });
+        }
+        let allocated = allocate_with(shader, cx, allocator, options)?;
+        if !allocated.allocation.needs_spills() {
+            return Ok(Scheduled {
+                mode,
+                spilled: unspilled(allocated),
+            });
+        }
     }
-    last.ok_or_else(|| Refusal("no scheduling mode to try".into()))
+    Err(Refusal("no scheduling mode to try".into()))
 }
 
 /// [`PRE_MODES`], or one mode by its name (`none`: the order as it is).

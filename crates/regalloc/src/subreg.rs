@@ -182,15 +182,22 @@ impl Packer for Slots {
                 None => (lowest_run(self.empty & avail, 1)?, 0),
             }
         };
+        let at = Reg {
+            grf,
+            offset: off * SLOT,
+        };
+        self.hold(v, at);
+        Some(at)
+    }
+
+    fn hold(&mut self, v: usize, at: Reg) {
+        let first = self.first_mask[v] as usize;
+        let off = at.offset / SLOT;
         for k in 0..self.regs[v].max(1) {
-            let g = grf + k;
+            let g = at.grf + k;
             let occ = self.occ[g as usize] | (self.masks[first + k as usize] << off);
             self.set(g, occ);
         }
-        Some(Reg {
-            grf,
-            offset: off * SLOT,
-        })
     }
 
     fn release(&mut self, v: usize, at: Reg) {

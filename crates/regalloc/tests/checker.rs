@@ -438,3 +438,59 @@ fn overlapping_split_send_payloads_are_rejected() {
         "split-send-payloads",
     );
 }
+
+/// Spilling's rules: a register budget keeps values but the end-of-thread payload below
+/// first free + N (and off g112-g127), spill message registers are off limits on gen8 once
+/// the shader spills, and a spill temporary left without a register is rejected.
+#[test]
+fn spill_rules_are_checked() {
+    use eubatch_regalloc::constraints::Options;
+    use eubatch_regalloc::spill::Spiller;
+    let s = shader();
+    // A budget of 2: g6-g7 for values; vgrf4, the payload, may still take g112-g127.
+    let c = Constraints::with(&s, &Options { registers: Some(2) }).unwrap();
+    let (a, _, mut cx) = linear(&s);
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(
+        matches!(e, Violation::ReservedRegister { grf: 8, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("reserved register"), "{e}");
+    assert!(c.is_reserved(Vgrf::from_usize(0), 126));
+    assert!(!c.is_reserved(Vgrf::from_usize(4), 126));
+    // gen8, vgrf3 spilled: g126-g127 (SIMD8: m14-m15) are reserved for everything, and the
+    // fills and spills' temporaries must be placed.
+    let mut s8 = shader();
+    s8.target = eubatch_ir::Gen::Gen8;
+    Spiller::new()
+        .spill(&mut s8, &[Vgrf::from_usize(3)])
+        .unwrap();
+    let c8 = Constraints::of(&s8).unwrap();
+    assert!(c8.is_reserved(Vgrf::from_usize(4), 126) && c8.is_reserved(Vgrf::from_usize(4), 127));
+    assert!(!c8.is_reserved(Vgrf::from_usize(4), 125));
+    let temps: Vec<usize> = (0..s8.vgrfs.len()).filter(|&v| c8.unspillable[v]).collect();
+    assert_eq!(
+        temps,
+        [5, 6],
+        "the spill's source and the fill's destination"
+    );
+    let mut cx8 = PassCx::default();
+    let mut lin = by_name("linear").unwrap();
+    let r = allocate(&s8, &mut cx8, lin.as_mut()).unwrap();
+    check(&s8, &mut cx8, &r.constraints, &r.allocation).unwrap();
+    assert!(matches!(
+        r.allocation.get(Vgrf::from_usize(4)),
+        Placement::At(Reg { grf: 122, .. })
+    ));
+    let mut a8 = r.allocation.clone();
+    a8.placement[5] = Placement::NoFit;
+    let e = check(&s8, &mut cx8, &r.constraints, &a8).unwrap_err();
+    assert!(matches!(e, Violation::SpillTemporary { .. }), "{e}");
+    a8.placement[5] = r.allocation.placement[5];
+    a8.placement[4] = at(124, 0);
+    let e = check(&s8, &mut cx8, &r.constraints, &a8).unwrap_err();
+    assert!(
+        matches!(e, Violation::ReservedRegister { grf: 126, .. }),
+        "{e}"
+    );
+}

@@ -2,9 +2,9 @@
 //! (`../shared/corpora`, archives unpacked once into `target/corpora`; skipped with a
 //! message when absent, a failure under `EUBATCH_REQUIRE_CORPORA`), lowered as `eubatch
 //! compile --stop-after lower` lowers it, then scheduled and allocated Mesa's way (each
-//! pre-RA scheduling mode in turn until one allocates without spilling,
-//! [`schedule_and_allocate`]): every allocation passes the checker, and every
-//! allocation that fits, applied ([`assign`]), runs in the simulator on the thread's
+//! pre-RA scheduling mode in turn until one allocates without spilling, spilling in the
+//! last, [`schedule_and_allocate`]): every allocation passes the checker, and every
+//! allocation, applied ([`assign`]) to the shader as spilled, runs in the simulator on the thread's
 //! register file with the same outputs as the start IR on two seeds (the Mesa cross-check's
 //! comparison, as `compile --regalloc NAME --verify` makes it). Prints per allocator what
 //! was allocated, checked and simulated, and why the rest was not.
@@ -21,6 +21,7 @@ use eubatch_ir::{Backend, Gen, Shader};
 use eubatch_passes::manager::{self, Checks, Stats};
 use eubatch_passes::schedule::PRE_MODES;
 use eubatch_passes::PassCx;
+use eubatch_regalloc::constraints::Options;
 use eubatch_regalloc::strategy::schedule_and_allocate;
 use eubatch_regalloc::{assign::assign, checker, ALLOCATORS};
 use eubatch_sim::{first_difference, run_hardware, HardwareInputs, Outputs, CHECK_STEP_LIMIT};
@@ -32,8 +33,10 @@ const SEEDS: u64 = 2;
 #[derive(Default)]
 struct Totals {
     allocated: u64,
-    /// Of them, shaders with a VGRF that did not fit (not simulated: spilling comes first).
+    /// Of them, shaders that spilled, and their spill and fill messages.
     spills: u64,
+    spill_messages: u64,
+    fill_messages: u64,
     regs: u64,
     taken: u64,
     shared: u64,
@@ -107,10 +110,15 @@ fn walk(corpus: &str, target: Gen) {
                     // Scheduled Mesa's way for each allocator, from the lowered order.
                     let mut shader = shader.clone();
                     let mut cx = PassCx::default();
-                    let scheduled =
-                        schedule_and_allocate(&mut shader, &mut cx, allocator.as_mut(), &PRE_MODES);
-                    let r = match scheduled {
-                        Ok(s) => s.allocated,
+                    let scheduled = schedule_and_allocate(
+                        &mut shader,
+                        &mut cx,
+                        allocator.as_mut(),
+                        &PRE_MODES,
+                        &Options::default(),
+                    );
+                    let spilled = match scheduled {
+                        Ok(s) => s.spilled,
                         Err(e) => {
                             // Counted once a shader, not once an allocator.
                             if k == 0 {
@@ -121,37 +129,39 @@ fn walk(corpus: &str, target: Gen) {
                     };
                     let fail =
                         |m: String| failures.lock().unwrap().push(format!("{name}: {who}: {m}"));
-                    if let Err(e) = checker::check(&shader, &mut cx, &r.constraints, &r.allocation)
-                    {
+                    // The shader the allocation is of: spilled, or as scheduled.
+                    let code = spilled.shader(&shader);
+                    let r = &spilled.allocated;
+                    if let Err(e) = checker::check(code, &mut cx, &r.constraints, &r.allocation) {
                         fail(e.to_string());
                         continue;
                     }
                     let a = &r.allocation;
-                    let verdict = if a.needs_spills() {
-                        None
-                    } else {
-                        match assign(&shader, a) {
-                            Err(e) => {
-                                fail(format!("applying the allocation: {e}"));
-                                continue;
-                            }
-                            Ok(assigned) => Some(simulate(
-                                expected.get_or_insert_with(|| start_outputs(&start)),
-                                &assigned,
-                            )),
+                    let verdict = match assign(code, a) {
+                        Err(e) => {
+                            fail(format!("applying the allocation: {e}"));
+                            continue;
                         }
+                        Ok(assigned) => simulate(
+                            expected.get_or_insert_with(|| start_outputs(&start)),
+                            &assigned,
+                        ),
                     };
                     let mut t = totals.lock().unwrap();
                     let t = &mut t[k];
                     t.allocated += 1;
-                    t.regs += a.grf_used(&shader, &r.constraints) as u64;
-                    t.taken += a.registers_taken(&shader, &r.constraints) as u64;
-                    t.shared += a.shared_registers(&shader, &mut cx, &r.constraints) as u64;
+                    t.regs += a.grf_used(code, &r.constraints) as u64;
+                    t.taken += a.registers_taken(code, &r.constraints) as u64;
+                    t.shared += a.shared_registers(code, &mut cx, &r.constraints) as u64;
+                    if spilled.shader.is_some() {
+                        t.spills += 1;
+                        t.spill_messages += spilled.counts.spills as u64;
+                        t.fill_messages += spilled.counts.fills as u64;
+                    }
                     match verdict {
-                        None => t.spills += 1,
-                        Some(Ok(())) => t.agree += 1,
-                        Some(Err(Verdict::NotRun(why))) => *t.not_run.entry(why).or_default() += 1,
-                        Some(Err(Verdict::Differs(what))) => fail(format!(
+                        Ok(()) => t.agree += 1,
+                        Err(Verdict::NotRun(why)) => *t.not_run.entry(why).or_default() += 1,
+                        Err(Verdict::Differs(what)) => fail(format!(
                             "the allocated code differs from the start IR in the simulator: {what}"
                         )),
                     }
@@ -163,10 +173,11 @@ fn walk(corpus: &str, target: Gen) {
     for (who, t) in ALLOCATORS.iter().map(|a| a.name).zip(&totals) {
         let not_run: u64 = t.not_run.values().sum();
         println!(
-            "{corpus}, {who}: {} shaders allocated and checked, {} need spills; of the {} that fit, {} ran in register form with the start IR's outputs on {SEEDS} seeds, {not_run} not run; registers used (Mesa's grf_used) {}, registers taken {}, registers holding two values live at once {}",
+            "{corpus}, {who}: {} shaders scheduled, allocated and checked, {} of them spilled ({} spills, {} fills); {} ran in register form with the start IR's outputs on {SEEDS} seeds, {not_run} not run; registers used (Mesa's grf_used) {}, registers taken {}, registers holding two values live at once {}",
             t.allocated,
             t.spills,
-            t.allocated - t.spills,
+            t.spill_messages,
+            t.fill_messages,
             t.agree,
             t.regs,
             t.taken,

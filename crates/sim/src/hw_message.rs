@@ -29,13 +29,6 @@ use eubatch_ir::message::sfid::{
     SAMPLER as SFID_SAMPLER, THREAD_SPAWNER as SFID_THREAD_SPAWNER, URB as SFID_URB,
 };
 
-/// Data-cache message types (descriptor bits 18:14; brw_eu_defines.h
-/// `GFX7_DATAPORT_DC_OWORD_BLOCK_READ` / `_WRITE`).
-const DC_OWORD_BLOCK_READ: u32 = 0;
-const DC_OWORD_BLOCK_WRITE: u32 = 8;
-/// Binding table indices of stateless (scratch) accesses (`GFX8_BTI_STATELESS_*`).
-const BTI_STATELESS: [u32; 2] = [253, 255];
-
 use eubatch_ir::message::constant_cache::OWORD_BLOCK_READ;
 use eubatch_ir::message::memory::UNALIGNED_OWORD_BLOCK_READ;
 use eubatch_ir::message::render_target::WRITE as RT_WRITE;
@@ -103,15 +96,7 @@ pub fn send(
         {
             constant_block_read(&m, t)?
         }
-        SFID_DATA
-            if BTI_STATELESS.contains(&(desc & 0xff))
-                && matches!(
-                    (desc >> 14) & 0x1f,
-                    DC_OWORD_BLOCK_READ | DC_OWORD_BLOCK_WRITE
-                ) =>
-        {
-            scratch_block(&m, t)?
-        }
+        SFID_DATA if eubatch_ir::message::scratch::is_scratch_block(desc) => scratch_block(&m, t)?,
         sfid if eubatch_ir::message::surface::decode(sfid, desc).is_some() => {
             surface_access(&m, t, out)?
         }
@@ -375,11 +360,17 @@ fn constant_block_read(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
     Ok(())
 }
 
-/// Scratch (register spills and fills, brw_fs_generator.cpp `generate_scratch_write` /
-/// `_read`): data-cache OWord block messages (message type in descriptor bits 18:14) whose
-/// header dword 2 is the offset in OWords and whose size is in bits 10:8 (0: one low OWord,
-/// 1: one high, 2: two, 3: four, 4: eight). Thread-private memory, not an output.
+/// Scratch (register spills and fills, Mesa 22.3 brw_fs_reg_allocate.cpp `emit_spill` /
+/// `emit_unspill` on gen9): data-cache OWord block messages (message type in descriptor
+/// bits 18:14) whose header dword 2 is the offset in OWords and whose size is in bits 10:8
+/// (0: one low OWord, 1: one high, 2: two, 3: four, 4: eight). Thread-private memory, not
+/// an output. A write stores dword `k` of the block only when channel `k % 16` of the
+/// message is enabled (or the send is NoMask): the channel enables Mesa's per-channel
+/// spills rely on, the upper half of a 32-dword block reusing the lower's
+/// (brw_fs_generator.cpp `generate_scratch_write`: "the 32-wide messages only respect the
+/// first 16-wide half of the channel enable signals").
 fn scratch_block(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
+    use eubatch_ir::message::scratch;
     let desc = m.info.desc;
     let base = block_header_dword2(m, t, "a block message without its header")? * 16;
     let (skip, owords) = match (desc >> 8) & 7 {
@@ -392,24 +383,35 @@ fn scratch_block(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
     };
     // Byte k of the block is byte k % reg_size of its register k / reg_size.
     let reg_size = m.reg_size as u64;
-    if (desc >> 14) & 0x1f == DC_OWORD_BLOCK_WRITE {
+    if (desc >> 14) & 0x1f == scratch::OWORD_BLOCK_WRITE {
         let data = &m.regs[1..];
         for k in 0..owords * 16 {
+            if m.enabled & (1 << (m.group + (k / 4 % 16) as u32)) == 0 {
+                continue;
+            }
             let reg = *data
                 .get((k / reg_size) as usize)
                 .ok_or_else(|| m.fail("a block write shorter than its size"))?;
+            let poison = t.poison_reads;
             let v = m.read(t, &element(&reg, (k % reg_size) as u32, Type::UB))? as u8;
-            t.scratch.insert(base + skip + k, v);
+            let defined = t.poison_reads == poison;
+            t.poison_reads = poison;
+            t.scratch.insert(base + skip + k, (v, defined));
         }
     } else {
         for k in 0..owords * 16 {
-            let v = t.scratch.get(&(base + skip + k)).copied().unwrap_or(0);
+            let (v, defined) = t
+                .scratch
+                .get(&(base + skip + k))
+                .copied()
+                .unwrap_or((crate::state::FRESH_BYTE, false));
             let o = element(
                 &nth_register(&m.dst, (k / reg_size) as u32, m.reg_size),
                 (k % reg_size) as u32,
                 Type::UB,
             );
-            m.write(t, &o, v as u64)?;
+            t.write_copy(&o, 0, v as u64, defined)
+                .map_err(|e| e.with_inst(m.inst))?;
         }
     }
     Ok(())

@@ -17,6 +17,7 @@ mod cross_channel;
 mod interpolation;
 mod logical_messages;
 mod plain_alu;
+mod scratch_ops;
 mod virtual_ops;
 
 use eubatch_ir::opcode::ControlFlow;
@@ -605,6 +606,9 @@ fn execute(
         Opcode::Undef => virtual_ops::undef(&s, t),
         Opcode::LoadPayload => virtual_ops::load_payload(&s, t),
         Opcode::Pack => virtual_ops::pack(&s, t),
+        Opcode::Gfx4ScratchWrite => scratch_ops::write(&s, t),
+        Opcode::Gfx4ScratchRead | Opcode::Gfx7ScratchRead => scratch_ops::read(&s, t),
+        Opcode::ScratchHeader => scratch_ops::header(&s, t),
         Opcode::PixelX | Opcode::PixelY => interpolation::pixel_xy(&s, t),
         Opcode::Pln => interpolation::pln(&s, t),
         Opcode::Linterp => interpolation::linterp(&s, t),

@@ -32,6 +32,10 @@ fn payload(shader: &Shader, seed: u64) -> Vec<u8> {
     grf
 }
 
+/// What storage never written holds: every byte of a fresh VGRF, and scratch bytes no
+/// spill stored (so a fill of a VGRF the program only `undef`s reads what the VGRF held).
+pub const FRESH_BYTE: u8 = 0xAA;
+
 /// Register state of one thread.
 pub struct Thread {
     pub seed: u64,
@@ -48,8 +52,11 @@ pub struct Thread {
     /// operand's type: the accumulator keeps the bits of a 32x16-bit product that MACH
     /// then adds to (PRM Vol. 7 "Accumulator Registers", "MACH"; Mesa `lower_mulh_inst`).
     pub acc_exact: [i128; 16],
-    /// The thread's scratch memory (register spills), by byte address.
-    pub scratch: hashbrown::HashMap<u64, u8>,
+    /// The thread's scratch memory (register spills), by byte address: each byte's value
+    /// and whether what was stored there was defined (a spill of a value never written
+    /// fills back as undefined, as the value was); a byte never stored reads as
+    /// [`FRESH_BYTE`], undefined.
+    pub scratch: hashbrown::HashMap<u64, (u8, bool)>,
     /// The channels that are live (enabled by control flow) at the current instruction:
     /// what the channel-enable register `mask0` (ce0) reads.
     pub live: u32,
@@ -112,7 +119,7 @@ impl Thread {
         let vgrfs: Vec<Vec<u8>> = shader
             .vgrfs
             .iter()
-            .map(|l| vec![0xAA; l.size() as usize])
+            .map(|l| vec![FRESH_BYTE; l.size() as usize])
             .collect();
         let defined = vgrfs.iter().map(|v| vec![false; v.len()]).collect();
         let grf = payload(shader, seed);

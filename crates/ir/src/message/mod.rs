@@ -5,6 +5,7 @@
 
 pub mod memory;
 pub mod sampler;
+pub mod scratch;
 pub mod surface;
 pub mod urb;
 
