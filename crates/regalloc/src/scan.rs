@@ -72,16 +72,8 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
         }
         let regs = p.regs[v.index()].max(1);
         let free = allowed & !blocked(&pinned, &iv) & !off_r127(c, v.index());
-        out.placement[v.index()] = match highest_run(free, regs, c.eot_first_grf) {
-            Some(first) => {
-                pinned.push((iv, run_mask(first, regs)));
-                Placement::At(Reg {
-                    grf: first,
-                    offset: 0,
-                })
-            }
-            None => Placement::NoFit,
-        };
+        let first = highest_run(free, regs, c.eot_first_grf);
+        out.placement[v.index()] = pin(&mut pinned, iv, regs, first);
     }
     // The VGRFs each must stay apart from whatever liveness says (crate::constraints::Apart),
     // as rows of one list.
@@ -115,16 +107,7 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             & !blocked(&pinned, &iv)
             & !off_r127(c, v as usize)
             & !apart(&out, v as usize);
-        out.placement[v as usize] = match lowest_run(free, regs) {
-            Some(first) => {
-                pinned.push((iv, run_mask(first, regs)));
-                Placement::At(Reg {
-                    grf: first,
-                    offset: 0,
-                })
-            }
-            None => Placement::NoFit,
-        };
+        out.placement[v as usize] = pin(&mut pinned, iv, regs, lowest_run(free, regs));
     }
     // Every other accessed VGRF, by interval start.
     let mut order: Vec<u32> = (0..n as u32)
@@ -165,6 +148,27 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
         };
     }
     out
+}
+
+/// `regs` registers from `first`, kept from every later VGRF whose interval meets `iv`
+/// (the end-of-thread payloads and the spill temporaries): the placement; `NoFit` when no
+/// run was found.
+fn pin(
+    pinned: &mut Vec<(Interval, u128)>,
+    iv: Interval,
+    regs: u32,
+    first: Option<u32>,
+) -> Placement {
+    match first {
+        Some(first) => {
+            pinned.push((iv, run_mask(first, regs)));
+            Placement::At(Reg {
+                grf: first,
+                offset: 0,
+            })
+        }
+        None => Placement::NoFit,
+    }
 }
 
 /// Per VGRF, the VGRFs it must not overlap ([`crate::constraints::Apart`], both ways): a
