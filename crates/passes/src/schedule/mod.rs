@@ -142,15 +142,12 @@ impl Schedules {
     fn put(&mut self, shader: &mut Shader, mode: Mode) -> Changed {
         let mut changed = false;
         for (b, (insts, dag)) in self.original.iter().zip(&self.dags).enumerate() {
-            let order = match (dag, &mut self.pressure) {
-                (Some(dag), pressure) if mode != Mode::None => {
-                    let pressure = match pressure {
-                        Some(p) => {
-                            p.start_block(shader, b, insts);
-                            Some(&mut *p)
-                        }
-                        None => None,
-                    };
+            let order = match dag {
+                Some(dag) if mode != Mode::None => {
+                    if let Some(p) = self.pressure.as_mut() {
+                        p.start_block(shader, b, insts);
+                    }
+                    let pressure = self.pressure.as_mut();
                     self.scheduler.run(shader, dag, insts, pressure, mode);
                     &self.scheduler.order
                 }

@@ -27,7 +27,6 @@ pub struct Pressure {
     block_points: Vec<(u32, u32)>,
     /// Per general register: the last point that reads it as a fixed register (payload).
     payload_last_use: Vec<Option<u32>>,
-    reg_size: u32,
     /// The block being scheduled.
     block: usize,
     /// Per VGRF: reads left in the block; whether the block has written it yet.
@@ -54,7 +53,7 @@ impl Pressure {
         let grfs = shader.target.target().grf_count as usize;
         let mut payload_last_use = vec![None; grfs];
         for (p, &inst) in points.order().iter().enumerate() {
-            each_fixed_read(shader, inst, reg, |r| {
+            each_fixed_read(shader, inst, |r| {
                 if let Some(u) = payload_last_use.get_mut(r as usize) {
                     *u = Some(p as u32);
                 }
@@ -82,7 +81,6 @@ impl Pressure {
                 })
                 .collect(),
             payload_last_use,
-            reg_size: reg,
             block: 0,
             reads_remaining: vec![0; nv],
             written: vec![false; nv],
@@ -136,7 +134,7 @@ impl Pressure {
                         self.vgrf_reads.push(s.nr);
                     }
                     RegFile::FixedGrf => {
-                        for r in fixed_regs(shader, inst, k, self.reg_size) {
+                        for r in fixed_regs(shader, inst, k) {
                             if let Some(n) = self.hw_reads_remaining.get_mut(r as usize) {
                                 *n += 1;
                                 self.hw_touched.push(r);
@@ -224,17 +222,16 @@ fn is_duplicate(srcs: &[Operand], k: usize) -> bool {
 
 /// The general registers fixed-register source `k` of `inst` reads (Mesa `regs_read`: a
 /// message's payload over its whole length).
-fn fixed_regs(shader: &Shader, inst: Inst, k: usize, reg: u32) -> std::ops::Range<u32> {
+fn fixed_regs(shader: &Shader, inst: Inst, k: usize) -> std::ops::Range<u32> {
     let s = &shader.srcs(inst)[k];
-    let _ = reg;
     s.nr..s.nr + eubatch_ir::size_read::regs_read(shader, inst, k).max(1)
 }
 
 /// Calls `f(r)` for each general register `inst` reads as a fixed register.
-fn each_fixed_read(shader: &Shader, inst: Inst, reg: u32, mut f: impl FnMut(u32)) {
+fn each_fixed_read(shader: &Shader, inst: Inst, mut f: impl FnMut(u32)) {
     for (k, s) in shader.srcs(inst).iter().enumerate() {
         if s.file == RegFile::FixedGrf {
-            fixed_regs(shader, inst, k, reg).for_each(&mut f);
+            fixed_regs(shader, inst, k).for_each(&mut f);
         }
     }
 }

@@ -39,8 +39,6 @@ fn regs(op: &Operand, bytes: u32, reg: u32) -> u32 {
 /// Registers source `k` of `inst` reads (Mesa's `regs_read`).
 pub fn regs_read(shader: &Shader, inst: Inst, k: usize) -> u32 {
     let s = &shader.srcs(inst)[k];
-    let exec = shader.insts.control[inst].exec_size as u32;
-    let _ = exec;
     let bytes = eubatch_ir::size_read::size_read(shader, inst, k);
     regs(s, bytes, shader.reg_size())
 }
