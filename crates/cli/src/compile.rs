@@ -66,9 +66,10 @@ pub struct RaTotals {
     pub vgrfs_spilled: u64,
     pub spills: u64,
     pub fills: u64,
-    /// SIMD16/SIMD32 fragment variants that would spill, dropped as Mesa drops them
-    /// (`brw_compile_fs` compiles them with `allow_spilling = false`); their spills are
-    /// not in the counts above. Kept with `--keep-spilling-variants`.
+    /// SIMD16/SIMD32 fragment variants that do not fit without spilling, dropped as Mesa
+    /// drops them (`brw_compile_fs` compiles them with `allow_spilling = false`): not
+    /// spilled, not among those allocated and checked. Kept, spilled, with
+    /// `--keep-spilling-variants`.
     pub dropped: u64,
     /// With `--verify`: spilled shaders compared with the unspilled ones in the simulator
     /// (equal), and those it could not run.
@@ -329,13 +330,13 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             }
         }
         println!(
-            "register allocation (`{name}`): {} shaders allocated and checked, {} spilled ({} VGRFs; {} spills, {} fills), {} fit without spilling, {} SIMD16/SIMD32 fragment variants dropped for spilling{}; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
+            "register allocation (`{name}`): {} shaders allocated and checked, {} spilled ({} VGRFs; {} spills, {} fills), {} fit without spilling; {} SIMD16/SIMD32 fragment variants dropped, not fitting without spilling{}; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
             ra.allocated,
             ra.spilled,
             ra.vgrfs_spilled,
             ra.spills,
             ra.fills,
-            ra.allocated - ra.spilled - ra.dropped,
+            ra.allocated - ra.spilled,
             ra.dropped,
             if opts.keep_spilling_variants { " (kept: --keep-spilling-variants)" } else { "" },
             ra.grf_used,
@@ -818,6 +819,10 @@ fn allocate_registers(
     use eubatch_regalloc::constraints::Options as RaOptions;
     let mut allocator =
         eubatch_regalloc::by_name(name).ok_or_else(|| format!("unknown allocator `{name}`"))?;
+    // A SIMD16/SIMD32 fragment variant is allocated without spilling, as Mesa allocates it,
+    // and dropped when it does not fit.
+    let wide_fs = shader.stage == eubatch_ir::Stage::Fs && shader.dispatch_width > 8;
+    let allow_spilling = !wide_fs || opts.keep_spilling_variants;
     let start = Instant::now();
     let scheduled = eubatch_regalloc::strategy::schedule_and_allocate(
         shader,
@@ -825,10 +830,15 @@ fn allocate_registers(
         allocator.as_mut(),
         &opts.schedule,
         &RaOptions::default(),
+        allow_spilling,
     );
     totals.alloc_time += start.elapsed();
     let shader = &*shader;
     let r = match scheduled {
+        Ok(s) if s.spilled.allocated.allocation.needs_spills() => {
+            totals.dropped += 1;
+            return Ok(None);
+        }
         Ok(s) => {
             *totals.modes.entry(s.mode.name()).or_default() += 1;
             s.spilled
@@ -857,14 +867,11 @@ fn allocate_registers(
         }
     }
     totals.allocated += 1;
-    let counts = allocated_stats(shader, &r, cx, opts, totals);
+    let counts = allocated_stats(shader, &r, cx, totals);
     if r.shader.is_some() {
         // `cx` described the spilled shader; the caller goes on with `shader`.
         cx.invalidate(eubatch_passes::analysis::changed::Changed::EVERYTHING);
     }
-    let Some(counts) = counts else {
-        return Ok(None);
-    };
     let code = eubatch_regalloc::assign::assign(allocated, &r.allocated.allocation)
         .map_err(|e| format!("applying the allocation: {e}"))?;
     if let Some((imported, seeds)) = verify {
@@ -901,22 +908,15 @@ struct Kept {
     counts: eubatch_regalloc::spill::Counts,
 }
 
-/// Adds a checked allocation to `totals`: the spill and fill counts of a shader kept, none
-/// for a variant dropped for spilling.
+/// Adds a checked allocation to `totals`; its spill and fill counts.
 fn allocated_stats(
     shader: &eubatch_ir::Shader,
     r: &eubatch_regalloc::Spilled,
     cx: &mut eubatch_passes::PassCx,
-    opts: &Options,
     totals: &mut RaTotals,
-) -> Option<eubatch_regalloc::spill::Counts> {
+) -> eubatch_regalloc::spill::Counts {
     let allocated = r.shader(shader);
     let (c, a) = (&r.allocated.constraints, &r.allocated.allocation);
-    let wide_fs = shader.stage == eubatch_ir::Stage::Fs && shader.dispatch_width > 8;
-    if r.shader.is_some() && wide_fs && !opts.keep_spilling_variants {
-        totals.dropped += 1;
-        return None;
-    }
     totals.grf_used += a.grf_used(allocated, c) as u64;
     totals.taken += a.registers_taken(allocated, c) as u64;
     totals.shared += a.shared_registers(allocated, cx, c) as u64;
@@ -926,7 +926,7 @@ fn allocated_stats(
         totals.spills += r.counts.spills as u64;
         totals.fills += r.counts.fills as u64;
     }
-    Some(r.counts)
+    r.counts
 }
 
 /// Adds what allocation gave to a shader's statistics: spills, fills, registers touched.
