@@ -46,12 +46,18 @@ pub struct Slots {
     pub base: Vec<Slot>,
     /// VGRF slots in all (flag slots start here).
     pub vgrf_slots: u32,
-    /// VGRFs whose values cross the channel mask: some instruction reads them in channels
-    /// that may be disabled (NoMask, or another channel's element), or writes them NoMask
-    /// inside control flow (reaching channels on another path). For them only a NoMask
-    /// write defines a slot fully, since a write under the mask leaves disabled channels'
-    /// old values, and those are observed.
+    /// Per VGRF slot: whether its values cross the channel mask: some instruction reads
+    /// the slot in channels that may be disabled (NoMask, or another channel's element),
+    /// or writes it NoMask inside control flow (reaching channels on another path). Such a
+    /// slot is defined fully only by a NoMask write, since a write under the mask leaves
+    /// disabled channels' old values, and those are observed. Kept per slot, not per VGRF:
+    /// a send payload whose header register is written NoMask inside a loop keeps its data
+    /// registers, written under the mask and read by the message only in enabled channels,
+    /// fully defined by those writes (Mesa's liveness ignores the mask altogether).
     pub read_unmasked: Vec<bool>,
+    /// Per VGRF: whether any of its slots is [`Slots::read_unmasked`] (most are not, and
+    /// their writes need no look at each slot).
+    pub any_unmasked: Vec<bool>,
 }
 
 impl Slots {
@@ -67,35 +73,70 @@ impl Slots {
                 b
             })
             .collect();
-        let mut read_unmasked = vec![false; base.len()];
+        // The slots each instruction reads and writes do not depend on the flags: found
+        // with the numbering while they are all clear (taken out to be set).
+        let mut slots = Slots {
+            any_unmasked: vec![false; base.len()],
+            base,
+            vgrf_slots: n,
+            read_unmasked: Vec::new(),
+        };
+        let mut read_unmasked = vec![false; n as usize];
+        let mut any_unmasked = std::mem::take(&mut slots.any_unmasked);
+        // (Flag slots, past the VGRFs', are not kept.)
+        let mut mark = |r: SlotRange| {
+            let end = r.end.get().min(n);
+            read_unmasked[r.start.get().min(end) as usize..end as usize].fill(true);
+        };
         for block in shader.layout.blocks.iter() {
             for &inst in &block.insts {
                 let op = shader.insts.opcode[inst];
-                let dst = shader.insts.dst[inst];
                 let no_mask = shader.insts.control[inst].no_mask();
                 // A NoMask write inside control flow writes channels that are on another
                 // path: its value reaches them past the CFG's edges.
-                if no_mask
-                    && dst.file == RegFile::Vgrf
-                    && (dst.nr as usize) < read_unmasked.len()
-                    && nesting.nested(inst)
-                {
-                    read_unmasked[dst.nr as usize] = true;
+                let dst = shader.insts.dst[inst];
+                if no_mask && dst.file == RegFile::Vgrf && nesting.nested(inst) {
+                    if let Some(any) = any_unmasked.get_mut(dst.nr as usize) {
+                        *any = true;
+                    }
+                    for_each_def_run(shader, &slots, inst, |r, _, _| mark(r));
                 }
                 if no_mask || reads_other_channels(op) {
+                    let mut vgrf_read = false;
                     for s in shader.srcs(inst) {
-                        if s.file == RegFile::Vgrf && (s.nr as usize) < read_unmasked.len() {
-                            read_unmasked[s.nr as usize] = true;
+                        if let Some(any) = any_unmasked
+                            .get_mut(s.nr as usize)
+                            .filter(|_| s.file == RegFile::Vgrf)
+                        {
+                            *any = true;
+                            vgrf_read = true;
                         }
+                    }
+                    if vgrf_read {
+                        for_each_source_run(shader, &slots, inst, &mut mark);
                     }
                 }
             }
         }
-        Slots {
-            base,
-            vgrf_slots: n,
-            read_unmasked,
-        }
+        // (`any_unmasked` may name a VGRF none of whose slots is read unmasked, where a
+        // run was empty: it only sends writes of that VGRF the slow way.)
+        slots.read_unmasked = read_unmasked;
+        slots.any_unmasked = any_unmasked;
+        slots
+    }
+
+    /// Whether slot `s`'s values cross the channel mask ([`Slots::read_unmasked`]).
+    pub fn unmasked(&self, s: Slot) -> bool {
+        self.read_unmasked
+            .get(s.get() as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// [`Slots::read_unmasked`] of VGRF `nr`'s slots.
+    pub fn unmasked_of(&self, nr: usize, slots: u32) -> &[bool] {
+        let b = self.base[nr].get() as usize;
+        &self.read_unmasked[b..b + slots as usize]
     }
 
     pub fn count(&self) -> u32 {
@@ -235,7 +276,7 @@ pub fn for_each_def_run(
     } else if dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
         let base = slots.base[dst.nr as usize];
         let size = shader.vgrfs[dst.vgrf_nr()].size();
-        let masked = !ctl.no_mask() && slots.read_unmasked[dst.nr as usize];
+        let masked_write = !ctl.no_mask() && slots.any_unmasked[dst.nr as usize];
         // Bytes written per slot, as a 4-bit mask, slot by slot in increasing order: the
         // elements of a region come in increasing byte order (a stride of at least one
         // element, or one element), so no slot comes back once left, and nothing needs
@@ -243,6 +284,7 @@ pub fn for_each_def_run(
         let mut cur: Option<(u32, u8)> = None;
         let mut emit = |c: u32, m: u8| {
             let whole = !conditional && m == 0xf;
+            let masked = masked_write && slots.unmasked(base + c);
             f(base + c..base + c + 1, whole && !masked, whole)
         };
         let mut mark = |start: u32, len: u32| {
@@ -287,9 +329,21 @@ pub fn for_each_def_run(
                 if partial_last {
                     last -= 1;
                 }
-                if first < last {
-                    let whole = !conditional;
-                    f(base + first..base + last, whole && !masked, whole);
+                // Split where the slots' flags change (a write under the mask defines
+                // fully only the slots no one reads unmasked).
+                let whole = !conditional;
+                let mut a = first;
+                while a < last {
+                    let m = masked_write && slots.unmasked(base + a);
+                    let mut b = a + 1;
+                    while b < last && masked_write && slots.unmasked(base + b) == m {
+                        b += 1;
+                    }
+                    if !masked_write {
+                        b = last;
+                    }
+                    f(base + a..base + b, whole && !m, whole);
+                    a = b;
                 }
                 if partial_last {
                     f(base + last..base + last + 1, false, false);
@@ -348,6 +402,42 @@ pub fn send_read_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
 /// Calls `f(slots)` for each run of consecutive slots an instruction reads (never empty;
 /// a slot may come more than once): what the access table keeps.
 pub fn for_each_use_run(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(SlotRange)) {
+    let mut f = |r: SlotRange| {
+        if !r.is_empty() {
+            f(r)
+        }
+    };
+    for_each_source_run(shader, slots, inst, &mut f);
+    let op = shader.insts.opcode[inst];
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let opaque = opaque(shader, inst);
+    // The predicate reads the flag bits of the instruction's channels (the whole group of
+    // four for the ANY4H/ALL4H forms, which stays inside a slot); an opaque instruction's
+    // predicate, every flag bit.
+    if ctl.predicate != Predicate::None && opaque {
+        f(slots.flags());
+    } else if ctl.predicate != Predicate::None {
+        let first = ctl.flag_subreg as u32 * 16 + ctl.group as u32;
+        let mut seen = [false; FLAG_SLOTS as usize];
+        for c in 0..exec.max(1) {
+            let k = (((first + c) / 8) as usize).min(FLAG_SLOTS as usize - 1);
+            if !seen[k] {
+                seen[k] = true;
+                f(slots.first_flag() + k as u32..slots.first_flag() + k as u32 + 1);
+            }
+        }
+    }
+    // A predicated write keeps the old value in the channels it skips, and so does a write
+    // under a writemask (an opaque instruction's writes are all partial).
+    if ctl.predicate != Predicate::None && op != Opcode::Sel || opaque {
+        for_each_def_run(shader, slots, inst, |r, _, _| f(r));
+    }
+}
+
+/// The runs of slots an instruction's source operands read (part of [`for_each_use_run`]:
+/// without the predicate's flags and the old values a partial write keeps); never empty.
+fn for_each_source_run(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(SlotRange)) {
     let mut f = |r: SlotRange| {
         if !r.is_empty() {
             f(r)
@@ -418,27 +508,6 @@ pub fn for_each_use_run(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl 
             _ => {}
         }
     }
-    // The predicate reads the flag bits of the instruction's channels (the whole group of
-    // four for the ANY4H/ALL4H forms, which stays inside a slot); an opaque instruction's
-    // predicate, every flag bit.
-    if ctl.predicate != Predicate::None && opaque {
-        f(slots.flags());
-    } else if ctl.predicate != Predicate::None {
-        let first = ctl.flag_subreg as u32 * 16 + ctl.group as u32;
-        let mut seen = [false; FLAG_SLOTS as usize];
-        for c in 0..exec.max(1) {
-            let k = (((first + c) / 8) as usize).min(FLAG_SLOTS as usize - 1);
-            if !seen[k] {
-                seen[k] = true;
-                f(slots.first_flag() + k as u32..slots.first_flag() + k as u32 + 1);
-            }
-        }
-    }
-    // A predicated write keeps the old value in the channels it skips, and so does a write
-    // under a writemask (an opaque instruction's writes are all partial).
-    if ctl.predicate != Predicate::None && op != Opcode::Sel || opaque {
-        for_each_def_run(shader, slots, inst, |r, _, _| f(r));
-    }
 }
 
 /// Whether removing the instruction could change anything but its destination and flags.
@@ -453,5 +522,61 @@ pub fn has_side_effects(shader: &Shader, inst: Inst) -> bool {
         RegFile::Vgrf | RegFile::Bad => false,
         RegFile::Arf => !(dst.nr == arf::NULL || dst.nr & 0xf0 == arf::FLAG),
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A send-like payload in a loop: its first register (a header) is written NoMask and
+    /// read NoMask, its second written and read under the mask. Only the header's slots
+    /// cross the channel mask; the data register is defined fully by its masked write (a
+    /// flag per VGRF kept both registers live around the loop).
+    #[test]
+    fn channel_mask_crossing_is_per_slot() {
+        let s = eubatch_ir::text::parse_shader(
+            "shader \"m\" stage FS width 8 target skl
+vgrf0 2x32
+vgrf1 1x32
+vgrf2 1x32
+block0:
+    mov(8) vgrf1:F, 0f
+block1:
+    do(8) (null):UD
+block2:
+    mov(8) vgrf0:UD, g0<8,8,1>:UD NoMask
+    mov(8) vgrf0+1.0:F, vgrf1:F
+    mov(8) vgrf2:UD, vgrf0:UD NoMask
+    add(8) vgrf1:F, vgrf0+1.0:F, 1f
+    cmp.ge.f0.0(8) null:F, vgrf1:F, 3f
+    (+f0.0) break(8) (null):UD
+block3:
+    while(8) (null):UD
+block4:
+    fb_write_logical(8) (EOT) (null):UD, vgrf2:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u
+",
+        )
+        .unwrap();
+        let nesting = crate::analysis::nesting::Nesting::compute(&s);
+        let slots = Slots::of(&s, &nesting);
+        let header = slots.unmasked_of(0, 16);
+        assert!(header[..8].iter().all(|&u| u), "header: {header:?}");
+        assert!(header[8..].iter().all(|&u| !u), "data: {header:?}");
+        // The masked write of the data register defines each of its slots fully; the
+        // NoMask header write too.
+        let insts: Vec<_> = s.layout.insts().collect();
+        let mut fully = Vec::new();
+        for_each_def_run(&s, &slots, insts[3], |r, f, _| fully.push((r, f)));
+        assert!(fully.iter().all(|&(_, f)| f), "{fully:?}");
+        fully.clear();
+        for_each_def_run(&s, &slots, insts[2], |r, f, _| fully.push((r, f)));
+        assert!(fully.iter().all(|&(_, f)| f), "{fully:?}");
+        // A masked write of the header would not.
+        let mut masked = s.clone();
+        masked.insts.control[insts[2]].set(eubatch_ir::shader::Control::NO_MASK, false);
+        fully.clear();
+        for_each_def_run(&masked, &slots, insts[2], |r, f, _| fully.push((r, f)));
+        assert!(fully.iter().all(|&(_, f)| !f), "{fully:?}");
     }
 }

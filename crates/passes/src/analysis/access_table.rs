@@ -404,7 +404,10 @@ impl AccessTable {
             if a >= old.base.len() || b >= new.base.len() {
                 return false;
             }
-            if old_sizes[a] != sizes[b] || old.read_unmasked[a] != new.read_unmasked[b] {
+            if old_sizes[a] != sizes[b]
+                || old.unmasked_of(a, old_sizes[a].div_ceil(super::access::SLOT))
+                    != new.unmasked_of(b, sizes[b].div_ceil(super::access::SLOT))
+            {
                 return false;
             }
             let d = new.base[b].get() as i64 - old.base[a].get() as i64;
