@@ -407,3 +407,73 @@ fn printed_desc(shader: &Shader, inst: Inst) -> Option<u32> {
     let d = shader.srcs(inst).first()?;
     (d.file == RegFile::Imm && d.imm_bits() != 0).then(|| d.imm_bits() as u32)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eubatch_ir::import::{import_mesa_dump, DumpName};
+    use eubatch_ir::Gen;
+
+    /// Two sampler sends of one signature, which the scheduler put the other way round
+    /// in the final code: the first's response (three registers, as its use shows) tells
+    /// them apart; the render target write has one descriptor. (Hand-written, in the
+    /// corpora's syntax; encodings are filler, the reader takes the disassembly.)
+    const DUMP: &str = "\
+{ 10}    0: send(8) (mlen: 2) vgrf0:F, 0u, 0u, vgrf2:F 
+{  7}    1: send(8) (mlen: 2) vgrf1:F, 0u, 0u, vgrf3:F 
+{  7}    2: add(8) vgrf4:F, vgrf0+2.0:F, vgrf1:F 
+{  4}    3: send(8) (mlen: 4) (EOT) (null):UD, 0u, 0u, vgrf5:F 
+Maximum 10 registers live at once.
+";
+    const ASM: &str = "\
+Native code for unnamed fragment shader GLSL1 (sha1 0)
+SIMD8 shader: 3 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 3 sends, scheduled with mode top-down. Promoted 0 constants. Compacted 48 to 48 bytes (0%)
+   START B0 (10 cycles)
+31 00 60 02 48 02 a0 22 00 03 00 06 02 01 12 04 send(8)         g21<1>UW        g24<0,1,0>UD    0x04120102
+                            sampler MsgDesc: sample SIMD8 Surface = 2 Sampler = 1 mlen 2 rlen 1 { align1 1Q };
+31 00 60 02 48 02 80 22 c0 02 00 06 01 00 32 04 send(8)         g20<1>UW        g22<0,1,0>UD    0x04320001
+                            sampler MsgDesc: sample SIMD8 Surface = 1 Sampler = 0 mlen 2 rlen 3 { align1 1Q };
+31 00 60 05 10 b0 07 00 81 0f 00 00 00 14 03 86 send(8)         null<1>UW       g124<0,1,0>UD   0x88031400
+                            render MsgDesc: RT write SIMD8 LastRT Surface = 0 mlen 4 rlen 0 { align1 1Q EOT };
+   END B0
+";
+
+    fn pre_ra() -> Shader {
+        let name = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        import_mesa_dump(DUMP, &name, "test", Gen::Gen9).unwrap()
+    }
+
+    #[test]
+    fn descriptors_are_recovered_by_signature_and_response() {
+        let listing = eubatch_codegen::asm::read_asm(ASM, "asm.txt", Gen::Gen9).unwrap();
+        let mut s = pre_ra();
+        let got = recover(&mut s, "GLSL1", &listing, &mut || None).unwrap();
+        assert_eq!(got.unique, 3);
+        let info = |k: usize| *s.send_info(Inst::from_usize(k)).unwrap();
+        assert_eq!((info(0).sfid, info(0).desc), (sfid::SAMPLER, 0x04320001));
+        assert_eq!((info(1).sfid, info(1).desc), (sfid::SAMPLER, 0x04120102));
+        // The EOT bit of the printed immediate is the instruction's, not the descriptor's.
+        assert_eq!(
+            (info(3).sfid, info(3).desc),
+            (sfid::RENDER_CACHE, 0x08031400)
+        );
+        assert_eq!(s.insts.size_written[Inst::from_usize(0)], 96);
+    }
+
+    #[test]
+    fn nothing_is_guessed() {
+        // Another program's name: no final code for the variant.
+        let listing = eubatch_codegen::asm::read_asm(ASM, "asm.txt", Gen::Gen9).unwrap();
+        let mut s = pre_ra();
+        let e = recover(&mut s, "GLSL2", &listing, &mut || None).unwrap_err();
+        assert_eq!(e.reason, reason::NO_LISTING);
+        assert!(s.send_info(Inst::from_usize(0)).unwrap().desc == 0);
+        // Both sampler responses one register: two messages fit each send and, without
+        // eubatch's lowering to tell them apart, none is taken.
+        let dump = DUMP.replace("vgrf0+2.0:F", "vgrf0:F");
+        let name = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        let mut s = import_mesa_dump(&dump, &name, "test", Gen::Gen9).unwrap();
+        let e = recover(&mut s, "GLSL1", &listing, &mut || None).unwrap_err();
+        assert_eq!(e.reason, reason::AMBIGUOUS, "{e}");
+    }
+}
