@@ -9,6 +9,12 @@
 //! simulator, and prints registers used, spills and fills; a SIMD16/SIMD32 fragment
 //! variant that spills is dropped and counted, as Mesa drops it, unless
 //! `--keep-spilling-variants`. `--stats` then has each shader's spills and fills.
+//!
+//! `--regalloc A,B,...` compares allocators in one run: the pipeline runs once and each
+//! allocator starts from the same lowered shader; the totals of each are printed, then a
+//! shader-by-shader report of A against each other one (`eubatch report`'s tables), and
+//! `--stats F` writes one file per allocator (`F` with the allocator's name before the
+//! extension) for `eubatch report` later.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -35,9 +41,9 @@ pub struct Options {
     pub stats: Option<PathBuf>,
     /// The stage the pipeline stops after, recorded in the statistics file.
     pub stage: String,
-    /// Allocate registers after the pipeline with this allocator, spilling what does not
-    /// fit, and check the result.
-    pub regalloc: Option<String>,
+    /// Allocate registers after the pipeline with these allocators (none: no allocation),
+    /// each from the same lowered shader, spilling what does not fit, and check the result.
+    pub regalloc: Vec<String>,
     /// Read Mesa's `*-pre_register_allocate` dumps instead of the start dumps and run no
     /// pass: an allocator given exactly the IR Mesa allocated (with `regalloc`). The
     /// variant's start dump beside each gives the thread's input layout and, with
@@ -60,9 +66,10 @@ pub struct RaTotals {
     pub vgrfs_spilled: u64,
     pub spills: u64,
     pub fills: u64,
-    /// SIMD16/SIMD32 fragment variants that would spill, dropped as Mesa drops them
-    /// (`brw_compile_fs` compiles them with `allow_spilling = false`); their spills are
-    /// not in the counts above. Kept with `--keep-spilling-variants`.
+    /// SIMD16/SIMD32 fragment variants that do not fit without spilling, dropped as Mesa
+    /// drops them (`brw_compile_fs` compiles them with `allow_spilling = false`): not
+    /// spilled, not among those allocated and checked. Kept, spilled, with
+    /// `--keep-spilling-variants`.
     pub dropped: u64,
     /// With `--verify`: spilled shaders compared with the unspilled ones in the simulator
     /// (equal), and those it could not run.
@@ -133,17 +140,19 @@ pub struct Worker {
     pub sums: [u64; 3],
     /// The targets the shaders were compiled for.
     pub targets: std::collections::BTreeSet<&'static str>,
-    /// Register allocation (`--regalloc`).
-    pub ra: RaTotals,
+    /// Register allocation (`--regalloc`), one per allocator.
+    pub ra: Vec<RaTotals>,
 }
 
-/// What compiling one shader leaves for the end of the run, in the order of the input:
-/// three pointers (24 bytes) when there is nothing to keep, so memory grows with the
-/// shaders in flight and not with the corpus; totals go to the thread's [`Worker`]. What
-/// is kept was asked for: statistics (`--stats`), IR dumps (`--dump-after`), errors.
+/// What compiling one shader leaves for the end of the run, in the order of the input: a
+/// few empty pointers when there is nothing to keep, so memory grows with the shaders in
+/// flight and not with the corpus; totals go to the thread's [`Worker`]. What is kept was
+/// asked for: statistics (`--stats`, or several allocators to compare), IR dumps
+/// (`--dump-after`), errors.
 #[derive(Default)]
 pub struct Compiled {
-    pub stats: Option<Box<crate::stats::ShaderStats>>,
+    /// The shader's statistics: one, or one per allocator compared (`--regalloc A,B`).
+    pub stats: Option<Box<[crate::stats::ShaderStats]>>,
     pub failure: Option<Box<str>>,
     /// The shader was left out: a pass of the pipeline does not handle it (why).
     pub refused: Option<Box<str>>,
@@ -168,12 +177,17 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     };
     if let Some(p) = &opts.dump_after {
         // `ra`: the code in register form after --regalloc.
-        if manager::pass_index(p).is_none() && !(p == "ra" && opts.regalloc.is_some()) {
+        let register_form = p == "ra" && !opts.regalloc.is_empty();
+        if manager::pass_index(p).is_none() && !register_form {
             eprintln!("error: --dump-after: unknown pass `{p}`");
             return ExitCode::FAILURE;
         }
     }
-    if let Some(name) = &opts.regalloc {
+    for (k, name) in opts.regalloc.iter().enumerate() {
+        if opts.regalloc[..k].contains(name) {
+            eprintln!("error: --regalloc: `{name}` is named twice");
+            return ExitCode::FAILURE;
+        }
         if eubatch_regalloc::by_name(name).is_none() {
             eprintln!(
                 "error: --regalloc: unknown allocator `{name}` (allocators: {})",
@@ -204,16 +218,19 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     let mut sums = [0u64; 3];
     let mut compiled = 0usize;
     let mut targets = std::collections::BTreeSet::new();
-    let mut ra = RaTotals::default();
+    let mut ra = vec![RaTotals::default(); opts.regalloc.len()];
     for w in &workers {
-        ra.add(&w.ra);
+        for (t, o) in ra.iter_mut().zip(&w.ra) {
+            t.add(o);
+        }
         compiled += w.compiled;
         for k in 0..3 {
             sums[k] += w.sums[k];
         }
         targets.extend(w.targets.iter().copied());
     }
-    let mut shaders = Vec::new();
+    // Per-shader statistics: one list, or one per allocator compared.
+    let mut shaders = vec![Vec::new(); opts.regalloc.len().max(1)];
     let mut failures = Vec::new();
     // Shaders left out, by reason: (count, first shader).
     let mut refused = std::collections::BTreeMap::<Box<str>, (u64, PathBuf)>::new();
@@ -222,7 +239,12 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         for (what, text) in r.dumps.iter().flat_map(|d| d.iter()) {
             println!("# {what}\n{text}");
         }
-        shaders.extend(r.stats.map(|s| *s));
+        for (list, s) in shaders
+            .iter_mut()
+            .zip(r.stats.into_iter().flat_map(|s| s.into_vec()))
+        {
+            list.push(s);
+        }
         failures.extend(r.failure);
         if let Some(why) = r.refused {
             refused.entry(why).or_insert((0, path.clone())).0 += 1;
@@ -232,39 +254,30 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         }
     }
     let [before, after, pressure_after] = sums;
+    // Sorted by key: the same file whatever the thread count.
+    for list in &mut shaders {
+        list.sort_by(|a, b| a.key.cmp(&b.key));
+    }
+    let left_out_list: Vec<crate::stats::LeftOut> = refused
+        .iter()
+        .map(|(why, (n, _))| crate::stats::LeftOut {
+            shaders: *n,
+            reason: why.to_string(),
+        })
+        .collect();
+    let headers: Vec<crate::stats::Header> = (0..shaders.len())
+        .map(|k| header(opts, opts.regalloc.get(k), &targets, &left_out_list))
+        .collect();
     if let Some(out) = &opts.stats {
-        // Sorted by key: the same file whatever the thread count.
-        shaders.sort_by(|a, b| a.key.cmp(&b.key));
-        let header = crate::stats::Header {
-            tool: "eubatch".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            target: crate::stats::target_name(opts.target, &targets),
-            stage: opts.stage.clone(),
-            // What changes the numbers: the pipeline and, after it, the allocator and the
-            // scheduling modes tried.
-            options: match &opts.regalloc {
-                Some(name) => format!(
-                    "{} --regalloc {name} --schedule {}",
-                    opts.pipeline,
-                    opts.schedule
-                        .iter()
-                        .map(|m| m.name())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
-                None => opts.pipeline.clone(),
-            },
-            left_out: refused
-                .iter()
-                .map(|(why, (n, _))| crate::stats::LeftOut {
-                    shaders: *n,
-                    reason: why.to_string(),
-                })
-                .collect(),
-        };
-        if let Err(e) = crate::stats::write(out, &header, &shaders) {
-            eprintln!("error: {}: {e}", out.display());
-            return ExitCode::FAILURE;
+        for (k, (header, list)) in headers.iter().zip(&shaders).enumerate() {
+            let file = match opts.regalloc.len() {
+                0 | 1 => out.clone(),
+                _ => stats_file_of(out, &opts.regalloc[k]),
+            };
+            if let Err(e) = crate::stats::write(&file, header, list) {
+                eprintln!("error: {}: {e}", file.display());
+                return ExitCode::FAILURE;
+            }
         }
     }
     println!("pass          runs  progress      time");
@@ -304,7 +317,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     println!(
         "register pressure after (most registers live at once, summed over shaders): {pressure_after}"
     );
-    if let Some(name) = &opts.regalloc {
+    for (name, ra) in opts.regalloc.iter().zip(&ra) {
         if opts.verify_seeds.is_some() {
             let not_run: u64 = ra.sim_not_run.values().sum();
             println!(
@@ -317,13 +330,13 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             }
         }
         println!(
-            "register allocation (`{name}`): {} shaders allocated and checked, {} spilled ({} VGRFs; {} spills, {} fills), {} fit without spilling, {} SIMD16/SIMD32 fragment variants dropped for spilling{}; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
+            "register allocation (`{name}`): {} shaders allocated and checked, {} spilled ({} VGRFs; {} spills, {} fills), {} fit without spilling; {} SIMD16/SIMD32 fragment variants dropped, not fitting without spilling{}; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
             ra.allocated,
             ra.spilled,
             ra.vgrfs_spilled,
             ra.spills,
             ra.fills,
-            ra.allocated - ra.spilled - ra.dropped,
+            ra.allocated - ra.spilled,
             ra.dropped,
             if opts.keep_spilling_variants { " (kept: --keep-spilling-variants)" } else { "" },
             ra.grf_used,
@@ -363,6 +376,26 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             println!("  {n:6}  {why}");
         }
     }
+    if opts.regalloc.len() > 1 {
+        // Several allocators: each against the first, shader by shader.
+        let mut sides = headers.into_iter().zip(shaders).zip(&opts.regalloc).map(
+            |((header, shaders), name)| crate::report::Side {
+                path: format!("--regalloc {name}"),
+                header,
+                shaders,
+            },
+        );
+        let a = sides.next().expect("two allocators or more");
+        for b in sides {
+            let r = crate::report::compare(&a.shaders, &b.shaders);
+            println!(
+                "\n# allocators compared on the same shaders: {} (A) and {} (B)\n{}",
+                a.path,
+                b.path,
+                crate::report::render_text(&a, &b, &r, &[], 10)
+            );
+        }
+    }
     println!(
         "compiled {compiled} of {} shaders with `{}`: {before} instructions before, {after} after ({reduction:.2}% fewer) in {secs:.2} s ({:.0} shaders/s); {} failures{}",
         files.len(),
@@ -379,6 +412,45 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// The header of a statistics file: what changes the numbers is the pipeline and, after
+/// it, the allocator and the scheduling modes tried.
+fn header(
+    opts: &Options,
+    allocator: Option<&String>,
+    targets: &std::collections::BTreeSet<&'static str>,
+    left_out: &[crate::stats::LeftOut],
+) -> crate::stats::Header {
+    crate::stats::Header {
+        tool: "eubatch".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        target: crate::stats::target_name(opts.target, targets),
+        stage: opts.stage.clone(),
+        options: match allocator {
+            Some(name) => format!(
+                "{} --regalloc {name} --schedule {}",
+                opts.pipeline,
+                opts.schedule
+                    .iter()
+                    .map(|m| m.name())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            None => opts.pipeline.clone(),
+        },
+        left_out: left_out.to_vec(),
+    }
+}
+
+/// Allocator `name`'s statistics file when several are compared: `out` with the name
+/// before the extension (`s.json` → `s.mesa.json`), so `eubatch report` reads each.
+pub fn stats_file_of(out: &Path, name: &str) -> PathBuf {
+    let stem = out.file_stem().unwrap_or_default().to_string_lossy();
+    match out.extension() {
+        Some(ext) => out.with_file_name(format!("{stem}.{name}.{}", ext.to_string_lossy())),
+        None => out.with_file_name(format!("{stem}.{name}")),
     }
 }
 
@@ -501,7 +573,7 @@ pub fn compile_files(
             compiled: 0,
             sums: [0; 3],
             targets: Default::default(),
-            ra: RaTotals::default(),
+            ra: vec![RaTotals::default(); opts.regalloc.len()],
         },
         |w, path| {
             // A panic in a pass is a bug to report, not the end of the run.
@@ -563,7 +635,7 @@ fn compile_one(
     // The allocated code is compared with the shader as imported (--regalloc --verify);
     // from a pre-RA dump, with the variant's start dump, which also says where the
     // thread's inputs sit.
-    let verify_ra = opts.regalloc.is_some() && opts.verify_seeds.is_some();
+    let verify_ra = !opts.regalloc.is_empty() && opts.verify_seeds.is_some();
     // Why the simulator cannot run the allocated code, found before allocation: a pre-RA
     // send whose descriptor is not recovered (`pre_ra_sends`).
     let mut not_runnable: Option<&'static str> = None;
@@ -612,7 +684,7 @@ fn compile_one(
     // The spilled shader's check, on the inputs of the shader as imported.
     let spill_check = opts
         .verify_seeds
-        .filter(|_| opts.regalloc.is_some())
+        .filter(|_| !opts.regalloc.is_empty())
         .map(|seeds| simulator_check(seeds, &shader));
     // The simulator's check, keeping the first reason it could not compare for.
     let first_unchecked = std::cell::RefCell::new(None::<String>);
@@ -656,7 +728,7 @@ fn compile_one(
         out.failure = Some(format!("{name}: {e}").into());
     } else if let Some(e) = eubatch_ir::verify::verify(&shader).first() {
         out.failure = Some(format!("{name}: the verifier fails after the pipeline: {e}").into());
-    } else if (opts.stage == "lower" || opts.regalloc.is_some()) && !opts.from_pre_ra {
+    } else if (opts.stage == "lower" || !opts.regalloc.is_empty()) && !opts.from_pre_ra {
         // (Mesa's pre-RA code is taken as Mesa allocated it: the hardware-form rules judge
         // eubatch's lowering, and Mesa keeps forms they refuse, such as a dword `mul` on
         // hsw emitted after its own integer-multiply lowering.)
@@ -666,10 +738,18 @@ fn compile_one(
             out.failure = Some(format!("{name}: not in hardware form after lowering: {e}").into());
         }
     }
-    // The code in register form, and the spill and fill counts, when the shader is kept.
+    // The code in register form, and the spill and fill counts, when the shader is kept:
+    // the first allocator's (on `shader`, whose statistics follow), and the statistics of
+    // the others compared with it (`--regalloc A,B`), each on a copy of the shader as the
+    // pipeline left it, with analyses of its own.
     let mut register_form = None;
     let mut spill_counts = None;
-    if let (Some(allocator), None) = (&opts.regalloc, &out.failure) {
+    let mut others = Vec::new();
+    let lowered = (opts.regalloc.len() > 1 && out.failure.is_none()).then(|| shader.clone());
+    for (k, allocator) in opts.regalloc.iter().enumerate() {
+        if out.failure.is_some() {
+            break;
+        }
         let simulate = |a: &eubatch_ir::Shader, b: &eubatch_ir::Shader| {
             spill_check
                 .as_ref()
@@ -679,27 +759,43 @@ fn compile_one(
             Some(why) => Err(why),
             None => Ok(imported.as_ref().zip(opts.verify_seeds)),
         };
-        let done = allocate_registers(
-            &mut shader,
-            &mut cx,
-            allocator,
-            opts,
-            &simulate,
-            verify,
-            &mut w.ra,
-        );
-        match done {
-            Err(e) => out.failure = Some(format!("{name}: {allocator}: {e}").into()),
-            Ok(kept) => {
-                if let Some(kept) = kept {
-                    let dump = opts.dump_all.is_some() || opts.dump_after.as_deref() == Some("ra");
-                    if dump {
-                        dumps.push(("ra".into(), eubatch_ir::text::print_shader(&kept.code)));
-                    }
-                    spill_counts = Some(kept.counts);
-                    register_form = Some(kept.code);
-                }
+        let (mut copy, mut copy_cx);
+        let (s, c) = match &lowered {
+            Some(lowered) if k > 0 => {
+                copy = lowered.clone();
+                copy_cx = eubatch_passes::PassCx::default();
+                (&mut copy, &mut copy_cx)
             }
+            _ => (&mut shader, &mut cx),
+        };
+        let done = allocate_registers(s, c, allocator, opts, &simulate, verify, &mut w.ra[k]);
+        let kept = match done {
+            Err(e) => {
+                out.failure = Some(format!("{name}: {allocator}: {e}").into());
+                break;
+            }
+            Ok(kept) => kept,
+        };
+        if let Some(kept) = &kept {
+            if opts.dump_all.is_some() || opts.dump_after.as_deref() == Some("ra") {
+                let pass = if lowered.is_some() {
+                    format!("ra ({allocator})")
+                } else {
+                    "ra".into()
+                };
+                dumps.push((pass, eubatch_ir::text::print_shader(&kept.code)));
+            }
+        }
+        if k == 0 {
+            spill_counts = kept.as_ref().map(|k| k.counts);
+            register_form = kept.map(|k| k.code);
+        } else {
+            let pressure = c.pressure(s).map_or(0, |p| p.max as u64);
+            let mut stats = shader_stats(path, roots, s, pressure);
+            if let Some(kept) = &kept {
+                allocated_shader_stats(&mut stats, &kept.code, kept.counts);
+            }
+            others.push(stats);
         }
     }
     if opts.histogram {
@@ -719,14 +815,13 @@ fn compile_one(
     {
         w.sums[k] += v;
     }
-    if opts.stats.is_some() {
+    if opts.stats.is_some() || !others.is_empty() {
         let mut stats = shader_stats(path, roots, &shader, pressure);
         if let (Some(code), Some(counts)) = (&register_form, spill_counts) {
-            stats.spills = Some(counts.spills as u64);
-            stats.fills = Some(counts.fills as u64);
-            stats.registers = Some(eubatch_regalloc::usage::registers_touched(code) as u64);
+            allocated_shader_stats(&mut stats, code, counts);
         }
-        out.stats = Some(Box::new(stats));
+        others.insert(0, stats);
+        out.stats = Some(others.into_boxed_slice());
     }
     for (k, (pass, text)) in dumps.into_iter().enumerate() {
         if let Some(dir) = &opts.dump_all {
@@ -797,6 +892,10 @@ fn allocate_registers(
     use eubatch_regalloc::constraints::Options as RaOptions;
     let mut allocator =
         eubatch_regalloc::by_name(name).ok_or_else(|| format!("unknown allocator `{name}`"))?;
+    // A SIMD16/SIMD32 fragment variant is allocated without spilling, as Mesa allocates it,
+    // and dropped when it does not fit.
+    let wide_fs = shader.stage == eubatch_ir::Stage::Fs && shader.dispatch_width > 8;
+    let allow_spilling = !wide_fs || opts.keep_spilling_variants;
     let start = Instant::now();
     let scheduled = eubatch_regalloc::strategy::schedule_and_allocate(
         shader,
@@ -804,10 +903,15 @@ fn allocate_registers(
         allocator.as_mut(),
         &opts.schedule,
         &RaOptions::default(),
+        allow_spilling,
     );
     totals.alloc_time += start.elapsed();
     let shader = &*shader;
     let r = match scheduled {
+        Ok(s) if s.spilled.allocated.allocation.needs_spills() => {
+            totals.dropped += 1;
+            return Ok(None);
+        }
         Ok(s) => {
             *totals.modes.entry(s.mode.name()).or_default() += 1;
             s.spilled
@@ -836,14 +940,11 @@ fn allocate_registers(
         }
     }
     totals.allocated += 1;
-    let counts = allocated_stats(shader, &r, cx, opts, totals);
+    let counts = allocated_stats(shader, &r, cx, totals);
     if r.shader.is_some() {
         // `cx` described the spilled shader; the caller goes on with `shader`.
         cx.invalidate(eubatch_passes::analysis::changed::Changed::EVERYTHING);
     }
-    let Some(counts) = counts else {
-        return Ok(None);
-    };
     let code = eubatch_regalloc::assign::assign(allocated, &r.allocated.allocation)
         .map_err(|e| format!("applying the allocation: {e}"))?;
     let verify = match verify {
@@ -887,22 +988,15 @@ struct Kept {
     counts: eubatch_regalloc::spill::Counts,
 }
 
-/// Adds a checked allocation to `totals`: the spill and fill counts of a shader kept, none
-/// for a variant dropped for spilling.
+/// Adds a checked allocation to `totals`; its spill and fill counts.
 fn allocated_stats(
     shader: &eubatch_ir::Shader,
     r: &eubatch_regalloc::Spilled,
     cx: &mut eubatch_passes::PassCx,
-    opts: &Options,
     totals: &mut RaTotals,
-) -> Option<eubatch_regalloc::spill::Counts> {
+) -> eubatch_regalloc::spill::Counts {
     let allocated = r.shader(shader);
     let (c, a) = (&r.allocated.constraints, &r.allocated.allocation);
-    let wide_fs = shader.stage == eubatch_ir::Stage::Fs && shader.dispatch_width > 8;
-    if r.shader.is_some() && wide_fs && !opts.keep_spilling_variants {
-        totals.dropped += 1;
-        return None;
-    }
     totals.grf_used += a.grf_used(allocated, c) as u64;
     totals.taken += a.registers_taken(allocated, c) as u64;
     totals.shared += a.shared_registers(allocated, cx, c) as u64;
@@ -912,7 +1006,18 @@ fn allocated_stats(
         totals.spills += r.counts.spills as u64;
         totals.fills += r.counts.fills as u64;
     }
-    Some(r.counts)
+    r.counts
+}
+
+/// Adds what allocation gave to a shader's statistics: spills, fills, registers touched.
+fn allocated_shader_stats(
+    stats: &mut crate::stats::ShaderStats,
+    code: &eubatch_ir::Shader,
+    counts: eubatch_regalloc::spill::Counts,
+) {
+    stats.spills = Some(counts.spills as u64);
+    stats.fills = Some(counts.fills as u64);
+    stats.registers = Some(eubatch_regalloc::usage::registers_touched(code) as u64);
 }
 
 fn shader_stats(
@@ -921,11 +1026,16 @@ fn shader_stats(
     shader: &eubatch_ir::Shader,
     pressure: u64,
 ) -> crate::stats::ShaderStats {
-    let root = roots
+    let mut root = roots
         .iter()
         .find(|r| r.is_dir() && path.starts_with(r))
         .cloned()
         .unwrap_or_else(|| path.parent().unwrap_or(Path::new("")).to_path_buf());
+    // Keys relative to the directory above the roots when there are several, so that two
+    // roots' shaders of the same relative path (`a/12/FS8`, `b/12/FS8`) stay apart.
+    if roots.len() > 1 {
+        root = root.parent().map(Path::to_path_buf).unwrap_or_default();
+    }
     let file = path.file_name().unwrap_or_default().to_string_lossy();
     let key = match eubatch_ir::import::DumpName::parse(&file) {
         Some(name) => crate::stats::key(&root, path, &name),

@@ -108,9 +108,12 @@ enum Cmd {
         /// ALLOCATORS) after lowering (the pipeline is `lower` unless --passes names one),
         /// spilling what does not fit as Mesa 22.3 does, check every allocation (and, with
         /// --verify, every spilled shader in the simulator), and print registers used,
-        /// spills and fills.
-        #[arg(long)]
-        regalloc: Option<String>,
+        /// spills and fills. Several, comma-separated (`linear,mesa`), compares them in one
+        /// run: each allocates the same lowered shaders, and a shader-by-shader report of
+        /// the first against each other one follows the totals (--stats writes one file
+        /// per allocator, its name before the extension).
+        #[arg(long, value_delimiter = ',')]
+        regalloc: Vec<String>,
         /// What to read: `start` (Mesa's start dumps, or .eu files, through the pipeline) or
         /// `pre-ra` (Mesa's `*-pre_register_allocate` dumps, no pass: with --regalloc, an
         /// allocator on exactly the IR Mesa allocated; the variant's start dump beside each
@@ -285,7 +288,7 @@ fn main() -> ExitCode {
             keep_spilling_variants,
         } => {
             let from_pre_ra = from == "pre-ra";
-            if from_pre_ra && (passes.is_some() || regalloc.is_none()) {
+            if from_pre_ra && (passes.is_some() || regalloc.is_empty()) {
                 eprintln!("error: --from pre-ra runs no pass and needs --regalloc NAME (Mesa's pre-RA dumps are already lowered)");
                 return ExitCode::FAILURE;
             }
@@ -294,7 +297,7 @@ fn main() -> ExitCode {
                 _ if from_pre_ra => "none (Mesa's pre-RA dumps)".to_string(),
                 (Some(p), _) => p,
                 // Registers are allocated in hardware form.
-                (None, _) if regalloc.is_some() => "lower".to_string(),
+                (None, _) if !regalloc.is_empty() => "lower".to_string(),
                 (None, "opt") => "opt".to_string(),
                 (None, "lower") => "lower".to_string(),
                 (None, other) => {
@@ -319,7 +322,7 @@ fn main() -> ExitCode {
                         "passes".into()
                     } else if from_pre_ra {
                         "mesa-pre-ra+ra".into()
-                    } else if regalloc.is_some() {
+                    } else if !regalloc.is_empty() {
                         "ra".into()
                     } else {
                         stop_after.clone()

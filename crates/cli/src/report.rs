@@ -230,6 +230,9 @@ fn cell(v: Option<u64>) -> String {
     v.map_or("absent".into(), |v| v.to_string())
 }
 
+/// The statistics whose most helped and most hurt shaders the report lists.
+const MOST_CHANGED: [&str; 5] = ["instructions", "cycles", "spills", "fills", "registers"];
+
 /// The report as text.
 pub fn render_text(a: &Side, b: &Side, r: &Report, warnings: &[String], top: usize) -> String {
     let mut o = String::new();
@@ -282,13 +285,18 @@ pub fn render_text(a: &Side, b: &Side, r: &Report, warnings: &[String], top: usi
             change
         ));
     }
-    if let Some(list) = r.changes.get("instructions") {
+    // The statistics users compare shader by shader (instructions and cycles for passes;
+    // spills, fills and registers for allocators), each where some shader moved.
+    for stat in MOST_CHANGED {
+        let Some(list) = r.changes.get(stat) else {
+            continue;
+        };
         let (helped, hurt) = most_changed(list, top);
         for (title, set) in [("most helped", helped), ("most hurt", hurt)] {
             if set.is_empty() {
                 continue;
             }
-            o.push_str(&format!("\n{title} (instructions):\n"));
+            o.push_str(&format!("\n{title} ({stat}):\n"));
             for c in set {
                 o.push_str(&format!(
                     "  {:>7} -> {:>7} ({:+.2}%)  {}\n",

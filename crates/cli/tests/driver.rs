@@ -439,3 +439,68 @@ fn mesa_pre_ra_dumps_are_allocated_as_they_are() {
     let (ok, text) = eubatch(&["compile", "examples/corpus", "--from", "pre-ra"]);
     assert!(!ok && text.contains("needs --regalloc"), "{text}");
 }
+
+/// `--regalloc A,B`: allocators compared in one run. Each allocates the same lowered
+/// shaders: its totals are those of a run with it alone; the shader-by-shader tables are
+/// those `eubatch report` gives on the per-allocator statistics files written beside
+/// `--stats`; an allocator named twice is an error.
+#[test]
+fn two_allocators_compared_in_one_command() {
+    let dir = temp("compare-allocators");
+    let stats = dir.join("s.json");
+    let (ok, both) = eubatch(&[
+        "compile",
+        "examples/corpus",
+        "--regalloc",
+        "linear,mesa",
+        "--verify",
+        "--stats",
+        s(&stats),
+    ]);
+    assert!(ok, "{both}");
+    // The totals line without its timings, which differ from run to run.
+    let totals = |text: &str, name: &str| -> String {
+        let head = format!("register allocation (`{name}`)");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&head))
+            .unwrap_or_else(|| panic!("no `{head}` line:\n{text}"));
+        line.split("; allocator ").next().unwrap().to_string()
+    };
+    for name in ["linear", "mesa"] {
+        let (ok, alone) = eubatch(&["compile", "examples/corpus", "--regalloc", name, "--verify"]);
+        assert!(ok, "{alone}");
+        assert_eq!(totals(&both, name), totals(&alone, name));
+    }
+    let table = |text: &str| -> Vec<String> {
+        let from = text
+            .lines()
+            .position(|l| l.starts_with("statistic "))
+            .unwrap_or_else(|| panic!("no table:\n{text}"));
+        let mut lines: Vec<String> = text
+            .lines()
+            .skip(from)
+            .take_while(|l| !l.starts_with("compiled "))
+            .map(str::to_string)
+            .collect();
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        lines
+    };
+    let (a, b) = (dir.join("s.linear.json"), dir.join("s.mesa.json"));
+    let (ok, report) = eubatch(&["report", s(&a), s(&b)]);
+    assert!(ok, "{report}");
+    let compared = &both[both
+        .find("# allocators compared on the same shaders: --regalloc linear (A) and --regalloc mesa (B)")
+        .unwrap_or_else(|| panic!("no comparison:\n{both}"))..];
+    assert_eq!(table(compared), table(&report));
+    let registers = compared
+        .lines()
+        .find(|l| l.starts_with("registers "))
+        .unwrap();
+    assert!(!registers.contains("absent"), "{compared}");
+    let (ok, text) = eubatch(&["compile", "examples/corpus", "--regalloc", "mesa,mesa"]);
+    assert!(!ok && text.contains("`mesa` is named twice"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -22,7 +22,7 @@ fn main() {
         return;
     }
     let roots = [dir];
-    let files = inputs(&roots).expect("the SKL corpus has start dumps");
+    let files = inputs(&roots, false).expect("the SKL corpus has start dumps");
     let steps = eubatch_passes::manager::parse("opt").unwrap();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut jobs: Vec<usize> = std::iter::successors(Some(1), |j| Some(j * 2))
@@ -42,6 +42,10 @@ fn main() {
             histogram: false,
             stats: Some("unused".into()),
             stage: "opt".into(),
+            regalloc: Vec::new(),
+            from_pre_ra: false,
+            schedule: Vec::new(),
+            keep_spilling_variants: false,
         };
         let mut best = f64::INFINITY;
         let mut insts = 0;

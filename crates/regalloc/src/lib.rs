@@ -193,6 +193,11 @@ pub struct Input<'a> {
     /// them) for allocators that place parts of values.
     pub intervals: &'a LiveIntervals,
     pub constraints: &'a Constraints,
+    /// The caller keeps the allocation only if every VGRF fits (a scheduling mode tried
+    /// before the last, or a variant that may not spill): an allocator may stop at its
+    /// first failure, leaving what it did not place `NoFit`, rather than choose what to
+    /// spill.
+    pub only_if_fits: bool,
 }
 
 /// A register allocator: one file per allocator, listed once in [`ALLOCATORS`] and chosen
@@ -275,6 +280,28 @@ pub fn allocate_with(
     allocator: &mut dyn Allocator,
     options: &Options,
 ) -> Result<Allocated, Refusal> {
+    allocate_input(shader, cx, allocator, options, false)
+}
+
+/// [`allocate_with`] for a caller that keeps the allocation only if everything fits
+/// ([`Input::only_if_fits`]): when [`Allocation::needs_spills`], which VGRFs are left out
+/// may differ from what [`allocate_with`] would leave out.
+pub fn allocate_if_fits(
+    shader: &Shader,
+    cx: &mut PassCx,
+    allocator: &mut dyn Allocator,
+    options: &Options,
+) -> Result<Allocated, Refusal> {
+    allocate_input(shader, cx, allocator, options, true)
+}
+
+fn allocate_input(
+    shader: &Shader,
+    cx: &mut PassCx,
+    allocator: &mut dyn Allocator,
+    options: &Options,
+    only_if_fits: bool,
+) -> Result<Allocated, Refusal> {
     let constraints = Constraints::with(shader, options)?;
     let cfg_error = |cx: &mut PassCx| {
         cx.cfg(shader)
@@ -292,6 +319,7 @@ pub fn allocate_with(
         problem: &problem,
         intervals: &intervals,
         constraints: &constraints,
+        only_if_fits,
     };
     let allocation = allocator.allocate(&input);
     Ok(Allocated {

@@ -364,6 +364,12 @@ pub fn run(input: &Input<'_>) -> Outcome {
                 place(&shape, &b.layout, &reg, &spilled, &mut out);
                 break;
             }
+            Err(f) if input.only_if_fits => {
+                // Nothing to spill is wanted: what was coloured stays, the rest does not
+                // fit (as when Mesa fails the compile, below).
+                place_coloured(&shape, &b.layout, &f, &spilled, &mut out);
+                break;
+            }
             Err(f) => f,
         };
         // Costs per node: only VGRFs not yet spilled have one (temporaries and the scratch
@@ -388,13 +394,7 @@ pub fn run(input: &Input<'_>) -> Outcome {
             None => {
                 // Mesa fails the compile here: what was coloured stays, the rest does
                 // not fit.
-                let mut reg = f.reg.clone();
-                for (node, r) in reg.iter_mut().enumerate() {
-                    if f.in_stack(node as u32) || node as u32 == f.node {
-                        *r = NO_REG;
-                    }
-                }
-                place(&shape, &b.layout, &reg, &spilled, &mut out);
+                place_coloured(&shape, &b.layout, &f, &spilled, &mut out);
                 break;
             }
         }
@@ -403,6 +403,24 @@ pub fn run(input: &Input<'_>) -> Outcome {
         allocation: out,
         spilled: spill_order,
     }
+}
+
+/// Places what a failed colouring coloured; the rest (the node that found no register, and
+/// those still on the stack) does not fit.
+fn place_coloured(
+    shape: &Shape<'_>,
+    layout: &Layout,
+    f: &colour::Failure,
+    spilled: &[bool],
+    out: &mut Allocation,
+) {
+    let mut reg = f.reg.clone();
+    for (node, r) in reg.iter_mut().enumerate() {
+        if f.in_stack(node as u32) || node as u32 == f.node {
+            *r = NO_REG;
+        }
+    }
+    place(shape, layout, &reg, spilled, out);
 }
 
 /// A graph being coloured, with what spilling has added to it.

@@ -7,13 +7,19 @@
 //!
 //! The mode kept is part of the result, as Mesa's statistics report it ("scheduled with
 //! mode ...").
+//!
+//! Without `allow_spilling` no mode spills: Mesa compiles SIMD16 and SIMD32 fragment shaders
+//! so (brw_fs.cpp `brw_compile_fs` runs them with `allow_spilling = false`) and drops the
+//! variant when no mode fits; the last mode's allocation then comes back with the VGRFs
+//! that did not fit ([`crate::Allocation::needs_spills`]), and no spill rounds are run for
+//! a variant that will be dropped anyway.
 
 use eubatch_ir::Shader;
 use eubatch_passes::schedule::{self, Mode, PRE_MODES};
 use eubatch_passes::PassCx;
 
 use crate::constraints::{Options, Refusal};
-use crate::{allocate_with, allocate_with_spills, spill, Allocator, Spilled};
+use crate::{allocate_if_fits, allocate_with_spills, spill, Allocator, Spilled};
 
 /// An allocation (spilled or not) with the scheduling mode whose order it is for.
 pub struct Scheduled {
@@ -31,6 +37,7 @@ pub fn schedule_and_allocate(
     allocator: &mut dyn Allocator,
     modes: &[Mode],
     options: &Options,
+    allow_spilling: bool,
 ) -> Result<Scheduled, Refusal> {
     let unspilled = |allocated| Spilled {
         shader: None,
@@ -52,13 +59,14 @@ pub fn schedule_and_allocate(
         if let Some(s) = schedules.as_mut() {
             s.apply(shader, cx, mode);
         }
-        if k + 1 == modes.len() {
+        if k + 1 == modes.len() && allow_spilling {
             // The last try may spill.
             let spilled = allocate_with_spills(shader, cx, allocator, options)?;
             return Ok(Scheduled { mode, spilled });
         }
-        let allocated = allocate_with(shader, cx, allocator, options)?;
-        if !allocated.allocation.needs_spills() {
+        // Kept only if it fits: the allocator need not choose what to spill.
+        let allocated = allocate_if_fits(shader, cx, allocator, options)?;
+        if !allocated.allocation.needs_spills() || k + 1 == modes.len() {
             return Ok(Scheduled {
                 mode,
                 spilled: unspilled(allocated),

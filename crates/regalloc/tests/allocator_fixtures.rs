@@ -54,6 +54,7 @@ fn run(allocator: &str, input: &str) -> String {
             problem: &problem,
             intervals: &intervals,
             constraints: &r.constraints,
+            only_if_fits: false,
         };
         mesa::run(&input)
             .spilled

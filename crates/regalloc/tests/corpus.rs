@@ -116,6 +116,7 @@ fn walk(corpus: &str, target: Gen) {
                         allocator.as_mut(),
                         &PRE_MODES,
                         &Options::default(),
+                        true,
                     );
                     let spilled = match scheduled {
                         Ok(s) => s.spilled,

@@ -31,6 +31,7 @@ fn run(s: &Shader) -> (Allocation, Vec<Vgrf>) {
         problem: &problem,
         intervals: &intervals,
         constraints: &r.constraints,
+        only_if_fits: false,
     });
     assert_eq!(outcome.allocation, r.allocation);
     (r.allocation, outcome.spilled)
