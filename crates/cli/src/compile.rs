@@ -772,6 +772,9 @@ fn compile_one(
         let kept = match done {
             Err(e) => {
                 out.failure = Some(format!("{name}: {allocator}: {e}").into());
+                // `c` may describe a spilled copy of the shader (allocate_registers
+                // invalidates it only on success).
+                c.invalidate(eubatch_passes::analysis::changed::Changed::EVERYTHING);
                 break;
             }
             Ok(kept) => kept,
