@@ -543,6 +543,20 @@ fn recover_sends(
         manager::run_with(&mut s, &steps, &mut checks, &mut stats, &mut cx).ok()?;
         Some(s)
     };
+    // Float immediates the printer rounded to six digits, from the start dump's constants.
+    let floats = eubatch_ir::import::float_immediates::recover(pre_ra, start);
+    if let Some(&(ip, v)) = floats.unknown.first() {
+        return Err(NotRecovered {
+            reason: reason::FLOAT_IMMEDIATE,
+            detail: format!(
+                "ip {ip}: `{v}f`{}",
+                match floats.unknown.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                }
+            ),
+        });
+    }
     if mesa22 && crate::pre_ra_sends::reads_fixed_scalar(pre_ra) {
         return Err(NotRecovered {
             reason: reason::SUBREGISTER,

@@ -162,6 +162,7 @@ pub mod reason {
         "pre-RA send descriptors not recovered: no send of the final code fits one of the dump's";
     pub const AMBIGUOUS: &str = "pre-RA send descriptors not recovered: several messages of the final code fit a send, and eubatch's lowering does not tell which";
     pub const SUBREGISTER: &str = "Mesa 22.3's pre-RA printer drops the sub-register of a fixed-register scalar (`g24<0>` for g24.4: push constants, interpolation planes): what is read is not known";
+    pub const FLOAT_IMMEDIATE: &str = "Mesa's printer writes a float immediate with six digits (`%g`), and no constant of the start dump, or several, prints as it: its value is not known";
     pub const RESPONSE: &str = "pre-RA send descriptors not recovered: a response is larger than its destination as the dump shows it";
 }
 

@@ -351,9 +351,18 @@ Maximum 4 registers live at once.
         let imm = |s: &Shader, k: usize| s.srcs(Inst::from_usize(k))[1];
         let pre_ra = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
         let s = import_mesa_dump(dump, &pre_ra, "t", Gen::Gen75).unwrap();
-        assert_eq!((imm(&s, 0).ty, imm(&s, 0).imm_bits() & 0xffff), (Type::W, 3));
-        assert_eq!((imm(&s, 1).ty, imm(&s, 1).imm_bits() & 0xffff), (Type::W, 0xfffe));
-        assert_eq!((imm(&s, 2).ty, imm(&s, 2).imm_bits() & 0xffff), (Type::UW, 5));
+        assert_eq!(
+            (imm(&s, 0).ty, imm(&s, 0).imm_bits() & 0xffff),
+            (Type::W, 3)
+        );
+        assert_eq!(
+            (imm(&s, 1).ty, imm(&s, 1).imm_bits() & 0xffff),
+            (Type::W, 0xfffe)
+        );
+        assert_eq!(
+            (imm(&s, 2).ty, imm(&s, 2).imm_bits() & 0xffff),
+            (Type::UW, 5)
+        );
         assert_eq!(imm(&s, 3).ty, Type::D);
         assert_eq!(imm(&s, 4).ty, Type::D);
         let flagged: Vec<_> = crate::verify::verify_hardware(&s)
