@@ -557,11 +557,9 @@ fn recover_sends(
             ),
         });
     }
-    if mesa22 && crate::pre_ra_sends::reads_fixed_scalar(pre_ra) {
-        return Err(NotRecovered {
-            reason: reason::SUBREGISTER,
-            detail: "a source `gN<0>` without its sub-register".into(),
-        });
+    if mesa22 {
+        crate::pre_ra_sends::fixed_scalars(pre_ra, start)?;
+        crate::pre_ra_sends::linterps_as_plns(pre_ra);
     }
     crate::pre_ra_sends::recover(pre_ra, &program, &listing, &mut lowered)
 }

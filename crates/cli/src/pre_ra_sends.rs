@@ -161,25 +161,137 @@ pub mod reason {
     pub const NO_FIT: &str =
         "pre-RA send descriptors not recovered: no send of the final code fits one of the dump's";
     pub const AMBIGUOUS: &str = "pre-RA send descriptors not recovered: several messages of the final code fit a send, and eubatch's lowering does not tell which";
-    pub const SUBREGISTER: &str = "Mesa 22.3's pre-RA printer drops the sub-register of a fixed-register scalar (`g24<0>` for g24.4: push constants, interpolation planes): what is read is not known";
+    pub const SUBREGISTER: &str = "Mesa 22.3's pre-RA printer drops the sub-register of a fixed-register scalar (`g24<0>` for g24.4: push constants, interpolation planes), and the start dump reads several places of that register: what is read is not known";
     pub const FLOAT_IMMEDIATE: &str = "Mesa's printer writes a float immediate with six digits (`%g`), and no constant of the start dump, or several, prints as it: its value is not known";
     pub const RESPONSE: &str = "pre-RA send descriptors not recovered: a response is larger than its destination as the dump shows it";
 }
 
-/// Whether `shader` (a Mesa 22.3 pre-RA dump as imported) reads a scalar from a fixed
-/// register: Mesa 22.3's `fs_visitor::dump_instruction` prints a FIXED_GRF source as
-/// `gN<hstride>` without its sub-register, so `g24<0>:F` stands for any of the push
-/// constants in g24 (brw_fs.cpp `assign_curb_setup`), and `g15<0>` for either plane of an
-/// interpolated input that shares g15 (`assign_urb_setup`: four dwords per component, two
-/// components a register on gen6+). Which one is read is not known, so the code cannot
-/// be run as it stands. (Mesa 25's printer writes the sub-register and region.)
-pub fn reads_fixed_scalar(shader: &Shader) -> bool {
-    shader.layout.insts().any(|i| {
-        shader
-            .srcs(i)
-            .iter()
-            .any(|s| s.file == RegFile::FixedGrf && s.region.vstride == 0 && s.region.hstride == 0)
-    })
+/// Is `o` a fixed-register scalar as Mesa 22.3's printer writes it: `gN<0>`, sub-register
+/// not shown.
+fn fixed_scalar(o: &eubatch_ir::Operand) -> bool {
+    o.file == RegFile::FixedGrf && o.region.vstride == 0 && o.region.hstride == 0
+}
+
+/// Puts back the sub-registers of the fixed-register scalars of `pre_ra` (a Mesa 22.3
+/// pre-RA dump as imported) where the variant's start dump `start` (its input layout
+/// frozen) leaves one choice; how many sources it changed.
+///
+/// Mesa 22.3's `fs_visitor::dump_instruction` prints a FIXED_GRF source as `gN<hstride>`
+/// without its sub-register, so `g24<0>:F` stands for any of the push constants in g24
+/// (brw_fs.cpp `assign_curb_setup`), and `g15<0>` for either plane of an interpolated
+/// input that shares g15 (`assign_urb_setup`: two components a register on gen6+). (Mesa
+/// 25's printer writes the sub-register.) Mesa's optimizer only moves the reads the start
+/// dump has (`u`, `attr` and payload operands, placed by [`eubatch_ir::thread_inputs`]), so
+/// what a pre-RA `gN<0>` reads is one of the start dump's reads inside gN:
+/// - one distinct place read in gN: that is the sub-register;
+/// - the start dump reads nothing in gN but a fixed `gN<0>` itself, unplaced in the same
+///   way (a payload dword such as a compute shader's `g0<0>`): both are read as `gN.0`,
+///   the same input on both sides;
+/// - several places: which one is read is not known, and the shader cannot be run
+///   ([`reason::SUBREGISTER`]).
+pub fn fixed_scalars(pre_ra: &mut Shader, start: &Shader) -> Result<usize, NotRecovered> {
+    let insts: Vec<Inst> = pre_ra.layout.insts().collect();
+    let any = insts
+        .iter()
+        .any(|&i| pre_ra.srcs(i).iter().any(fixed_scalar));
+    if !any {
+        return Ok(0);
+    }
+    let Some(layout) = start.inputs.clone() else {
+        return Err(fail(
+            reason::SUBREGISTER,
+            "the start dump's input layout is not known".into(),
+        ));
+    };
+    let reg = layout.reg_size as u64;
+    // Register -> the bytes inside it where the start dump's reads begin.
+    let mut places = std::collections::BTreeMap::<u32, std::collections::BTreeSet<u32>>::new();
+    for i in start.layout.insts() {
+        for o in start.srcs(i) {
+            let byte = match o.file {
+                RegFile::Uniform => layout.uniform_byte(o.nr, o.offset),
+                RegFile::Attr => layout.attr_byte(o.nr, o.offset),
+                RegFile::FixedGrf => o.nr as u64 * reg + o.offset as u64,
+                _ => continue,
+            };
+            places
+                .entry((byte / reg) as u32)
+                .or_default()
+                .insert((byte % reg) as u32);
+        }
+    }
+    let mut changed = 0;
+    for i in insts {
+        for k in 0..pre_ra.srcs(i).len() {
+            let o = pre_ra.srcs(i)[k];
+            if !fixed_scalar(&o) || o.offset != 0 {
+                continue;
+            }
+            let at = places.get(&o.nr);
+            match at.map(|p| p.iter().copied().collect::<Vec<_>>()).as_deref() {
+                Some([0]) => {}
+                Some([sub]) => {
+                    pre_ra.srcs_mut(i)[k].offset = *sub;
+                    changed += 1;
+                }
+                None | Some([]) => {
+                    return Err(fail(
+                        reason::SUBREGISTER,
+                        format!(
+                            "ip {}: g{}<0>, where the start dump reads nothing",
+                            i.index(),
+                            o.nr
+                        ),
+                    ))
+                }
+                Some(subs) => {
+                    return Err(fail(
+                        reason::SUBREGISTER,
+                        format!(
+                            "ip {}: g{}<0>, where the start dump reads {} places (bytes {:?})",
+                            i.index(),
+                            o.nr,
+                            subs.len(),
+                            subs
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(changed)
+}
+
+/// Mesa 22.3's pre-RA `linterp(16) vgrf2:F, g2:F, g6<0>:F` reads its barycentrics from
+/// the payload registers themselves, in the order the hardware delivers them (for
+/// channels 8k..8k+7, u in register 2k and v in 2k+1 of the setup: Mesa's `delta_xy` is
+/// the payload, and the generator emits one PLN), not in the component order (all u, then
+/// all v) of eubatch's `linterp`, whose delta is a VGRF the start dump gathers
+/// (`load_payload(8) vgrf3:F, g2:F, g4:F, g3:F, g5:F`). Such a `linterp` of at most 16
+/// channels is the `pln` eubatch's own lowering makes of it (passes::lower::linterp):
+/// plane first, delta as a region. Returns how many it rewrote.
+pub fn linterps_as_plns(pre_ra: &mut Shader) -> usize {
+    let insts: Vec<Inst> = pre_ra.layout.insts().collect();
+    let mut changed = 0;
+    for i in insts {
+        if pre_ra.insts.opcode[i] != Opcode::Linterp || pre_ra.insts.control[i].exec_size > 16 {
+            continue;
+        }
+        let &[delta, plane] = pre_ra.srcs(i) else {
+            continue;
+        };
+        if delta.file != RegFile::FixedGrf {
+            continue;
+        }
+        let delta = eubatch_ir::Operand {
+            region: eubatch_ir::Region::new(8, 8, 1),
+            ..delta
+        };
+        pre_ra.set_srcs(i, &[plane, delta]);
+        pre_ra.insts.opcode[i] = Opcode::Pln;
+        changed += 1;
+    }
+    changed
 }
 
 fn fail(reason: &'static str, detail: String) -> NotRecovered {
