@@ -558,8 +558,9 @@ fn recover_sends(
         });
     }
     if mesa22 {
-        crate::pre_ra_sends::fixed_scalars(pre_ra, start)?;
+        // pln first: the final code's plane reads are `pln`s.
         crate::pre_ra_sends::linterps_as_plns(pre_ra);
+        crate::pre_ra_sends::fixed_scalars(pre_ra, start, &listing, &program)?;
     }
     crate::pre_ra_sends::recover(pre_ra, &program, &listing, &mut lowered)
 }

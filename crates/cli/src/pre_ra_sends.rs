@@ -187,9 +187,19 @@ fn fixed_scalar(o: &eubatch_ir::Operand) -> bool {
 /// - the start dump reads nothing in gN but a fixed `gN<0>` itself, unplaced in the same
 ///   way (a payload dword such as a compute shader's `g0<0>`): both are read as `gN.0`,
 ///   the same input on both sides;
-/// - several places: which one is read is not known, and the shader cannot be run
+/// - several places: the variant's final code (`listing`, the same stage, program and
+///   width: fixed registers are where they were before allocation) decides when its
+///   instructions of the same opcode reading gN as a scalar, of the same type in the same
+///   source, read one of those places only (`add(16) g3<1>D g23<8,8,1>D g16.6<0,1,0>D`
+///   for `add(16) vgrf1:D, vgrf16:D, g16<0>:D`);
+/// - otherwise which one is read is not known, and the shader cannot be run
 ///   ([`reason::SUBREGISTER`]).
-pub fn fixed_scalars(pre_ra: &mut Shader, start: &Shader) -> Result<usize, NotRecovered> {
+pub fn fixed_scalars(
+    pre_ra: &mut Shader,
+    start: &Shader,
+    listing: &[AsmProgram],
+    program: &str,
+) -> Result<usize, NotRecovered> {
     let insts: Vec<Inst> = pre_ra.layout.insts().collect();
     let any = insts
         .iter()
@@ -220,6 +230,32 @@ pub fn fixed_scalars(pre_ra: &mut Shader, start: &Shader) -> Result<usize, NotRe
                 .insert((byte % reg) as u32);
         }
     }
+    let final_code = listing
+        .iter()
+        .find(|p| {
+            !p.vec4
+                && p.stage == pre_ra.stage
+                && p.shader.dispatch_width == pre_ra.dispatch_width
+                && p.program == program
+        })
+        .map(|p| &p.shader);
+    // (opcode, source, register, type) -> the bytes the final code reads there as scalars.
+    let mut final_reads = std::collections::HashMap::<
+        (Opcode, usize, u32, eubatch_ir::Type),
+        std::collections::BTreeSet<u32>,
+    >::new();
+    if let Some(f) = final_code {
+        for i in f.layout.insts() {
+            for (k, o) in f.srcs(i).iter().enumerate() {
+                if o.file == RegFile::FixedGrf && o.region.vstride == 0 && o.region.width <= 1 {
+                    final_reads
+                        .entry((f.insts.opcode[i], k, o.nr, o.ty))
+                        .or_default()
+                        .insert(o.offset);
+                }
+            }
+        }
+    }
     let mut changed = 0;
     for i in insts {
         for k in 0..pre_ra.srcs(i).len() {
@@ -227,8 +263,17 @@ pub fn fixed_scalars(pre_ra: &mut Shader, start: &Shader) -> Result<usize, NotRe
             if !fixed_scalar(&o) || o.offset != 0 {
                 continue;
             }
-            let at = places.get(&o.nr);
-            match at.map(|p| p.iter().copied().collect::<Vec<_>>()).as_deref() {
+            let mut at: Option<Vec<u32>> = places.get(&o.nr).map(|p| p.iter().copied().collect());
+            if let (Some(subs), Some(read)) = (
+                at.as_ref().filter(|s| s.len() > 1),
+                final_reads.get(&(pre_ra.insts.opcode[i], k, o.nr, o.ty)),
+            ) {
+                let both: Vec<u32> = subs.iter().copied().filter(|s| read.contains(s)).collect();
+                if both.len() == 1 {
+                    at = Some(both);
+                }
+            }
+            match at.as_deref() {
                 Some([0]) => {}
                 Some([sub]) => {
                     pre_ra.srcs_mut(i)[k].offset = *sub;

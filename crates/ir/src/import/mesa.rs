@@ -103,7 +103,7 @@ pub fn import_mesa_dump(
         restore_pixel_setup(&mut shader);
         restore_dispatch_mask_setup(&mut shader);
         word_immediates(&mut shader);
-        if dump.is_pre_register_allocate() && !shader.target.target().has_integer_dword_mul {
+        if dump.is_pre_register_allocate() {
             word_multipliers(&mut shader);
         }
     }
@@ -236,14 +236,20 @@ fn word_immediates(shader: &mut Shader) {
 /// read as it is) is taken as that word: as a dword, the product would be `a * 0x30003`
 /// in the simulator, and the code would not be in hardware form
 /// (`Target::has_integer_dword_mul`).
+///
+/// On gen8+ it is the other way round: `lower_mulh_inst` gives MULH's `mul acc0` a word
+/// second source (`brw_imm_uw` for an immediate: `mul(8) acc0:D, vgrf7:D, 1305693651u`
+/// is 0x4dd3), as the hardware multiplies whole dwords there; the `mach` keeps the dword.
 fn word_multipliers(shader: &mut Shader) {
     use crate::opcode::Opcode;
     use crate::types::Type;
+    let dword_mul = shader.target.target().has_integer_dword_mul;
     for inst in shader.insts.opcode.indices() {
         let dst = shader.insts.dst[inst];
+        let to_acc = dst.file == RegFile::Arf && dst.nr == crate::operand::arf::ACCUMULATOR;
         if shader.insts.opcode[inst] != Opcode::Mul
             || !matches!(dst.ty, Type::D | Type::UD)
-            || dst.file == RegFile::Arf
+            || to_acc != dword_mul
         {
             continue;
         }
@@ -339,7 +345,7 @@ mod tests {
     /// verify_hardware; MULH's `mul acc0:D` (which verify_hardware
     /// accepts) and a start dump's `mul` stay dwords.
     #[test]
-    fn gen7_word_multipliers() {
+    fn word_multipliers_of_pre_ra_dumps() {
         let dump = "\
 {  4}    0: mul(8) vgrf1:D, vgrf0:D, 196611d 
 {  4}    1: mul(8) vgrf2:D, vgrf0:D, -2d 
@@ -374,6 +380,18 @@ Maximum 4 registers live at once.
         // Gen8 multiplies dwords; a start dump is not lowered yet.
         let s = import_mesa_dump(dump, &pre_ra, "t", Gen::Gen8).unwrap();
         assert_eq!(imm(&s, 0).ty, Type::D);
+        // Gen8's MULH: `mul acc0` by brw_imm_uw(0x4dd3).
+        let mulh = "\
+{  4}    0: mul(8) acc0:D, vgrf0:D, 1305693651u 
+{  4}    1: mach(8) vgrf1:D, vgrf0:D, 274877907d 
+Maximum 4 registers live at once.
+";
+        let s = import_mesa_dump(mulh, &pre_ra, "t", Gen::Gen9).unwrap();
+        assert_eq!(
+            (imm(&s, 0).ty, imm(&s, 0).imm_bits() & 0xffff),
+            (Type::UW, 0x4dd3)
+        );
+        assert_eq!(imm(&s, 1).ty, Type::D);
         let start = DumpName::parse("FS8-GLSL1-00-00-start").unwrap();
         let s = import_mesa_dump(dump, &start, "t", Gen::Gen75).unwrap();
         assert_eq!(imm(&s, 0).ty, Type::D);
