@@ -30,8 +30,14 @@
 //!    it has as many sends of that signature as the dump, its k-th one's SFID and
 //!    descriptor without the response length (which Mesa trims to the components read)
 //!    must match exactly one of them.
+//!
 //! Otherwise nothing is guessed: [`recover`] fails naming the send and why, and the
 //! shader is counted as not run by the simulator with that reason.
+//!
+//! Two more things Mesa 22.3's printer leaves out are put back here before a pre-RA dump
+//! runs: the sub-registers of fixed-register scalars ([`fixed_scalars`]), and the payload
+//! order of `linterp`'s barycentrics ([`linterps_as_plns`]); float immediates rounded to
+//! six digits are taken from the start dump (`eubatch_ir::import::float_immediates`).
 
 use eubatch_codegen::asm::AsmProgram;
 use eubatch_ir::message::sfid;
