@@ -499,6 +499,72 @@ fn start_beside(
     load_text(&start, &text, &start.to_string_lossy(), target).map_err(|e| e.to_string())
 }
 
+/// The SFID and descriptors of the sends of `pre_ra` (a Mesa pre-RA dump read from
+/// `path`), from the final code beside it and eubatch's lowering of the variant's start
+/// dump `start` ([`crate::pre_ra_sends`]); `mesa22`: the dump is Mesa 22.3's, whose
+/// printer drops fixed registers' sub-registers.
+fn recover_sends(
+    path: &Path,
+    pre_ra: &mut eubatch_ir::Shader,
+    start: &eubatch_ir::Shader,
+    mesa22: bool,
+) -> Result<crate::pre_ra_sends::Recovered, crate::pre_ra_sends::NotRecovered> {
+    use crate::pre_ra_sends::{reason, NotRecovered};
+    let file = path.file_name().unwrap_or_default().to_string_lossy();
+    let program = eubatch_ir::import::DumpName::parse(&file)
+        .map(|d| d.program)
+        .unwrap_or_default();
+    let asm = path.with_file_name("asm.txt");
+    let listing = match std::fs::read_to_string(&asm) {
+        Ok(text) => eubatch_codegen::asm::read_asm(&text, &asm.to_string_lossy(), pre_ra.target)
+            .map_err(|e| NotRecovered {
+                reason: reason::NO_LISTING,
+                detail: format!("{}:{}:{}: {}", asm.display(), e.line, e.col, e.msg),
+            })?,
+        Err(e) => {
+            return Err(NotRecovered {
+                reason: reason::NO_LISTING,
+                detail: format!("{}: {e}", asm.display()),
+            })
+        }
+    };
+    // eubatch's own lowering of the start dump (what `--stop-after lower` gives), only
+    // when a send's message is not otherwise known.
+    let mut lowered = || {
+        let steps = manager::parse(manager::LOWER).ok()?;
+        let mut s = start.clone();
+        let mut checks = Checks {
+            verify_ir: false,
+            equivalence: None,
+            after_pass: None,
+        };
+        let mut stats = Stats::new();
+        let mut cx = eubatch_passes::PassCx::default();
+        manager::run_with(&mut s, &steps, &mut checks, &mut stats, &mut cx).ok()?;
+        Some(s)
+    };
+    // Float immediates the printer rounded to six digits, from the start dump's constants.
+    let floats = eubatch_ir::import::float_immediates::recover(pre_ra, start);
+    if let Some(&(ip, v)) = floats.unknown.first() {
+        return Err(NotRecovered {
+            reason: reason::FLOAT_IMMEDIATE,
+            detail: format!(
+                "ip {ip}: `{v}f`{}",
+                match floats.unknown.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                }
+            ),
+        });
+    }
+    if mesa22 {
+        // pln first: the final code's plane reads are `pln`s.
+        crate::pre_ra_sends::linterps_as_plns(pre_ra);
+        crate::pre_ra_sends::fixed_scalars(pre_ra, start, &listing, &program)?;
+    }
+    crate::pre_ra_sends::recover(pre_ra, &program, &listing, &mut lowered)
+}
+
 /// The driver proper: compiles `files` (found under `roots`) on `opts.jobs` threads and
 /// returns what each gave, in the order of `files`, and every thread's totals.
 pub fn compile_files(
@@ -583,11 +649,27 @@ fn compile_one(
     // from a pre-RA dump, with the variant's start dump, which also says where the
     // thread's inputs sit.
     let verify_ra = !opts.regalloc.is_empty() && opts.verify_seeds.is_some();
+    // Why the simulator cannot run the allocated code, found before allocation: a pre-RA
+    // send whose descriptor is not recovered (`pre_ra_sends`).
+    let mut not_runnable: Option<&'static str> = None;
     let imported = if opts.from_pre_ra {
         match start_beside(path, opts.target) {
             Ok(mut start) => {
                 start.freeze_inputs();
                 shader.inputs = start.inputs.clone();
+                if verify_ra {
+                    // Mesa 25's dumps open with `START B0`; 22.3's do not.
+                    let mesa22 = !w.text.trim_start().starts_with("START B");
+                    if let Err(e) = recover_sends(path, &mut shader, &start, mesa22) {
+                        if opts.verify_strict {
+                            out.failure =
+                                Some(format!("{name}: not checked (--verify=strict): {e}").into());
+                            return out;
+                        }
+                        not_runnable = Some(e.reason);
+                        out.unchecked = Some(e.to_string().into());
+                    }
+                }
                 verify_ra.then_some(start)
             }
             Err(e) => {
@@ -686,7 +768,10 @@ fn compile_one(
                 .as_ref()
                 .map_or_else(|| Check::Unchecked("no --verify".into()), |f| f(a, b))
         };
-        let verify = imported.as_ref().zip(opts.verify_seeds);
+        let verify = match not_runnable {
+            Some(why) => Err(why),
+            None => Ok(imported.as_ref().zip(opts.verify_seeds)),
+        };
         let (mut copy, mut copy_cx);
         let (s, c) = match &lowered {
             Some(lowered) if k > 0 => {
@@ -700,6 +785,9 @@ fn compile_one(
         let kept = match done {
             Err(e) => {
                 out.failure = Some(format!("{name}: {allocator}: {e}").into());
+                // `c` may describe a spilled copy of the shader (allocate_registers
+                // invalidates it only on success).
+                c.invalidate(eubatch_passes::analysis::changed::Changed::EVERYTHING);
                 break;
             }
             Ok(kept) => kept,
@@ -804,7 +892,8 @@ pub fn simulator_check(
 /// last), checks the allocation (the checker; a spilled shader against the unspilled one in
 /// the simulator with `simulate`, and in hardware form), applies it, and adds to `totals`.
 /// With `verify` (the shader as imported, and seeds) the register-form code is run in the
-/// simulator against the imported shader: different outputs are an error. What is kept of
+/// simulator against the imported shader: different outputs are an error; `Err(why)`: the
+/// simulator cannot run it, for that reason (counted). What is kept of
 /// the shader (its register form and spill counts; none for a variant dropped for spilling,
 /// or one the allocator's rules do not cover, which is counted with the reason).
 fn allocate_registers(
@@ -813,7 +902,7 @@ fn allocate_registers(
     name: &str,
     opts: &Options,
     simulate: &dyn Fn(&eubatch_ir::Shader, &eubatch_ir::Shader) -> Check,
-    verify: Option<(&eubatch_ir::Shader, u64)>,
+    verify: Result<Option<(&eubatch_ir::Shader, u64)>, &'static str>,
     totals: &mut RaTotals,
 ) -> Result<Option<Kept>, String> {
     use eubatch_regalloc::constraints::Options as RaOptions;
@@ -874,6 +963,13 @@ fn allocate_registers(
     }
     let code = eubatch_regalloc::assign::assign(allocated, &r.allocated.allocation)
         .map_err(|e| format!("applying the allocation: {e}"))?;
+    let verify = match verify {
+        Ok(v) => v,
+        Err(why) => {
+            *totals.sim_not_run.entry(why.to_string()).or_default() += 1;
+            None
+        }
+    };
     if let Some((imported, seeds)) = verify {
         use eubatch_sim::crosscheck::Verdict;
         match eubatch_sim::crosscheck::crosscheck(

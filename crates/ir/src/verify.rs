@@ -94,13 +94,17 @@ pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
             }
         }
         // A 32-bit by 32-bit integer multiply where the hardware only has dword by word
-        // (scalar code: vec4 code, not lowered yet, multiplies through the accumulator).
+        // (scalar code: vec4 code, not lowered yet, multiplies through the accumulator;
+        // so does Mesa's gen7 MULH, `mul acc0:D, a:D, b:D`, which relies on the hardware
+        // reading b's low word, as the simulator does).
         let dword = |t: crate::Type| matches!(t, crate::Type::D | crate::Type::UD);
         let srcs = shader.srcs(inst);
+        let dst = shader.insts.dst[inst];
         if shader.insts.opcode[inst] == crate::Opcode::Mul
             && shader.backend == crate::shader::Backend::Scalar
             && !shader.target.target().has_integer_dword_mul
-            && dword(shader.insts.dst[inst].ty)
+            && !(dst.file == RegFile::Arf && dst.nr == crate::operand::arf::ACCUMULATOR)
+            && dword(dst.ty)
             && srcs.len() == 2
             && srcs.iter().all(|s| dword(s.ty))
         {

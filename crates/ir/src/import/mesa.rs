@@ -103,6 +103,9 @@ pub fn import_mesa_dump(
         restore_pixel_setup(&mut shader);
         restore_dispatch_mask_setup(&mut shader);
         word_immediates(&mut shader);
+        if dump.is_pre_register_allocate() {
+            word_multipliers(&mut shader);
+        }
     }
     if mesa25 && dump.is_start() {
         plns_as_linterps(&mut shader);
@@ -223,6 +226,52 @@ fn word_immediates(shader: &mut Shader) {
     }
 }
 
+/// Before gen8 a dword `mul` reads only the low word of its second source, and Mesa's
+/// `lower_mul_dword_inst` (brw_fs.cpp, before the pre-RA dump) multiplies by an immediate
+/// that fits a word with one `mul dst:D, a:D, brw_imm_w(v)` (`brw_imm_uw` for a UD
+/// multiplier): the word replicated in both halves, which the printer writes as a dword
+/// (`mul(8) vgrf960:D, vgrf953:D, 196611d` is `3W` in the final code). In a pre-RA dump of
+/// a target without a dword multiply, such an immediate of a `mul` whose destination is not
+/// the accumulator (`mul acc0:D, a:D, b:D` is Mesa's MULH, which relies on the low-word
+/// read as it is) is taken as that word: as a dword, the product would be `a * 0x30003`
+/// in the simulator, and the code would not be in hardware form
+/// (`Target::has_integer_dword_mul`).
+///
+/// On gen8+ it is the other way round: `lower_mulh_inst` gives MULH's `mul acc0` a word
+/// second source (`brw_imm_uw` for an immediate: `mul(8) acc0:D, vgrf7:D, 1305693651u`
+/// is 0x4dd3), as the hardware multiplies whole dwords there; the `mach` keeps the dword.
+fn word_multipliers(shader: &mut Shader) {
+    use crate::opcode::Opcode;
+    use crate::types::Type;
+    let dword_mul = shader.target.target().has_integer_dword_mul;
+    for inst in shader.insts.opcode.indices() {
+        let dst = shader.insts.dst[inst];
+        let to_acc = dst.file == RegFile::Arf && dst.nr == crate::operand::arf::ACCUMULATOR;
+        if shader.insts.opcode[inst] != Opcode::Mul
+            || !matches!(dst.ty, Type::D | Type::UD)
+            || to_acc != dword_mul
+        {
+            continue;
+        }
+        let srcs = shader.srcs_mut(inst);
+        let [a, b] = srcs else { continue };
+        if !matches!(a.ty, Type::D | Type::UD) || b.file != RegFile::Imm {
+            continue;
+        }
+        let bits = b.imm_bits() & 0xffff_ffff;
+        let low = bits & 0xffff;
+        // brw_imm_uw(w): w | w << 16; brw_imm_w(w): w | w << 16 with w sign-extended.
+        let uw = low | low << 16;
+        let w = (low as u16 as i16 as i32 as u32 as u64) | low << 16;
+        let ty = match b.ty {
+            Type::UD if bits == uw => Type::UW,
+            Type::D if bits == w => Type::W,
+            _ => continue,
+        };
+        *b = crate::operand::Operand::imm(ty, bits);
+    }
+}
+
 /// Mesa 22.3's scalar printer writes a fixed-register source as `gN<hstride>` only: its
 /// sub-register, vertical stride and width are not printed (`g24<0>:F` stands for several
 /// push-constant components). Where Mesa's own code fixes the region, the importer puts it
@@ -282,5 +331,69 @@ fn restore_dispatch_mask_setup(shader: &mut Shader) {
         {
             src.offset = 28;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Type;
+
+    /// Mesa's gen7 `mul` by a word immediate (`brw_imm_w(3)` printed `196611d`,
+    /// `brw_imm_w(-2)` printed `-2d`, `brw_imm_uw(5)` printed `327685u`) is imported as the
+    /// word in a pre-RA dump of a target without a dword multiply, and passes
+    /// verify_hardware; MULH's `mul acc0:D` (which verify_hardware
+    /// accepts) and a start dump's `mul` stay dwords.
+    #[test]
+    fn word_multipliers_of_pre_ra_dumps() {
+        let dump = "\
+{  4}    0: mul(8) vgrf1:D, vgrf0:D, 196611d 
+{  4}    1: mul(8) vgrf2:D, vgrf0:D, -2d 
+{  4}    2: mul(8) vgrf3:UD, vgrf0:UD, 327685u 
+{  4}    3: mul(8) acc0:D, vgrf0:D, 274877907d 
+{  4}    4: mul(8) vgrf4:D, vgrf0:D, 70000d 
+Maximum 4 registers live at once.
+";
+        let imm = |s: &Shader, k: usize| s.srcs(Inst::from_usize(k))[1];
+        let pre_ra = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        let s = import_mesa_dump(dump, &pre_ra, "t", Gen::Gen75).unwrap();
+        assert_eq!(
+            (imm(&s, 0).ty, imm(&s, 0).imm_bits() & 0xffff),
+            (Type::W, 3)
+        );
+        assert_eq!(
+            (imm(&s, 1).ty, imm(&s, 1).imm_bits() & 0xffff),
+            (Type::W, 0xfffe)
+        );
+        assert_eq!(
+            (imm(&s, 2).ty, imm(&s, 2).imm_bits() & 0xffff),
+            (Type::UW, 5)
+        );
+        assert_eq!(imm(&s, 3).ty, Type::D);
+        assert_eq!(imm(&s, 4).ty, Type::D);
+        let flagged: Vec<_> = crate::verify::verify_hardware(&s)
+            .into_iter()
+            .filter(|e| e.msg.contains("has_integer_dword_mul"))
+            .filter_map(|e| e.inst)
+            .collect();
+        assert_eq!(flagged, [Inst::from_usize(4)]);
+        // Gen8 multiplies dwords; a start dump is not lowered yet.
+        let s = import_mesa_dump(dump, &pre_ra, "t", Gen::Gen8).unwrap();
+        assert_eq!(imm(&s, 0).ty, Type::D);
+        // Gen8's MULH: `mul acc0` by brw_imm_uw(0x4dd3).
+        let mulh = "\
+{  4}    0: mul(8) acc0:D, vgrf0:D, 1305693651u 
+{  4}    1: mach(8) vgrf1:D, vgrf0:D, 274877907d 
+Maximum 4 registers live at once.
+";
+        let s = import_mesa_dump(mulh, &pre_ra, "t", Gen::Gen9).unwrap();
+        assert_eq!(
+            (imm(&s, 0).ty, imm(&s, 0).imm_bits() & 0xffff),
+            (Type::UW, 0x4dd3)
+        );
+        assert_eq!(imm(&s, 1).ty, Type::D);
+        let start = DumpName::parse("FS8-GLSL1-00-00-start").unwrap();
+        let s = import_mesa_dump(dump, &start, "t", Gen::Gen75).unwrap();
+        assert_eq!(imm(&s, 0).ty, Type::D);
     }
 }

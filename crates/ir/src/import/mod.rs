@@ -2,6 +2,7 @@
 //! files, and finding them under directories.
 
 pub mod df_immediates;
+pub mod float_immediates;
 pub mod header_bits;
 pub mod infer;
 pub mod listing;
