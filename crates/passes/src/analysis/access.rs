@@ -88,10 +88,18 @@ impl Slots {
             let end = r.end.get().min(n);
             read_unmasked[r.start.get().min(end) as usize..end as usize].fill(true);
         };
-        for block in shader.layout.blocks.iter() {
-            for &inst in &block.insts {
+        // Which block writes each VGRF, found when a broadcast first needs it.
+        let mut write_blocks: Option<Vec<u32>> = None;
+        for (b, block) in shader.layout.blocks.iter().enumerate() {
+            for (i, &inst) in block.insts.iter().enumerate() {
                 let op = shader.insts.opcode[inst];
                 let no_mask = shader.insts.control[inst].no_mask();
+                if op == Opcode::Broadcast {
+                    let blocks = write_blocks.get_or_insert_with(|| writing_blocks(shader));
+                    if reads_enabled_channels_only(shader, blocks, b, &block.insts, i) {
+                        continue;
+                    }
+                }
                 // A NoMask write inside control flow writes channels that are on another
                 // path: its value reaches them past the CFG's edges.
                 let dst = shader.insts.dst[inst];
@@ -229,6 +237,84 @@ fn reads_other_channels(op: Opcode) -> bool {
             | QuadSwizzle
             | ClusterBroadcast
     )
+}
+
+/// Per VGRF, the block that writes it: `NO_BLOCK` when none does, `MANY_BLOCKS` when more
+/// than one.
+fn writing_blocks(shader: &Shader) -> Vec<u32> {
+    let mut blocks = vec![NO_BLOCK; shader.vgrfs.len()];
+    for (b, block) in shader.layout.blocks.iter().enumerate() {
+        for &inst in &block.insts {
+            let dst = shader.insts.dst[inst];
+            if let Some(w) = blocks
+                .get_mut(dst.nr as usize)
+                .filter(|_| dst.file == RegFile::Vgrf)
+            {
+                *w = if *w == NO_BLOCK || *w == b as u32 {
+                    b as u32
+                } else {
+                    MANY_BLOCKS
+                };
+            }
+        }
+    }
+    blocks
+}
+
+const NO_BLOCK: u32 = u32::MAX;
+const MANY_BLOCKS: u32 = u32::MAX - 1;
+
+/// Whether the broadcast `insts[at]` of block `b` reads its value only in channels the
+/// writes of that value enabled: its channel index is the one `find_live_channel` wrote
+/// earlier in the block (an enabled channel: Mesa's FIND_LIVE_CHANNEL gives the first
+/// channel of the execution mask, brw_fs_generator.cpp `generate_find_live_channel`), and
+/// every write of the value comes earlier in the same block, under the same execution mask
+/// (within a block the mask only shrinks, at a `halt`). Such a read does not cross the
+/// channel mask: a masked write of the value defines every channel it can read. (The
+/// pattern is NIR's uniform-index lowering for a non-uniform-looking index: a
+/// find_live_channel, broadcasts, then a send with a scalar descriptor.)
+fn reads_enabled_channels_only(
+    shader: &Shader,
+    write_blocks: &[u32],
+    b: usize,
+    insts: &[Inst],
+    at: usize,
+) -> bool {
+    let srcs = shader.srcs(insts[at]);
+    let [value, index] = srcs else {
+        return false;
+    };
+    if value.file != RegFile::Vgrf || index.file != RegFile::Vgrf || index.stride != 0 {
+        return false;
+    }
+    let in_block = |v: u32| write_blocks.get(v as usize) == Some(&(b as u32));
+    if !in_block(value.nr) || !in_block(index.nr) {
+        return false;
+    }
+    // Nothing after the broadcast in the block writes either (the broadcast would read the
+    // value of an earlier pass round a loop), and the index's one write is a
+    // find_live_channel.
+    let writes = |k: usize, v: u32| {
+        let d = shader.insts.dst[insts[k]];
+        d.file == RegFile::Vgrf && d.nr == v
+    };
+    if (at..insts.len()).any(|k| writes(k, value.nr) || writes(k, index.nr)) {
+        return false;
+    }
+    // (A `halt` before the broadcast could disable the channel found after it was found.)
+    let halts = |k: usize| {
+        matches!(
+            shader.insts.opcode[insts[k]],
+            Opcode::Halt | Opcode::PlaceholderHalt
+        )
+    };
+    let mut index_writes = (0..at).filter(|&k| writes(k, index.nr));
+    match (index_writes.next(), index_writes.next()) {
+        (Some(k), None) => {
+            shader.insts.opcode[insts[k]] == Opcode::FindLiveChannel && !(0..at).any(halts)
+        }
+        _ => false,
+    }
 }
 
 /// Whether the slot model cannot read `inst` element by element (see the module doc): its
@@ -578,5 +664,48 @@ block4:
         fully.clear();
         for_each_def_run(&masked, &slots, insts[2], |r, f, _| fully.push((r, f)));
         assert!(fully.iter().all(|&(_, f)| !f), "{fully:?}");
+    }
+
+    /// A broadcast reads its value in the channel find_live_channel found: when both and
+    /// every write of the value are in one block, the channel was enabled at the write, and
+    /// the value's slots do not cross the mask; written in another block (here inside an
+    /// `if`, under a smaller mask), they do.
+    #[test]
+    fn broadcast_of_a_live_channel_reads_enabled_channels_only() {
+        let shader = |inside_if: bool| {
+            let write = "    add(8) vgrf0:UD, vgrf3:UD, 2u\n";
+            let (before, after) = if inside_if { (write, "") } else { ("", write) };
+            eubatch_ir::text::parse_shader(&format!(
+                "shader \"b\" stage FS width 8 target skl
+vgrf0 1x32
+vgrf1 1x32
+vgrf2 1x32
+vgrf3 1x32
+block0:
+    mov(8) vgrf3:UD, g2<8,8,1>:UD
+    cmp.ge.f0.0(8) null:F, vgrf3:F, 3f
+    (+f0.0) if(8) (null):UD
+block1:
+{before}    endif(8) (null):UD
+block2:
+{after}    find_live_channel(8) vgrf1:UD NoMask
+    broadcast(8) vgrf2:UD, vgrf0:UD, vgrf1<0>:UD NoMask
+    fb_write_logical(8) (EOT) (null):UD, vgrf2:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u
+"
+            ))
+            .unwrap()
+        };
+        let same_block = shader(false);
+        let slots = Slots::of(
+            &same_block,
+            &crate::analysis::nesting::Nesting::compute(&same_block),
+        );
+        assert!(slots.unmasked_of(0, 8).iter().all(|&u| !u));
+        let other_block = shader(true);
+        let slots = Slots::of(
+            &other_block,
+            &crate::analysis::nesting::Nesting::compute(&other_block),
+        );
+        assert!(slots.unmasked_of(0, 8).iter().all(|&u| u));
     }
 }
