@@ -4,7 +4,8 @@
 //! read through `regs_read`. The operand's own region is not the whole story for
 //! messages and a few virtual opcodes, which read registers the region does not name:
 //!
-//! - a `send`'s payloads: `mlen` registers, and `ex_mlen` of the second;
+//! - a raw send's payloads (`send`, `sendc`, `sends`, `sendsc`): `mlen` registers, and
+//!   `ex_mlen` of the second ([`payload_len`]);
 //! - `pln` (what eubatch lowers `linterp` to) and `linterp`: the plane is 16 bytes (four
 //!   floats), and the barycentric source holds two components, u and v, each a register
 //!   per 8 channels (Mesa `components_read`: 2 for the delta);
@@ -29,15 +30,8 @@ pub fn size_read(shader: &Shader, inst: Inst, k: usize) -> u32 {
     let exec = shader.insts.control[inst].exec_size as u32;
     let reg = shader.reg_size();
     let op = shader.insts.opcode[inst];
-    if let Some(info) = shader.send_info(inst).filter(|_| op == Opcode::Send) {
-        let (p1, p2) = crate::message::send_payloads(srcs);
-        let is = |p: Option<&crate::Operand>| p.is_some_and(|p| std::ptr::eq(p, s));
-        if is(p1) {
-            return info.mlen as u32 * reg;
-        }
-        if is(p2) {
-            return info.ex_mlen as u32 * reg;
-        }
+    if let Some(len) = payload_len(shader, inst, k) {
+        return len;
     }
     match (op, k) {
         // The plane: a, b and c at elements 0, 1 and 3.
@@ -55,6 +49,33 @@ pub fn size_read(shader: &Shader, inst: Inst, k: usize) -> u32 {
         }
         (Opcode::Barrier | Opcode::CsTerminate, _) => reg,
         _ => s.footprint(exec),
+    }
+}
+
+/// The bytes a raw send (`send`, `sendc`, `sends`, `sendsc`) reads of source `k` when it is
+/// one of its payloads: `mlen` registers of the first, `ex_mlen` of the second, whatever
+/// the operand's region says (the hardware reads every register of the payload); `None`
+/// for other sources and instructions.
+pub fn payload_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
+    let op = shader.insts.opcode[inst];
+    if !matches!(
+        op,
+        Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc
+    ) {
+        return None;
+    }
+    let info = shader.send_info(inst)?;
+    let srcs = shader.srcs(inst);
+    let s = srcs.get(k)?;
+    let (p1, p2) = crate::message::send_payloads(srcs);
+    let is = |p: Option<&crate::Operand>| p.is_some_and(|p| std::ptr::eq(p, s));
+    let reg = shader.reg_size();
+    if is(p1) {
+        Some(info.mlen as u32 * reg)
+    } else if is(p2) {
+        Some(info.ex_mlen as u32 * reg)
+    } else {
+        None
     }
 }
 

@@ -124,7 +124,7 @@ fn split_once(shader: &mut Shader) -> bool {
         for (k, s) in shader.srcs(inst).iter().enumerate() {
             let end = if plain {
                 s.offset + s.span(exec)
-            } else if let Some(len) = crate::analysis::access::send_read_len(shader, inst, k) {
+            } else if let Some(len) = eubatch_ir::size_read::payload_len(shader, inst, k) {
                 s.offset + len
             } else if s.file == RegFile::Vgrf && (s.nr as usize) < n {
                 shader.vgrfs[s.vgrf_nr()].size()

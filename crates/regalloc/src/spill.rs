@@ -45,9 +45,9 @@ use eubatch_ir::message::{scratch, sfid};
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::operand::arf;
 use eubatch_ir::shader::{InstBuilder, Predicate, SendInfo};
+use eubatch_ir::size_read::payload_len;
 use eubatch_ir::{Backend, Control, Gen, Inst, Opcode, Operand, RegFile, Region, Shader, Type};
 use eubatch_ir::{Vgrf, VgrfLayout};
-use eubatch_passes::analysis::access::send_read_len;
 use eubatch_passes::analysis::changed::Changed;
 
 use crate::constraints::{Constraints, Refusal};
@@ -449,7 +449,7 @@ fn regs_read(shader: &Shader, inst: Inst, k: usize) -> u32 {
     let size = shader.vgrfs.get(s.vgrf_nr()).map_or(0, |l| l.size());
     let to_end = size.saturating_sub(s.offset);
     let header = shader.send_info(inst).map_or(0, |m| m.header_size as usize);
-    let bytes = if let Some(len) = send_read_len(shader, inst, k) {
+    let bytes = if let Some(len) = payload_len(shader, inst, k) {
         len
     } else if op == Opcode::LoadPayload {
         if k < header {

@@ -3,14 +3,13 @@
 //! allocated code ([`crate::assign`]) and Mesa's final code (`asm.txt`) — so `compile
 //! --regalloc --stats` and `stats --mesa final` count the same thing.
 //!
-//! What an instruction touches: each fixed-register operand over its region for the
-//! instruction's channels ([`eubatch_ir::Operand::span`]); a message's payloads over their
-//! whole length (`mlen`, `ex_mlen` registers: the hardware reads every register of the
-//! payload whatever the instruction's operand region says) and its destination over the
-//! response (`size_written`). Registers reached only indirectly (`g[a0...]`) are not known
+//! What an instruction touches: each fixed-register source over what it reads
+//! ([`eubatch_ir::size_read`]: its region for the instruction's channels, a raw send's
+//! payloads over their whole length, `mlen` and `ex_mlen` registers), its destination over
+//! its region, or a message's over its response (`size_written`). Registers reached only indirectly (`g[a0...]`) are not known
 //! statically and not counted.
 
-use eubatch_ir::{message, Operand, RegFile, Shader};
+use eubatch_ir::{Operand, RegFile, Shader};
 
 /// How many distinct general registers `shader`'s instructions read or write.
 pub fn registers_touched(shader: &Shader) -> u32 {
@@ -30,32 +29,19 @@ pub fn registers_touched(shader: &Shader) -> u32 {
     };
     for inst in shader.layout.insts() {
         let exec = shader.insts.control[inst].exec_size as u32;
-        let srcs = shader.srcs(inst);
         let dst = &shader.insts.dst[inst];
-        match shader.send_info(inst) {
-            Some(info) => {
-                let (p1, p2) = message::send_payloads(srcs);
-                if let Some(p) = p1 {
-                    operand(p, exec, Some(info.mlen as u32 * reg));
-                }
-                if let Some(p) = p2.filter(|_| info.ex_mlen > 0) {
-                    operand(p, exec, Some(info.ex_mlen as u32 * reg));
-                }
-                // A descriptor in a register.
-                if let Some(d) = message::descriptor_register(srcs) {
-                    operand(d, 1, None);
-                }
-                let written = shader.insts.size_written[inst];
-                if written > 0 {
-                    operand(dst, exec, Some(written));
-                }
-            }
-            None => {
-                operand(dst, exec, None);
-                for (k, s) in srcs.iter().enumerate() {
-                    let read = eubatch_ir::size_read::size_read(shader, inst, k);
-                    operand(s, exec, Some(read));
-                }
+        // A message writes its response (`size_written`), if any; anything else its region.
+        if shader.send_info(inst).is_none() {
+            operand(dst, exec, None);
+        } else if shader.insts.size_written[inst] > 0 {
+            operand(dst, exec, Some(shader.insts.size_written[inst]));
+        }
+        // Each source what it reads (a payload its whole length, a descriptor in a register
+        // its one dword).
+        for (k, s) in shader.srcs(inst).iter().enumerate() {
+            let read = eubatch_ir::size_read::size_read(shader, inst, k);
+            if read > 0 {
+                operand(s, exec, Some(read));
             }
         }
     }

@@ -467,24 +467,6 @@ pub fn writes_flag(op: Opcode, cmod: eubatch_ir::shader::CondMod) -> bool {
     cmod != eubatch_ir::shader::CondMod::None && !matches!(op, Opcode::Sel | Opcode::Csel)
 }
 
-/// The bytes a raw `send` reads of source `k`: mlen registers of its payload, ex_mlen of
-/// the second one; `None` for other sources and instructions.
-pub fn send_read_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
-    let info = shader
-        .send_info(inst)
-        .filter(|_| shader.insts.opcode[inst] == Opcode::Send)?;
-    let srcs = shader.srcs(inst);
-    let (p1, p2) = eubatch_ir::message::send_payloads(srcs);
-    let is = |p: Option<&eubatch_ir::Operand>| p.is_some_and(|p| std::ptr::eq(p, &srcs[k]));
-    if is(p1) {
-        Some(info.mlen as u32 * shader.reg_size())
-    } else if is(p2) {
-        Some(info.ex_mlen as u32 * shader.reg_size())
-    } else {
-        None
-    }
-}
-
 /// Calls `f(slots)` for each run of consecutive slots an instruction reads (never empty;
 /// a slot may come more than once): what the access table keeps.
 pub fn for_each_use_run(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl FnMut(SlotRange)) {
@@ -534,7 +516,7 @@ fn for_each_source_run(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl F
     let exec = ctl.exec_size as u32;
     let srcs = shader.srcs(inst);
     let header = shader.send_info(inst).map_or(0, |s| s.header_size as usize);
-    let send_reads = |k: usize| send_read_len(shader, inst, k);
+    let send_reads = |k: usize| eubatch_ir::size_read::payload_len(shader, inst, k);
     let opaque = opaque(shader, inst);
     for (k, s) in srcs.iter().enumerate() {
         match s.file {

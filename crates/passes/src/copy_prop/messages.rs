@@ -4,7 +4,8 @@
 
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
-use crate::analysis::access::{send_read_len, Slots, SLOT};
+use crate::analysis::access::{Slots, SLOT};
+use eubatch_ir::size_read::payload_len;
 
 use super::copies::*;
 
@@ -112,7 +113,7 @@ pub(super) fn rewrite_send_payloads<'a>(
     let reg = shader.reg_size();
     let mut progress = false;
     for k in 0..shader.srcs(inst).len() {
-        let Some(len) = send_read_len(shader, inst, k) else {
+        let Some(len) = payload_len(shader, inst, k) else {
             continue;
         };
         let s = shader.srcs(inst)[k];
