@@ -6,9 +6,10 @@
 //! with that allocator (`eubatch_regalloc`), spilling what does not fit
 //! (`allocate_with_spills`), checks every allocation with the checker (a violation is a
 //! failure) and, with `--verify`, every spilled shader against the unspilled one in the
-//! simulator, and prints registers used, spills and fills; a SIMD16/SIMD32 fragment
-//! variant that spills is dropped and counted, as Mesa drops it, unless
-//! `--keep-spilling-variants`. `--stats` then has each shader's spills and fills.
+//! simulator, and prints registers used, spills and fills; a SIMD16/SIMD32 variant Mesa
+//! does not let spill (fragment; compute with a narrower variant) and that does not fit is
+//! dropped and counted, as Mesa drops it, unless `--keep-spilling-variants`. `--stats`
+//! then has each shader's spills and fills.
 //!
 //! `--regalloc A,B,...` compares allocators in one run: the pipeline runs once and each
 //! allocator starts from the same lowered shader; the totals of each are printed, then a
@@ -51,7 +52,7 @@ pub struct Options {
     pub from_pre_ra: bool,
     /// With `regalloc`: the pre-RA scheduling modes to try, in order (Mesa's four, or one).
     pub schedule: Vec<eubatch_passes::schedule::Mode>,
-    /// Keep SIMD16/SIMD32 fragment variants that spill (Mesa drops them).
+    /// Spill and keep SIMD16/SIMD32 variants Mesa does not let spill (it drops them).
     pub keep_spilling_variants: bool,
 }
 
@@ -66,10 +67,10 @@ pub struct RaTotals {
     pub vgrfs_spilled: u64,
     pub spills: u64,
     pub fills: u64,
-    /// SIMD16/SIMD32 fragment variants that do not fit without spilling, dropped as Mesa
-    /// drops them (`brw_compile_fs` compiles them with `allow_spilling = false`): not
-    /// spilled, not among those allocated and checked. Kept, spilled, with
-    /// `--keep-spilling-variants`.
+    /// SIMD16/SIMD32 variants that do not fit without spilling where Mesa does not let
+    /// them spill (fragment shaders, compute shaders with a narrower variant:
+    /// `mesa_lets_spill`), dropped as Mesa drops them: not spilled, not among those
+    /// allocated and checked. Kept, spilled, with `--keep-spilling-variants`.
     pub dropped: u64,
     /// With `--verify`: spilled shaders compared with the unspilled ones in the simulator
     /// (equal), and those it could not run.
@@ -330,7 +331,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             }
         }
         println!(
-            "register allocation (`{name}`): {} shaders allocated and checked, {} spilled ({} VGRFs; {} spills, {} fills), {} fit without spilling; {} SIMD16/SIMD32 fragment variants dropped, not fitting without spilling{}; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
+            "register allocation (`{name}`): {} shaders allocated and checked, {} spilled ({} VGRFs; {} spills, {} fills), {} fit without spilling; {} SIMD16/SIMD32 variants dropped, not fitting without spilling where Mesa does not let them spill (fragment; compute with a narrower variant){}; registers used (Mesa's grf_used) {} in all, registers taken {} in all, shared by values live at once (false dependencies before gen12) {}; allocator {}, checker {}",
             ra.allocated,
             ra.spilled,
             ra.vgrfs_spilled,
@@ -781,7 +782,17 @@ fn compile_one(
             }
             _ => (&mut shader, &mut cx),
         };
-        let done = allocate_registers(s, c, allocator, opts, &simulate, verify, &mut w.ra[k]);
+        let may_spill = opts.keep_spilling_variants || mesa_lets_spill(path, s);
+        let done = allocate_registers(
+            s,
+            c,
+            allocator,
+            opts,
+            may_spill,
+            &simulate,
+            verify,
+            &mut w.ra[k],
+        );
         let kept = match done {
             Err(e) => {
                 out.failure = Some(format!("{name}: {allocator}: {e}").into());
@@ -901,6 +912,7 @@ fn allocate_registers(
     cx: &mut eubatch_passes::PassCx,
     name: &str,
     opts: &Options,
+    allow_spilling: bool,
     simulate: &dyn Fn(&eubatch_ir::Shader, &eubatch_ir::Shader) -> Check,
     verify: Result<Option<(&eubatch_ir::Shader, u64)>, &'static str>,
     totals: &mut RaTotals,
@@ -908,10 +920,6 @@ fn allocate_registers(
     use eubatch_regalloc::constraints::Options as RaOptions;
     let mut allocator =
         eubatch_regalloc::by_name(name).ok_or_else(|| format!("unknown allocator `{name}`"))?;
-    // A SIMD16/SIMD32 fragment variant is allocated without spilling, as Mesa allocates it,
-    // and dropped when it does not fit.
-    let wide_fs = shader.stage == eubatch_ir::Stage::Fs && shader.dispatch_width > 8;
-    let allow_spilling = !wide_fs || opts.keep_spilling_variants;
     let start = Instant::now();
     let scheduled = eubatch_regalloc::strategy::schedule_and_allocate(
         shader,
@@ -995,6 +1003,35 @@ fn allocate_registers(
         }
     }
     Ok(Some(Kept { code, counts }))
+}
+
+/// Whether Mesa 22.3 allocates the variant at `path` with spilling allowed (brw_fs.cpp):
+/// a fragment shader at SIMD8 only (`brw_compile_fs` runs SIMD16 and SIMD32 with
+/// `allow_spilling = false` once SIMD8 compiled); a compute shader at the narrowest width
+/// compiled only (`brw_compile_cs`: `allow_spilling = first < 0`, no narrower width
+/// compiled; a wider one that would spill is dropped), which is the narrowest whose start
+/// dump is beside it (a variable workgroup size, which lets every width spill, is not in
+/// the dumps); every other stage, which has one width. A variant that may not spill and
+/// does not fit is dropped, as Mesa drops it.
+fn mesa_lets_spill(path: &Path, shader: &eubatch_ir::Shader) -> bool {
+    use eubatch_ir::Stage;
+    match shader.stage {
+        Stage::Fs => shader.dispatch_width <= 8,
+        Stage::Cs if shader.dispatch_width > 8 => {
+            let file = path.file_name().unwrap_or_default().to_string_lossy();
+            let Some(mut name) = eubatch_ir::import::DumpName::parse(&file) else {
+                return true;
+            };
+            ![8u8, 16]
+                .into_iter()
+                .filter(|&w| w < shader.dispatch_width)
+                .any(|w| {
+                    name.width = Some(w);
+                    path.with_file_name(name.start_file_name()).is_file()
+                })
+        }
+        _ => true,
+    }
 }
 
 /// What is kept of an allocated shader: its code in register form and its spill and fill

@@ -125,8 +125,9 @@ enum Cmd {
         /// mode's name uses that mode only (`none`: the order as it is).
         #[arg(long, default_value = "mesa", value_parser = ["mesa", "top-down", "non-lifo", "none", "lifo"])]
         schedule: String,
-        /// With --regalloc: keep SIMD16/SIMD32 fragment variants that spill, which Mesa
-        /// drops (they are counted as dropped otherwise).
+        /// With --regalloc: spill SIMD16/SIMD32 variants Mesa does not let spill (fragment
+        /// shaders; compute shaders with a narrower variant) and keep them, where Mesa drops
+        /// them (they are counted as dropped otherwise).
         #[arg(long)]
         keep_spilling_variants: bool,
     },

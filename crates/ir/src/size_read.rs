@@ -56,6 +56,7 @@ pub fn size_read(shader: &Shader, inst: Inst, k: usize) -> u32 {
 /// one of its payloads: `mlen` registers of the first, `ex_mlen` of the second, whatever
 /// the operand's region says (the hardware reads every register of the payload); `None`
 /// for other sources and instructions.
+#[inline]
 pub fn payload_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
     let op = shader.insts.opcode[inst];
     if !matches!(
