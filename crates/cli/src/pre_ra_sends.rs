@@ -374,7 +374,9 @@ fn address(s: &Shader, o: &eubatch_ir::Operand) -> Option<u64> {
 struct Flow {
     insts: Vec<Inst>,
     label: Vec<Vec<u64>>,
-    defs: Vec<Vec<(u8, Vec<usize>)>>,
+    /// Per data source: its slot, and each reaching write's node with where it begins
+    /// relative to the read (a VGRF is allocated contiguously: this survives allocation).
+    defs: Vec<Vec<(u8, Vec<(i64, usize)>)>>,
 }
 
 /// The dataflow graph of `s`; `allocated`: `s` is final code, where a register below
@@ -440,7 +442,7 @@ fn flow(s: &Shader, allocated: bool, fixed_end: u32) -> Flow {
                         let new = (a..z).any(|x| !covered[(x - lo) as usize]);
                         if new {
                             (a..z).for_each(|x| covered[(x - lo) as usize] = true);
-                            reaching.push(w);
+                            reaching.push((wlo as i64 - lo as i64, w));
                         }
                         if covered.iter().all(|&c| c) {
                             break;
@@ -500,12 +502,12 @@ fn colours(pre: &Flow, fin: &Flow) -> (Vec<u32>, Vec<u32>) {
     let n = pre.insts.len();
     let graphs = [pre, fin];
     // Uses, from the defs.
-    let mut uses: Vec<Vec<(u8, usize)>> = vec![Vec::new(); n + fin.insts.len()];
+    let mut uses: Vec<Vec<(u8, i64, usize)>> = vec![Vec::new(); n + fin.insts.len()];
     for (g, base) in [(pre, 0), (fin, n)] {
         for (u, defs) in g.defs.iter().enumerate() {
             for (k, ds) in defs {
-                for &d in ds {
-                    uses[base + d].push((*k, base + u));
+                for &(at, d) in ds {
+                    uses[base + d].push((*k, at, base + u));
                 }
             }
         }
@@ -520,6 +522,8 @@ fn colours(pre: &Flow, fin: &Flow) -> (Vec<u32>, Vec<u32>) {
         })
         .collect();
     let mut distinct = intern.len();
+    // A relative byte offset as 21 bits (reads and writes are a few registers long).
+    let place = |at: i64| (at.clamp(-(1 << 20), (1 << 20) - 1) + (1 << 20)) as u64;
     for _ in 0..64 {
         intern.clear();
         let mut next_colour = Vec::with_capacity(colour.len());
@@ -527,14 +531,17 @@ fn colours(pre: &Flow, fin: &Flow) -> (Vec<u32>, Vec<u32>) {
             for (u, defs) in g.defs.iter().enumerate() {
                 let mut sig = vec![colour[base + u] as u64];
                 for (k, ds) in defs {
-                    let mut cs: Vec<u64> = ds.iter().map(|&d| colour[base + d] as u64).collect();
+                    let mut cs: Vec<u64> = ds
+                        .iter()
+                        .map(|&(at, d)| place(at) << 32 | colour[base + d] as u64)
+                        .collect();
                     cs.sort_unstable();
                     sig.push(u64::MAX - *k as u64);
                     sig.extend(cs);
                 }
                 let mut us: Vec<u64> = uses[base + u]
                     .iter()
-                    .map(|&(k, v)| (k as u64) << 32 | colour[v] as u64)
+                    .map(|&(k, at, v)| (k as u64) << 56 | place(at) << 32 | colour[v] as u64)
                     .collect();
                 us.sort_unstable();
                 sig.push(u64::MAX - 100);
