@@ -750,7 +750,13 @@ pub fn recover(
             *n += 1;
             *n - 1
         };
-        let written = pre_ra.insts.size_written[inst];
+        // A message with no response writes `null:F` (the ARF null register, which the
+        // importer sizes as any destination): nothing to cover.
+        let written = if pre_ra.insts.dst[inst].is_null() {
+            0
+        } else {
+            pre_ra.insts.size_written[inst]
+        };
         let printed = printed_desc(pre_ra, inst);
         let fits = |m: &Message| {
             let rlen = eubatch_ir::message::rlen(m.desc);
