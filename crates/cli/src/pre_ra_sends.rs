@@ -197,17 +197,22 @@ fn fixed_scalar(o: &eubatch_ir::Operand) -> bool {
 /// - several places: the variant's final code (`listing`, the same stage, program and
 ///   width: fixed registers are where they were before allocation) decides when its
 ///   instructions of the same opcode reading gN as a scalar, of the same type in the same
-///   source, read one of those places only (`add(16) g3<1>D g23<8,8,1>D g16.6<0,1,0>D`
-///   for `add(16) vgrf1:D, vgrf16:D, g16<0>:D`);
-/// - otherwise, by dataflow: scheduling and allocation keep what each instruction does
-///   and which instructions of its block feed it and read it, so the dump's instructions
-///   and the final code's are coloured together by their dataflow inside blocks
-///   ([`colours`]); when the dump has as many instructions of the reading one's colour
-///   as the final code, and those of the final code all read the source at one place of
-///   gN (one of the start dump's), that is the sub-register
+///   source, all read one of those places, the same one (`add(16) g3<1>D g23<8,8,1>D
+///   g16.6<0,1,0>D` for `add(16) vgrf1:D, vgrf16:D, g16<0>:D`);
+/// - or its dataflow: scheduling and allocation keep what each instruction does and which
+///   instructions of its block feed it and read it, so the dump's instructions and the
+///   final code's are coloured together by their dataflow inside blocks ([`colours`]);
+///   at the deepest round of colouring where the dump has as many instructions of the
+///   reader's colour as the final code, those of the final code must all read the source
+///   at one place of gN, inside a dword the start dump reads
 ///   ([`subregisters_by_dataflow`]: `add(16) vgrf2:D, vgrf32:D, g16<0>:D` and
 ///   `add(16) vgrf3:D, vgrf33:D, g16<0>:D`, the x and y of a compute shader's base
-///   workgroup, told apart by the instructions the sums go on to);
+///   workgroup, told apart by the instructions the sums go on to). Two rules that
+///   disagree decide nothing;
+/// - a read narrower than a dword (`mul(8) vgrf69:D, vgrf14:D, g4<0>:UW`, the high word
+///   of a 32x16 multiply: `assign_curb_setup` keeps `offset % 4`) may be anywhere in the
+///   dword the start dump reads: only the dataflow rule places it, even where the start
+///   dump reads one place in gN;
 /// - otherwise which one is read is not known, and the shader cannot be run
 ///   ([`reason::SUBREGISTER`]).
 pub fn fixed_scalars(
@@ -282,23 +287,53 @@ pub fn fixed_scalars(
                 continue;
             }
             let mut at: Option<Vec<u32>> = places.get(&o.nr).map(|p| p.iter().copied().collect());
-            if let (Some(subs), Some(read)) = (
-                at.as_ref().filter(|s| s.len() > 1),
-                final_reads.get(&(pre_ra.insts.opcode[i], k, o.nr, o.ty)),
-            ) {
-                let both: Vec<u32> = subs.iter().copied().filter(|s| read.contains(s)).collect();
-                if both.len() == 1 {
-                    at = Some(both);
+            // A read narrower than a dword may be inside one the start dump reads (the
+            // high word of a 32x16 multiply's uniform: `offset % 4` in
+            // `assign_curb_setup`), which no rule by places alone sees.
+            let narrow = o.ty.size() < 4;
+            if let Some(subs) = at.clone().filter(|s| s.len() > 1 || narrow) {
+                let mut found = std::collections::BTreeSet::new();
+                // The final code's reads by opcode, when every one of them is at a place
+                // (a read elsewhere, inside a dword, may be this instruction's).
+                if let Some(read) = final_reads.get(&(pre_ra.insts.opcode[i], k, o.nr, o.ty)) {
+                    if subs.len() > 1 && read.iter().all(|r| subs.contains(r)) && read.len() == 1 {
+                        found.extend(read.iter().copied());
+                    }
                 }
-            }
-            if let Some(subs) = at.as_ref().filter(|s| s.len() > 1) {
                 let by_flow = by_dataflow.get_or_insert_with(|| {
                     final_code
                         .map(|f| subregisters_by_dataflow(pre_ra, f))
                         .unwrap_or_default()
                 });
-                if let Some(&sub) = by_flow.get(&(i, k)).filter(|s| subs.contains(s)) {
-                    at = Some(vec![sub]);
+                // The dataflow's, inside a dword the start dump reads.
+                if let Some(&sub) = by_flow
+                    .get(&(i, k))
+                    .filter(|&&s| subs.contains(&(s - s % 4)))
+                {
+                    found.insert(sub);
+                }
+                if subs.len() == 1 && !narrow {
+                    found.extend(subs.iter().copied());
+                }
+                match found.len() {
+                    1 => at = Some(found.into_iter().collect()),
+                    // A narrow read where nothing tells which part of the one dword the
+                    // start dump reads there: any of them.
+                    0 if subs.len() == 1 => {
+                        let size = o.ty.size().max(1) as usize;
+                        at = Some((subs[0]..subs[0] + 4).step_by(size).collect());
+                    }
+                    // Rules that disagree, or none: not known.
+                    _ => {
+                        at = Some(
+                            subs.iter()
+                                .copied()
+                                .chain(found)
+                                .collect::<std::collections::BTreeSet<_>>()
+                                .into_iter()
+                                .collect(),
+                        )
+                    }
                 }
             }
             match at.as_deref() {
@@ -369,6 +404,10 @@ fn address(s: &Shader, o: &eubatch_ir::Operand) -> Option<u64> {
     }
 }
 
+/// A data source's slot, and the writes that reach it: (where the write begins relative
+/// to the read, node).
+type Reaching = (u8, Vec<(i64, usize)>);
+
 /// One program's instructions as a dataflow graph inside basic blocks: each node's local
 /// label, and for each data source the instructions of its block whose writes reach it.
 struct Flow {
@@ -376,7 +415,7 @@ struct Flow {
     label: Vec<Vec<u64>>,
     /// Per data source: its slot, and each reaching write's node with where it begins
     /// relative to the read (a VGRF is allocated contiguously: this survives allocation).
-    defs: Vec<Vec<(u8, Vec<(i64, usize)>)>>,
+    defs: Vec<Vec<Reaching>>,
 }
 
 /// The dataflow graph of `s`; `allocated`: `s` is final code, where a register below
@@ -498,7 +537,7 @@ fn flow(s: &Shader, allocated: bool, fixed_end: u32) -> Flow {
 /// scheduling keep an instruction's operations and its dataflow inside its block, so an
 /// instruction of the dump and its counterpart in the final code share a colour when
 /// nothing around them was changed after allocation.
-fn colours(pre: &Flow, fin: &Flow) -> (Vec<u32>, Vec<u32>) {
+fn colours(pre: &Flow, fin: &Flow) -> Vec<(Vec<u32>, Vec<u32>)> {
     let n = pre.insts.len();
     let graphs = [pre, fin];
     // Uses, from the defs.
@@ -522,6 +561,7 @@ fn colours(pre: &Flow, fin: &Flow) -> (Vec<u32>, Vec<u32>) {
         })
         .collect();
     let mut distinct = intern.len();
+    let mut rounds = vec![(colour[..n].to_vec(), colour[n..].to_vec())];
     // A relative byte offset as 21 bits (reads and writes are a few registers long).
     let place = |at: i64| (at.clamp(-(1 << 20), (1 << 20) - 1) + (1 << 20)) as u64;
     for _ in 0..64 {
@@ -555,9 +595,9 @@ fn colours(pre: &Flow, fin: &Flow) -> (Vec<u32>, Vec<u32>) {
             break;
         }
         distinct = intern.len();
+        rounds.push((colour[..n].to_vec(), colour[n..].to_vec()));
     }
-    let fin_colours = colour.split_off(n);
-    (colour, fin_colours)
+    rounds
 }
 
 /// The sub-registers the final code `fin` shows for the fixed-register scalars of `pre`
@@ -583,24 +623,36 @@ fn subregisters_by_dataflow(
         .unwrap_or(0);
     let p = flow(pre, false, fixed_end);
     let f = flow(fin, true, fixed_end);
-    let (pc, fc) = colours(&p, &f);
-    let mut count = std::collections::HashMap::<u32, (usize, Vec<usize>)>::new();
-    for &c in &pc {
-        count.entry(c).or_default().0 += 1;
-    }
-    for (j, &c) in fc.iter().enumerate() {
-        count.entry(c).or_default().1.push(j);
-    }
+    let rounds = colours(&p, &f);
+    // Per round: colour -> (the dump's instructions of it, the final code's).
+    let classes: Vec<std::collections::HashMap<u32, (usize, Vec<usize>)>> = rounds
+        .iter()
+        .map(|(pc, fc)| {
+            let mut count = std::collections::HashMap::<u32, (usize, Vec<usize>)>::new();
+            for &c in pc {
+                count.entry(c).or_default().0 += 1;
+            }
+            for (j, &c) in fc.iter().enumerate() {
+                count.entry(c).or_default().1.push(j);
+            }
+            count
+        })
+        .collect();
     let mut out = std::collections::HashMap::new();
     for (u, &i) in p.insts.iter().enumerate() {
         for (k, o) in pre.srcs(i).iter().enumerate() {
             if !fixed_scalar(o) || is_send(pre.insts.opcode[i]) {
                 continue;
             }
-            let (same, finals) = &count[&pc[u]];
-            if *same != finals.len() || finals.is_empty() {
+            // The deepest round where the instruction's class has as many instructions
+            // in the dump as in the final code: deeper, something within that distance
+            // differs between the two (a virtual opcode the generator expands).
+            let Some(finals) = (0..rounds.len()).rev().find_map(|r| {
+                let (same, finals) = &classes[r][&rounds[r].0[u]];
+                (*same == finals.len() && !finals.is_empty()).then_some(finals)
+            }) else {
                 continue;
-            }
+            };
             let offsets: std::collections::BTreeSet<Option<u32>> = finals
                 .iter()
                 .map(|&j| {
