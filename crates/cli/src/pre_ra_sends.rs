@@ -1006,6 +1006,53 @@ SIMD8 shader: 3 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 3 sends, sch
         assert_eq!(s.insts.size_written[Inst::from_usize(0)], 96);
     }
 
+    /// Two reads of the push-constant register g1 (`u0` and `u1`, bytes 0 and 4) by adds
+    /// of the same shape: the final code's adds read both places, so the opcode rule says
+    /// nothing; the dataflow does (the first sum is shifted, the second is not).
+    #[test]
+    fn sub_registers_from_the_final_code_dataflow() {
+        let start_text = "\
+{  1}    0: mov(8) vgrf0:D, 1d 
+{  2}    1: add(8) vgrf1:D, vgrf0:D, u0<0>:D 
+{  3}    2: add(8) vgrf2:D, vgrf0:D, u1<0>:D 
+{  3}    3: shl(8) vgrf3:D, vgrf1:D, 2u 
+{  2}    4: add(8) vgrf4:D, vgrf3:D, vgrf2:D 
+Maximum 3 registers live at once.
+";
+        let pre_text = "\
+{  1}    0: mov(8) vgrf0:D, 1d 
+{  2}    1: add(8) vgrf1:D, vgrf0:D, g1<0>:D 
+{  3}    2: add(8) vgrf2:D, vgrf0:D, g1<0>:D 
+{  3}    3: shl(8) vgrf3:D, vgrf1:D, 2u 
+{  2}    4: add(8) vgrf4:D, vgrf3:D, vgrf2:D 
+Maximum 3 registers live at once.
+";
+        let asm = "\
+Native code for unnamed compute shader (null) (sha1 0)
+SIMD8 shader: 5 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 0 sends, scheduled with mode top-down. Promoted 0 constants. Compacted 80 to 80 bytes (0%)
+   START B0 (10 cycles)
+01 00 60 00 28 0e 40 21 01 00 00 00 00 00 00 00 mov(8)          g10<1>D         1D                              { align1 1Q };
+40 00 60 00 28 0a 80 21 40 01 8d 0a 24 00 00 00 add(8)          g12<1>D         g10<8,8,1>D     g1.1<0,1,0>D    { align1 1Q };
+40 00 60 00 28 0a 60 21 40 01 8d 0a 20 00 00 00 add(8)          g11<1>D         g10<8,8,1>D     g1<0,1,0>D      { align1 1Q };
+09 00 60 00 28 0a a0 21 60 01 8d 06 02 00 00 00 shl(8)          g13<1>D         g11<8,8,1>D     0x00000002UD    { align1 1Q };
+40 00 60 00 28 0a c0 21 a0 01 8d 0a 80 01 8d 00 add(8)          g14<1>D         g13<8,8,1>D     g12<8,8,1>D     { align1 1Q };
+   END B0
+";
+        let name = DumpName::parse("CS8-(null)-00-00-start").unwrap();
+        let mut start = import_mesa_dump(start_text, &name, "test", Gen::Gen9).unwrap();
+        start.freeze_inputs();
+        let name = DumpName::parse("CS8-(null)-90-90-pre_register_allocate").unwrap();
+        let mut pre = import_mesa_dump(pre_text, &name, "test", Gen::Gen9).unwrap();
+        pre.inputs = start.inputs.clone();
+        let listing = eubatch_codegen::asm::read_asm(asm, "asm.txt", Gen::Gen9).unwrap();
+        // Without the final code: two places, not known.
+        let e = fixed_scalars(&mut pre.clone(), &start, &[], "(null)").unwrap_err();
+        assert_eq!(e.reason, reason::SUBREGISTER, "{e}");
+        assert_eq!(fixed_scalars(&mut pre, &start, &listing, "(null)"), Ok(1));
+        let sub = |k: usize| pre.srcs(Inst::from_usize(k))[1].offset;
+        assert_eq!((sub(1), sub(2)), (0, 4));
+    }
+
     #[test]
     fn nothing_is_guessed() {
         // Another program's name: no final code for the variant.
