@@ -427,12 +427,15 @@ fn mesa_pre_ra_dumps_are_allocated_as_they_are() {
         text.contains("register allocation (`linear`): 11 shaders allocated and checked"),
         "{text}"
     );
+    // The sends' descriptors and the other sub-registers come back from the final code
+    // (its sends, its reads, its dataflow); five variants read a register where nothing
+    // tells which place.
     assert!(
-        text.contains("10  Mesa 22.3's pre-RA printer drops the sub-register"),
+        text.contains("simulator, register form: 6 allocated shaders ran against their start IR with the same outputs; 5 not run"),
         "{text}"
     );
     assert!(
-        text.contains("1  pre-RA send descriptors not recovered: no send of the final code fits"),
+        text.contains("5  Mesa 22.3's pre-RA printer drops the sub-register"),
         "{text}"
     );
     assert!(text.contains("0 failures"), "{text}");
