@@ -502,15 +502,15 @@ fn start_beside(
 
 /// The SFID and descriptors of the sends of `pre_ra` (a Mesa pre-RA dump read from
 /// `path`), from the final code beside it and eubatch's lowering of the variant's start
-/// dump `start` ([`crate::pre_ra_sends`]); `mesa22`: the dump is Mesa 22.3's, whose
+/// dump `start` ([`crate::pre_ra`]); `mesa22`: the dump is Mesa 22.3's, whose
 /// printer drops fixed registers' sub-registers.
 fn recover_sends(
     path: &Path,
     pre_ra: &mut eubatch_ir::Shader,
     start: &eubatch_ir::Shader,
     mesa22: bool,
-) -> Result<crate::pre_ra_sends::Recovered, crate::pre_ra_sends::NotRecovered> {
-    use crate::pre_ra_sends::{reason, NotRecovered};
+) -> Result<crate::pre_ra::Recovered, crate::pre_ra::NotRecovered> {
+    use crate::pre_ra::{reason, NotRecovered};
     let file = path.file_name().unwrap_or_default().to_string_lossy();
     let program = eubatch_ir::import::DumpName::parse(&file)
         .map(|d| d.program)
@@ -560,10 +560,10 @@ fn recover_sends(
     }
     if mesa22 {
         // pln first: the final code's plane reads are `pln`s.
-        crate::pre_ra_sends::linterps_as_plns(pre_ra);
-        crate::pre_ra_sends::fixed_scalars(pre_ra, start, &listing, &program)?;
+        crate::pre_ra::linterps_as_plns(pre_ra);
+        crate::pre_ra::fixed_scalars(pre_ra, start, &listing, &program)?;
     }
-    crate::pre_ra_sends::recover(pre_ra, &program, &listing, &mut lowered)
+    crate::pre_ra::recover(pre_ra, &program, &listing, &mut lowered)
 }
 
 /// The driver proper: compiles `files` (found under `roots`) on `opts.jobs` threads and
@@ -651,7 +651,7 @@ fn compile_one(
     // thread's inputs sit.
     let verify_ra = !opts.regalloc.is_empty() && opts.verify_seeds.is_some();
     // Why the simulator cannot run the allocated code, found before allocation: a pre-RA
-    // send whose descriptor is not recovered (`pre_ra_sends`).
+    // send whose descriptor is not recovered (`pre_ra`).
     let mut not_runnable: Option<&'static str> = None;
     let imported = if opts.from_pre_ra {
         match start_beside(path, opts.target) {

@@ -6,7 +6,7 @@ pub mod compile;
 pub mod crosscheck;
 pub mod mesa_stats;
 pub mod parallel;
-pub mod pre_ra_sends;
+pub mod pre_ra;
 pub mod report;
 pub mod report_html;
 pub mod simulate;

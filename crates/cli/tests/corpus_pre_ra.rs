@@ -2,7 +2,7 @@
 //! --verify` on each of the 8 corpora allocates exactly the IR Mesa allocated and runs the
 //! register-form code in the simulator against the variant's start dump. No shader may
 //! fail (a different output is a failure); what the simulator cannot run is counted by
-//! reason (pre_ra_sends: send descriptors, sub-registers and float immediates Mesa's
+//! reason (`pre_ra`: send descriptors, sub-registers and float immediates Mesa's
 //! printer leaves out), and at least as many run and agree as when last raised.
 //!
 //! Skipped with a message when `../shared` is absent (a failure under

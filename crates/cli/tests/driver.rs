@@ -408,7 +408,7 @@ fn allocated_code_runs_against_the_start_ir() {
 }
 
 /// `--from pre-ra`: Mesa's pre-RA dumps, allocated as they are; a shader whose sends'
-/// descriptors cannot be recovered from the final code (`pre_ra_sends`), or which reads a
+/// descriptors cannot be recovered from the final code (`pre_ra`), or which reads a
 /// fixed register whose sub-register Mesa 22.3's printer dropped, is counted as not run
 /// with that reason rather than passed; options that would run passes are refused.
 #[test]

@@ -1,0 +1,457 @@
+//! The message descriptors of the `send`s of Mesa's pre-RA dumps, recovered from Mesa's
+//! final code, so that the simulator can run them (`compile --from pre-ra --verify`).
+//!
+//! Mesa 22.3's `fs_visitor::dump_instruction` prints a lowered SHADER_OPCODE_SEND as
+//! `send(16) (mlen: 4) vgrf151:F, 0u, 0u, vgrf202:F`: the shared function (`inst->sfid`),
+//! the descriptor (`inst->desc`) and the response length (in `size_written`) are fields
+//! it does not show, and `0u, 0u` are the descriptor sources left at zero by
+//! brw_lower_logical_sends.cpp (`setup_*`: the immediate parts live in `inst->desc`).
+//! Mesa 25's brw_print.cpp prints the descriptor (`send(8) (mlen: 1) %12, 37879809u, 0u,
+//! %11`) but not the SFID. The variant's final code (`asm.txt`, written by
+//! `fs_generator::generate_code` with brw_disasm.c) has all of them: `send(8) g21<1>UW
+//! g24<0,1,0>UD 0x04120102` and the decode line `sampler MsgDesc: ...`.
+//!
+//! The pre-RA dump is written before scheduling (at the start of
+//! `fs_visitor::allocate_registers`), and both schedulers (`schedule_instructions`
+//! SCHEDULE_PRE and SCHEDULE_POST) may reorder sends that have no side effects, so the
+//! k-th send of the dump is not the k-th of the listing. The rule for when a descriptor
+//! is trusted:
+//! 1. The listing holds the variant's own code (same stage, program and SIMD width; a
+//!    variant Mesa dropped has none), and its sends, less the scratch messages register
+//!    allocation added when the program spilled, have exactly the dump's signatures
+//!    (execution size, channel group, `mlen`, `ex_mlen`, EOT) as a multiset.
+//! 2. Each dump send, in program order, takes a descriptor of the listing's sends of its
+//!    signature not taken yet, among those whose response (`rlen` registers) covers what
+//!    the dump's uses show of the destination (a lower bound) and, for Mesa 25, equal to
+//!    the printed descriptor. If one distinct descriptor is left, it is the send's: every
+//!    choice is the same message.
+//! 3. If several are left, eubatch's own lowering of the variant's start dump
+//!    (`--stop-after lower`, whose sends are in program order) names the message: when
+//!    it has as many sends of that signature as the dump, its k-th one's SFID and
+//!    descriptor without the response length (which Mesa trims to the components read)
+//!    must match exactly one of them.
+//!
+//! Otherwise nothing is guessed: [`recover`] fails naming the send and why, and the
+//! shader is counted as not run by the simulator with that reason.
+
+use eubatch_codegen::asm::AsmProgram;
+use eubatch_ir::message::sfid;
+use eubatch_ir::{Inst, Opcode, RegFile, Shader};
+
+use super::{fail, reason, NotRecovered};
+
+/// What identifies a send in both the dump and the listing: execution size, channel
+/// group, message and extended message lengths, end of thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Signature {
+    pub exec: u8,
+    pub group: u8,
+    pub mlen: u8,
+    pub ex_mlen: u8,
+    pub eot: bool,
+}
+
+impl std::fmt::Display for Signature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "send({}) group{} mlen {} ex_mlen {}{}",
+            self.exec,
+            self.group,
+            self.mlen,
+            self.ex_mlen,
+            if self.eot { " EOT" } else { "" }
+        )
+    }
+}
+
+/// A message as the hardware takes it: shared function, descriptor (without the EOT bit),
+/// extended descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Message {
+    pub sfid: u8,
+    pub desc: u32,
+    pub ex_desc: u32,
+}
+
+/// Bit 31 of an immediate descriptor as the disassembly prints it is the instruction's
+/// EOT bit (brw_inst.h `eot`: bit 127, the top bit of the 32-bit immediate source);
+/// Mesa's `inst->desc` does not hold it, EOT is its own field.
+const EOT_BIT: u32 = 1 << 31;
+/// The response length field (PRM Vol. 2a "Message Descriptor", bits 24:20).
+const RLEN_FIELD: u32 = 0x1f << 20;
+/// Data-port category bit of gen7+ scratch messages (brw_inst.h `dp_category`, set by
+/// brw_eu_emit.c `gfx7_set_dp_scratch_message`).
+const DP_SCRATCH_CATEGORY: u32 = 1 << 18;
+
+pub(super) fn is_send(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc
+    )
+}
+
+pub(super) fn signature(shader: &Shader, inst: Inst) -> Signature {
+    let ctl = shader.insts.control[inst];
+    let info = shader.send_info(inst).copied().unwrap_or_default();
+    Signature {
+        exec: ctl.exec_size,
+        group: ctl.group,
+        mlen: info.mlen,
+        ex_mlen: info.ex_mlen,
+        eot: ctl.eot(),
+    }
+}
+
+/// The sends of `shader` in program order, with their signatures.
+fn sends(shader: &Shader) -> Vec<(Inst, Signature)> {
+    shader
+        .layout
+        .insts()
+        .filter(|&i| is_send(shader.insts.opcode[i]))
+        .map(|i| (i, signature(shader, i)))
+        .collect()
+}
+
+/// The sends of a program's final code with their messages, less the scratch messages
+/// Mesa's register allocator added (`spill_reg`: the pre-RA dump has none of them) when
+/// the program spilled.
+fn listed_sends(p: &AsmProgram) -> Vec<(Signature, Message)> {
+    let spilled = p.stats.spills + p.stats.fills > 0;
+    let s = &p.shader;
+    s.layout
+        .insts()
+        .filter(|&i| is_send(s.insts.opcode[i]))
+        .filter_map(|i| {
+            let info = s.send_info(i).copied().unwrap_or_default();
+            let scratch = info.sfid == sfid::DATA_CACHE
+                && (eubatch_ir::message::scratch::is_scratch_block(info.desc)
+                    || info.desc & DP_SCRATCH_CATEGORY != 0);
+            (!(spilled && scratch)).then(|| {
+                (
+                    signature(s, i),
+                    Message {
+                        sfid: info.sfid,
+                        desc: info.desc & !EOT_BIT,
+                        ex_desc: info.ex_desc,
+                    },
+                )
+            })
+        })
+        .collect()
+}
+
+/// How many sends had their descriptors recovered, and by which rule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// One distinct descriptor for the send's signature (rule 2).
+    pub unique: usize,
+    /// Chosen by eubatch's lowering of the start dump (rule 3).
+    pub by_lowering: usize,
+}
+
+/// Recovers the SFID, descriptor, extended descriptor, header presence and response size
+/// of every send of `pre_ra` (a pre-RA dump as imported) from `listing` (the programs of
+/// the `asm.txt` beside it; `program` is the dump's program name, `GLSL1`) and, where a signature's sends differ, from `lowered` (called
+/// at most once: eubatch's lowering of the variant's start dump, `None` when it cannot be
+/// lowered). Nothing is changed unless every send is recovered; the error says which send
+/// could not be, and why.
+pub fn recover(
+    pre_ra: &mut Shader,
+    program: &str,
+    listing: &[AsmProgram],
+    lowered: &mut dyn FnMut() -> Option<Shader>,
+) -> Result<Recovered, NotRecovered> {
+    let dump = sends(pre_ra);
+    if dump.is_empty() {
+        return Ok(Recovered::default());
+    }
+    let program = listing
+        .iter()
+        .find(|p| {
+            !p.vec4
+                && p.stage == pre_ra.stage
+                && p.shader.dispatch_width == pre_ra.dispatch_width
+                && p.program == program
+        })
+        .ok_or_else(|| {
+            fail(
+                reason::NO_LISTING,
+                format!(
+                    "no {} SIMD{} program `{program}`",
+                    pre_ra.stage.abbrev(),
+                    pre_ra.dispatch_width
+                ),
+            )
+        })?;
+    let mut pool = listed_sends(program);
+    // Mesa 22.3's dump ends a compute thread with `cs_terminate(16) (EOT) (null):UD,
+    // vgrf31:UD`, not yet a send: the generator (`fs_generator::generate_cs_terminate`)
+    // makes it the EOT send to the thread spawner the final code lists. It has no
+    // descriptor to recover (eubatch runs `cs_terminate` itself), so as many of those
+    // sends as the dump has cs_terminates are left out of the matching.
+    let terminates = pre_ra
+        .layout
+        .insts()
+        .filter(|&i| pre_ra.insts.opcode[i] == Opcode::CsTerminate)
+        .count();
+    if terminates > 0 {
+        let spawner_eot = |p: &(Signature, Message)| p.0.eot && p.1.sfid == sfid::THREAD_SPAWNER;
+        if pool.iter().filter(|p| spawner_eot(p)).count() == terminates {
+            pool.retain(|p| !spawner_eot(p));
+        }
+    }
+    // Rule 1: the same signatures, as many of each.
+    let mut want: Vec<Signature> = dump.iter().map(|d| d.1).collect();
+    let mut have: Vec<Signature> = pool.iter().map(|p| p.0).collect();
+    want.sort_unstable();
+    have.sort_unstable();
+    if want != have {
+        let first = want.iter().zip(&have).find(|(w, h)| w != h);
+        return Err(fail(
+            reason::SIGNATURES,
+            format!(
+                "{} sends in the final code (less scratch messages), {} in the dump{}",
+                have.len(),
+                want.len(),
+                first.map_or(String::new(), |(w, h)| format!(
+                    "; first difference: {w} against {h}"
+                ))
+            ),
+        ));
+    }
+    pool.sort_unstable();
+    let mut taken = vec![false; pool.len()];
+    let reg = pre_ra.reg_size();
+    // eubatch's lowering, per signature, in program order (rule 3), made when first needed.
+    let mut oracle: Option<Option<Vec<(Signature, Message)>>> = None;
+    let mut nth = std::collections::HashMap::<Signature, usize>::new();
+    let mut chosen = Vec::with_capacity(dump.len());
+    let mut out = Recovered::default();
+    for (k, &(inst, sig)) in dump.iter().enumerate() {
+        let nth_of_sig = {
+            let n = nth.entry(sig).or_default();
+            *n += 1;
+            *n - 1
+        };
+        // A message with no response writes `null:F` (the ARF null register, which the
+        // importer sizes as any destination): nothing to cover.
+        let written = if pre_ra.insts.dst[inst].is_null() {
+            0
+        } else {
+            pre_ra.insts.size_written[inst]
+        };
+        let printed = printed_desc(pre_ra, inst);
+        let fits = |m: &Message| {
+            let rlen = eubatch_ir::message::rlen(m.desc);
+            rlen * reg >= written && printed.is_none_or(|d| d & !EOT_BIT == m.desc)
+        };
+        let start = pool.partition_point(|p| p.0 < sig);
+        let end = pool.partition_point(|p| p.0 <= sig);
+        let mut candidates: Vec<usize> = (start..end)
+            .filter(|&i| !taken[i] && fits(&pool[i].1))
+            .collect();
+        candidates.dedup_by_key(|i| pool[*i].1);
+        let what = || format!("send {} of the dump (ip {}, {sig})", k + 1, inst.index());
+        let pick = match candidates.len() {
+            0 => {
+                return Err(fail(
+                    reason::NO_FIT,
+                    format!(
+                        "{}: no send of the final code left fits it (signature, response length, printed descriptor)",
+                        what()
+                    ),
+                ))
+            }
+            1 => {
+                out.unique += 1;
+                candidates[0]
+            }
+            n => {
+                let lowered = oracle.get_or_insert_with(|| {
+                    lowered().map(|s| {
+                        sends(&s)
+                            .into_iter()
+                            .map(|(i, sig)| {
+                                let info = s.send_info(i).copied().unwrap_or_default();
+                                let m = Message {
+                                    sfid: info.sfid,
+                                    desc: info.desc,
+                                    ex_desc: info.ex_desc,
+                                };
+                                (sig, m)
+                            })
+                            .collect()
+                    })
+                });
+                let Some(lowered) = lowered else {
+                    return Err(fail(
+                        reason::AMBIGUOUS,
+                        format!(
+                            "{}: {n} different messages of the final code fit it, and eubatch cannot lower the start dump",
+                            what()
+                        ),
+                    ));
+                };
+                let same_sig: Vec<&Message> = lowered
+                    .iter()
+                    .filter(|l| l.0 == sig)
+                    .map(|l| &l.1)
+                    .collect();
+                if same_sig.len() != want.iter().filter(|&&s| s == sig).count() {
+                    return Err(fail(
+                        reason::AMBIGUOUS,
+                        format!(
+                            "{}: {n} different messages of the final code fit it, and eubatch's lowering has {} sends of its signature (the dump {})",
+                            what(),
+                            same_sig.len(),
+                            want.iter().filter(|&&s| s == sig).count()
+                        ),
+                    ));
+                }
+                let l = same_sig[nth_of_sig];
+                let matching: Vec<usize> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        let m = &pool[i].1;
+                        m.sfid == l.sfid && m.desc & !RLEN_FIELD == l.desc & !RLEN_FIELD
+                    })
+                    .collect();
+                if matching.len() != 1 {
+                    return Err(fail(
+                        reason::AMBIGUOUS,
+                        format!(
+                            "{}: {n} different messages of the final code fit it, and {} of them are eubatch's lowering's ({:#010x} to shared function {})",
+                            what(),
+                            matching.len(),
+                            l.desc,
+                            l.sfid
+                        ),
+                    ));
+                }
+                out.by_lowering += 1;
+                matching[0]
+            }
+        };
+        taken[pick] = true;
+        chosen.push((inst, pool[pick].1));
+    }
+    // Every send recovered; each response must fit its destination as the importer
+    // sized it (checked before anything changes).
+    let response = |pre_ra: &Shader, inst: Inst, m: &Message| {
+        let dst = pre_ra.insts.dst[inst];
+        if dst.is_null() {
+            0
+        } else {
+            eubatch_ir::message::rlen(m.desc) * reg
+        }
+    };
+    for &(inst, m) in &chosen {
+        let dst = pre_ra.insts.dst[inst];
+        let size = response(pre_ra, inst, &m);
+        if let Some(v) = dst.as_vgrf() {
+            let have = pre_ra.vgrfs.get(v).map_or(0, |l| l.size());
+            if dst.offset + size > have {
+                return Err(fail(
+                    reason::RESPONSE,
+                    format!(
+                        "the response of the send at ip {} ({size} bytes) is larger than vgrf{} as the dump's uses show it ({have} bytes)",
+                        inst.index(),
+                        dst.nr
+                    ),
+                ));
+            }
+        }
+    }
+    for (inst, m) in chosen {
+        let size = response(pre_ra, inst, &m);
+        let mut info = pre_ra.send_info(inst).copied().unwrap_or_default();
+        info.sfid = m.sfid;
+        info.desc = m.desc;
+        info.ex_desc = m.ex_desc;
+        // The simulator reads the header from the descriptor (bit 19); Mesa's
+        // `header_size` matters only to LOAD_PAYLOAD, which a lowered send is not.
+        info.header_size = eubatch_ir::message::header_present(m.desc) as u8;
+        pre_ra.set_send_info(inst, info);
+        pre_ra.insts.size_written[inst] = size;
+    }
+    Ok(out)
+}
+
+/// The descriptor Mesa 25 prints as the send's first source (`37879809u`); Mesa 22.3
+/// prints `0u` there, which says nothing.
+fn printed_desc(shader: &Shader, inst: Inst) -> Option<u32> {
+    let d = shader.srcs(inst).first()?;
+    (d.file == RegFile::Imm && d.imm_bits() != 0).then(|| d.imm_bits() as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eubatch_ir::import::{import_mesa_dump, DumpName};
+    use eubatch_ir::Gen;
+
+    /// Two sampler sends of one signature, which the scheduler put the other way round
+    /// in the final code: the first's response (three registers, as its use shows) tells
+    /// them apart; the render target write has one descriptor. (Hand-written, in the
+    /// corpora's syntax; encodings are filler, the reader takes the disassembly.)
+    const DUMP: &str = "\
+{ 10}    0: send(8) (mlen: 2) vgrf0:F, 0u, 0u, vgrf2:F 
+{  7}    1: send(8) (mlen: 2) vgrf1:F, 0u, 0u, vgrf3:F 
+{  7}    2: add(8) vgrf4:F, vgrf0+2.0:F, vgrf1:F 
+{  4}    3: send(8) (mlen: 4) (EOT) (null):UD, 0u, 0u, vgrf5:F 
+Maximum 10 registers live at once.
+";
+    const ASM: &str = "\
+Native code for unnamed fragment shader GLSL1 (sha1 0)
+SIMD8 shader: 3 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 3 sends, scheduled with mode top-down. Promoted 0 constants. Compacted 48 to 48 bytes (0%)
+   START B0 (10 cycles)
+31 00 60 02 48 02 a0 22 00 03 00 06 02 01 12 04 send(8)         g21<1>UW        g24<0,1,0>UD    0x04120102
+                            sampler MsgDesc: sample SIMD8 Surface = 2 Sampler = 1 mlen 2 rlen 1 { align1 1Q };
+31 00 60 02 48 02 80 22 c0 02 00 06 01 00 32 04 send(8)         g20<1>UW        g22<0,1,0>UD    0x04320001
+                            sampler MsgDesc: sample SIMD8 Surface = 1 Sampler = 0 mlen 2 rlen 3 { align1 1Q };
+31 00 60 05 10 b0 07 00 81 0f 00 00 00 14 03 86 send(8)         null<1>UW       g124<0,1,0>UD   0x88031400
+                            render MsgDesc: RT write SIMD8 LastRT Surface = 0 mlen 4 rlen 0 { align1 1Q EOT };
+   END B0
+";
+
+    fn pre_ra() -> Shader {
+        let name = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        import_mesa_dump(DUMP, &name, "test", Gen::Gen9).unwrap()
+    }
+
+    #[test]
+    fn descriptors_are_recovered_by_signature_and_response() {
+        let listing = eubatch_codegen::asm::read_asm(ASM, "asm.txt", Gen::Gen9).unwrap();
+        let mut s = pre_ra();
+        let got = recover(&mut s, "GLSL1", &listing, &mut || None).unwrap();
+        assert_eq!(got.unique, 3);
+        let info = |k: usize| *s.send_info(Inst::from_usize(k)).unwrap();
+        assert_eq!((info(0).sfid, info(0).desc), (sfid::SAMPLER, 0x04320001));
+        assert_eq!((info(1).sfid, info(1).desc), (sfid::SAMPLER, 0x04120102));
+        // The EOT bit of the printed immediate is the instruction's, not the descriptor's.
+        assert_eq!(
+            (info(3).sfid, info(3).desc),
+            (sfid::RENDER_CACHE, 0x08031400)
+        );
+        assert_eq!(s.insts.size_written[Inst::from_usize(0)], 96);
+    }
+
+    #[test]
+    fn nothing_is_guessed() {
+        // Another program's name: no final code for the variant.
+        let listing = eubatch_codegen::asm::read_asm(ASM, "asm.txt", Gen::Gen9).unwrap();
+        let mut s = pre_ra();
+        let e = recover(&mut s, "GLSL2", &listing, &mut || None).unwrap_err();
+        assert_eq!(e.reason, reason::NO_LISTING);
+        assert!(s.send_info(Inst::from_usize(0)).unwrap().desc == 0);
+        // Both sampler responses one register: two messages fit each send and, without
+        // eubatch's lowering to tell them apart, none is taken.
+        let dump = DUMP.replace("vgrf0+2.0:F", "vgrf0:F");
+        let name = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        let mut s = import_mesa_dump(&dump, &name, "test", Gen::Gen9).unwrap();
+        let e = recover(&mut s, "GLSL1", &listing, &mut || None).unwrap_err();
+        assert_eq!(e.reason, reason::AMBIGUOUS, "{e}");
+    }
+}
