@@ -544,10 +544,14 @@ fn recover_sends(
         manager::run_with(&mut s, &steps, &mut checks, &mut stats, &mut cx).ok()?;
         Some(s)
     };
+    // Each part is recovered even where an earlier one is not, so that the allocator has
+    // what can be known (a send's response size, say) whether or not the shader can run;
+    // the first part not recovered is the reason it cannot.
+    let mut first_missing = None;
     // Float immediates the printer rounded to six digits, from the start dump's constants.
     let floats = eubatch_ir::import::float_immediates::recover(pre_ra, start);
     if let Some(&(ip, v)) = floats.unknown.first() {
-        return Err(NotRecovered {
+        first_missing.get_or_insert(NotRecovered {
             reason: reason::FLOAT_IMMEDIATE,
             detail: format!(
                 "ip {ip}: `{v}f`{}",
@@ -561,9 +565,15 @@ fn recover_sends(
     if mesa22 {
         // pln first: the final code's plane reads are `pln`s.
         crate::pre_ra::linterps_as_plns(pre_ra);
-        crate::pre_ra::fixed_scalars(pre_ra, start, &listing, &program)?;
+        if let Err(e) = crate::pre_ra::fixed_scalars(pre_ra, start, &listing, &program) {
+            first_missing.get_or_insert(e);
+        }
     }
-    crate::pre_ra::recover(pre_ra, &program, &listing, &mut lowered)
+    let sends = crate::pre_ra::recover(pre_ra, &program, &listing, &mut lowered);
+    match first_missing {
+        Some(e) => Err(e),
+        None => sends,
+    }
 }
 
 /// The driver proper: compiles `files` (found under `roots`) on `opts.jobs` threads and
@@ -658,10 +668,15 @@ fn compile_one(
             Ok(mut start) => {
                 start.freeze_inputs();
                 shader.inputs = start.inputs.clone();
-                if verify_ra {
+                // What the dump leaves out, put back whether or not the result is run
+                // (the allocator is given the same IR either way): send descriptors and
+                // response sizes, sub-registers, rounded immediates. What cannot be
+                // recovered keeps the simulator from running the shader.
+                if !opts.regalloc.is_empty() {
                     // Mesa 25's dumps open with `START B0`; 22.3's do not.
                     let mesa22 = !w.text.trim_start().starts_with("START B");
-                    if let Err(e) = recover_sends(path, &mut shader, &start, mesa22) {
+                    let recovered = recover_sends(path, &mut shader, &start, mesa22);
+                    if let (Err(e), true) = (recovered, verify_ra) {
                         if opts.verify_strict {
                             out.failure =
                                 Some(format!("{name}: not checked (--verify=strict): {e}").into());
@@ -907,6 +922,8 @@ pub fn simulator_check(
 /// simulator cannot run it, for that reason (counted). What is kept of
 /// the shader (its register form and spill counts; none for a variant dropped for spilling,
 /// or one the allocator's rules do not cover, which is counted with the reason).
+/// `allow_spilling`: whether Mesa lets the variant spill ([`mesa_lets_spill`]).
+#[allow(clippy::too_many_arguments)] // Each is one thing the driver decided for this shader.
 fn allocate_registers(
     shader: &mut eubatch_ir::Shader,
     cx: &mut eubatch_passes::PassCx,

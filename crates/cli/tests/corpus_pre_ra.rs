@@ -16,14 +16,14 @@ use common::eubatch;
 
 /// (corpus, target, shaders that ran and agreed when this was last raised).
 const CORPORA: [(&str, &str, usize); 8] = [
-    ("shaderdb-skl", "skl", 1151),
-    ("shaderdb-bdw", "bdw", 682),
-    ("shaderdb-hsw", "hsw", 284),
-    ("piglit-fp64-skl", "skl", 2554),
-    ("piglit-fp64-hsw", "hsw", 1533),
-    ("vulkan-fp16-skl", "skl", 213),
-    ("vulkan-fp16-bdw", "bdw", 213),
-    ("shaderdb-skl-mesa25", "skl", 1578),
+    ("shaderdb-skl", "skl", 1157),
+    ("shaderdb-bdw", "bdw", 1166),
+    ("shaderdb-hsw", "hsw", 746),
+    ("piglit-fp64-skl", "skl", 2563),
+    ("piglit-fp64-hsw", "hsw", 1537),
+    ("vulkan-fp16-skl", "skl", 215),
+    ("vulkan-fp16-bdw", "bdw", 215),
+    ("shaderdb-skl-mesa25", "skl", 1590),
 ];
 
 /// The number before `key` in `line` (`1102 allocated shaders ran`).

@@ -347,21 +347,37 @@ pub fn recover(
             eubatch_ir::message::rlen(m.desc) * reg
         }
     };
+    // A destination smaller than the response is one whose registers past what the dump's
+    // uses show were never read: Mesa's VGRF held the whole response (the destination of
+    // a send is sized for it, brw_fs_nir.cpp and brw_lower_logical_sends.cpp), and so is
+    // the grown one here, when its layout is whole components with no padding.
+    let mut grow = Vec::new();
     for &(inst, m) in &chosen {
         let dst = pre_ra.insts.dst[inst];
         let size = response(pre_ra, inst, &m);
         if let Some(v) = dst.as_vgrf() {
-            let have = pre_ra.vgrfs.get(v).map_or(0, |l| l.size());
-            if dst.offset + size > have {
+            let layout = pre_ra.vgrfs.get(v).copied();
+            let have = layout.map_or(0, |l| l.size());
+            if dst.offset + size <= have {
+                continue;
+            }
+            if let Some(l) = layout.and_then(|l| grown(l, dst.offset + size)) {
+                grow.push((v, l));
+            } else {
                 return Err(fail(
                     reason::RESPONSE,
                     format!(
-                        "the response of the send at ip {} ({size} bytes) is larger than vgrf{} as the dump's uses show it ({have} bytes)",
+                        "the response of the send at ip {} ({size} bytes) is larger than vgrf{} as the dump's uses show it ({have} bytes), whose layout does not grow",
                         inst.index(),
                         dst.nr
                     ),
                 ));
             }
+        }
+    }
+    for (v, l) in grow {
+        if pre_ra.vgrfs[v].size() < l.size() {
+            pre_ra.vgrfs[v] = l;
         }
     }
     for (inst, m) in chosen {
@@ -377,6 +393,22 @@ pub fn recover(
         pre_ra.insts.size_written[inst] = size;
     }
     Ok(out)
+}
+
+/// `l` grown to at least `bytes`, if it is whole components without padding (one flat
+/// component, or components of a whole number of which `bytes` is).
+fn grown(l: eubatch_ir::VgrfLayout, bytes: u32) -> Option<eubatch_ir::VgrfLayout> {
+    if l.padding != 0 {
+        return None;
+    }
+    if l.components == 1 {
+        return Some(eubatch_ir::VgrfLayout::flat(bytes));
+    }
+    let pitch = l.pitch();
+    (pitch > 0 && bytes % pitch == 0).then(|| eubatch_ir::VgrfLayout {
+        components: (bytes / pitch) as u16,
+        ..l
+    })
 }
 
 /// The descriptor Mesa 25 prints as the send's first source (`37879809u`); Mesa 22.3
