@@ -486,4 +486,28 @@ SIMD8 shader: 3 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 3 sends, sch
         let e = recover(&mut s, "GLSL1", &listing, &mut || None).unwrap_err();
         assert_eq!(e.reason, reason::AMBIGUOUS, "{e}");
     }
+
+    /// A destination the dump's uses show as one register, whose recovered response is
+    /// three: the VGRF grows to hold the response, as Mesa's did.
+    #[test]
+    fn a_destination_grows_to_its_response() {
+        let dump = "\
+{ 10}    0: send(8) (mlen: 2) vgrf0:F, 0u, 0u, vgrf2:F 
+{  7}    1: add(8) vgrf4:F, vgrf0:F, vgrf0:F 
+{  4}    2: send(8) (mlen: 4) (EOT) (null):UD, 0u, 0u, vgrf5:F 
+Maximum 10 registers live at once.
+";
+        let asm: String = ASM
+            .lines()
+            .filter(|l| !l.contains("g21<1>UW") && !l.contains("Surface = 2 Sampler = 1"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let listing = eubatch_codegen::asm::read_asm(&asm, "asm.txt", Gen::Gen9).unwrap();
+        let name = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        let mut s = import_mesa_dump(dump, &name, "test", Gen::Gen9).unwrap();
+        assert_eq!(s.vgrfs[eubatch_ir::Vgrf::from_usize(0)].size(), 32);
+        recover(&mut s, "GLSL1", &listing, &mut || None).unwrap();
+        assert_eq!(s.vgrfs[eubatch_ir::Vgrf::from_usize(0)].size(), 96);
+        assert_eq!(s.insts.size_written[Inst::from_usize(0)], 96);
+    }
 }
