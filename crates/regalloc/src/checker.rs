@@ -650,8 +650,12 @@ impl<'a> Walk<'a> {
         for k in (0..n).rev() {
             let inst = insts[k as usize];
             let at = at_inst(inst, false);
-            // What the instruction writes lands on no other value live after it.
-            for (r, _, _) in table.def_runs(inst) {
+            // What the instruction writes lands on no other value live after it. (An
+            // `undef` writes nothing: Mesa's generator emits no instruction for it,
+            // brw_fs_generator.cpp `generate_code` skips SHADER_OPCODE_UNDEF; it only
+            // tells liveness the value starts there.)
+            let emits = shader.insts.opcode[inst] != eubatch_ir::Opcode::Undef;
+            for (r, _, _) in table.def_runs(inst).filter(|_| emits) {
                 for s in Slot::each(r).map(|s| s.index()).filter(|&s| s < ns) {
                     if !self.placed(s, at)? {
                         continue;
