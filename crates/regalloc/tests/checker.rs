@@ -110,6 +110,48 @@ fn a_dead_write_onto_a_live_value_is_rejected() {
     );
 }
 
+/// An `undef` emits no instruction (Mesa's generator skips it): placed where a live value
+/// is, it clobbers nothing; the value's first real write there still does.
+#[test]
+fn an_undef_writes_nothing() {
+    let s = fs(
+        &["1x32", "1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:F, g2<8,8,1>:F
+    undef(8) vgrf2:UD, 
+    add(8) vgrf1:F, vgrf0:F, 1f
+    mov(8) vgrf2:F, vgrf1:F
+    mov(8) g10<8,8,1>:F, vgrf2:F
+",
+    );
+    let (mut a, c, mut cx) = linear(&s);
+    check(&s, &mut cx, &c, &a).unwrap();
+    // vgrf2 onto vgrf0, live until the add: the undef before is no write.
+    a.placement[2] = a.placement[0];
+    check(&s, &mut cx, &c, &a).unwrap();
+    // A real write of vgrf2 while vgrf0 is live, there, is a clobber.
+    let s = fs(
+        &["1x32", "1x32", "1x32"],
+        "block0:
+    mov(8) vgrf0:F, g2<8,8,1>:F
+    undef(8) vgrf2:UD, 
+    mov(8) vgrf2:F, 1f
+    add(8) vgrf1:F, vgrf0:F, vgrf2:F
+    mov(8) g10<8,8,1>:F, vgrf1:F
+",
+    );
+    let (mut a, c, mut cx) = linear(&s);
+    check(&s, &mut cx, &c, &a).unwrap();
+    a.placement[2] = a.placement[0];
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(
+        matches!(e, Violation::Clobber { written, live, inst, .. }
+            if written.index() == 2 && live.index() == 0 && inst.point == 2)
+            || matches!(e, Violation::SharedByte { .. }),
+        "{e}"
+    );
+}
+
 #[test]
 fn placements_outside_the_file_or_on_inputs_are_rejected() {
     assert!(matches!(
