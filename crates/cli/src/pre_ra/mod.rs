@@ -49,3 +49,19 @@ pub mod reason {
 pub(crate) fn fail(reason: &'static str, detail: String) -> NotRecovered {
     NotRecovered { reason, detail }
 }
+
+/// The variant's own final code in `listing` (the programs of its `asm.txt`): the scalar
+/// program of the pre-RA dump's stage, SIMD width and program name; none for a variant
+/// Mesa dropped.
+pub(crate) fn own_code<'a>(
+    listing: &'a [eubatch_codegen::asm::AsmProgram],
+    pre_ra: &eubatch_ir::Shader,
+    program: &str,
+) -> Option<&'a eubatch_codegen::asm::AsmProgram> {
+    listing.iter().find(|p| {
+        !p.vec4
+            && p.stage == pre_ra.stage
+            && p.shader.dispatch_width == pre_ra.dispatch_width
+            && p.program == program
+    })
+}

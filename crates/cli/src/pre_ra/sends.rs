@@ -166,24 +166,16 @@ pub fn recover(
     if dump.is_empty() {
         return Ok(Recovered::default());
     }
-    let program = listing
-        .iter()
-        .find(|p| {
-            !p.vec4
-                && p.stage == pre_ra.stage
-                && p.shader.dispatch_width == pre_ra.dispatch_width
-                && p.program == program
-        })
-        .ok_or_else(|| {
-            fail(
-                reason::NO_LISTING,
-                format!(
-                    "no {} SIMD{} program `{program}`",
-                    pre_ra.stage.abbrev(),
-                    pre_ra.dispatch_width
-                ),
-            )
-        })?;
+    let program = super::own_code(listing, pre_ra, program).ok_or_else(|| {
+        fail(
+            reason::NO_LISTING,
+            format!(
+                "no {} SIMD{} program `{program}`",
+                pre_ra.stage.abbrev(),
+                pre_ra.dispatch_width
+            ),
+        )
+    })?;
     let mut pool = listed_sends(program);
     // Mesa 22.3's dump ends a compute thread with `cs_terminate(16) (EOT) (null):UD,
     // vgrf31:UD`, not yet a send: the generator (`fs_generator::generate_cs_terminate`)

@@ -86,15 +86,7 @@ pub fn fixed_scalars(
                 .insert((byte % reg) as u32);
         }
     }
-    let final_code = listing
-        .iter()
-        .find(|p| {
-            !p.vec4
-                && p.stage == pre_ra.stage
-                && p.shader.dispatch_width == pre_ra.dispatch_width
-                && p.program == program
-        })
-        .map(|p| &p.shader);
+    let final_code = super::own_code(listing, pre_ra, program).map(|p| &p.shader);
     // (opcode, source, register, type) -> the bytes the final code reads there as scalars.
     let mut final_reads = std::collections::HashMap::<
         (Opcode, usize, u32, eubatch_ir::Type),
