@@ -10,6 +10,9 @@
 
 #[path = "../../ir/tests/common/mod.rs"]
 mod common;
+#[path = "common/mod.rs"]
+mod shaders;
+use shaders::widest_instruction;
 
 use eubatch_ir::import::{discover, load_text, InputKind};
 use eubatch_ir::{Backend, Gen};
@@ -17,22 +20,6 @@ use eubatch_passes::manager::{self, Checks, Stats};
 use eubatch_passes::PassCx;
 use eubatch_regalloc::constraints::Options;
 use eubatch_regalloc::{allocate_with_spills, checker, ALLOCATORS};
-
-/// Registers the VGRFs one instruction names take at most: what its spill temporaries
-/// need at once.
-fn widest_instruction(shader: &eubatch_ir::Shader) -> u32 {
-    let reg = shader.reg_size();
-    let regs = |op: &eubatch_ir::Operand| {
-        op.as_vgrf()
-            .map_or(0, |v| shader.vgrfs[v].size().div_ceil(reg))
-    };
-    shader
-        .layout
-        .insts()
-        .map(|i| shader.srcs(i).iter().map(regs).sum::<u32>() + regs(&shader.insts.dst[i]))
-        .max()
-        .unwrap_or(0)
-}
 
 #[derive(Default)]
 struct Totals {

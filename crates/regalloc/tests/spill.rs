@@ -7,27 +7,13 @@
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 
-use eubatch_ir::{RegFile, Shader};
 use eubatch_passes::manager::{self, Checks, Stats};
 use eubatch_passes::PassCx;
 use eubatch_regalloc::constraints::Options;
 use eubatch_regalloc::{allocate_with_spills, checker, ALLOCATORS};
 
-/// Registers the VGRFs one instruction names take at most: what its spill temporaries
-/// need at once.
-fn widest_instruction(shader: &Shader) -> u32 {
-    let reg = shader.reg_size();
-    let regs = |op: &eubatch_ir::Operand| match op.as_vgrf() {
-        Some(v) if op.file == RegFile::Vgrf => shader.vgrfs[v].size().div_ceil(reg),
-        _ => 0,
-    };
-    shader
-        .layout
-        .insts()
-        .map(|i| shader.srcs(i).iter().map(regs).sum::<u32>() + regs(&shader.insts.dst[i]))
-        .max()
-        .unwrap_or(0)
-}
+mod common;
+use common::widest_instruction;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(150))]

@@ -1,4 +1,5 @@
-//! Shaders the regalloc tests share.
+//! Shaders and helpers the regalloc tests share (each test crate uses some of them).
+#![allow(dead_code)]
 
 use eubatch_ir::text::parse_shader;
 use eubatch_ir::Shader;
@@ -24,4 +25,20 @@ pub fn two_hf_values(sizes: [&str; 3]) -> Shader {
     mov(8) g10<8,8,1>:F, vgrf2:HF
 ",
     )
+}
+
+/// Registers the VGRFs one instruction names take at most: what its spill temporaries
+/// need at once (the spill tests' smallest register budget is this and two more).
+pub fn widest_instruction(shader: &Shader) -> u32 {
+    let reg = shader.reg_size();
+    let regs = |op: &eubatch_ir::Operand| {
+        op.as_vgrf()
+            .map_or(0, |v| shader.vgrfs[v].size().div_ceil(reg))
+    };
+    shader
+        .layout
+        .insts()
+        .map(|i| shader.srcs(i).iter().map(regs).sum::<u32>() + regs(&shader.insts.dst[i]))
+        .max()
+        .unwrap_or(0)
 }
