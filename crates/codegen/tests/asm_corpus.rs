@@ -6,25 +6,13 @@
 
 #[path = "../../ir/tests/common/mod.rs"]
 mod common;
+mod listings;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use eubatch_codegen::asm::read_asm;
+use listings::asm_files;
 use eubatch_ir::Gen;
-
-fn asm_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
-    entries.sort_by_key(|e| e.path());
-    for e in entries {
-        let p = e.path();
-        if p.is_dir() {
-            asm_files(&p, out);
-        } else if p.file_name().is_some_and(|n| n == "asm.txt") {
-            out.push(p);
-        }
-    }
-}
 
 /// Reads a corpus's listings; returns (programs, instructions as Mesa counts them).
 fn walk(corpus: &str, target: Gen) -> Option<(usize, u64)> {

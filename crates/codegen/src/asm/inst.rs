@@ -22,6 +22,18 @@ pub struct AsmInst {
     pub uip: Option<u32>,
     /// A `{ ... }` option list was read (a send's comes on the decode line).
     pub has_options: bool,
+    /// Options the IR does not keep: dependency-check hints and accumulator writes.
+    pub hints: AsmHints,
+}
+
+/// Options of an instruction that change no result but matter to timing: Mesa's
+/// `no_dd_check`/`no_dd_clear` (`NoDDChk`/`NoDDClr`) and `writes_accumulator`
+/// (`AccWrEnable`), as `brw_disasm.c` prints them.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AsmHints {
+    pub no_dd_check: bool,
+    pub no_dd_clear: bool,
+    pub acc_wr_enable: bool,
 }
 
 /// Mesa's math function names (`math_function` in brw_disasm.c) and the eubatch opcodes with
@@ -91,6 +103,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
         jip: None,
         uip: None,
         has_options: false,
+        hints: AsmHints::default(),
     };
     if opcode == Opcode::Nop {
         c.skip_spaces();
@@ -288,9 +301,13 @@ pub fn parse_options(c: &mut Cursor<'_>, inst: &mut AsmInst) -> PResult<()> {
                 "align16" => inst.control.set(Control::ALIGN16, true),
                 "WE_all" => inst.control.set(Control::NO_MASK, true),
                 "EOT" => inst.control.set(Control::EOT, true),
-                // Scheduling and dependency hints with no effect on results.
-                "compacted" | "switch" | "NoDDClr" | "NoDDChk" | "BranchCtrl" | "AccWrEnable"
-                | "Breakpoint" | "atomic" => {}
+                // Dependency hints and accumulator writes: no effect on results, kept
+                // for timing.
+                "NoDDClr" => inst.hints.no_dd_clear = true,
+                "NoDDChk" => inst.hints.no_dd_check = true,
+                "AccWrEnable" => inst.hints.acc_wr_enable = true,
+                // Scheduling hints with no effect on results.
+                "compacted" | "switch" | "BranchCtrl" | "Breakpoint" | "atomic" => {}
                 _ => {
                     let (n, unit) = w.split_at(w.len().saturating_sub(1));
                     let n: u8 = n

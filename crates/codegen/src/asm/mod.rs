@@ -34,7 +34,7 @@ use eubatch_ir::shader::InstBuilder;
 use eubatch_ir::text::cursor::Cursor;
 use eubatch_ir::{Backend, Control, Gen, Inst, Opcode, Operand, Shader, Stage};
 
-use inst::{is_send, parse_inst, parse_options, AsmInst};
+use inst::{is_send, parse_inst, parse_options, AsmHints, AsmInst};
 
 /// The statistics line of a program, as Mesa printed it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,6 +63,20 @@ pub struct AsmProgram {
     /// NOPs in the listing.
     pub nops: u32,
     pub shader: Shader,
+    /// Per encoded instruction (listing order, NOPs included), the options the IR lacks.
+    pub hints: Vec<AsmHints>,
+    /// The blocks Mesa printed (`START Bn (N cycles)`), in listing order.
+    pub blocks: Vec<AsmBlock>,
+}
+
+/// One `START Bn (N cycles)` ... `END Bn` block of a listing: Mesa's CFG block at code
+/// generation, with the static cycle estimate Mesa printed for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmBlock {
+    pub num: u32,
+    pub cycles: u32,
+    /// Encoded instructions (NOPs included) of the program before the block's first.
+    pub first: u32,
 }
 
 /// Shared function names of the descriptor decode line (brw_disasm.c `gfx6_sfid`) and
@@ -97,6 +111,7 @@ struct Partial {
     nops: u32,
     /// A send whose decode line has not come yet.
     pending_send: bool,
+    blocks: Vec<AsmBlock>,
 }
 
 /// Reads every program of a listing. `name` names the listing in the shaders' names.
@@ -123,6 +138,7 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
                 labels: Vec::new(),
                 nops: 0,
                 pending_send: false,
+                blocks: Vec::new(),
             });
             continue;
         }
@@ -143,7 +159,12 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
             continue;
         }
         let trimmed = line.trim_start();
-        if trimmed.is_empty() || trimmed.starts_with("START B") || trimmed.starts_with("END B") {
+        if let Some(rest) = trimmed.strip_prefix("START B") {
+            let block = parse_block_start(rest, p.insts.len() as u32).map_err(|m| err(0, m))?;
+            p.blocks.push(block);
+            continue;
+        }
+        if trimmed.is_empty() || trimmed.starts_with("END B") {
             continue;
         }
         if p.stats.is_none() {
@@ -225,6 +246,19 @@ fn encoding(line: &str) -> Option<(Vec<u8>, usize)> {
         pos += 1;
     }
     Some((bytes, pos))
+}
+
+/// After `START B`: `3 <-B1 <-B2 (120 cycles)`.
+fn parse_block_start(rest: &str, first: u32) -> Result<AsmBlock, String> {
+    let bad = || format!("bad block header `START B{rest}`");
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let num = rest[..digits].parse().map_err(|_| bad())?;
+    let open = rest.rfind('(').ok_or_else(bad)?;
+    let cycles = rest[open + 1..]
+        .strip_suffix(" cycles)")
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(bad)?;
+    Ok(AsmBlock { num, cycles, first })
 }
 
 /// `SIMD8 shader: 22 instructions. 0 loops. 814 cycles. 0:0 spills:fills, 2 sends, ...` or
@@ -368,6 +402,7 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
             jip: None,
             uip: None,
             has_options: true,
+            hints: AsmHints::default(),
         };
         match inst.opcode.control_flow() {
             ControlFlow::While => {
@@ -445,5 +480,7 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
         encoded: p.insts.len() as u32,
         nops: p.nops,
         shader,
+        hints: p.insts.iter().map(|i| i.hints).collect(),
+        blocks: p.blocks,
     })
 }

@@ -1,0 +1,169 @@
+//! The timing simulation of Mesa's static performance model (brw_ir_performance.cpp:
+//! `state`, `stall_on_dependency`, `execute_instruction`, `mark_read_dependency`,
+//! `mark_write_dependency`, `issue_fs_inst`, `calculate_performance`): instructions issue in
+//! program order on the EU front end, wait for the registers and flags they depend on and
+//! for their back-end unit, and the front-end time each takes is summed, weighted by loop
+//! nesting, into per-block and whole-program cycle counts.
+
+use eubatch_ir::Gen;
+
+use super::desc::{coefficients, perf_desc, NoCost, PerfDesc, Unit};
+use super::facts::{Bytes, DepFile, Flow, InstFacts};
+
+/// Factor a loop body's time is counted with (`loop_weight`).
+const LOOP_WEIGHT: f32 = 10.0;
+/// Factor code after a discard jump is counted with before gen12 (`discard_weight`).
+const DISCARD_WEIGHT: f32 = 1.0;
+
+/// Dependency slots (`intel_eu_dependency_id`, gen7–9 part): GRFs, then the address
+/// register, accumulators and flag bytes.
+const GRFS: usize = 128;
+const ADDR: usize = GRFS;
+const ACC0: usize = ADDR + 1;
+const ACCS: usize = 12;
+const FLAG0: usize = ACC0 + ACCS;
+const FLAGS: usize = 8;
+const DEPS: usize = FLAG0 + FLAGS;
+
+/// The estimate: whole program and per block (indexed by block number), in cycles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Estimate {
+    pub cycles: u32,
+    pub blocks: Vec<u32>,
+}
+
+/// Mesa's `state`: when each unit is ready and when each dependency is satisfied.
+struct State {
+    /// Front end, then the back-end units.
+    fe: u32,
+    unit_ready: [u32; Unit::COUNT],
+    dep_ready: [u32; DEPS],
+    weight: f32,
+}
+
+impl State {
+    fn stall(&mut self, dep: usize) {
+        self.fe = self.fe.max(self.dep_ready[dep]);
+    }
+
+    fn execute(&mut self, p: &PerfDesc) {
+        self.fe = self.fe.wrapping_add_signed(p.df);
+        if let Some(u) = p.unit.index() {
+            self.fe = self.fe.max(self.unit_ready[u]);
+            self.unit_ready[u] = self.fe.wrapping_add_signed(p.db);
+        }
+    }
+}
+
+/// The dependency slots of a byte range; registers beyond the tracked ones are ignored,
+/// as Mesa ignores ids past its table.
+fn slots(b: &Bytes) -> impl Iterator<Item = usize> {
+    let (base, limit, regs) = match b.file {
+        DepFile::Grf => (0, GRFS, b.regs()),
+        DepFile::Acc => (ACC0, ACCS, b.regs()),
+        DepFile::Addr => (ADDR, 1, if b.len == 0 { 0..0 } else { 0..1 }),
+    };
+    regs.filter(move |r| (*r as usize) < limit)
+        .map(move |r| base + r as usize)
+}
+
+fn flag_slots(mask: u8) -> impl Iterator<Item = usize> {
+    (0..FLAGS).filter(move |i| mask & (1 << i) != 0).map(|i| FLAG0 + i)
+}
+
+/// Runs the model over a program's instructions in order. Blocks are numbered by
+/// `InstFacts::block`; `blocks` is at least `num_blocks` long.
+pub fn estimate(insts: &[InstFacts], gen: Gen, num_blocks: usize) -> Result<Estimate, NoCost> {
+    let mut st = State {
+        fe: 0,
+        unit_ready: [0; Unit::COUNT],
+        dep_ready: [0; DEPS],
+        weight: 1.0,
+    };
+    let mut blocks = vec![0u32; num_blocks];
+    let mut elapsed: u32 = 0;
+    let mut halts = 0u32;
+    let mut block_start = (insts.first().map_or(0, |i| i.block), 0u32);
+    for inst in insts {
+        if inst.block != block_start.0 {
+            add_block(&mut blocks, block_start.0, elapsed - block_start.1);
+            block_start = (inst.block, elapsed);
+        }
+        let clock0 = st.fe;
+        if let Some(class) = inst.class {
+            let k = coefficients(class, gen, inst.exec_type)?;
+            let perf = perf_desc(&k, inst.sizes);
+            issue(&mut st, inst, &perf);
+        }
+        if inst.flow == Flow::HaltTarget && halts > 0 {
+            st.weight /= DISCARD_WEIGHT;
+        }
+        // Mesa adds a float to an unsigned: the sum is rounded to float, then truncated.
+        let spent = st.fe.wrapping_sub(clock0) as f32 * st.weight;
+        elapsed = (elapsed as f32 + spent) as u32;
+        match inst.flow {
+            Flow::Do => st.weight *= LOOP_WEIGHT,
+            Flow::While => st.weight /= LOOP_WEIGHT,
+            Flow::Halt => {
+                if halts == 0 {
+                    st.weight *= DISCARD_WEIGHT;
+                }
+                halts += 1;
+            }
+            _ => {}
+        }
+    }
+    if !insts.is_empty() {
+        add_block(&mut blocks, block_start.0, elapsed - block_start.1);
+    }
+    Ok(Estimate {
+        cycles: elapsed,
+        blocks,
+    })
+}
+
+fn add_block(blocks: &mut Vec<u32>, block: u32, cycles: u32) {
+    let b = block as usize;
+    if blocks.len() <= b {
+        blocks.resize(b + 1, 0);
+    }
+    blocks[b] += cycles;
+}
+
+/// `issue_fs_inst`: stall on sources and flags, then (unless `NoDDChk`) on what the
+/// instruction writes; execute; mark the payload read and the destinations written.
+fn issue(st: &mut State, inst: &InstFacts, perf: &PerfDesc) {
+    for b in &inst.reads {
+        for s in slots(b) {
+            st.stall(s);
+        }
+    }
+    for s in flag_slots(inst.flags_read) {
+        st.stall(s);
+    }
+    if !inst.no_dd_check {
+        for b in &inst.writes {
+            for s in slots(b) {
+                st.stall(s);
+            }
+        }
+        for s in flag_slots(inst.flags_written) {
+            st.stall(s);
+        }
+    }
+    st.execute(perf);
+    for b in &inst.payload {
+        for s in slots(b) {
+            st.dep_ready[s] = st.fe.wrapping_add_signed(perf.ls);
+        }
+    }
+    for b in &inst.writes {
+        let lat = if b.file == DepFile::Acc { perf.la } else { perf.ld };
+        for s in slots(b) {
+            st.dep_ready[s] = st.fe.wrapping_add_signed(lat);
+        }
+    }
+    for s in flag_slots(inst.flags_written) {
+        st.dep_ready[s] = st.fe.wrapping_add_signed(perf.lf);
+    }
+}
