@@ -114,6 +114,16 @@ fn walk(corpus: &str, target: Gen, floors: (f64, f64)) -> Option<()> {
                 }
             };
             let mesa = p.stats.cycles;
+            // EUBATCH_CYCLES_SHOW=<substring of file:line>: the program's blocks, Mesa's
+            // figure against the model's.
+            if std::env::var("EUBATCH_CYCLES_SHOW").is_ok_and(|w| !w.is_empty() && at.ends_with(&w)) {
+                eprintln!("{at}: Mesa {mesa}, model {}", est.cycles);
+                for b in &p.blocks {
+                    let got = est.blocks.get(b.num as usize).copied().unwrap_or(0);
+                    let mark = if got == b.cycles { "" } else { "  <--" };
+                    eprintln!("  B{} (first {}): Mesa {} model {got}{mark}", b.num, b.first, b.cycles);
+                }
+            }
             if est.cycles == mesa {
                 t.exact += 1;
             }

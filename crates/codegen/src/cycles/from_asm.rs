@@ -12,7 +12,8 @@ use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Gen, Opcode, Operand, RegFile, Shader, Type};
 
 use super::classify::{alu_class, is_3src, send_class};
-use super::desc::{ExecType, Sizes};
+use super::desc::{Class, ExecType, Sizes};
+use super::expand::{uses_address, writes_address, AddressSetup};
 use super::facts::{Bytes, DepFile, Flow, InstFacts};
 use crate::asm::inst::{is_send, AsmHints};
 use crate::asm::AsmProgram;
@@ -53,7 +54,9 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
     let mut block = 0u32;
     let mut next_block = 0usize;
     let num_blocks = p.blocks.iter().map(|b| b.num as usize + 1).max().unwrap_or(1);
-    for id in s.layout.insts() {
+    let order: Vec<_> = s.layout.insts().collect();
+    let mut setup = AddressSetup::default();
+    for (k, &id) in order.iter().enumerate() {
         let op = s.insts.opcode[id];
         let pseudo = matches!(op, Opcode::Do | Opcode::HaltTarget);
         while next_block < p.blocks.len() && p.blocks[next_block].first as usize <= encoded {
@@ -65,19 +68,42 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
         } else {
             p.hints.get(encoded).copied().unwrap_or_default()
         };
+        let mut send = s.send_info(id).copied();
+        if let (Some(info), Some(desc)) = (send.as_mut(), setup.send_desc()) {
+            if uses_address(s.srcs(id)) {
+                info.desc = desc;
+                info.mlen = ((desc >> 25) & 0xf) as u8;
+                info.header_size = ((desc >> 19) & 1) as u8;
+            }
+        }
         let v = View {
             op,
             control: s.insts.control[id],
             dst: s.insts.dst[id],
             srcs: s.srcs(id),
-            send: s.send_info(id).copied(),
+            send,
             hints,
             vec4: p.vec4,
         };
-        if op != Opcode::Nop {
+        // The generator ends discard code with an unconditional `halt` to the halt target
+        // right after it (fs_generator::patch_halt_jumps); it is not in the IR.
+        let final_halt = op == Opcode::Halt
+            && v.control.predicate == Predicate::None
+            && order
+                .get(k + 1)
+                .is_some_and(|&n| s.insts.opcode[n] == Opcode::HaltTarget);
+        if op != Opcode::Nop && !final_halt {
             let mut f = inst_facts(&v, gen).map_err(|msg| FactsError { inst: encoded, msg })?;
             f.block = block;
-            out.push(f);
+            let exec = v.control.exec_size.max(1) as u32;
+            if !v.vec4 && writes_address(&v.dst) {
+                setup.add(op, v.srcs, &f);
+            } else {
+                if !v.vec4 && setup.pending() && uses_address(v.srcs) {
+                    setup.fold(op, v.srcs, exec, &mut f);
+                }
+                out.push(f);
+            }
         }
         if !pseudo {
             encoded += 1;
@@ -279,6 +305,18 @@ pub(crate) fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
         }
     }
     flags(v, &mut f);
+    // SHADER_OPCODE_FIND_LIVE_CHANNEL on gen8+ (`brw_find_live_channel`): `fbl(1)` of the
+    // execution mask. Mesa counts it as writing 32 channels of flags (`flags_written`).
+    if v.op == Opcode::Fbl
+        && v.srcs.first().is_some_and(|s| s.file == RegFile::Arf && s.nr == arf::MASK)
+    {
+        f.class = Some(Class::FindLiveChannel);
+        let c = Control {
+            flag_subreg: 0,
+            ..v.control
+        };
+        f.flags_written = flag_inst_mask(&c, 32);
+    }
     Ok(f)
 }
 
@@ -314,7 +352,12 @@ fn flags(v: &View<'_>, f: &mut InstFacts) {
         return;
     }
     if c.predicate != Predicate::None {
-        f.flags_read = flag_inst_mask(c, 1);
+        // `predicate_width`: Align1 `.any4h`/`.all4h` group four channels.
+        let width = match c.predicate {
+            Predicate::Align16Any4h | Predicate::Align16All4h => 4,
+            _ => 1,
+        };
+        f.flags_read = flag_inst_mask(c, width);
     }
     if cmod_writes {
         f.flags_written = flag_inst_mask(c, 1);

@@ -10,10 +10,12 @@
 //!   cycle numbers) and `calculate_desc`;
 //! * [`model`]: the issue simulation and the weighted sums;
 //! * [`classify`]: which cost class a final-code instruction counts as;
-//! * [`from_asm`]: the facts of a program read from Mesa's listing.
+//! * [`from_asm`]: the facts of a program read from Mesa's listing;
+//! * [`expand`]: generator-expanded sequences folded back into one IR instruction.
 
 pub mod classify;
 pub mod desc;
+pub mod expand;
 pub mod facts;
 pub mod from_asm;
 pub mod model;
