@@ -119,6 +119,9 @@ pub fn alu_class(op: Opcode) -> Option<Class> {
             Class::Jump
         }
         O::HaltTarget => Class::Free,
+        // The `wait` after a barrier's gateway send: part of SHADER_OPCODE_BARRIER, whose
+        // cost the send carries (`generate_barrier`).
+        O::Wait => Class::Free,
         _ => return None,
     })
 }

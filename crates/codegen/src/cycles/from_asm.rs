@@ -92,7 +92,7 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
             && order
                 .get(k + 1)
                 .is_some_and(|&n| s.insts.opcode[n] == Opcode::HaltTarget);
-        if op != Opcode::Nop && !final_halt {
+        if op != Opcode::Nop && !final_halt && !(p.vec4 && is_urb_channel_mask_or(&v)) {
             let mut f = inst_facts(&v, gen).map_err(|msg| FactsError { inst: encoded, msg })?;
             f.block = block;
             let exec = v.control.exec_size.max(1) as u32;
@@ -110,6 +110,22 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
         }
     }
     Ok((out, num_blocks))
+}
+
+/// `or(1) mN.5 g0.5 0xff00`: the channel-mask enable `brw_urb_WRITE` (brw_eu_emit.c) adds
+/// to a vec4 URB write header on gen7+; not in the IR.
+fn is_urb_channel_mask_or(v: &View<'_>) -> bool {
+    v.op == Opcode::Or
+        && v.control.exec_size == 1
+        && !v.control.align16()
+        && v.dst.file == RegFile::FixedGrf
+        && v.dst.offset == 20
+        && v.srcs.len() == 2
+        && v.srcs[0].file == RegFile::FixedGrf
+        && v.srcs[0].nr == 0
+        && v.srcs[0].offset == 20
+        && v.srcs[1].file == RegFile::Imm
+        && v.srcs[1].nr == 0xff00
 }
 
 /// `get_exec_type(brw_reg_type)`: vector immediates execute as their element type.
