@@ -34,7 +34,7 @@ struct Tally {
 fn cause(p: &AsmProgram, block: usize) -> String {
     let s = &p.shader;
     let first = p.blocks.get(block).map_or(0, |b| b.first as usize);
-    let end = p.blocks.get(block + 1).map_or(usize::MAX, |b| b.first as usize);
+    let end = p.blocks.get(block).map_or(usize::MAX, |b| b.end as usize);
     let mut encoded = 0usize;
     let mut found: Vec<&'static str> = Vec::new();
     for id in s.layout.insts() {
@@ -120,8 +120,8 @@ fn walk(corpus: &str, target: Gen, floors: (f64, f64)) -> Option<()> {
                 eprintln!("{at}: Mesa {mesa}, model {}", est.cycles);
                 for b in &p.blocks {
                     let got = est.blocks.get(b.num as usize).copied().unwrap_or(0);
-                    let mark = if got == b.cycles { "" } else { "  <--" };
-                    eprintln!("  B{} (first {}): Mesa {} model {got}{mark}", b.num, b.first, b.cycles);
+                    let mark = if Some(got) == b.cycles { "" } else { "  <--" };
+                    eprintln!("  B{} (first {}): Mesa {:?} model {got}{mark}", b.num, b.first, b.cycles);
                 }
             }
             if est.cycles == mesa {
@@ -133,13 +133,17 @@ fn walk(corpus: &str, target: Gen, floors: (f64, f64)) -> Option<()> {
             }
             let mut first_bad = None;
             for (i, b) in p.blocks.iter().enumerate() {
+                let Some(cycles) = b.cycles else { continue };
                 t.blocks += 1;
                 let got = est.blocks.get(b.num as usize).copied().unwrap_or(0);
-                if got == b.cycles {
+                if got == cycles {
                     t.blocks_exact += 1;
                 } else if first_bad.is_none() {
                     first_bad = Some(i);
                 }
+            }
+            if std::env::var("EUBATCH_CYCLES_BLOCKS").is_ok() && first_bad.is_some() && est.cycles == mesa {
+                eprintln!("block mismatch only: {at}");
             }
             if est.cycles != mesa {
                 let c = cause(p, first_bad.unwrap_or(0));

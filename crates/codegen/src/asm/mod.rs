@@ -70,13 +70,17 @@ pub struct AsmProgram {
 }
 
 /// One `START Bn (N cycles)` ... `END Bn` block of a listing: Mesa's CFG block at code
-/// generation, with the static cycle estimate Mesa printed for it.
+/// generation, with the static cycle estimate Mesa printed for it. Mesa leaves out the
+/// `START` line of some blocks (an `else` block right after its `if` block); such a block
+/// runs from the previous block's end to its `END` line, without a figure.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmBlock {
     pub num: u32,
-    pub cycles: u32,
+    pub cycles: Option<u32>,
     /// Encoded instructions (NOPs included) of the program before the block's first.
     pub first: u32,
+    /// Encoded instructions before the block's end.
+    pub end: u32,
 }
 
 /// Shared function names of the descriptor decode line (brw_disasm.c `gfx6_sfid`) and
@@ -164,7 +168,44 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
             p.blocks.push(block);
             continue;
         }
-        if trimmed.is_empty() || trimmed.starts_with("END B") {
+        if let Some(rest) = trimmed.strip_prefix("END B") {
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let num: u32 = rest[..digits]
+                .parse()
+                .map_err(|_| err(0, format!("bad block end `{trimmed}`")))?;
+            let at = p.insts.len() as u32;
+            match p.blocks.last_mut() {
+                Some(b) if b.num == num && b.end == u32::MAX => b.end = at,
+                // A loop head's block holds only its `do`, which has no code: Mesa prints
+                // the next block's `START` first and this `END` after that block's first
+                // instruction (disasm_annotate's `use_tail`). The block is empty, where
+                // the open block starts.
+                Some(b) if b.num > num && b.end == u32::MAX => {
+                    let first = b.first;
+                    let open = p.blocks.len() - 1;
+                    p.blocks.insert(
+                        open,
+                        AsmBlock {
+                            num,
+                            cycles: None,
+                            first,
+                            end: first,
+                        },
+                    );
+                }
+                last => {
+                    let first = last.map_or(0, |b| b.end.min(at));
+                    p.blocks.push(AsmBlock {
+                        num,
+                        cycles: None,
+                        first,
+                        end: at,
+                    });
+                }
+            }
+            continue;
+        }
+        if trimmed.is_empty() {
             continue;
         }
         if p.stats.is_none() {
@@ -258,7 +299,12 @@ fn parse_block_start(rest: &str, first: u32) -> Result<AsmBlock, String> {
         .strip_suffix(" cycles)")
         .and_then(|n| n.parse().ok())
         .ok_or_else(bad)?;
-    Ok(AsmBlock { num, cycles, first })
+    Ok(AsmBlock {
+        num,
+        cycles: Some(cycles),
+        first,
+        end: u32::MAX,
+    })
 }
 
 /// `SIMD8 shader: 22 instructions. 0 loops. 814 cycles. 0:0 spills:fills, 2 sends, ...` or
@@ -481,6 +527,13 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
         nops: p.nops,
         shader,
         hints: p.insts.iter().map(|i| i.hints).collect(),
-        blocks: p.blocks,
+        blocks: p
+            .blocks
+            .into_iter()
+            .map(|b| AsmBlock {
+                end: b.end.min(p.insts.len() as u32),
+                ..b
+            })
+            .collect(),
     })
 }

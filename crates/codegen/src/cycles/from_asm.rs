@@ -59,9 +59,16 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
     for (k, &id) in order.iter().enumerate() {
         let op = s.insts.opcode[id];
         let pseudo = matches!(op, Opcode::Do | Opcode::HaltTarget);
-        while next_block < p.blocks.len() && p.blocks[next_block].first as usize <= encoded {
-            block = p.blocks[next_block].num;
+        // The block holding the instruction: the first not yet ended (a pseudo-instruction
+        // opens the block starting at its position).
+        while next_block < p.blocks.len()
+            && (p.blocks[next_block].end as usize) <= encoded
+            && !(pseudo && p.blocks[next_block].first as usize == encoded && p.blocks[next_block].end as usize > encoded)
+        {
             next_block += 1;
+        }
+        if let Some(b) = p.blocks.get(next_block) {
+            block = b.num;
         }
         let hints = if pseudo {
             AsmHints::default()
