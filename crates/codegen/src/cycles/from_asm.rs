@@ -99,7 +99,9 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
             && order
                 .get(k + 1)
                 .is_some_and(|&n| s.insts.opcode[n] == Opcode::HaltTarget);
-        if op != Opcode::Nop && !final_halt && !(p.vec4 && is_urb_channel_mask_or(&v)) {
+        let generated = p.vec4
+            && (is_urb_channel_mask_or(&v) || is_implied_header_move(s, &order[k..], &v));
+        if op != Opcode::Nop && !final_halt && !generated {
             let mut f = inst_facts(&v, gen).map_err(|msg| FactsError { inst: encoded, msg })?;
             f.block = block;
             let exec = v.control.exec_size.max(1) as u32;
@@ -133,6 +135,31 @@ fn is_urb_channel_mask_or(v: &View<'_>) -> bool {
         && v.srcs[0].offset == 20
         && v.srcs[1].file == RegFile::Imm
         && v.srcs[1].nr == 0xff00
+}
+
+/// `mov(8) mN g0 { WE_all }` right before a send from `mN` (past the channel-mask OR):
+/// the header copy `gfx6_resolve_implied_move` (brw_eu_emit.c) emits for vec4 messages
+/// whose header is `g0`; not in the IR.
+fn is_implied_header_move(s: &Shader, rest: &[eubatch_ir::Inst], v: &View<'_>) -> bool {
+    let is_g0 = |o: &Operand| o.file == RegFile::FixedGrf && o.nr == 0 && o.offset == 0;
+    if v.op != Opcode::Mov
+        || v.control.exec_size != 8
+        || !v.control.no_mask()
+        || v.dst.file != RegFile::FixedGrf
+        || !v.srcs.first().is_some_and(is_g0)
+    {
+        return false;
+    }
+    for &n in rest.iter().skip(1).take(2) {
+        let op = s.insts.opcode[n];
+        if is_send(op) {
+            return s.srcs(n).first().is_some_and(|p| p.file == RegFile::FixedGrf && p.nr == v.dst.nr);
+        }
+        if op != Opcode::Or {
+            return false;
+        }
+    }
+    false
 }
 
 /// `get_exec_type(brw_reg_type)`: vector immediates execute as their element type.
