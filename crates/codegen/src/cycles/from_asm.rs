@@ -99,8 +99,9 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
             && order
                 .get(k + 1)
                 .is_some_and(|&n| s.insts.opcode[n] == Opcode::HaltTarget);
-        let generated = p.vec4
-            && (is_urb_channel_mask_or(&v) || is_implied_header_move(s, &order[k..], &v));
+        let generated = (p.vec4
+            && (is_urb_channel_mask_or(&v) || is_implied_header_move(s, &order[k..], &v)))
+            || (!p.vec4 && is_scratch_header_and(s, &order[..k], &v));
         if op != Opcode::Nop && !final_halt && !generated {
             let mut f = inst_facts(&v, gen).map_err(|msg| FactsError { inst: encoded, msg })?;
             f.block = block;
@@ -160,6 +161,37 @@ fn is_implied_header_move(s: &Shader, rest: &[eubatch_ir::Inst], v: &View<'_>) -
         }
     }
     false
+}
+
+/// The two `and(1)`s that follow `mov(8) gN 0` in `SHADER_OPCODE_SCRATCH_HEADER`
+/// (fs_generator::generate_scratch_header: `and gN.3 g0.3 0xf`, `and gN.5 g0.5
+/// 0xfffffc00`); Mesa prices the header as the one `mov`.
+fn is_scratch_header_and(s: &Shader, before: &[eubatch_ir::Inst], v: &View<'_>) -> bool {
+    let (sub, mask) = match v.srcs.get(1) {
+        Some(i) if i.file == RegFile::Imm && i.nr == 0xf => (12, 0xfu32),
+        Some(i) if i.file == RegFile::Imm && i.nr == 0xffff_fc00 => (20, 0xffff_fc00),
+        _ => return false,
+    };
+    if v.op != Opcode::And
+        || v.control.exec_size != 1
+        || v.dst.file != RegFile::FixedGrf
+        || v.dst.offset != sub
+        || !(v.srcs[0].file == RegFile::FixedGrf && v.srcs[0].nr == 0 && v.srcs[0].offset == sub)
+    {
+        return false;
+    }
+    // The header's `mov(8) gN 0`, one or two instructions back.
+    let back = if mask == 0xf { 1 } else { 2 };
+    let Some(&m) = before.len().checked_sub(back).and_then(|i| before.get(i)) else {
+        return false;
+    };
+    let dst = s.insts.dst[m];
+    s.insts.opcode[m] == Opcode::Mov
+        && s.insts.control[m].exec_size == 8
+        && dst.file == RegFile::FixedGrf
+        && dst.nr == v.dst.nr
+        && dst.offset == 0
+        && s.srcs(m).first().is_some_and(|i| i.file == RegFile::Imm && i.nr == 0)
 }
 
 /// `get_exec_type(brw_reg_type)`: vector immediates execute as their element type.
