@@ -54,6 +54,15 @@ fn is_scratch_block(desc: u32) -> bool {
     desc & (1 << 18) != 0
 }
 
+/// A scratch-block read (`SHADER_OPCODE_GFX7_SCRATCH_READ`, gen7–8): data cache, scratch
+/// bit set, a read (`GFX7_DATAPORT_SCRATCH_READ` has bit 17 clear).
+pub fn is_scratch_block_read(gen: Gen, info: &eubatch_ir::shader::SendInfo) -> bool {
+    !matches!(gen, Gen::Gen9 | Gen::Gen11 | Gen::Gen12)
+        && info.sfid == sfid::DATA_CACHE
+        && is_scratch_block(info.desc)
+        && info.desc & (1 << 17) == 0
+}
+
 /// The class of a send to `sfid` with descriptor `desc` (`None`: unknown function).
 pub fn send_class(gen: Gen, sfid: u8, desc: u32) -> Option<Class> {
     let ty = dp_msg_type(gen, desc);

@@ -11,9 +11,12 @@ use eubatch_ir::operand::arf;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Gen, Opcode, Operand, RegFile, Shader, Type};
 
-use super::classify::{alu_class, is_3src, send_class};
+use super::classify::{alu_class, is_3src, is_scratch_block_read, send_class};
 use super::desc::{Class, ExecType, Sizes};
 use super::expand::{uses_address, writes_address, AddressSetup};
+use super::generated::{
+    is_implied_header_move, is_scratch_header_and, is_urb_channel_mask_or, legacy_scratch,
+};
 use super::facts::{Bytes, DepFile, Flow, InstFacts};
 use crate::asm::inst::{is_send, AsmHints};
 use crate::asm::AsmProgram;
@@ -35,7 +38,7 @@ impl std::fmt::Display for FactsError {
 const REG: u32 = 32;
 
 /// One instruction as the deriving functions see it.
-pub(crate) struct View<'a> {
+pub struct View<'a> {
     pub op: Opcode,
     pub control: Control,
     pub dst: Operand,
@@ -56,6 +59,10 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
     let num_blocks = p.blocks.iter().map(|b| b.num as usize + 1).max().unwrap_or(1);
     let order: Vec<_> = s.layout.insts().collect();
     let mut setup = AddressSetup::default();
+    let (scratch_setup, scratch_data) = legacy_scratch(s, &order, |id| {
+        s.send_info(id)
+            .and_then(|i| super::classify::send_class(gen, i.sfid, i.desc))
+    });
     for (k, &id) in order.iter().enumerate() {
         let op = s.insts.opcode[id];
         let pseudo = matches!(op, Opcode::Do | Opcode::HaltTarget);
@@ -101,11 +108,18 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
                 .is_some_and(|&n| s.insts.opcode[n] == Opcode::HaltTarget);
         let generated = (p.vec4
             && (is_urb_channel_mask_or(&v) || is_implied_header_move(s, &order[k..], &v)))
-            || (!p.vec4 && is_scratch_header_and(s, &order[..k], &v));
+            || (!p.vec4 && is_scratch_header_and(s, &order[..k], &v))
+            || scratch_setup[k];
         if op != Opcode::Nop && !final_halt && !generated {
             let mut f = inst_facts(&v, gen).map_err(|msg| FactsError { inst: encoded, msg })?;
             f.block = block;
             let exec = v.control.exec_size.max(1) as u32;
+            for src in &scratch_data[k] {
+                let data_exec = exec.max(8);
+                if let Some(b) = operand_bytes(&v, src, data_exec) {
+                    f.reads.push(b);
+                }
+            }
             if !v.vec4 && writes_address(&v.dst) {
                 setup.add(op, v.srcs, &f);
             } else {
@@ -120,78 +134,6 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
         }
     }
     Ok((out, num_blocks))
-}
-
-/// `or(1) mN.5 g0.5 0xff00`: the channel-mask enable `brw_urb_WRITE` (brw_eu_emit.c) adds
-/// to a vec4 URB write header on gen7+; not in the IR.
-fn is_urb_channel_mask_or(v: &View<'_>) -> bool {
-    v.op == Opcode::Or
-        && v.control.exec_size == 1
-        && !v.control.align16()
-        && v.dst.file == RegFile::FixedGrf
-        && v.dst.offset == 20
-        && v.srcs.len() == 2
-        && v.srcs[0].file == RegFile::FixedGrf
-        && v.srcs[0].nr == 0
-        && v.srcs[0].offset == 20
-        && v.srcs[1].file == RegFile::Imm
-        && v.srcs[1].nr == 0xff00
-}
-
-/// `mov(8) mN g0 { WE_all }` right before a send from `mN` (past the channel-mask OR):
-/// the header copy `gfx6_resolve_implied_move` (brw_eu_emit.c) emits for vec4 messages
-/// whose header is `g0`; not in the IR.
-fn is_implied_header_move(s: &Shader, rest: &[eubatch_ir::Inst], v: &View<'_>) -> bool {
-    let is_g0 = |o: &Operand| o.file == RegFile::FixedGrf && o.nr == 0 && o.offset == 0;
-    if v.op != Opcode::Mov
-        || v.control.exec_size != 8
-        || !v.control.no_mask()
-        || v.dst.file != RegFile::FixedGrf
-        || !v.srcs.first().is_some_and(is_g0)
-    {
-        return false;
-    }
-    for &n in rest.iter().skip(1).take(2) {
-        let op = s.insts.opcode[n];
-        if is_send(op) {
-            return s.srcs(n).first().is_some_and(|p| p.file == RegFile::FixedGrf && p.nr == v.dst.nr);
-        }
-        if op != Opcode::Or {
-            return false;
-        }
-    }
-    false
-}
-
-/// The two `and(1)`s that follow `mov(8) gN 0` in `SHADER_OPCODE_SCRATCH_HEADER`
-/// (fs_generator::generate_scratch_header: `and gN.3 g0.3 0xf`, `and gN.5 g0.5
-/// 0xfffffc00`); Mesa prices the header as the one `mov`.
-fn is_scratch_header_and(s: &Shader, before: &[eubatch_ir::Inst], v: &View<'_>) -> bool {
-    let (sub, mask) = match v.srcs.get(1) {
-        Some(i) if i.file == RegFile::Imm && i.nr == 0xf => (12, 0xfu32),
-        Some(i) if i.file == RegFile::Imm && i.nr == 0xffff_fc00 => (20, 0xffff_fc00),
-        _ => return false,
-    };
-    if v.op != Opcode::And
-        || v.control.exec_size != 1
-        || v.dst.file != RegFile::FixedGrf
-        || v.dst.offset != sub
-        || !(v.srcs[0].file == RegFile::FixedGrf && v.srcs[0].nr == 0 && v.srcs[0].offset == sub)
-    {
-        return false;
-    }
-    // The header's `mov(8) gN 0`, one or two instructions back.
-    let back = if mask == 0xf { 1 } else { 2 };
-    let Some(&m) = before.len().checked_sub(back).and_then(|i| before.get(i)) else {
-        return false;
-    };
-    let dst = s.insts.dst[m];
-    s.insts.opcode[m] == Opcode::Mov
-        && s.insts.control[m].exec_size == 8
-        && dst.file == RegFile::FixedGrf
-        && dst.nr == v.dst.nr
-        && dst.offset == 0
-        && s.srcs(m).first().is_some_and(|i| i.file == RegFile::Imm && i.nr == 0)
 }
 
 /// `get_exec_type(brw_reg_type)`: vector immediates execute as their element type.
@@ -298,7 +240,7 @@ fn acc_reg_of_channel(c: &Control, tx: Type, i: u32) -> u32 {
 }
 
 /// The facts of one instruction.
-pub(crate) fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
+pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
     let c = v.control;
     let exec = c.exec_size.max(1) as u32;
     let mut f = InstFacts {
@@ -484,6 +426,12 @@ fn send_facts(v: &View<'_>, gen: Gen, f: &mut InstFacts) -> Result<(), String> {
             }
             _ => {}
         }
+    }
+    // SHADER_OPCODE_GFX7_SCRATCH_READ has no message length in the IR (the generator's
+    // scratch-block message reads `g0` implicitly): no payload to wait for or mark.
+    if is_scratch_block_read(gen, &info) {
+        payload.clear();
+        f.sizes.src = 0;
     }
     f.reads.extend(payload.iter().copied());
     f.payload = payload;

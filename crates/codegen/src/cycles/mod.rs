@@ -11,13 +11,16 @@
 //! * [`model`]: the issue simulation and the weighted sums;
 //! * [`classify`]: which cost class a final-code instruction counts as;
 //! * [`from_asm`]: the facts of a program read from Mesa's listing;
-//! * [`expand`]: generator-expanded sequences folded back into one IR instruction.
+//! * [`expand`]: generator-expanded sequences through the address register, folded back
+//!   into one IR instruction;
+//! * [`generated`]: other instructions the generator adds around an IR instruction.
 
 pub mod classify;
 pub mod desc;
 pub mod expand;
 pub mod facts;
 pub mod from_asm;
+pub mod generated;
 pub mod model;
 
 use eubatch_ir::Gen;

@@ -74,6 +74,17 @@ fn flag_slots(mask: u8) -> impl Iterator<Item = usize> {
 /// Runs the model over a program's instructions in order. Blocks are numbered by
 /// `InstFacts::block`; `blocks` is at least `num_blocks` long.
 pub fn estimate(insts: &[InstFacts], gen: Gen, num_blocks: usize) -> Result<Estimate, NoCost> {
+    estimate_traced(insts, gen, num_blocks, |_, _| {})
+}
+
+/// [`estimate`], telling `trace` each instruction's index and the front-end clock after
+/// it issued.
+pub fn estimate_traced(
+    insts: &[InstFacts],
+    gen: Gen,
+    num_blocks: usize,
+    mut trace: impl FnMut(usize, u32),
+) -> Result<Estimate, NoCost> {
     let mut st = State {
         fe: 0,
         unit_ready: [0; Unit::COUNT],
@@ -84,7 +95,7 @@ pub fn estimate(insts: &[InstFacts], gen: Gen, num_blocks: usize) -> Result<Esti
     let mut elapsed: u32 = 0;
     let mut halts = 0u32;
     let mut block_start = (insts.first().map_or(0, |i| i.block), 0u32);
-    for inst in insts {
+    for (i, inst) in insts.iter().enumerate() {
         if inst.block != block_start.0 {
             add_block(&mut blocks, block_start.0, elapsed - block_start.1);
             block_start = (inst.block, elapsed);
@@ -95,6 +106,7 @@ pub fn estimate(insts: &[InstFacts], gen: Gen, num_blocks: usize) -> Result<Esti
             let perf = perf_desc(&k, inst.sizes);
             issue(&mut st, inst, &perf);
         }
+        trace(i, st.fe);
         if inst.flow == Flow::HaltTarget && halts > 0 {
             st.weight /= DISCARD_WEIGHT;
         }

@@ -1,0 +1,137 @@
+//! Instructions the generator adds around one IR instruction (fs_generator / vec4_generator
+//! and brw_eu_emit.c helpers), recognized in the final code so that the model counts the
+//! IR instruction once, as Mesa's model does (it runs before code generation):
+//! * vec4 URB writes: the channel-mask `or(1) mN.5 g0.5 0xff00` of `brw_urb_WRITE` and the
+//!   header copy of `gfx6_resolve_implied_move`;
+//! * `SHADER_OPCODE_SCRATCH_HEADER` (`generate_scratch_header`): `mov(8) gN 0` and two
+//!   `and(1)`s;
+//! * legacy scratch messages before gen9 (`generate_scratch_write`,
+//!   `brw_oword_block_write_scratch`, `brw_oword_block_read_scratch`): the data copy into
+//!   the message, the header copy of `g0` and its offset `mov(1)`, then the send.
+
+use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
+
+use super::desc::Class;
+use super::from_asm::View;
+use crate::asm::inst::is_send;
+
+/// `or(1) mN.5 g0.5 0xff00`: the channel-mask enable `brw_urb_WRITE` (brw_eu_emit.c) adds
+/// to a vec4 URB write header on gen7+; not in the IR.
+pub fn is_urb_channel_mask_or(v: &View<'_>) -> bool {
+    v.op == Opcode::Or
+        && v.control.exec_size == 1
+        && !v.control.align16()
+        && v.dst.file == RegFile::FixedGrf
+        && v.dst.offset == 20
+        && v.srcs.len() == 2
+        && v.srcs[0].file == RegFile::FixedGrf
+        && v.srcs[0].nr == 0
+        && v.srcs[0].offset == 20
+        && v.srcs[1].file == RegFile::Imm
+        && v.srcs[1].nr == 0xff00
+}
+
+/// `mov(8) mN g0 { WE_all }` right before a send from `mN` (past the channel-mask OR):
+/// the header copy `gfx6_resolve_implied_move` (brw_eu_emit.c) emits for vec4 messages
+/// whose header is `g0`; not in the IR.
+pub fn is_implied_header_move(s: &Shader, rest: &[Inst], v: &View<'_>) -> bool {
+    let is_g0 = |o: &Operand| o.file == RegFile::FixedGrf && o.nr == 0 && o.offset == 0;
+    if v.op != Opcode::Mov
+        || v.control.exec_size != 8
+        || !v.control.no_mask()
+        || v.dst.file != RegFile::FixedGrf
+        || !v.srcs.first().is_some_and(is_g0)
+    {
+        return false;
+    }
+    for &n in rest.iter().skip(1).take(2) {
+        let op = s.insts.opcode[n];
+        if is_send(op) {
+            return s.srcs(n).first().is_some_and(|p| p.file == RegFile::FixedGrf && p.nr == v.dst.nr);
+        }
+        if op != Opcode::Or {
+            return false;
+        }
+    }
+    false
+}
+
+/// The two `and(1)`s that follow `mov(8) gN 0` in `SHADER_OPCODE_SCRATCH_HEADER`
+/// (fs_generator::generate_scratch_header: `and gN.3 g0.3 0xf`, `and gN.5 g0.5
+/// 0xfffffc00`); Mesa prices the header as the one `mov`.
+pub fn is_scratch_header_and(s: &Shader, before: &[Inst], v: &View<'_>) -> bool {
+    let (sub, mask) = match v.srcs.get(1) {
+        Some(i) if i.file == RegFile::Imm && i.nr == 0xf => (12, 0xfu32),
+        Some(i) if i.file == RegFile::Imm && i.nr == 0xffff_fc00 => (20, 0xffff_fc00),
+        _ => return false,
+    };
+    if v.op != Opcode::And
+        || v.control.exec_size != 1
+        || v.dst.file != RegFile::FixedGrf
+        || v.dst.offset != sub
+        || !(v.srcs[0].file == RegFile::FixedGrf && v.srcs[0].nr == 0 && v.srcs[0].offset == sub)
+    {
+        return false;
+    }
+    // The header's `mov(8) gN 0`, one or two instructions back.
+    let back = if mask == 0xf { 1 } else { 2 };
+    let Some(&m) = before.len().checked_sub(back).and_then(|i| before.get(i)) else {
+        return false;
+    };
+    let dst = s.insts.dst[m];
+    s.insts.opcode[m] == Opcode::Mov
+        && s.insts.control[m].exec_size == 8
+        && dst.file == RegFile::FixedGrf
+        && dst.nr == v.dst.nr
+        && dst.offset == 0
+        && s.srcs(m).first().is_some_and(|i| i.file == RegFile::Imm && i.nr == 0)
+}
+
+/// Legacy scratch sequences: for each instruction of `order`, whether it is a setup
+/// instruction of a scratch send (skipped), and for a scratch send, the sources its data
+/// copy read (the IR instruction's source).
+pub fn legacy_scratch(
+    s: &Shader,
+    order: &[Inst],
+    class_of_send: impl Fn(Inst) -> Option<Class>,
+) -> (Vec<bool>, Vec<Vec<Operand>>) {
+    let mut skip = vec![false; order.len()];
+    let mut extra = vec![Vec::new(); order.len()];
+    let is_g0 = |o: &Operand| o.file == RegFile::FixedGrf && o.nr == 0 && o.offset == 0;
+    for k in 0..order.len() {
+        let send = order[k];
+        if !is_send(s.insts.opcode[send]) || class_of_send(send) != Some(Class::Scratch) {
+            continue;
+        }
+        let Some(base) = s.srcs(send).first().filter(|o| o.file == RegFile::FixedGrf) else {
+            continue;
+        };
+        let base = base.nr;
+        let at = |i: usize| (i < k).then(|| order[k - 1 - i]);
+        // `mov(1) mB.2 offset`, then `mov(8) mB g0`.
+        let (Some(off), Some(hdr)) = (at(0), at(1)) else { continue };
+        let off_ok = s.insts.opcode[off] == Opcode::Mov
+            && s.insts.control[off].exec_size == 1
+            && s.insts.dst[off].file == RegFile::FixedGrf
+            && s.insts.dst[off].nr == base
+            && s.insts.dst[off].offset == 8;
+        let hdr_ok = s.insts.opcode[hdr] == Opcode::Mov
+            && s.insts.dst[hdr].file == RegFile::FixedGrf
+            && s.insts.dst[hdr].nr == base
+            && s.srcs(hdr).first().is_some_and(is_g0);
+        if !(off_ok && hdr_ok) {
+            continue;
+        }
+        skip[k - 1] = true;
+        skip[k - 2] = true;
+        // A write's data copy `mov mB+1 src` before the header.
+        if let Some(data) = at(2) {
+            let d = s.insts.dst[data];
+            if s.insts.opcode[data] == Opcode::Mov && d.file == RegFile::FixedGrf && d.nr == base + 1 {
+                skip[k - 3] = true;
+                extra[k] = s.srcs(data).to_vec();
+            }
+        }
+    }
+    (skip, extra)
+}
