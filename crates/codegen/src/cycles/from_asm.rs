@@ -427,6 +427,12 @@ fn send_facts(v: &View<'_>, gen: Gen, f: &mut InstFacts) -> Result<(), String> {
             _ => {}
         }
     }
+    // The vec4 back end's texturing opcodes take the payload from message registers; their
+    // own sources are the surface and sampler indices, one register at most
+    // (vec4_instruction::size_read of an immediate: 4 components).
+    if v.vec4 {
+        f.sizes.src = 1;
+    }
     // SHADER_OPCODE_GFX7_SCRATCH_READ has no message length in the IR (the generator's
     // scratch-block message reads `g0` implicitly): no payload to wait for or mark.
     if is_scratch_block_read(gen, &info) {
