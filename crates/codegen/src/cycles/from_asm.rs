@@ -15,7 +15,8 @@ use super::classify::{alu_class, is_3src, is_scratch_block_read, send_class};
 use super::desc::{Class, ExecType, Sizes};
 use super::expand::{uses_address, writes_address, AddressSetup};
 use super::generated::{
-    is_implied_header_move, is_scratch_header_and, is_urb_channel_mask_or, legacy_scratch,
+    gen7_find_live_channel, is_implied_header_move, is_scratch_header_and, is_urb_channel_mask_or,
+    legacy_scratch,
 };
 use super::facts::{Bytes, DepFile, Flow, InstFacts};
 use crate::asm::inst::{is_send, AsmHints};
@@ -63,6 +64,7 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
         s.send_info(id)
             .and_then(|i| super::classify::send_class(gen, i.sfid, i.desc))
     });
+    let (flc_setup, flc) = gen7_find_live_channel(s, &order);
     for (k, &id) in order.iter().enumerate() {
         let op = s.insts.opcode[id];
         let pseudo = matches!(op, Opcode::Do | Opcode::HaltTarget);
@@ -109,11 +111,21 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
         let generated = (p.vec4
             && (is_urb_channel_mask_or(&v) || is_implied_header_move(s, &order[k..], &v)))
             || (!p.vec4 && is_scratch_header_and(s, &order[..k], &v))
-            || scratch_setup[k];
+            || scratch_setup[k]
+            || flc_setup[k];
         if op != Opcode::Nop && !final_halt && !generated {
             let mut f = inst_facts(&v, gen).map_err(|msg| FactsError { inst: encoded, msg })?;
             f.block = block;
             let exec = v.control.exec_size.max(1) as u32;
+            if let Some(flag) = flc[k] {
+                f.class = Some(Class::FindLiveChannel);
+                f.flags_read = 0;
+                let c = Control {
+                    flag_subreg: flag,
+                    ..v.control
+                };
+                f.flags_written = flag_inst_mask(&c, 32);
+            }
             for src in &scratch_data[k] {
                 let data_exec = exec.max(8);
                 if let Some(b) = operand_bytes(&v, src, data_exec) {

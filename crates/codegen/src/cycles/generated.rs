@@ -135,3 +135,53 @@ pub fn legacy_scratch(
     }
     (skip, extra)
 }
+
+/// `SHADER_OPCODE_FIND_LIVE_CHANNEL` on gen7 (`brw_find_live_channel`): `mov(1) fN 0`,
+/// one or two `mov.z.fN null 0`, then `fbl(1) dst fN` (or `lzd` and `add` for the last
+/// channel). Returns, per instruction of `order`, whether it is one of the flag-setting
+/// moves (skipped), and the flag subregister for the instruction that stands for the
+/// whole sequence (the `fbl`/`lzd`).
+pub fn gen7_find_live_channel(s: &Shader, order: &[Inst]) -> (Vec<bool>, Vec<Option<u8>>) {
+    use eubatch_ir::operand::arf;
+    use eubatch_ir::shader::CondMod;
+    let mut skip = vec![false; order.len()];
+    let mut flc = vec![None; order.len()];
+    let flag_of = |o: &Operand| {
+        (o.file == RegFile::Arf && (arf::FLAG..arf::MASK).contains(&o.nr))
+            .then(|| ((o.nr - arf::FLAG) * 2 + o.offset / 2) as u8)
+    };
+    for k in 0..order.len() {
+        let i = order[k];
+        if !matches!(s.insts.opcode[i], Opcode::Fbl | Opcode::Lzd) {
+            continue;
+        }
+        let Some(flag) = s.srcs(i).first().and_then(flag_of) else { continue };
+        // Back over the `mov.z` instructions to the `mov(1) fN 0`.
+        let mut j = k;
+        let mut zs = 0;
+        while j > 0 {
+            let m = order[j - 1];
+            let c = s.insts.control[m];
+            if s.insts.opcode[m] == Opcode::Mov && c.cmod == CondMod::Z && s.insts.dst[m].is_null() {
+                zs += 1;
+                j -= 1;
+            } else {
+                break;
+            }
+        }
+        if zs == 0 || j == 0 {
+            continue;
+        }
+        let m = order[j - 1];
+        if s.insts.opcode[m] == Opcode::Mov
+            && s.insts.control[m].exec_size == 1
+            && flag_of(&s.insts.dst[m]) == Some(flag)
+        {
+            for x in &mut skip[j - 1..k] {
+                *x = true;
+            }
+            flc[k] = Some(flag);
+        }
+    }
+    (skip, flc)
+}
