@@ -60,7 +60,7 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
     let num_blocks = p.blocks.iter().map(|b| b.num as usize + 1).max().unwrap_or(1);
     let order: Vec<_> = s.layout.insts().collect();
     let mut setup = AddressSetup::default();
-    let (scratch_setup, scratch_data) = legacy_scratch(s, &order, |id| {
+    let (scratch_setup, scratch_data) = legacy_scratch(s, &order, p.vec4, |id| {
         s.send_info(id)
             .and_then(|i| super::classify::send_class(gen, i.sfid, i.desc))
     });
@@ -453,6 +453,12 @@ fn send_facts(v: &View<'_>, gen: Gen, f: &mut InstFacts) -> Result<(), String> {
     }
     f.reads.extend(payload.iter().copied());
     f.payload = payload;
+    // The vec4 back end's scratch write names `g0` as its destination, to carry the
+    // writemask (vec4_visitor::emit_scratch_write); Mesa's model counts it as written.
+    if v.vec4 && class == Class::Scratch && rlen == 0 && v.dst.file == RegFile::FixedGrf {
+        f.sizes.dst = 1;
+        f.writes.push(Bytes::grf(v.dst.nr * REG, REG));
+    }
     if !v.dst.is_null() && v.dst.file == RegFile::FixedGrf && rlen > 0 {
         f.writes.push(Bytes::grf(v.dst.nr * REG, rlen * REG));
     }

@@ -89,15 +89,21 @@ pub fn is_scratch_header_and(s: &Shader, before: &[Inst], v: &View<'_>) -> bool 
 
 /// Legacy scratch sequences: for each instruction of `order`, whether it is a setup
 /// instruction of a scratch send (skipped), and for a scratch send, the sources its data
-/// copy read (the IR instruction's source).
+/// copy read (the IR instruction's source). The scalar back end's write is `mov mB+1 data`,
+/// `mov(8) mB g0`, `mov(1) mB.2 offset`, send (`generate_scratch_write`,
+/// `brw_oword_block_write_scratch`); the vec4 back end's `mov(8) mB g0`, the two offsets
+/// of `generate_oword_dual_block_offsets` in `mB+1`, `mov mB+2 data`, send
+/// (vec4_generator.cpp `generate_scratch_write`/`_read`). Reads lack the data copy.
 pub fn legacy_scratch(
     s: &Shader,
     order: &[Inst],
+    vec4: bool,
     class_of_send: impl Fn(Inst) -> Option<Class>,
 ) -> (Vec<bool>, Vec<Vec<Operand>>) {
     let mut skip = vec![false; order.len()];
     let mut extra = vec![Vec::new(); order.len()];
     let is_g0 = |o: &Operand| o.file == RegFile::FixedGrf && o.nr == 0 && o.offset == 0;
+    let data_reg = if vec4 { 2 } else { 1 };
     for k in 0..order.len() {
         let send = order[k];
         if !is_send(s.insts.opcode[send]) || class_of_send(send) != Some(Class::Scratch) {
@@ -107,30 +113,41 @@ pub fn legacy_scratch(
             continue;
         };
         let base = base.nr;
-        let at = |i: usize| (i < k).then(|| order[k - 1 - i]);
-        // `mov(1) mB.2 offset`, then `mov(8) mB g0`.
-        let (Some(off), Some(hdr)) = (at(0), at(1)) else { continue };
-        let off_ok = s.insts.opcode[off] == Opcode::Mov
-            && s.insts.control[off].exec_size == 1
-            && s.insts.dst[off].file == RegFile::FixedGrf
-            && s.insts.dst[off].nr == base
-            && s.insts.dst[off].offset == 8;
-        let hdr_ok = s.insts.opcode[hdr] == Opcode::Mov
-            && s.insts.dst[hdr].file == RegFile::FixedGrf
-            && s.insts.dst[hdr].nr == base
-            && s.srcs(hdr).first().is_some_and(is_g0);
-        if !(off_ok && hdr_ok) {
-            continue;
-        }
-        skip[k - 1] = true;
-        skip[k - 2] = true;
-        // A write's data copy `mov mB+1 src` before the header.
-        if let Some(data) = at(2) {
-            let d = s.insts.dst[data];
-            if s.insts.opcode[data] == Opcode::Mov && d.file == RegFile::FixedGrf && d.nr == base + 1 {
-                skip[k - 3] = true;
-                extra[k] = s.srcs(data).to_vec();
+        let mut data = None;
+        let mut header = None;
+        for back in 1..=k.min(5) {
+            let m = order[k - back];
+            let d = s.insts.dst[m];
+            if s.insts.opcode[m] != Opcode::Mov
+                || d.file != RegFile::FixedGrf
+                || !(base..=base + data_reg).contains(&d.nr)
+            {
+                break;
             }
+            let src = s.srcs(m).first();
+            if d.nr == base && src.is_some_and(is_g0) {
+                header = Some(back);
+                break;
+            }
+            if d.nr == base + data_reg && !src.is_some_and(|o| o.file == RegFile::Imm) {
+                data = Some(k - back);
+            }
+        }
+        let Some(mut back) = header else { continue };
+        // The scalar back end copies the data before the header.
+        if !vec4 && k > back {
+            let m = order[k - back - 1];
+            let d = s.insts.dst[m];
+            if s.insts.opcode[m] == Opcode::Mov && d.file == RegFile::FixedGrf && d.nr == base + 1 {
+                back += 1;
+                data = Some(k - back);
+            }
+        }
+        for x in &mut skip[k - back..k] {
+            *x = true;
+        }
+        if let Some(d) = data {
+            extra[k] = s.srcs(order[d]).to_vec();
         }
     }
     (skip, extra)
