@@ -145,6 +145,9 @@ fn walk(corpus: &str, target: Gen, floors: (f64, f64)) -> Option<()> {
             if std::env::var("EUBATCH_CYCLES_BLOCKS").is_ok() && first_bad.is_some() && est.cycles == mesa {
                 eprintln!("block mismatch only: {at}");
             }
+            if est.cycles != mesa && std::env::var("EUBATCH_CYCLES_LIST").is_ok() {
+                eprintln!("mismatch: {at}: Mesa {mesa} model {}", est.cycles);
+            }
             if est.cycles != mesa {
                 let c = cause(p, first_bad.unwrap_or(0));
                 let e = t.causes.entry(c).or_default();

@@ -341,6 +341,12 @@ pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
         }
     }
     flags(v, &mut f);
+    // The vec4 back end's Align1 moves are its virtual 64-bit conversion and packing
+    // opcodes (`VEC4_OPCODE_TO_DOUBLE`, `DOUBLE_TO_F32`, `PICK_LOW_32BIT`, ...,
+    // vec4_generator.cpp), priced as logic operations whatever their types.
+    if v.vec4 && v.op == Opcode::Mov && !v.control.align16() {
+        f.class = Some(Class::Logic);
+    }
     // SHADER_OPCODE_FIND_LIVE_CHANNEL on gen8+ (`brw_find_live_channel`): `fbl(1)` of the
     // execution mask. Mesa counts it as writing 32 channels of flags (`flags_written`).
     if v.op == Opcode::Fbl
