@@ -4,6 +4,8 @@
 //! instructions of the scalar back end never name:
 //! * `SHADER_OPCODE_BROADCAST` with a register index (`generate_broadcast`): `shl(1) a0 idx`
 //!   [`add(1) a0 a0 imm`] then `mov dst g[a0 off]<0,1,0>`;
+//! * `SHADER_OPCODE_SHUFFLE` (`generate_shuffle`): per group of channels `shl a0 idx`,
+//!   `add a0 a0 start`, `mov dst g[a0]<VxH>`;
 //! * `SHADER_OPCODE_MOV_INDIRECT` with a register offset (`generate_mov_indirect`):
 //!   `add a0 offset imm` then `mov dst g[a0]<VxH>`;
 //! * a send with a descriptor in a register (`brw_send_indirect_message`,
@@ -29,6 +31,9 @@ pub struct AddressSetup {
     base: u32,
     /// The descriptor bits known at compile time (`or a0.0 desc imm`'s immediate).
     desc: Option<u32>,
+    /// A channel index was shifted into the address (`shl a0 idx`): a shuffle or a
+    /// broadcast, not a `mov_indirect`.
+    shifted: bool,
     active: bool,
 }
 
@@ -58,10 +63,11 @@ impl AddressSetup {
         }
         self.reads
             .extend(facts.reads.iter().filter(|b| b.file != DepFile::Addr).copied());
+        // 16-bit immediates are kept replicated in both halves of the word.
         let imm = srcs
             .iter()
             .find(|s| s.file == RegFile::Imm)
-            .map(|s| s.nr & 0xffff_ffff);
+            .map(|s| if s.ty.size() == 2 { s.nr & 0xffff } else { s.nr });
         let from_addr = srcs.iter().any(is_addr);
         if let (Opcode::Or, Some(i)) = (op, imm) {
             if facts.writes.iter().all(|b| b.start == 0) {
@@ -69,6 +75,11 @@ impl AddressSetup {
             }
         }
         match (op, imm) {
+            (Opcode::Shl, _) => {
+                self.shifted = true;
+                self.base = 0;
+            }
+            (Opcode::Mov, Some(i)) => self.base = i,
             // `add a0 a0 imm`: the part of the offset beyond the indirect immediate's range;
             // `add a0 offset imm` (mov_indirect): the base register's byte address.
             (Opcode::Add, Some(i)) if from_addr => self.base = self.base.wrapping_add(i),
@@ -83,10 +94,10 @@ impl AddressSetup {
         if let Some(ind) = srcs.iter().find(|s| s.file == RegFile::Indirect) {
             if op == Opcode::Mov {
                 let vxh = ind.region.vstride == Region::VXH;
-                facts.class = Some(if vxh {
-                    Class::MovIndirect
-                } else {
-                    Class::Broadcast
+                facts.class = Some(match (vxh, self.shifted) {
+                    (true, true) => Class::Shuffle,
+                    (true, false) => Class::MovIndirect,
+                    (false, _) => Class::Broadcast,
                 });
                 let start = self.base.wrapping_add(ind.offset);
                 let len = if vxh { exec * ind.ty.size() } else { ind.ty.size() };
