@@ -21,7 +21,10 @@ fn main() -> Result<(), String> {
     let line: u32 = line.parse().map_err(|_| "bad line")?;
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let progs = read_asm(&text, path, gen).map_err(|e| e.to_string())?;
-    let p = progs.iter().find(|p| p.line == line).ok_or("no program at that line")?;
+    let p = progs
+        .iter()
+        .find(|p| p.line == line)
+        .ok_or("no program at that line")?;
     let (facts, blocks) = program_facts(p, gen).map_err(|e| e.to_string())?;
     let est = estimate_traced(&facts, gen, blocks, |i, fe| {
         let f = &facts[i];
@@ -33,6 +36,9 @@ fn main() -> Result<(), String> {
         );
     })
     .map_err(|e| e.to_string())?;
-    println!("total {} (Mesa {}); blocks {:?}", est.cycles, p.stats.cycles, est.blocks);
+    println!(
+        "total {} (Mesa {}); blocks {:?}",
+        est.cycles, p.stats.cycles, est.blocks
+    );
     Ok(())
 }

@@ -11,8 +11,8 @@ mod listings;
 use std::collections::BTreeMap;
 
 use eubatch_codegen::asm::read_asm;
-use listings::asm_files;
 use eubatch_ir::Gen;
+use listings::asm_files;
 
 /// Reads a corpus's listings; returns (programs, instructions as Mesa counts them).
 fn walk(corpus: &str, target: Gen) -> Option<(usize, u64)> {

@@ -109,10 +109,39 @@ pub fn alu_class(op: Opcode) -> Option<Class> {
     use Opcode as O;
     Some(match op {
         O::Mov | O::Cmp | O::Add | O::Mul | O::Add3 => Class::Arith,
-        O::Sel | O::Not | O::And | O::Or | O::Xor | O::Shr | O::Shl | O::Asr | O::Cmpn
-        | O::F16to32 | O::Bfrev | O::Bfi1 | O::Avg | O::Frc | O::Rndu | O::Rndd | O::Rnde
-        | O::Rndz | O::Mac | O::Mach | O::Lzd | O::Fbh | O::Fbl | O::Cbit | O::Addc
-        | O::Subb | O::Sad2 | O::Sada2 | O::Line | O::Nop | O::Dim | O::Ror | O::Rol
+        O::Sel
+        | O::Not
+        | O::And
+        | O::Or
+        | O::Xor
+        | O::Shr
+        | O::Shl
+        | O::Asr
+        | O::Cmpn
+        | O::F16to32
+        | O::Bfrev
+        | O::Bfi1
+        | O::Avg
+        | O::Frc
+        | O::Rndu
+        | O::Rndd
+        | O::Rnde
+        | O::Rndz
+        | O::Mac
+        | O::Mach
+        | O::Lzd
+        | O::Fbh
+        | O::Fbl
+        | O::Cbit
+        | O::Addc
+        | O::Subb
+        | O::Sad2
+        | O::Sada2
+        | O::Line
+        | O::Nop
+        | O::Dim
+        | O::Ror
+        | O::Rol
         | O::Sync => Class::Logic,
         O::Bfe | O::Bfi2 | O::Csel => Class::Bitfield,
         O::Mad => Class::Mad,
@@ -124,9 +153,7 @@ pub fn alu_class(op: Opcode) -> Option<Class> {
         O::Pow => Class::Pow,
         O::IntQuot | O::IntRem => Class::IntDiv,
         O::Do => Class::Do,
-        O::If | O::Else | O::Endif | O::While | O::Break | O::Continue | O::Halt => {
-            Class::Jump
-        }
+        O::If | O::Else | O::Endif | O::While | O::Break | O::Continue | O::Halt => Class::Jump,
         O::HaltTarget => Class::Free,
         // The `wait` after a barrier's gateway send: part of SHADER_OPCODE_BARRIER, whose
         // cost the send carries (`generate_barrier`).

@@ -176,7 +176,11 @@ pub struct NoCost {
 
 impl std::fmt::Display for NoCost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Mesa's model has no cost for {:?} on {:?}", self.class, self.gen)
+        write!(
+            f,
+            "Mesa's model has no cost for {:?} on {:?}",
+            self.class, self.gen
+        )
     }
 }
 

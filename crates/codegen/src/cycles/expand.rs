@@ -49,7 +49,8 @@ pub fn writes_address(dst: &Operand) -> bool {
 /// Whether the instruction uses the address register (an indirect source, or a send's
 /// descriptor in `a0`).
 pub fn uses_address(srcs: &[Operand]) -> bool {
-    srcs.iter().any(|s| s.file == RegFile::Indirect || is_addr(s))
+    srcs.iter()
+        .any(|s| s.file == RegFile::Indirect || is_addr(s))
 }
 
 impl AddressSetup {
@@ -61,13 +62,21 @@ impl AddressSetup {
                 ..AddressSetup::default()
             };
         }
-        self.reads
-            .extend(facts.reads.iter().filter(|b| b.file != DepFile::Addr).copied());
+        self.reads.extend(
+            facts
+                .reads
+                .iter()
+                .filter(|b| b.file != DepFile::Addr)
+                .copied(),
+        );
         // 16-bit immediates are kept replicated in both halves of the word.
-        let imm = srcs
-            .iter()
-            .find(|s| s.file == RegFile::Imm)
-            .map(|s| if s.ty.size() == 2 { s.nr & 0xffff } else { s.nr });
+        let imm = srcs.iter().find(|s| s.file == RegFile::Imm).map(|s| {
+            if s.ty.size() == 2 {
+                s.nr & 0xffff
+            } else {
+                s.nr
+            }
+        });
         let from_addr = srcs.iter().any(is_addr);
         if let (Opcode::Or, Some(i)) = (op, imm) {
             if facts.writes.iter().all(|b| b.start == 0) {
@@ -100,7 +109,11 @@ impl AddressSetup {
                     (false, _) => Class::Broadcast,
                 });
                 let start = self.base.wrapping_add(ind.offset);
-                let len = if vxh { exec * ind.ty.size() } else { ind.ty.size() };
+                let len = if vxh {
+                    exec * ind.ty.size()
+                } else {
+                    ind.ty.size()
+                };
                 facts.reads.push(Bytes::grf(start, len));
             }
         }

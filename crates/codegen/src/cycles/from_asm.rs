@@ -14,11 +14,11 @@ use eubatch_ir::{Control, Gen, Opcode, Operand, RegFile, Shader, Type};
 use super::classify::{alu_class, is_3src, is_scratch_block_read, send_class};
 use super::desc::{Class, ExecType, Sizes};
 use super::expand::{uses_address, writes_address, AddressSetup};
+use super::facts::{Bytes, DepFile, Flow, InstFacts};
 use super::generated::{
     gen7_find_live_channel, is_implied_header_move, is_scratch_header_and, is_urb_channel_mask_or,
     legacy_scratch,
 };
-use super::facts::{Bytes, DepFile, Flow, InstFacts};
 use crate::asm::inst::{is_send, AsmHints};
 use crate::asm::AsmProgram;
 
@@ -57,7 +57,12 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
     let mut encoded = 0usize;
     let mut block = 0u32;
     let mut next_block = 0usize;
-    let num_blocks = p.blocks.iter().map(|b| b.num as usize + 1).max().unwrap_or(1);
+    let num_blocks = p
+        .blocks
+        .iter()
+        .map(|b| b.num as usize + 1)
+        .max()
+        .unwrap_or(1);
     let order: Vec<_> = s.layout.insts().collect();
     let mut setup = AddressSetup::default();
     let (scratch_setup, scratch_data) = legacy_scratch(s, &order, p.vec4, |id| {
@@ -68,12 +73,9 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
     for (k, &id) in order.iter().enumerate() {
         let op = s.insts.opcode[id];
         let pseudo = matches!(op, Opcode::Do | Opcode::HaltTarget);
-        // The block holding the instruction: the first not yet ended (a pseudo-instruction
-        // opens the block starting at its position).
-        while next_block < p.blocks.len()
-            && (p.blocks[next_block].end as usize) <= encoded
-            && !(pseudo && p.blocks[next_block].first as usize == encoded && p.blocks[next_block].end as usize > encoded)
-        {
+        // The block holding the instruction: the first not yet ended. (A loop head's
+        // `do` falls in the block after its empty one; it takes no time.)
+        while next_block < p.blocks.len() && (p.blocks[next_block].end as usize) <= encoded {
             next_block += 1;
         }
         if let Some(b) = p.blocks.get(next_block) {
@@ -269,7 +271,8 @@ pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
     if is_send(v.op) {
         send_facts(v, gen, &mut f)?;
     } else {
-        f.class = Some(alu_class(v.op).ok_or_else(|| format!("no cost class for `{}`", v.op.name()))?);
+        f.class =
+            Some(alu_class(v.op).ok_or_else(|| format!("no cost class for `{}`", v.op.name()))?);
         if matches!(v.op, Opcode::Do | Opcode::HaltTarget) {
             return Ok(f);
         }
@@ -282,7 +285,11 @@ pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
             && v.srcs.len() >= 2
             && v.srcs[0].ty.size() == v.srcs[1].ty.size()
         {
-            tx = if tx.is_signed_int() { Type::Q } else { Type::UQ };
+            tx = if tx.is_signed_int() {
+                Type::Q
+            } else {
+                Type::UQ
+            };
         }
         f.exec_type = ExecType {
             size: tx.size() as u8,
@@ -290,8 +297,13 @@ pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
         };
         let jump = matches!(
             v.op,
-            Opcode::If | Opcode::Else | Opcode::Endif | Opcode::While | Opcode::Break
-                | Opcode::Continue | Opcode::Halt
+            Opcode::If
+                | Opcode::Else
+                | Opcode::Endif
+                | Opcode::While
+                | Opcode::Break
+                | Opcode::Continue
+                | Opcode::Halt
         );
         if !jump {
             f.sizes.dst = (scalar_backend_bytes_dst(&v.dst, exec)).div_ceil(REG);
@@ -319,7 +331,11 @@ pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
                 f.writes.push(b);
             }
             if !v.vec4 && is_3src(v.op) && v.srcs.len() == 3 {
-                f.sizes.conflict = if bank_conflict(gen, v.srcs) { f.sizes.dst } else { 0 };
+                f.sizes.conflict = if bank_conflict(gen, v.srcs) {
+                    f.sizes.dst
+                } else {
+                    0
+                };
             }
         }
         // Implicit accumulator access.
@@ -350,7 +366,9 @@ pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
     // SHADER_OPCODE_FIND_LIVE_CHANNEL on gen8+ (`brw_find_live_channel`): `fbl(1)` of the
     // execution mask. Mesa counts it as writing 32 channels of flags (`flags_written`).
     if v.op == Opcode::Fbl
-        && v.srcs.first().is_some_and(|s| s.file == RegFile::Arf && s.nr == arf::MASK)
+        && v.srcs
+            .first()
+            .is_some_and(|s| s.file == RegFile::Arf && s.nr == arf::MASK)
     {
         f.class = Some(Class::FindLiveChannel);
         let c = Control {
@@ -387,7 +405,10 @@ fn bank_conflict(gen: Gen, srcs: &[Operand]) -> bool {
 fn flags(v: &View<'_>, f: &mut InstFacts) {
     let c = &v.control;
     let cmod_writes = c.cmod != CondMod::None
-        && !matches!(v.op, Opcode::Sel | Opcode::Csel | Opcode::If | Opcode::While);
+        && !matches!(
+            v.op,
+            Opcode::Sel | Opcode::Csel | Opcode::If | Opcode::While
+        );
     if v.vec4 {
         f.flags_read = (c.predicate != Predicate::None) as u8;
         f.flags_written = cmod_writes as u8;
@@ -421,7 +442,10 @@ fn send_facts(v: &View<'_>, gen: Gen, f: &mut InstFacts) -> Result<(), String> {
     let mlen = info.mlen as u32;
     let ex_mlen = info.ex_mlen as u32;
     // The payload is 32-bit data.
-    f.exec_type = ExecType { size: 4, is_f: false };
+    f.exec_type = ExecType {
+        size: 4,
+        is_f: false,
+    };
     f.sizes = Sizes {
         dst: if v.dst.is_null() { 0 } else { rlen },
         exec: (exec * 4).div_ceil(REG),

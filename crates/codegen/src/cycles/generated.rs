@@ -47,7 +47,10 @@ pub fn is_implied_header_move(s: &Shader, rest: &[Inst], v: &View<'_>) -> bool {
     for &n in rest.iter().skip(1).take(2) {
         let op = s.insts.opcode[n];
         if is_send(op) {
-            return s.srcs(n).first().is_some_and(|p| p.file == RegFile::FixedGrf && p.nr == v.dst.nr);
+            return s
+                .srcs(n)
+                .first()
+                .is_some_and(|p| p.file == RegFile::FixedGrf && p.nr == v.dst.nr);
         }
         if op != Opcode::Or {
             return false;
@@ -84,7 +87,9 @@ pub fn is_scratch_header_and(s: &Shader, before: &[Inst], v: &View<'_>) -> bool 
         && dst.file == RegFile::FixedGrf
         && dst.nr == v.dst.nr
         && dst.offset == 0
-        && s.srcs(m).first().is_some_and(|i| i.file == RegFile::Imm && i.nr == 0)
+        && s.srcs(m)
+            .first()
+            .is_some_and(|i| i.file == RegFile::Imm && i.nr == 0)
 }
 
 /// Legacy scratch sequences: for each instruction of `order`, whether it is a setup
@@ -172,14 +177,17 @@ pub fn gen7_find_live_channel(s: &Shader, order: &[Inst]) -> (Vec<bool>, Vec<Opt
         if !matches!(s.insts.opcode[i], Opcode::Fbl | Opcode::Lzd) {
             continue;
         }
-        let Some(flag) = s.srcs(i).first().and_then(flag_of) else { continue };
+        let Some(flag) = s.srcs(i).first().and_then(flag_of) else {
+            continue;
+        };
         // Back over the `mov.z` instructions to the `mov(1) fN 0`.
         let mut j = k;
         let mut zs = 0;
         while j > 0 {
             let m = order[j - 1];
             let c = s.insts.control[m];
-            if s.insts.opcode[m] == Opcode::Mov && c.cmod == CondMod::Z && s.insts.dst[m].is_null() {
+            if s.insts.opcode[m] == Opcode::Mov && c.cmod == CondMod::Z && s.insts.dst[m].is_null()
+            {
                 zs += 1;
                 j -= 1;
             } else {

@@ -68,7 +68,9 @@ fn slots(b: &Bytes) -> impl Iterator<Item = usize> {
 }
 
 fn flag_slots(mask: u8) -> impl Iterator<Item = usize> {
-    (0..FLAGS).filter(move |i| mask & (1 << i) != 0).map(|i| FLAG0 + i)
+    (0..FLAGS)
+        .filter(move |i| mask & (1 << i) != 0)
+        .map(|i| FLAG0 + i)
 }
 
 /// Runs the model over a program's instructions in order. Blocks are numbered by
@@ -170,12 +172,133 @@ fn issue(st: &mut State, inst: &InstFacts, perf: &PerfDesc) {
         }
     }
     for b in &inst.writes {
-        let lat = if b.file == DepFile::Acc { perf.la } else { perf.ld };
+        let lat = if b.file == DepFile::Acc {
+            perf.la
+        } else {
+            perf.ld
+        };
         for s in slots(b) {
             st.dep_ready[s] = st.fe.wrapping_add_signed(lat);
         }
     }
     for s in flag_slots(inst.flags_written) {
         st.dep_ready[s] = st.fe.wrapping_add_signed(perf.lf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cycles::desc::{Class, ExecType, Sizes};
+
+    fn alu(class: Class, reads: &[u32], writes: &[u32]) -> InstFacts {
+        InstFacts {
+            class: Some(class),
+            exec_type: ExecType {
+                size: 4,
+                is_f: true,
+            },
+            sizes: Sizes {
+                dst: 1,
+                exec: 1,
+                src: 1,
+                conflict: 0,
+            },
+            reads: reads.iter().map(|r| Bytes::grf(r * 32, 32)).collect(),
+            writes: writes.iter().map(|r| Bytes::grf(r * 32, 32)).collect(),
+            ..InstFacts::default()
+        }
+    }
+
+    #[test]
+    fn independent_instructions_take_their_issue_time() {
+        // gen9 `mov`: 2 cycles of front end each.
+        let insts = [
+            alu(Class::Arith, &[1], &[10]),
+            alu(Class::Arith, &[2], &[11]),
+        ];
+        let e = estimate(&insts, Gen::Gen9, 1).unwrap();
+        assert_eq!(e.cycles, 4);
+        assert_eq!(e.blocks, vec![4]);
+    }
+
+    #[test]
+    fn a_reader_waits_for_the_writers_latency() {
+        // gen9 ALU: issued at 2, result 8 cycles later; the reader issues at 10, ends at 12.
+        let insts = [
+            alu(Class::Arith, &[1], &[10]),
+            alu(Class::Arith, &[10], &[11]),
+        ];
+        assert_eq!(estimate(&insts, Gen::Gen9, 1).unwrap().cycles, 12);
+        // Haswell: float `mov` latency 12.
+        assert_eq!(estimate(&insts, Gen::Gen75, 1).unwrap().cycles, 16);
+    }
+
+    #[test]
+    fn no_dd_check_skips_the_write_after_write_wait() {
+        let mut second = alu(Class::Arith, &[], &[10]);
+        let insts = [alu(Class::Arith, &[], &[10]), second.clone()];
+        assert_eq!(estimate(&insts, Gen::Gen9, 1).unwrap().cycles, 12);
+        second.no_dd_check = true;
+        let insts = [alu(Class::Arith, &[], &[10]), second];
+        assert_eq!(estimate(&insts, Gen::Gen9, 1).unwrap().cycles, 4);
+    }
+
+    #[test]
+    fn loop_bodies_weigh_ten_times() {
+        let mut body = alu(Class::Arith, &[], &[10]);
+        body.block = 1;
+        let mut do_ = InstFacts {
+            class: Some(Class::Do),
+            flow: Flow::Do,
+            block: 1,
+            ..InstFacts::default()
+        };
+        do_.exec_type.size = 4;
+        let while_ = InstFacts {
+            class: Some(Class::Jump),
+            flow: Flow::While,
+            block: 1,
+            ..InstFacts::default()
+        };
+        let mut after = alu(Class::Arith, &[], &[11]);
+        after.block = 2;
+        let insts = [alu(Class::Arith, &[], &[9]), do_, body, while_, after];
+        let e = estimate(&insts, Gen::Gen9, 3).unwrap();
+        // 2, then (2 + 8 for the `while`) × 10, then 2.
+        assert_eq!(e.blocks, vec![2, 100, 2]);
+        assert_eq!(e.cycles, 104);
+    }
+
+    #[test]
+    fn a_send_marks_its_payload_read_late() {
+        // A sampler message reading g20 (ls = 8 + 2·ss = 10); a later write of g20 waits.
+        let send = InstFacts {
+            class: Some(Class::Sampler),
+            exec_type: ExecType {
+                size: 4,
+                is_f: false,
+            },
+            sizes: Sizes {
+                dst: 4,
+                exec: 1,
+                src: 1,
+                conflict: 0,
+            },
+            reads: vec![Bytes::grf(20 * 32, 32)],
+            payload: vec![Bytes::grf(20 * 32, 32)],
+            writes: vec![Bytes::grf(30 * 32, 128)],
+            ..InstFacts::default()
+        };
+        let insts = [send, alu(Class::Arith, &[], &[20])];
+        // The send issues 0 → 2; g20 free at 12; the mov issues 12 → 14.
+        assert_eq!(estimate(&insts, Gen::Gen9, 1).unwrap().cycles, 14);
+    }
+
+    #[test]
+    fn classes_mesa_does_not_price_are_errors() {
+        let insts = [alu(Class::LoadLiveChannels, &[], &[1])];
+        assert!(estimate(&insts, Gen::Gen75, 1).is_err());
+        assert!(estimate(&[alu(Class::Arith, &[], &[1])], Gen::Gen12, 1).is_err());
     }
 }
