@@ -57,6 +57,10 @@ fn check(text: &str) {
             if valid {
                 let _ = eubatch_sim::run_limited(&p.shader, 1, 10_000, None);
             }
+            // Mesa's performance model on whatever the reader accepted: an error or a figure.
+            for gen in [Gen::Gen75, Gen::Gen8, Gen::Gen9] {
+                let _ = eubatch_codegen::cycles::program_cycles(p, gen);
+            }
         }
     }
 }

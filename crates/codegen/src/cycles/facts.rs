@@ -42,7 +42,7 @@ impl Bytes {
         if self.len == 0 {
             return 0..0;
         }
-        self.start / 32..(self.start + self.len - 1) / 32 + 1
+        self.start / 32..self.start.saturating_add(self.len - 1) / 32 + 1
     }
 }
 

@@ -209,7 +209,10 @@ fn operand_bytes(v: &View<'_>, o: &Operand, exec: u32) -> Option<Bytes> {
         scalar_backend_bytes(o, exec)
     };
     match o.file {
-        RegFile::FixedGrf => Some(Bytes::grf(o.nr * REG + o.offset, len)),
+        RegFile::FixedGrf => Some(Bytes::grf(
+            o.nr.saturating_mul(REG).saturating_add(o.offset),
+            len,
+        )),
         RegFile::Arf if (arf::ADDRESS..arf::ACCUMULATOR).contains(&o.nr) => Some(Bytes {
             file: DepFile::Addr,
             start: 0,
@@ -457,7 +460,7 @@ fn send_facts(v: &View<'_>, gen: Gen, f: &mut InstFacts) -> Result<(), String> {
         match s.file {
             RegFile::FixedGrf => {
                 let regs = if i == 0 { mlen } else { ex_mlen };
-                payload.push(Bytes::grf(s.nr * REG, regs * REG));
+                payload.push(Bytes::grf(s.nr.saturating_mul(REG), regs * REG));
             }
             RegFile::Arf if (arf::ADDRESS..arf::ACCUMULATOR).contains(&s.nr) => {
                 f.reads.push(Bytes {
@@ -487,10 +490,11 @@ fn send_facts(v: &View<'_>, gen: Gen, f: &mut InstFacts) -> Result<(), String> {
     // writemask (vec4_visitor::emit_scratch_write); Mesa's model counts it as written.
     if v.vec4 && class == Class::Scratch && rlen == 0 && v.dst.file == RegFile::FixedGrf {
         f.sizes.dst = 1;
-        f.writes.push(Bytes::grf(v.dst.nr * REG, REG));
+        f.writes.push(Bytes::grf(v.dst.nr.saturating_mul(REG), REG));
     }
     if !v.dst.is_null() && v.dst.file == RegFile::FixedGrf && rlen > 0 {
-        f.writes.push(Bytes::grf(v.dst.nr * REG, rlen * REG));
+        f.writes
+            .push(Bytes::grf(v.dst.nr.saturating_mul(REG), rlen * REG));
     }
     Ok(())
 }

@@ -63,6 +63,7 @@ fn slots(b: &Bytes) -> impl Iterator<Item = usize> {
         DepFile::Acc => (ACC0, ACCS, b.regs()),
         DepFile::Addr => (ADDR, 1, if b.len == 0 { 0..0 } else { 0..1 }),
     };
+    let regs = regs.start.min(limit as u32)..regs.end.min(limit as u32);
     regs.filter(move |r| (*r as usize) < limit)
         .map(move |r| base + r as usize)
 }
