@@ -229,7 +229,7 @@ fn shaderdb_bdw() {
 
 #[test]
 fn shaderdb_hsw() {
-    walk("shaderdb-hsw", Gen::Gen75, (99.8, 99.9));
+    walk("shaderdb-hsw", Gen::Gen75, (100.0, 100.0));
 }
 
 #[test]

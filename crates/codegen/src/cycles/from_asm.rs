@@ -366,6 +366,15 @@ pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
     if v.vec4 && v.op == Opcode::Mov && !v.control.align16() {
         f.class = Some(Class::Logic);
     }
+    // In the scalar back end an Align16 `add` is a derivative (fs_generator::generate_ddx /
+    // generate_ddy on gen7, DDY_FINE up to gen10): `FS_OPCODE_DDY_FINE` with swizzles
+    // `.xyxy`/`.zwzw`, otherwise a coarse or horizontal derivative (logic class).
+    if !v.vec4 && v.op == Opcode::Add && v.control.align16() && v.srcs.len() == 2 {
+        const XYXY: u8 = 0b01_00_01_00;
+        const ZWZW: u8 = 0b11_10_11_10;
+        let fine_y = v.srcs[0].region.swizzle == XYXY && v.srcs[1].region.swizzle == ZWZW;
+        f.class = Some(if fine_y { Class::DdyFine } else { Class::Logic });
+    }
     // SHADER_OPCODE_FIND_LIVE_CHANNEL on gen8+ (`brw_find_live_channel`): `fbl(1)` of the
     // execution mask. Mesa counts it as writing 32 channels of flags (`flags_written`).
     if v.op == Opcode::Fbl
