@@ -246,5 +246,5 @@ fn vulkan_fp16() {
 
 #[test]
 fn shaderdb_skl_mesa25() {
-    walk("shaderdb-skl-mesa25", Gen::Gen9, (99.8, 99.9));
+    walk("shaderdb-skl-mesa25", Gen::Gen9, (100.0, 100.0));
 }

@@ -34,6 +34,8 @@ pub struct AddressSetup {
     /// A channel index was shifted into the address (`shl a0 idx`): a shuffle or a
     /// broadcast, not a `mov_indirect`.
     shifted: bool,
+    /// The setup is an IR instruction of its own: the user reads `a0` and nothing else.
+    detached: bool,
     active: bool,
 }
 
@@ -56,7 +58,7 @@ pub fn uses_address(srcs: &[Operand]) -> bool {
 impl AddressSetup {
     /// Takes in a setup instruction `op dst=a0, srcs` with its facts.
     pub fn add(&mut self, op: Opcode, srcs: &[Operand], facts: &InstFacts) {
-        if !self.active {
+        if !self.active || self.detached {
             *self = AddressSetup {
                 active: true,
                 ..AddressSetup::default()
@@ -97,8 +99,18 @@ impl AddressSetup {
         }
     }
 
+    /// Marks the setup as an IR instruction of its own (see [`AddressSetup::detached`]).
+    pub fn detach(&mut self) {
+        self.detached = true;
+        self.reads.clear();
+    }
+
     /// Folds the pending setup into the instruction that uses the address register.
     pub fn fold(&mut self, op: Opcode, srcs: &[Operand], exec: u32, facts: &mut InstFacts) {
+        if self.detached {
+            *self = AddressSetup::default();
+            return;
+        }
         facts.reads.retain(|b| b.file != DepFile::Addr);
         if let Some(ind) = srcs.iter().find(|s| s.file == RegFile::Indirect) {
             if op == Opcode::Mov {

@@ -135,7 +135,17 @@ pub fn program_facts(p: &AsmProgram, gen: Gen) -> Result<(Vec<InstFacts>, usize)
                 }
             }
             if !v.vec4 && writes_address(&v.dst) {
+                // The generator emits its address setup right before the instruction
+                // using it. A setup the scheduler moved away is an IR instruction of its
+                // own (Mesa 25 computes send descriptors into `a0` in the IR).
+                let next = order.get(k + 1).copied();
+                let adjacent = next
+                    .is_some_and(|n| writes_address(&s.insts.dst[n]) || uses_address(s.srcs(n)));
                 setup.add(op, v.srcs, &f);
+                if !adjacent {
+                    setup.detach();
+                    out.push(f);
+                }
             } else {
                 if !v.vec4 && setup.pending() && uses_address(v.srcs) {
                     setup.fold(op, v.srcs, exec, &mut f);
