@@ -127,10 +127,11 @@ fn walk(corpus: &str, target: Gen, floors: (f64, f64)) -> Option<()> {
                 }
             };
             let mesa = p.stats.cycles;
-            // EUBATCH_CYCLES_SHOW=<substring of file:line>: the program's blocks, Mesa's
-            // figure against the model's.
-            if std::env::var("EUBATCH_CYCLES_SHOW").is_ok_and(|w| !w.is_empty() && at.ends_with(&w))
-            {
+            // EUBATCH_CYCLES_SHOW=<end of file:line>, or `mismatches`: the program's blocks,
+            // Mesa's figure against the model's.
+            if std::env::var("EUBATCH_CYCLES_SHOW").is_ok_and(|w| {
+                (w == "mismatches" && est.cycles != mesa) || (!w.is_empty() && at.ends_with(&w))
+            }) {
                 eprintln!("{at}: Mesa {mesa}, model {}", est.cycles);
                 for b in &p.blocks {
                     let got = est.blocks.get(b.num as usize).copied().unwrap_or(0);

@@ -212,17 +212,20 @@ fn scalar_backend_bytes(o: &Operand, exec: u32) -> u32 {
 
 /// A register operand's bytes as Mesa's model sees them.
 fn operand_bytes(v: &View<'_>, o: &Operand, exec: u32) -> Option<Bytes> {
-    let len = if v.vec4 {
+    let mut start = o.nr.saturating_mul(REG).saturating_add(o.offset);
+    let len = if v.vec4 && is_half_of_64bit(v, o) {
+        // The 32-bit half of a 64-bit IR operand (`PICK_*_32BIT`, `SET_*_32BIT`,
+        // `DOUBLE_TO_*`): the IR operand is the whole 64-bit value.
+        start &= !7;
+        exec * 8
+    } else if v.vec4 {
         // vec4_instruction::size_read: exec_size elements whatever the region.
         exec * o.ty.size()
     } else {
         scalar_backend_bytes(o, exec)
     };
     match o.file {
-        RegFile::FixedGrf => Some(Bytes::grf(
-            o.nr.saturating_mul(REG).saturating_add(o.offset),
-            len,
-        )),
+        RegFile::FixedGrf => Some(Bytes::grf(start, len)),
         RegFile::Arf if (arf::ADDRESS..arf::ACCUMULATOR).contains(&o.nr) => Some(Bytes {
             file: DepFile::Addr,
             start: 0,
@@ -235,6 +238,12 @@ fn operand_bytes(v: &View<'_>, o: &Operand, exec: u32) -> Option<Bytes> {
         }),
         _ => None,
     }
+}
+
+/// In the vec4 back end's Align1 moves (its 64-bit conversion opcodes), a 32-bit operand
+/// with stride 2 is one half of a 64-bit IR operand (vec4_generator.cpp retypes it).
+fn is_half_of_64bit(v: &View<'_>, o: &Operand) -> bool {
+    v.op == Opcode::Mov && !v.control.align16() && o.ty.size() == 4 && o.region.hstride == 2
 }
 
 /// `flag_mask(const fs_reg &, unsigned sz)`: the flag bytes a flag-register operand covers.
