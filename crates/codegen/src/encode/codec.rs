@@ -216,12 +216,12 @@ fn basic(w: &mut W<'_>, c: &Ctrl, d: &mut Reg, s0: &mut Src, s1: &mut Src) {
     }
 }
 
-fn jump(w: &mut W<'_>, d: &mut Reg, s0: &mut Reg, s1: &mut Option<(u8, u8)>, jip: &mut i32, uip: &mut i32) {
-    dst(w, d, false);
+fn jump(w: &mut W<'_>, a16: bool, d: &mut Reg, s0: &mut Reg, s1: &mut Option<(u8, u8)>, jip: &mut i32, uip: &mut i32) {
+    dst(w, d, a16);
     src_file_type(w, 0, &mut s0.file, &mut s0.ty);
     let gen7 = !w.col.gen8_plus();
     if gen7 {
-        src_reg(w, 0, s0, false);
+        src_reg(w, 0, s0, a16);
         let (mut f, mut t) = s1.unwrap_or((0, 0));
         src_file_type(w, 1, &mut f, &mut t);
         *s1 = Some((f, t));
@@ -331,7 +331,7 @@ fn fields(w: &mut W<'_>, inst: &mut Inst) {
     let c = inst.ctrl;
     match &mut inst.form {
         Form::Basic { dst: d, src0, src1 } => basic(w, &c, d, src0, src1),
-        Form::Jump { dst: d, src0, src1, jip, uip } => jump(w, d, src0, src1, jip, uip),
+        Form::Jump { dst: d, src0, src1, jip, uip } => jump(w, c.access_mode == 1, d, src0, src1, jip, uip),
         Form::Send { dst: d, src0, src1_file, src1_ty, desc, eot } => {
             send(w, &c, d, src0, src1_file, src1_ty, desc, eot)
         }
@@ -417,4 +417,13 @@ pub fn differing_fields(inst: &Inst, gen: Gen, a: NativeInst, b: NativeInst) -> 
         }
     }
     names
+}
+
+/// The bits 95:64 (gen8+ UIP) that Mesa's `brw_set_src0` leaves for an immediate src0 of
+/// type code `ty`: src1's file ARF and type `ty` (what a jump without UIP keeps there).
+pub fn uip_under_imm_src0(col: Col, ty: u8) -> i32 {
+    let mut n = NativeInst::default();
+    n.set(F::src1_reg_file, col, 0);
+    n.set(F::src1_reg_hw_type, col, ty as u64);
+    n.get(F::uip, col) as u32 as i32
 }

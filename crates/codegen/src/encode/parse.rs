@@ -285,7 +285,8 @@ fn jump(c: &mut Cursor<'_>, col: Col, place: &Place<'_>, seen: &mut Seen) -> PRe
 
 fn hex(c: &mut Cursor<'_>) -> PResult<u64> {
     c.expect("0x")?;
-    let d = c.take_while(|b| b.is_ascii_hexdigit());
+    // Mesa prints hex digits in lower case; the type's letters that follow are upper case.
+    let d = c.take_while(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     u64::from_str_radix(d, 16).map_err(|_| c.expected("hexadecimal digits"))
 }
 
@@ -363,7 +364,9 @@ fn dst_operand(c: &mut Cursor<'_>, a16: bool, mask: bool) -> PResult<(Reg, RegTy
     let mut r = Reg::default();
     let sub;
     if c.eat("g[a0") {
+        // Indirect addressing reads the GRF file.
         r.address_mode = 1;
+        r.file = 1;
         sub = dot_number(c)?;
         if c.eat(" ") {
             r.ia_imm = signed(c)? as u16 & 0x3ff;
@@ -425,6 +428,7 @@ fn source(c: &mut Cursor<'_>, col: Col, a16: bool, op: u8) -> PResult<Src> {
     let sub;
     if c.eat("g[a0") {
         r.address_mode = 1;
+        r.file = 1;
         if let Some(s) = dot_number(c)? {
             r.ia_subnr = s as u8;
         }

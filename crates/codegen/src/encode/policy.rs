@@ -7,8 +7,9 @@
 //! `brw_send_indirect_message`, `brw_send_indirect_split_message`, `brw_alu3`),
 //! `brw_reg.h` (`brw_imm_uw`, `brw_imm_w`), and `/work/shared/anchors/codegen.md`.
 
+use super::codec::uip_under_imm_src0;
 use super::field::Col;
-use super::inst::{Form, Inst, Reg, Src};
+use super::inst::{Ctrl, Form, Inst, Reg, Src};
 use super::opcode;
 use super::parse::Seen;
 use super::types::RegType;
@@ -28,24 +29,10 @@ pub fn apply(inst: &mut Inst, col: Col) {
                 *src1 = Src::Reg(Reg::default());
             }
         }
-        Form::Jump { dst, src0, src1, .. } => {
-            // brw_IF & co.: `null:D` destination (Align1 stride 1); gen8+ src0 `imm 0:D`;
-            // gen7 src0 `null:D` <0,1,0> and src1 `imm 0:D` under the jump offsets.
-            let d_code = RegType::D.reg_code(col).unwrap();
-            *dst = Reg { file: 0, ty: d_code, hstride: 1, ..Reg::default() };
-            if col.gen8_plus() {
-                *src0 = Reg { file: 3, ty: RegType::D.imm_code(col).unwrap(), ..Reg::default() };
-                *src1 = None;
-            } else {
-                *src0 = Reg { file: 0, ty: d_code, width: 0, ..Reg::default() };
-                *src1 = Some((3, RegType::D.imm_code(col).unwrap()));
-            }
-        }
-        Form::Split(s) => {
-            // brw_set_src0 for split sends: src0 is a GRF (its file is not printed).
-            s.src0.file = 1;
-        }
-        Form::Send { .. } | Form::Three(_) => {}
+        Form::Jump { dst, src0, src1, uip, .. } => jump(col, &inst.ctrl, dst, src0, src1, uip),
+        // brw_set_src0 for split sends writes only src0's number and subregister: its file
+        // field stays 0 although the printer shows a GRF; the parse leaves it 0.
+        Form::Split(_) | Form::Send { .. } | Form::Three(_) => {}
     }
 }
 
@@ -56,4 +43,63 @@ pub fn unrecoverable(inst: &Inst, seen: &Seen) -> Option<&'static str> {
     }
     let _ = inst;
     None
+}
+
+/// Mesa's registers as `brw_set_dest`/`brw_set_src0` encode them: `null`/`ip` with a type.
+fn null(ty: u8) -> Reg {
+    Reg { file: 0, ty, hstride: 1, ..Reg::default() }
+}
+
+/// A source region as brw_set_src0 encodes it: Align1 `<v,w,h>` (`<0,1,0>` when width and
+/// execution size are 1), Align16 swizzle XYZW and vertical stride 8 written as 4.
+fn region(r: &mut Reg, c: &Ctrl, (v, w, h): (u8, u8, u8)) {
+    if c.access_mode == 1 {
+        r.swizzle = [0, 1, 2, 3];
+        r.vstride = if v == 4 { 3 } else { v };
+    } else if w == 0 && c.exec_size == 0 {
+        (r.vstride, r.width, r.hstride) = (0, 0, 0);
+    } else {
+        (r.vstride, r.width, r.hstride) = (v, w, h);
+    }
+}
+
+/// brw_IF, brw_ELSE, brw_ENDIF, brw_WHILE, brw_BREAK, brw_CONT, brw_HALT (gen7 and gen8+).
+fn jump(col: Col, c: &Ctrl, dst: &mut Reg, src0: &mut Reg, src1: &mut Option<(u8, u8)>, uip: &mut i32) {
+    let op = c.opcode;
+    let d = RegType::D.reg_code(col).unwrap();
+    let ud = RegType::UD.reg_code(col).unwrap();
+    let imm_d = RegType::D.imm_code(col).unwrap();
+    let imm_w = RegType::W.imm_code(col).unwrap();
+    const IP: u8 = 0xa0;
+    *dst = match op {
+        opcode::CONT => Reg { nr: IP, ..null(ud) },
+        opcode::ENDIF if col.gen8_plus() => Reg::default(),
+        _ => null(d),
+    };
+    if c.access_mode == 1 && *dst != Reg::default() {
+        dst.writemask = 0xf;
+    }
+    if col.gen8_plus() {
+        *src0 = Reg { file: 3, ty: imm_d, ..Reg::default() };
+        *src1 = None;
+        if !opcode::has_uip(col, op) {
+            *uip = uip_under_imm_src0(col, imm_d);
+        }
+        return;
+    }
+    // Gen7: src0 null:D (vec1 for `if`), ip for `cont`; src1 imm W for the if/else family,
+    // imm D for break/cont/halt.
+    *src0 = match op {
+        opcode::CONT => Reg { nr: IP, ..null(ud) },
+        _ => null(d),
+    };
+    src0.hstride = 0;
+    let reg_region = match op {
+        opcode::IF => (0, 0, 0),
+        opcode::CONT => (3, 0, 0),
+        _ => (4, 3, 1),
+    };
+    region(src0, c, reg_region);
+    let ty = if matches!(op, opcode::BREAK | opcode::CONT | opcode::HALT) { imm_d } else { imm_w };
+    *src1 = Some((3, ty));
 }
