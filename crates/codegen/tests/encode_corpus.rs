@@ -13,7 +13,7 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 
-use eubatch_codegen::encode::{self, codec, LabelOffsets, Labels, NativeInst, Place};
+use eubatch_codegen::encode::{self, codec, Dialect, LabelOffsets, Labels, NativeInst, Place};
 use eubatch_ir::Gen;
 
 #[derive(Default)]
@@ -90,7 +90,7 @@ fn text_cause(want: &str, got: &str) -> String {
     format!("want `{}` got `{}`", norm(&want[start..]), norm(&got[start.min(got.len())..]))
 }
 
-fn check_line(c: &mut Counts, gen: Gen, lines: &[&str], l: &Line, labels: &LabelOffsets, by_offset: &Labels, at_file: &str) {
+fn check_line(c: &mut Counts, gen: Gen, dialect: Dialect, lines: &[&str], l: &Line, labels: &LabelOffsets, by_offset: &Labels, at_file: &str) {
     let raw = lines[l.idx];
     let first = raw.get(48..).unwrap_or("");
     let second = lines.get(l.idx + 1).copied().filter(|s| s.contains(" MsgDesc:"));
@@ -111,7 +111,7 @@ fn check_line(c: &mut Counts, gen: Gen, lines: &[&str], l: &Line, labels: &Label
     if decoded.residue != [0, 0] {
         c.unmodelled_bits += 1;
     }
-    match encode::disasm(&decoded, gen, l.at, by_offset) {
+    match encode::disasm_as(&decoded, gen, l.at, by_offset, dialect) {
         Ok(t) if t == mesa_text => c.disasm_exact += 1,
         Ok(t) => note(&mut c.disasm_causes, text_cause(&mesa_text, &t), format!("{where_}\n   want: {mesa_text}\n    got: {t}")),
         Err(e) => note(&mut c.disasm_causes, format!("print: {e}"), where_.clone()),
@@ -141,6 +141,7 @@ fn u128_of(n: NativeInst) -> u128 {
 fn walk(corpus: &str, gen: Gen) -> Option<Counts> {
     let dir = common::corpus(corpus)?;
     let files = common::files_named(&dir, "asm.txt");
+    let dialect = if corpus.ends_with("mesa25") { Dialect::Mesa25 } else { Dialect::Mesa22 };
     assert!(!files.is_empty(), "no asm.txt in {}", dir.display());
     let mut c = Counts::default();
     for path in &files {
@@ -155,7 +156,7 @@ fn walk(corpus: &str, gen: Gen) -> Option<Counts> {
                     continue;
                 }
                 c.native += 1;
-                check_line(&mut c, gen, &lines, l, &labels, &by_offset, &name);
+                check_line(&mut c, gen, dialect, &lines, l, &labels, &by_offset, &name);
             }
         }
     }

@@ -25,7 +25,7 @@ pub use codec::{decode, encode, DecodeError};
 pub use field::NativeInst;
 pub use inst::Inst;
 pub use parse::{LabelOffsets, Place};
-pub use print::{disasm, Labels};
+pub use print::{disasm, disasm_as, Dialect, Labels};
 
 use eubatch_ir::error::ParseError;
 use eubatch_ir::Gen;

@@ -8,6 +8,7 @@
 use super::field::Col;
 use super::inst::{Desc, Form, Inst};
 use super::out::Out;
+use super::print::Dialect;
 use super::tables::sfid_name;
 
 fn bits(v: u32, hi: u32, lo: u32) -> u32 {
@@ -83,7 +84,7 @@ fn ctl(o: &mut Out, table: &[&str], id: u32, what: &str, space: &mut bool) -> bo
 }
 
 /// Writes the newline and the decode line up to (not including) the options.
-pub fn line(o: &mut Out, col: Col, inst: &Inst) {
+pub fn line(o: &mut Out, col: Col, inst: &Inst, dialect: Dialect) {
     let sfid = inst.ctrl.cond_modifier;
     let (desc, ex_desc) = match inst.form {
         Form::Send { desc: Desc::Imm(d), .. } => (Some(d), None),
@@ -121,8 +122,9 @@ pub fn line(o: &mut Out, col: Col, inst: &Inst) {
         }
         4 | 9 => {
             let ty = if g8 { bits(d, 18, 14) } else { bits(d, 17, 14) };
+            let commit = if dialect == Dialect::Mesa22 { ", write_commit 0" } else { "" };
             o.s(&format!(
-                " (bti {}, msg_ctrl {}, msg_type {ty}, write_commit 0)",
+                " (bti {}, msg_ctrl {}, msg_type {ty}{commit})",
                 bits(d, 7, 0),
                 bits(d, 13, 8)
             ));
@@ -238,6 +240,9 @@ pub fn line(o: &mut Out, col: Col, inst: &Inst) {
         o.s(&format!("unsupported shared function ID {sfid}"));
     }
     if space {
+        o.s(" ");
+    }
+    if dialect == Dialect::Mesa25 {
         o.s(" ");
     }
     o.s(&format!("mlen {}", bits(d, 28, 25)));

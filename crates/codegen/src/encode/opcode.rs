@@ -119,6 +119,8 @@ pub const CONT: u8 = 41;
 pub const HALT: u8 = 42;
 pub const NOP: u8 = 126;
 pub const SEL: u8 = 2;
+pub const CSEL: u8 = 18;
+pub const WAIT: u8 = 48;
 
 pub fn is_send(hw: u8) -> bool {
     matches!(hw, SEND | SENDC | SENDS | SENDSC)

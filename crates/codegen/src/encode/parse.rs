@@ -37,6 +37,8 @@ pub struct Seen {
     pub flag: bool,
     /// A jump whose target had no label (its JIP/UIP are unknown).
     pub unlabelled_jump: bool,
+    /// A half-float immediate, whose value the text does not give.
+    pub hf_imm: bool,
 }
 
 /// Parses one instruction: `first` is the disassembly after the hex bytes, `second` a
@@ -119,11 +121,11 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
             }
             if desc.nsrc > 0 {
                 c.skip_spaces();
-                *src0 = source(&mut c, col, a16, op)?;
+                *src0 = source(&mut c, col, a16, op, &mut seen)?;
             }
             if desc.nsrc > 1 {
                 c.skip_spaces();
-                *src1 = source(&mut c, col, a16, op)?;
+                *src1 = source(&mut c, col, a16, op, &mut seen)?;
             }
         }
         Form::Send { dst, src0, src1_file, src1_ty, desc: d, .. } => {
@@ -132,7 +134,7 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
             *dst = r;
             dst.ty = t.reg_code(col).ok_or_else(|| c.error("a register type"))?;
             c.skip_spaces();
-            match source(&mut c, col, a16, op)? {
+            match source(&mut c, col, a16, op, &mut seen)? {
                 Src::Reg(r) => *src0 = r,
                 Src::Imm { .. } => return Err(c.error("a send's payload is a register")),
             }
@@ -144,7 +146,7 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
                 let mask = if col == Col::Gen9 { 0x7fff_ffff } else { 0x1fff_ffff };
                 *d = Desc::Imm(hi & mask);
             } else {
-                let s = source(&mut c, col, a16, op)?;
+                let s = source(&mut c, col, a16, op, &mut seen)?;
                 let Src::Reg(r) = s else { return Err(c.error("a register descriptor")) };
                 *src1_file = r.file;
                 *src1_ty = r.ty;
@@ -412,7 +414,12 @@ fn signed(c: &mut Cursor<'_>) -> PResult<i64> {
     Ok(if neg { -v } else { v })
 }
 
-fn source(c: &mut Cursor<'_>, col: Col, a16: bool, op: u8) -> PResult<Src> {
+fn source(c: &mut Cursor<'_>, col: Col, a16: bool, op: u8, seen: &mut Seen) -> PResult<Src> {
+    if c.eat("Half Float IMM") {
+        seen.hf_imm = true;
+        let ty = RegType::HF.imm_code(col).ok_or_else(|| c.error("a half-float immediate before gen8"))?;
+        return Ok(Src::Imm { ty, bits: 0, wide: false });
+    }
     let b = c.s.as_bytes();
     let digit_at = |i: usize| b.get(i).is_some_and(|x| x.is_ascii_digit());
     if c.looking_at("0x") || digit_at(c.pos) || (c.looking_at("-") && digit_at(c.pos + 1)) {

@@ -19,11 +19,20 @@ pub fn apply(inst: &mut Inst, col: Col) {
     let op = inst.ctrl.opcode;
     let nsrc = opcode::by_hw(col, op).map_or(0, |d| d.nsrc);
     match &mut inst.form {
-        Form::Basic { src0, src1, .. } => {
-            // brw_set_src0: an immediate below 8 bytes sets src1's file to ARF and its type
-            // to the immediate's type code.
-            if let Src::Imm { ty, wide: false, .. } = *src0 {
-                *src1 = Src::Reg(Reg { file: 0, ty, ..Reg::default() });
+        Form::Basic { dst, src0, src1 } => {
+            // brw_set_src0: an immediate of a type below 8 bytes (also `dim`'s F, whose
+            // value is 64 bits) sets src1's file to ARF and its type to the immediate's code.
+            let small = |ty| RegType::from_imm(col, ty).is_some_and(|t| t.size() < 8);
+            if let Src::Imm { ty, .. } = *src0 {
+                if small(ty) {
+                    *src1 = Src::Reg(Reg { file: 0, ty, ..Reg::default() });
+                }
+            } else if op == opcode::WAIT {
+                // brw_WAIT: dst and src0 the notification register n0 (<0,1,0>), src1 null
+                // (brw_null_reg: F, <8,8,1>).
+                *src0 = Src::Reg(Reg { hstride: 0, ..*dst });
+                let f = RegType::F.reg_code(col).unwrap();
+                *src1 = Src::Reg(Reg { file: 0, ty: f, vstride: 4, width: 3, hstride: 1, ..Reg::default() });
             } else if nsrc < 2 {
                 // One-source instructions never call brw_set_src1: zero.
                 *src1 = Src::Reg(Reg::default());
@@ -32,7 +41,16 @@ pub fn apply(inst: &mut Inst, col: Col) {
         Form::Jump { dst, src0, src1, uip, .. } => jump(col, &inst.ctrl, dst, src0, src1, uip),
         // brw_set_src0 for split sends writes only src0's number and subregister: its file
         // field stays 0 although the printer shows a GRF; the parse leaves it 0.
-        Form::Split(_) | Form::Send { .. } | Form::Three(_) => {}
+        Form::Split(_) | Form::Send { .. } => {}
+        Form::Three(t) => {
+            // brw_alu3 (gen8+): Src1Type/Src2Type say "half float" for HF sources; the text
+            // prints every source with the one source type.
+            if col.gen8_plus() {
+                let hf = RegType::from_3src(col, t.src_ty) == Some(RegType::HF);
+                t.src1_hf = hf as u8;
+                t.src2_hf = hf as u8;
+            }
+        }
     }
 }
 
@@ -40,6 +58,9 @@ pub fn apply(inst: &mut Inst, col: Col) {
 pub fn unrecoverable(inst: &Inst, seen: &Seen) -> Option<&'static str> {
     if seen.unlabelled_jump {
         return Some("jump target without a label");
+    }
+    if seen.hf_imm {
+        return Some("half-float immediate: Mesa prints `Half Float IMM`, not its value");
     }
     let _ = inst;
     None

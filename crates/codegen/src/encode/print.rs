@@ -20,6 +20,17 @@ use super::types::RegType;
 /// Labels of a listing: byte offset of the labelled instruction → label number.
 pub type Labels = HashMap<u32, u32>;
 
+/// Which Mesa printed the listing. The corpora come from 22.3.6 (this module's source);
+/// Mesa 25.0.7's printer differs on the descriptor line only, as its listings show: `mlen`
+/// is written as `format(" mlen %u")` (a second space after the message's own text, as in
+/// later `brw_disasm.c`), and the constant/sampler-cache data port drops `write_commit`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    #[default]
+    Mesa22,
+    Mesa25,
+}
+
 /// Bytes per unit of JIP/UIP: gen7 counts 8-byte units, gen8+ bytes (`brw_jump_scale`).
 pub fn jump_unit(col: Col) -> i64 {
     if col.gen8_plus() {
@@ -316,6 +327,11 @@ fn label(o: &mut Out, col: Col, at: u32, jump: i32, labels: &Labels) {
 /// The instruction's text: one line, or two for a send (without the final newline).
 /// `at`: its byte offset in the program, for jump labels.
 pub fn disasm(inst: &Inst, gen: Gen, at: u32, labels: &Labels) -> Result<String, DecodeError> {
+    disasm_as(inst, gen, at, labels, Dialect::Mesa22)
+}
+
+/// [`disasm`] as a given Mesa version prints it.
+pub fn disasm_as(inst: &Inst, gen: Gen, at: u32, labels: &Labels, dialect: Dialect) -> Result<String, DecodeError> {
     let col = col_of(gen)?;
     let c = &inst.ctrl;
     let op = c.opcode;
@@ -343,7 +359,7 @@ pub fn disasm(inst: &Inst, gen: Gen, at: u32, labels: &Labels) -> Result<String,
         control(&mut o, &MATH, c.cond_modifier, "function");
     } else if !send {
         control(&mut o, &COND_MOD, c.cond_modifier, "conditional modifier");
-        if c.cond_modifier != 0 && !matches!(op, opcode::SEL | opcode::IF | opcode::WHILE) {
+        if c.cond_modifier != 0 && !matches!(op, opcode::SEL | opcode::CSEL | opcode::IF | opcode::WHILE) {
             o.s(&format!(".f{}.{}", c.flag_reg_nr, c.flag_subreg_nr));
         }
     }
@@ -449,7 +465,7 @@ pub fn disasm(inst: &Inst, gen: Gen, at: u32, labels: &Labels) -> Result<String,
         }
     }
     if send {
-        super::msgdesc::line(&mut o, col, inst);
+        super::msgdesc::line(&mut o, col, inst, dialect);
     }
     o.pad(64);
     if op != opcode::NOP {
