@@ -13,7 +13,7 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 
-use eubatch_codegen::encode::{self, codec, Dialect, LabelOffsets, Labels, NativeInst, Place};
+use eubatch_codegen::encode::{self, codec, Dialect, LabelOffsets, Labels, NativeInst, Place, Style};
 use eubatch_ir::Gen;
 
 #[derive(Default)]
@@ -25,6 +25,9 @@ struct Counts {
     from_text_impossible: BTreeMap<String, u64>,
     encode_causes: BTreeMap<String, (u64, String)>,
     disasm_causes: BTreeMap<String, (u64, String)>,
+    /// Compacted lines whose text reads and prints back identically (text → struct → text).
+    compacted_text_exact: u64,
+    compacted_causes: BTreeMap<String, (u64, String)>,
     unmodelled_bits: u64,
 }
 
@@ -90,6 +93,7 @@ fn text_cause(want: &str, got: &str) -> String {
     format!("want `{}` got `{}`", norm(&want[start..]), norm(&got[start.min(got.len())..]))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_line(c: &mut Counts, gen: Gen, dialect: Dialect, lines: &[&str], l: &Line, labels: &LabelOffsets, by_offset: &Labels, at_file: &str) {
     let raw = lines[l.idx];
     let first = raw.get(48..).unwrap_or("");
@@ -111,14 +115,16 @@ fn check_line(c: &mut Counts, gen: Gen, dialect: Dialect, lines: &[&str], l: &Li
     if decoded.residue != [0, 0] {
         c.unmodelled_bits += 1;
     }
-    match encode::disasm_as(&decoded, gen, l.at, by_offset, dialect) {
+    match encode::disasm_as(&decoded, gen, l.at, by_offset, Style { dialect, compacted: false }) {
         Ok(t) if t == mesa_text => c.disasm_exact += 1,
         Ok(t) => note(&mut c.disasm_causes, text_cause(&mesa_text, &t), format!("{where_}\n   want: {mesa_text}\n    got: {t}")),
         Err(e) => note(&mut c.disasm_causes, format!("print: {e}"), where_.clone()),
     }
     let place = Place { line: l.idx as u32 + 1, at: l.at, labels };
     match encode::assemble(first, second, gen, &place) {
-        Ok((inst, why)) => {
+        Ok(a) if a.compacted => note(&mut c.encode_causes, "parse: `compacted` on a 16-byte line".into(), where_),
+        Ok(a) => {
+            let (inst, why) = (a.inst, a.unrecoverable);
             let bytes = encode::encode(&inst, gen).expect("a parsed instruction encodes");
             if bytes == mesa {
                 c.encode_exact += 1;
@@ -131,6 +137,30 @@ fn check_line(c: &mut Counts, gen: Gen, dialect: Dialect, lines: &[&str], l: &Li
             }
         }
         Err(e) => note(&mut c.encode_causes, format!("parse: {}", e.msg), format!("{where_}: {e:?}")),
+    }
+}
+
+/// A compacted line until compaction joins: its text must read (as `compacted`) and print
+/// back as Mesa printed it.
+#[allow(clippy::too_many_arguments)]
+fn check_compacted(c: &mut Counts, gen: Gen, dialect: Dialect, lines: &[&str], l: &Line, labels: &LabelOffsets, by_offset: &Labels, at_file: &str) {
+    let raw = lines[l.idx];
+    let first = raw.get(48..).unwrap_or("");
+    let second = lines.get(l.idx + 1).copied().filter(|s| s.contains(" MsgDesc:"));
+    let mesa_text = match second {
+        Some(s) => format!("{first}\n{s}"),
+        None => first.to_string(),
+    };
+    let where_ = format!("{at_file}:{}", l.idx + 1);
+    let place = Place { line: l.idx as u32 + 1, at: l.at, labels };
+    match encode::assemble(first, second, gen, &place) {
+        Ok(a) if !a.compacted => note(&mut c.compacted_causes, "8 bytes without `compacted`".into(), where_),
+        Ok(a) => match encode::disasm_as(&a.inst, gen, l.at, by_offset, Style { dialect, compacted: true }) {
+            Ok(t) if t == mesa_text => c.compacted_text_exact += 1,
+            Ok(t) => note(&mut c.compacted_causes, text_cause(&mesa_text, &t), format!("{where_}\n   want: {mesa_text}\n    got: {t}")),
+            Err(e) => note(&mut c.compacted_causes, format!("print: {e}"), where_),
+        },
+        Err(e) => note(&mut c.compacted_causes, format!("parse: {}", e.msg), format!("{where_}: {e:?}")),
     }
 }
 
@@ -153,6 +183,7 @@ fn walk(corpus: &str, gen: Gen) -> Option<Counts> {
             for l in &insts {
                 if l.bytes.len() == 8 {
                     c.compacted += 1;
+                    check_compacted(&mut c, gen, dialect, &lines, l, &labels, &by_offset, &name);
                     continue;
                 }
                 c.native += 1;
@@ -169,19 +200,21 @@ fn report(corpus: &str, c: &Counts) {
     eprintln!(
         "{corpus}: {} native lines, encode exact {} ({:.2}%), disasm exact {} ({:.2}%), \
          not reproducible from text {impossible}, unmodelled bits in {}; \
-         compacted: handled by compaction {}",
+         compacted: handled by compaction {} (text → struct → text exact {})",
         c.native,
         c.encode_exact,
         100.0 * c.encode_exact as f64 / c.native.max(1) as f64,
         c.disasm_exact,
         100.0 * c.disasm_exact as f64 / c.native.max(1) as f64,
         c.unmodelled_bits,
-        c.compacted
+        c.compacted,
+        c.compacted_text_exact
     );
     for (why, n) in &c.from_text_impossible {
         eprintln!("  not from text alone: {n:7}  {why}");
     }
-    for (title, map) in [("encode", &c.encode_causes), ("disasm", &c.disasm_causes)] {
+    let groups = [("encode", &c.encode_causes), ("disasm", &c.disasm_causes), ("compacted text", &c.compacted_causes)];
+    for (title, map) in groups {
         let mut v: Vec<_> = map.iter().collect();
         v.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
         for (k, (n, ex)) in v.iter().take(12) {
@@ -190,45 +223,60 @@ fn report(corpus: &str, c: &Counts) {
     }
 }
 
-/// Runs a corpus and holds it to the counts reached (a floor: regressions fail).
-fn floor(corpus: &str, gen: Gen, native: u64, encode_exact: u64, disasm_exact: u64) {
+/// The counts a corpus reached: (native lines, exact encodes, exact disassembly, compacted
+/// lines, compacted lines whose text reads and prints back).
+type Floor = (u64, u64, u64, u64, u64);
+
+/// Runs a corpus and holds it to the counts reached: line counts equal, exact counts at least
+/// the floor (regressions fail), no bit of a Mesa word outside the modelled fields.
+fn floor(corpus: &str, gen: Gen, f: Floor) {
     let Some(c) = walk(corpus, gen) else { return };
-    if std::env::var("EUBATCH_ENCODE_REPORT_ONLY").is_ok() {
-        return;
-    }
-    assert_eq!(c.native, native, "{corpus}: native line count changed");
+    let (native, encode_exact, disasm_exact, compacted, compacted_text) = f;
+    assert_eq!((c.native, c.compacted), (native, compacted), "{corpus}: line counts changed");
     assert!(c.encode_exact >= encode_exact, "{corpus}: encode exact {} < floor {encode_exact}", c.encode_exact);
     assert!(c.disasm_exact >= disasm_exact, "{corpus}: disasm exact {} < floor {disasm_exact}", c.disasm_exact);
+    assert!(
+        c.compacted_text_exact >= compacted_text,
+        "{corpus}: compacted text exact {} < floor {compacted_text}",
+        c.compacted_text_exact
+    );
+    assert_eq!(c.unmodelled_bits, 0, "{corpus}: words with bits outside the modelled fields");
 }
+
+// Floors measured with Mesa 22.3.6's (and 25.0.7's) listings. Below 100%: fp16's
+// `Half Float IMM` lines (value not printed: 151 each, counted as not reproducible from
+// text), and 297 shaderdb-bdw descriptor lines where Mesa's printer reads past the end of
+// `dp_dc0_msg_type_gfx7` (message type 16 of a 16-entry table: it prints whatever string
+// follows in memory, `SIMD16` in that build).
 
 #[test]
 fn shaderdb_skl() {
-    floor("shaderdb-skl", Gen::Gen9, 0, 0, 0);
+    floor("shaderdb-skl", Gen::Gen9, (109208, 109208, 109208, 162856, 162856));
 }
 
 #[test]
 fn shaderdb_bdw() {
-    floor("shaderdb-bdw", Gen::Gen8, 0, 0, 0);
+    floor("shaderdb-bdw", Gen::Gen8, (104442, 104442, 104145, 161936, 161936));
 }
 
 #[test]
 fn shaderdb_hsw() {
-    floor("shaderdb-hsw", Gen::Gen75, 0, 0, 0);
+    floor("shaderdb-hsw", Gen::Gen75, (178533, 178533, 178533, 135479, 135479));
 }
 
 #[test]
 fn piglit_fp64() {
-    floor("piglit-fp64-skl", Gen::Gen9, 0, 0, 0);
-    floor("piglit-fp64-hsw", Gen::Gen75, 0, 0, 0);
+    floor("piglit-fp64-skl", Gen::Gen9, (60668, 60668, 60668, 24682, 24682));
+    floor("piglit-fp64-hsw", Gen::Gen75, (143923, 143923, 143923, 21769, 21769));
 }
 
 #[test]
 fn vulkan_fp16() {
-    floor("vulkan-fp16-skl", Gen::Gen9, 0, 0, 0);
-    floor("vulkan-fp16-bdw", Gen::Gen8, 0, 0, 0);
+    floor("vulkan-fp16-skl", Gen::Gen9, (14708, 14557, 14708, 14468, 14468));
+    floor("vulkan-fp16-bdw", Gen::Gen8, (15021, 14870, 15021, 14553, 14553));
 }
 
 #[test]
 fn shaderdb_skl_mesa25() {
-    floor("shaderdb-skl-mesa25", Gen::Gen9, 0, 0, 0);
+    floor("shaderdb-skl-mesa25", Gen::Gen9, (126921, 126921, 126921, 168475, 168475));
 }

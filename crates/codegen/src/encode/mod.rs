@@ -16,8 +16,10 @@ pub mod msgdesc;
 pub mod opcode;
 pub mod out;
 pub mod parse;
+pub mod parse_operand;
 pub mod policy;
 pub mod print;
+pub mod print_operand;
 pub mod tables;
 pub mod types;
 
@@ -25,21 +27,27 @@ pub use codec::{decode, encode, DecodeError};
 pub use field::NativeInst;
 pub use inst::Inst;
 pub use parse::{LabelOffsets, Place};
-pub use print::{disasm, disasm_as, Dialect, Labels};
+pub use print::{disasm, disasm_as, Dialect, Labels, Style};
 
 use eubatch_ir::error::ParseError;
 use eubatch_ir::Gen;
 
-/// Text → struct with the don't-care policy applied; also says why, if it does, the text
-/// alone cannot give Mesa's bytes.
-pub fn assemble(
-    first: &str,
-    second: Option<&str>,
-    gen: Gen,
-    place: &Place<'_>,
-) -> Result<(Inst, Option<&'static str>), ParseError> {
+/// An instruction assembled from Mesa's text.
+#[derive(Clone, Copy, Debug)]
+pub struct Assembled {
+    /// The native instruction, unprinted fields filled by the don't-care policy.
+    pub inst: Inst,
+    /// The text said `compacted`: Mesa's bytes are `compact(encode(inst))`.
+    pub compacted: bool,
+    /// Why the text alone cannot give Mesa's bytes, where it cannot.
+    pub unrecoverable: Option<&'static str>,
+}
+
+/// Text → struct with the don't-care policy applied. `first`: the disassembly after the
+/// hex bytes; `second`: a send's descriptor line.
+pub fn assemble(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> Result<Assembled, ParseError> {
     let (mut inst, seen) = parse::parse(first, second, gen, place)?;
     let col = codec::col_of(gen).map_err(|e| ParseError::new(place.line, 1, e.0))?;
     policy::apply(&mut inst, col);
-    Ok((inst, policy::unrecoverable(&inst, &seen)))
+    Ok(Assembled { inst, compacted: seen.compacted, unrecoverable: policy::unrecoverable(&seen) })
 }

@@ -55,14 +55,13 @@ pub fn apply(inst: &mut Inst, col: Col) {
 }
 
 /// Why a parsed instruction cannot be reproduced from its text alone, if it cannot.
-pub fn unrecoverable(inst: &Inst, seen: &Seen) -> Option<&'static str> {
+pub fn unrecoverable(seen: &Seen) -> Option<&'static str> {
     if seen.unlabelled_jump {
         return Some("jump target without a label");
     }
     if seen.hf_imm {
         return Some("half-float immediate: Mesa prints `Half Float IMM`, not its value");
     }
-    let _ = inst;
     None
 }
 
