@@ -13,7 +13,9 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 
-use eubatch_codegen::encode::{self, codec, Dialect, LabelOffsets, Labels, NativeInst, Place, Style};
+use eubatch_codegen::encode::{
+    self, codec, Dialect, LabelOffsets, Labels, NativeInst, Place, Style,
+};
 use eubatch_ir::Gen;
 
 #[derive(Default)]
@@ -51,7 +53,9 @@ fn hex_bytes(line: &str) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     for i in 0..16 {
         let p = i * 3;
-        let Some(pair) = line.get(p..p + 2) else { break };
+        let Some(pair) = line.get(p..p + 2) else {
+            break;
+        };
         match u8::from_str_radix(pair, 16) {
             Ok(v) if b.get(p + 2) == Some(&b' ') => out.push(v),
             _ => break,
@@ -84,20 +88,42 @@ fn programs(lines: &[&str]) -> Vec<(Vec<Line>, LabelOffsets)> {
 
 /// Where two texts first differ, as a cause: a few characters of each, digits as `N`.
 fn text_cause(want: &str, got: &str) -> String {
-    let i = want.bytes().zip(got.bytes()).take_while(|(a, b)| a == b).count();
+    let i = want
+        .bytes()
+        .zip(got.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
     let start = want[..i].rfind(' ').map_or(0, |s| s + 1);
     let norm = |s: &str| -> String {
         let s: String = s.chars().take(24).collect();
-        s.chars().map(|c| if c.is_ascii_digit() { 'N' } else { c }).collect()
+        s.chars()
+            .map(|c| if c.is_ascii_digit() { 'N' } else { c })
+            .collect()
     };
-    format!("want `{}` got `{}`", norm(&want[start..]), norm(&got[start.min(got.len())..]))
+    format!(
+        "want `{}` got `{}`",
+        norm(&want[start..]),
+        norm(&got[start.min(got.len())..])
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-fn check_line(c: &mut Counts, gen: Gen, dialect: Dialect, lines: &[&str], l: &Line, labels: &LabelOffsets, by_offset: &Labels, at_file: &str) {
+fn check_line(
+    c: &mut Counts,
+    gen: Gen,
+    dialect: Dialect,
+    lines: &[&str],
+    l: &Line,
+    labels: &LabelOffsets,
+    by_offset: &Labels,
+    at_file: &str,
+) {
     let raw = lines[l.idx];
     let first = raw.get(48..).unwrap_or("");
-    let second = lines.get(l.idx + 1).copied().filter(|s| s.contains(" MsgDesc:"));
+    let second = lines
+        .get(l.idx + 1)
+        .copied()
+        .filter(|s| s.contains(" MsgDesc:"));
     let mesa_text = match second {
         Some(s) => format!("{first}\n{s}"),
         None => first.to_string(),
@@ -115,14 +141,35 @@ fn check_line(c: &mut Counts, gen: Gen, dialect: Dialect, lines: &[&str], l: &Li
     if decoded.residue != [0, 0] {
         c.unmodelled_bits += 1;
     }
-    match encode::disasm_as(&decoded, gen, l.at, by_offset, Style { dialect, compacted: false }) {
+    match encode::disasm_as(
+        &decoded,
+        gen,
+        l.at,
+        by_offset,
+        Style {
+            dialect,
+            compacted: false,
+        },
+    ) {
         Ok(t) if t == mesa_text => c.disasm_exact += 1,
-        Ok(t) => note(&mut c.disasm_causes, text_cause(&mesa_text, &t), format!("{where_}\n   want: {mesa_text}\n    got: {t}")),
+        Ok(t) => note(
+            &mut c.disasm_causes,
+            text_cause(&mesa_text, &t),
+            format!("{where_}\n   want: {mesa_text}\n    got: {t}"),
+        ),
         Err(e) => note(&mut c.disasm_causes, format!("print: {e}"), where_.clone()),
     }
-    let place = Place { line: l.idx as u32 + 1, at: l.at, labels };
+    let place = Place {
+        line: l.idx as u32 + 1,
+        at: l.at,
+        labels,
+    };
     match encode::assemble(first, second, gen, &place) {
-        Ok(a) if a.compacted => note(&mut c.encode_causes, "parse: `compacted` on a 16-byte line".into(), where_),
+        Ok(a) if a.compacted => note(
+            &mut c.encode_causes,
+            "parse: `compacted` on a 16-byte line".into(),
+            where_,
+        ),
         Ok(a) => {
             let (inst, why) = (a.inst, a.unrecoverable);
             let bytes = encode::encode(&inst, gen).expect("a parsed instruction encodes");
@@ -132,35 +179,87 @@ fn check_line(c: &mut Counts, gen: Gen, dialect: Dialect, lines: &[&str], l: &Li
                 *c.from_text_impossible.entry(why.to_string()).or_default() += 1;
             } else {
                 let fields = codec::differing_fields(&decoded, gen, mesa, bytes);
-                let op = first.split(['(', '.', ' ']).find(|s| !s.is_empty() && !s.starts_with(['+', '-'])).unwrap_or("?");
-                note(&mut c.encode_causes, format!("{op}: {}", fields.join(",")), format!("{where_}\n   {raw}\n   mesa {:032x}\n   ours {:032x}", u128_of(mesa), u128_of(bytes)));
+                let op = first
+                    .split(['(', '.', ' '])
+                    .find(|s| !s.is_empty() && !s.starts_with(['+', '-']))
+                    .unwrap_or("?");
+                note(
+                    &mut c.encode_causes,
+                    format!("{op}: {}", fields.join(",")),
+                    format!(
+                        "{where_}\n   {raw}\n   mesa {:032x}\n   ours {:032x}",
+                        u128_of(mesa),
+                        u128_of(bytes)
+                    ),
+                );
             }
         }
-        Err(e) => note(&mut c.encode_causes, format!("parse: {}", e.msg), format!("{where_}: {e:?}")),
+        Err(e) => note(
+            &mut c.encode_causes,
+            format!("parse: {}", e.msg),
+            format!("{where_}: {e:?}"),
+        ),
     }
 }
 
 /// A compacted line until compaction joins: its text must read (as `compacted`) and print
 /// back as Mesa printed it.
 #[allow(clippy::too_many_arguments)]
-fn check_compacted(c: &mut Counts, gen: Gen, dialect: Dialect, lines: &[&str], l: &Line, labels: &LabelOffsets, by_offset: &Labels, at_file: &str) {
+fn check_compacted(
+    c: &mut Counts,
+    gen: Gen,
+    dialect: Dialect,
+    lines: &[&str],
+    l: &Line,
+    labels: &LabelOffsets,
+    by_offset: &Labels,
+    at_file: &str,
+) {
     let raw = lines[l.idx];
     let first = raw.get(48..).unwrap_or("");
-    let second = lines.get(l.idx + 1).copied().filter(|s| s.contains(" MsgDesc:"));
+    let second = lines
+        .get(l.idx + 1)
+        .copied()
+        .filter(|s| s.contains(" MsgDesc:"));
     let mesa_text = match second {
         Some(s) => format!("{first}\n{s}"),
         None => first.to_string(),
     };
     let where_ = format!("{at_file}:{}", l.idx + 1);
-    let place = Place { line: l.idx as u32 + 1, at: l.at, labels };
+    let place = Place {
+        line: l.idx as u32 + 1,
+        at: l.at,
+        labels,
+    };
     match encode::assemble(first, second, gen, &place) {
-        Ok(a) if !a.compacted => note(&mut c.compacted_causes, "8 bytes without `compacted`".into(), where_),
-        Ok(a) => match encode::disasm_as(&a.inst, gen, l.at, by_offset, Style { dialect, compacted: true }) {
+        Ok(a) if !a.compacted => note(
+            &mut c.compacted_causes,
+            "8 bytes without `compacted`".into(),
+            where_,
+        ),
+        Ok(a) => match encode::disasm_as(
+            &a.inst,
+            gen,
+            l.at,
+            by_offset,
+            Style {
+                dialect,
+                compacted: true,
+            },
+        ) {
             Ok(t) if t == mesa_text => c.compacted_text_exact += 1,
-            Ok(t) => note(&mut c.compacted_causes, text_cause(&mesa_text, &t), format!("{where_}\n   want: {mesa_text}\n    got: {t}")),
+            Ok(t) => note(
+                &mut c.compacted_causes,
+                text_cause(&mesa_text, &t),
+                format!("{where_}\n   want: {mesa_text}\n    got: {t}"),
+            ),
             Err(e) => note(&mut c.compacted_causes, format!("print: {e}"), where_),
         },
-        Err(e) => note(&mut c.compacted_causes, format!("parse: {}", e.msg), format!("{where_}: {e:?}")),
+        Err(e) => note(
+            &mut c.compacted_causes,
+            format!("parse: {}", e.msg),
+            format!("{where_}: {e:?}"),
+        ),
     }
 }
 
@@ -171,7 +270,11 @@ fn u128_of(n: NativeInst) -> u128 {
 fn walk(corpus: &str, gen: Gen) -> Option<Counts> {
     let dir = common::corpus(corpus)?;
     let files = common::files_named(&dir, "asm.txt");
-    let dialect = if corpus.ends_with("mesa25") { Dialect::Mesa25 } else { Dialect::Mesa22 };
+    let dialect = if corpus.ends_with("mesa25") {
+        Dialect::Mesa25
+    } else {
+        Dialect::Mesa22
+    };
     assert!(!files.is_empty(), "no asm.txt in {}", dir.display());
     let mut c = Counts::default();
     for path in &files {
@@ -213,10 +316,14 @@ fn report(corpus: &str, c: &Counts) {
     for (why, n) in &c.from_text_impossible {
         eprintln!("  not from text alone: {n:7}  {why}");
     }
-    let groups = [("encode", &c.encode_causes), ("disasm", &c.disasm_causes), ("compacted text", &c.compacted_causes)];
+    let groups = [
+        ("encode", &c.encode_causes),
+        ("disasm", &c.disasm_causes),
+        ("compacted text", &c.compacted_causes),
+    ];
     for (title, map) in groups {
         let mut v: Vec<_> = map.iter().collect();
-        v.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+        v.sort_by_key(|e| std::cmp::Reverse(e.1 .0));
         for (k, (n, ex)) in v.iter().take(12) {
             eprintln!("  {title} mismatch {n:7}  {k}\n      e.g. {ex}");
         }
@@ -232,15 +339,30 @@ type Floor = (u64, u64, u64, u64, u64);
 fn floor(corpus: &str, gen: Gen, f: Floor) {
     let Some(c) = walk(corpus, gen) else { return };
     let (native, encode_exact, disasm_exact, compacted, compacted_text) = f;
-    assert_eq!((c.native, c.compacted), (native, compacted), "{corpus}: line counts changed");
-    assert!(c.encode_exact >= encode_exact, "{corpus}: encode exact {} < floor {encode_exact}", c.encode_exact);
-    assert!(c.disasm_exact >= disasm_exact, "{corpus}: disasm exact {} < floor {disasm_exact}", c.disasm_exact);
+    assert_eq!(
+        (c.native, c.compacted),
+        (native, compacted),
+        "{corpus}: line counts changed"
+    );
+    assert!(
+        c.encode_exact >= encode_exact,
+        "{corpus}: encode exact {} < floor {encode_exact}",
+        c.encode_exact
+    );
+    assert!(
+        c.disasm_exact >= disasm_exact,
+        "{corpus}: disasm exact {} < floor {disasm_exact}",
+        c.disasm_exact
+    );
     assert!(
         c.compacted_text_exact >= compacted_text,
         "{corpus}: compacted text exact {} < floor {compacted_text}",
         c.compacted_text_exact
     );
-    assert_eq!(c.unmodelled_bits, 0, "{corpus}: words with bits outside the modelled fields");
+    assert_eq!(
+        c.unmodelled_bits, 0,
+        "{corpus}: words with bits outside the modelled fields"
+    );
 }
 
 // Floors measured with Mesa 22.3.6's (and 25.0.7's) listings. Below 100%: fp16's
@@ -251,32 +373,64 @@ fn floor(corpus: &str, gen: Gen, f: Floor) {
 
 #[test]
 fn shaderdb_skl() {
-    floor("shaderdb-skl", Gen::Gen9, (109208, 109208, 109208, 162856, 162856));
+    floor(
+        "shaderdb-skl",
+        Gen::Gen9,
+        (109208, 109208, 109208, 162856, 162856),
+    );
 }
 
 #[test]
 fn shaderdb_bdw() {
-    floor("shaderdb-bdw", Gen::Gen8, (104442, 104442, 104145, 161936, 161936));
+    floor(
+        "shaderdb-bdw",
+        Gen::Gen8,
+        (104442, 104442, 104145, 161936, 161936),
+    );
 }
 
 #[test]
 fn shaderdb_hsw() {
-    floor("shaderdb-hsw", Gen::Gen75, (178533, 178533, 178533, 135479, 135479));
+    floor(
+        "shaderdb-hsw",
+        Gen::Gen75,
+        (178533, 178533, 178533, 135479, 135479),
+    );
 }
 
 #[test]
 fn piglit_fp64() {
-    floor("piglit-fp64-skl", Gen::Gen9, (60668, 60668, 60668, 24682, 24682));
-    floor("piglit-fp64-hsw", Gen::Gen75, (143923, 143923, 143923, 21769, 21769));
+    floor(
+        "piglit-fp64-skl",
+        Gen::Gen9,
+        (60668, 60668, 60668, 24682, 24682),
+    );
+    floor(
+        "piglit-fp64-hsw",
+        Gen::Gen75,
+        (143923, 143923, 143923, 21769, 21769),
+    );
 }
 
 #[test]
 fn vulkan_fp16() {
-    floor("vulkan-fp16-skl", Gen::Gen9, (14708, 14557, 14708, 14468, 14468));
-    floor("vulkan-fp16-bdw", Gen::Gen8, (15021, 14870, 15021, 14553, 14553));
+    floor(
+        "vulkan-fp16-skl",
+        Gen::Gen9,
+        (14708, 14557, 14708, 14468, 14468),
+    );
+    floor(
+        "vulkan-fp16-bdw",
+        Gen::Gen8,
+        (15021, 14870, 15021, 14553, 14553),
+    );
 }
 
 #[test]
 fn shaderdb_skl_mesa25() {
-    floor("shaderdb-skl-mesa25", Gen::Gen9, (126921, 126921, 126921, 168475, 168475));
+    floor(
+        "shaderdb-skl-mesa25",
+        Gen::Gen9,
+        (126921, 126921, 126921, 168475, 168475),
+    );
 }

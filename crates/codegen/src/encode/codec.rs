@@ -8,7 +8,7 @@
 use eubatch_ir::Gen;
 
 use super::field::{Col, Field as F, NativeInst};
-use super::inst::{Ctrl, Desc, Form, Inst, Reg, Split, Src, Src3, Three};
+use super::inst::{Ctrl, Desc, Form, Inst, Reg, Send, Split, Src, Src3, Three};
 use super::opcode;
 use super::types::RegType;
 
@@ -33,8 +33,10 @@ pub fn is_three(col: Col, op: u8) -> bool {
 
 /// A 64-bit immediate: DF/UQ/Q, and `dim`'s F (brw_disasm.c `imm`).
 pub fn imm_is_wide(col: Col, op: u8, ty: u8) -> bool {
-    matches!(RegType::from_imm(col, ty), Some(RegType::DF | RegType::UQ | RegType::Q))
-        || (op == 10 && col == Col::Gen75)
+    matches!(
+        RegType::from_imm(col, ty),
+        Some(RegType::DF | RegType::UQ | RegType::Q)
+    ) || (op == 10 && col == Col::Gen75)
 }
 
 struct W<'a> {
@@ -50,7 +52,9 @@ impl W<'_> {
     fn f<T: Copy + Into<u64> + TryFrom<u64>>(&mut self, field: F, v: &mut T) {
         if self.decode {
             let x = self.n.get(field, self.col);
-            *v = T::try_from(x).ok().expect("field wider than its struct member");
+            *v = T::try_from(x)
+                .ok()
+                .expect("field wider than its struct member");
         } else {
             self.n.set(field, self.col, (*v).into());
             if let Some(l) = self.log.as_mut() {
@@ -122,17 +126,39 @@ fn src_file_type(w: &mut W<'_>, i: usize, file: &mut u8, ty: &mut u8) {
 fn src_reg(w: &mut W<'_>, i: usize, s: &mut Reg, a16: bool) {
     let f = if i == 0 {
         [
-            F::src0_address_mode, F::src0_ia_subreg_nr, F::src0_ia1_addr_imm, F::src0_da_reg_nr,
-            F::src0_da16_subreg_nr, F::src0_da1_subreg_nr, F::src0_vstride, F::src0_width,
-            F::src0_hstride, F::src0_da16_swiz_x, F::src0_da16_swiz_y, F::src0_da16_swiz_z,
-            F::src0_da16_swiz_w, F::src0_abs, F::src0_negate,
+            F::src0_address_mode,
+            F::src0_ia_subreg_nr,
+            F::src0_ia1_addr_imm,
+            F::src0_da_reg_nr,
+            F::src0_da16_subreg_nr,
+            F::src0_da1_subreg_nr,
+            F::src0_vstride,
+            F::src0_width,
+            F::src0_hstride,
+            F::src0_da16_swiz_x,
+            F::src0_da16_swiz_y,
+            F::src0_da16_swiz_z,
+            F::src0_da16_swiz_w,
+            F::src0_abs,
+            F::src0_negate,
         ]
     } else {
         [
-            F::src1_address_mode, F::src1_ia_subreg_nr, F::src1_ia1_addr_imm, F::src1_da_reg_nr,
-            F::src1_da16_subreg_nr, F::src1_da1_subreg_nr, F::src1_vstride, F::src1_width,
-            F::src1_hstride, F::src1_da16_swiz_x, F::src1_da16_swiz_y, F::src1_da16_swiz_z,
-            F::src1_da16_swiz_w, F::src1_abs, F::src1_negate,
+            F::src1_address_mode,
+            F::src1_ia_subreg_nr,
+            F::src1_ia1_addr_imm,
+            F::src1_da_reg_nr,
+            F::src1_da16_subreg_nr,
+            F::src1_da1_subreg_nr,
+            F::src1_vstride,
+            F::src1_width,
+            F::src1_hstride,
+            F::src1_da16_swiz_x,
+            F::src1_da16_swiz_y,
+            F::src1_da16_swiz_z,
+            F::src1_da16_swiz_w,
+            F::src1_abs,
+            F::src1_negate,
         ]
     };
     w.f(f[0], &mut s.address_mode);
@@ -171,9 +197,17 @@ fn src(w: &mut W<'_>, i: usize, s: &mut Src, a16: bool, op: u8) {
     src_file_type(w, i, &mut file, &mut ty);
     if w.decode {
         *s = if file == 3 {
-            Src::Imm { ty, bits: 0, wide: imm_is_wide(w.col, op, ty) }
+            Src::Imm {
+                ty,
+                bits: 0,
+                wide: imm_is_wide(w.col, op, ty),
+            }
         } else {
-            Src::Reg(Reg { file, ty, ..Reg::default() })
+            Src::Reg(Reg {
+                file,
+                ty,
+                ..Reg::default()
+            })
         };
     }
     match s {
@@ -205,7 +239,11 @@ fn basic(w: &mut W<'_>, c: &Ctrl, d: &mut Reg, s0: &mut Src, s1: &mut Src) {
             };
             src_file_type(w, 1, &mut f1, &mut t1);
             if w.decode {
-                *s1 = Src::Reg(Reg { file: f1, ty: t1, ..Reg::default() });
+                *s1 = Src::Reg(Reg {
+                    file: f1,
+                    ty: t1,
+                    ..Reg::default()
+                });
             }
         } else if w.decode {
             *s1 = Src::Reg(Reg::default());
@@ -216,7 +254,15 @@ fn basic(w: &mut W<'_>, c: &Ctrl, d: &mut Reg, s0: &mut Src, s1: &mut Src) {
     }
 }
 
-fn jump(w: &mut W<'_>, a16: bool, d: &mut Reg, s0: &mut Reg, s1: &mut Option<(u8, u8)>, jip: &mut i32, uip: &mut i32) {
+fn jump(
+    w: &mut W<'_>,
+    a16: bool,
+    d: &mut Reg,
+    s0: &mut Reg,
+    s1: &mut Option<(u8, u8)>,
+    jip: &mut i32,
+    uip: &mut i32,
+) {
     dst(w, d, a16);
     src_file_type(w, 0, &mut s0.file, &mut s0.ty);
     let gen7 = !w.col.gen8_plus();
@@ -231,21 +277,33 @@ fn jump(w: &mut W<'_>, a16: bool, d: &mut Reg, s0: &mut Reg, s1: &mut Option<(u8
     w.f(F::jip, &mut j);
     w.f(F::uip, &mut u);
     if w.decode {
-        *jip = if gen7 { j as u16 as i16 as i32 } else { j as u32 as i32 };
-        *uip = if gen7 { u as u16 as i16 as i32 } else { u as u32 as i32 };
+        *jip = if gen7 {
+            j as u16 as i16 as i32
+        } else {
+            j as u32 as i32
+        };
+        *uip = if gen7 {
+            u as u16 as i16 as i32
+        } else {
+            u as u32 as i32
+        };
     }
 }
 
-fn send(w: &mut W<'_>, c: &Ctrl, d: &mut Reg, s0: &mut Reg, f1: &mut u8, t1: &mut u8, desc: &mut Desc, eot: &mut u8) {
+fn send(w: &mut W<'_>, c: &Ctrl, s: &mut Send) {
     let a16 = c.access_mode == 1;
-    dst(w, d, a16);
-    src_file_type(w, 0, &mut s0.file, &mut s0.ty);
-    src_reg(w, 0, s0, a16);
-    src_file_type(w, 1, f1, t1);
+    dst(w, &mut s.dst, a16);
+    src_file_type(w, 0, &mut s.src0.file, &mut s.src0.ty);
+    src_reg(w, 0, &mut s.src0, a16);
+    src_file_type(w, 1, &mut s.src1_file, &mut s.src1_ty);
     if w.decode {
-        *desc = if *f1 == 3 { Desc::Imm(0) } else { Desc::Reg(Reg::default()) };
+        s.desc = if s.src1_file == 3 {
+            Desc::Imm(0)
+        } else {
+            Desc::Reg(Reg::default())
+        };
     }
-    match desc {
+    match &mut s.desc {
         Desc::Imm(v) => {
             let mut x = *v as u64;
             w.f(F::send_desc, &mut x);
@@ -253,7 +311,7 @@ fn send(w: &mut W<'_>, c: &Ctrl, d: &mut Reg, s0: &mut Reg, f1: &mut u8, t1: &mu
         }
         Desc::Reg(r) => src_reg(w, 1, r, a16),
     }
-    w.f(F::eot, eot);
+    w.f(F::eot, &mut s.eot);
 }
 
 fn split(w: &mut W<'_>, s: &mut Split) {
@@ -310,9 +368,30 @@ fn three(w: &mut W<'_>, t: &mut Three) {
     w.f(F::src3_a16_src1_type, &mut t.src1_hf);
     w.f(F::src3_a16_src2_type, &mut t.src2_hf);
     let f = [
-        [F::src3_src0_reg_nr, F::src3_src0_subreg_nr, F::src3_src0_swizzle, F::src3_src0_rep_ctrl, F::src3_src0_abs, F::src3_src0_negate],
-        [F::src3_src1_reg_nr, F::src3_src1_subreg_nr, F::src3_src1_swizzle, F::src3_src1_rep_ctrl, F::src3_src1_abs, F::src3_src1_negate],
-        [F::src3_src2_reg_nr, F::src3_src2_subreg_nr, F::src3_src2_swizzle, F::src3_src2_rep_ctrl, F::src3_src2_abs, F::src3_src2_negate],
+        [
+            F::src3_src0_reg_nr,
+            F::src3_src0_subreg_nr,
+            F::src3_src0_swizzle,
+            F::src3_src0_rep_ctrl,
+            F::src3_src0_abs,
+            F::src3_src0_negate,
+        ],
+        [
+            F::src3_src1_reg_nr,
+            F::src3_src1_subreg_nr,
+            F::src3_src1_swizzle,
+            F::src3_src1_rep_ctrl,
+            F::src3_src1_abs,
+            F::src3_src1_negate,
+        ],
+        [
+            F::src3_src2_reg_nr,
+            F::src3_src2_subreg_nr,
+            F::src3_src2_swizzle,
+            F::src3_src2_rep_ctrl,
+            F::src3_src2_abs,
+            F::src3_src2_negate,
+        ],
     ];
     for (s, f) in t.srcs.iter_mut().zip(f) {
         let s: &mut Src3 = s;
@@ -331,10 +410,14 @@ fn fields(w: &mut W<'_>, inst: &mut Inst) {
     let c = inst.ctrl;
     match &mut inst.form {
         Form::Basic { dst: d, src0, src1 } => basic(w, &c, d, src0, src1),
-        Form::Jump { dst: d, src0, src1, jip, uip } => jump(w, c.access_mode == 1, d, src0, src1, jip, uip),
-        Form::Send { dst: d, src0, src1_file, src1_ty, desc, eot } => {
-            send(w, &c, d, src0, src1_file, src1_ty, desc, eot)
-        }
+        Form::Jump {
+            dst: d,
+            src0,
+            src1,
+            jip,
+            uip,
+        } => jump(w, c.access_mode == 1, d, src0, src1, jip, uip),
+        Form::Send(s) => send(w, &c, s),
         Form::Split(s) => split(w, s),
         Form::Three(t) => three(w, t),
     }
@@ -345,14 +428,31 @@ pub fn form_of(col: Col, op: u8) -> Form {
     if opcode::is_split_send(op) {
         Form::Split(Split::default())
     } else if opcode::is_send(op) {
-        Form::Send { dst: Reg::default(), src0: Reg::default(), src1_file: 0, src1_ty: 0, desc: Desc::Imm(0), eot: 0 }
+        Form::Send(Send {
+            dst: Reg::default(),
+            src0: Reg::default(),
+            src1_file: 0,
+            src1_ty: 0,
+            desc: Desc::Imm(0),
+            eot: 0,
+        })
     } else if opcode::has_jip(op) {
-        Form::Jump { dst: Reg::default(), src0: Reg::default(), src1: None, jip: 0, uip: 0 }
+        Form::Jump {
+            dst: Reg::default(),
+            src0: Reg::default(),
+            src1: None,
+            jip: 0,
+            uip: 0,
+        }
     } else if is_three(col, op) {
         Form::Three(Three::default())
     } else {
         let r = Src::Reg(Reg::default());
-        Form::Basic { dst: Reg::default(), src0: r, src1: r }
+        Form::Basic {
+            dst: Reg::default(),
+            src0: r,
+            src1: r,
+        }
     }
 }
 
@@ -361,7 +461,15 @@ pub fn encode(inst: &Inst, gen: Gen) -> Result<NativeInst, DecodeError> {
     let col = col_of(gen)?;
     let mut n = NativeInst::default();
     let mut copy = *inst;
-    fields(&mut W { n: &mut n, col, decode: false, log: None }, &mut copy);
+    fields(
+        &mut W {
+            n: &mut n,
+            col,
+            decode: false,
+            log: None,
+        },
+        &mut copy,
+    );
     n.0[0] ^= inst.residue[0];
     n.0[1] ^= inst.residue[1];
     Ok(n)
@@ -371,15 +479,31 @@ pub fn encode(inst: &Inst, gen: Gen) -> Result<NativeInst, DecodeError> {
 pub fn decode(n: NativeInst, gen: Gen) -> Result<Inst, DecodeError> {
     let col = col_of(gen)?;
     if n.get(F::cmpt_control, col) == 1 {
-        return Err(DecodeError("compacted instruction: uncompact it first".into()));
+        return Err(DecodeError(
+            "compacted instruction: uncompact it first".into(),
+        ));
     }
     let op = n.get(F::hw_opcode, col) as u8;
     if opcode::by_hw(col, op).is_none() {
-        return Err(DecodeError(format!("opcode {op} does not exist on {gen:?}")));
+        return Err(DecodeError(format!(
+            "opcode {op} does not exist on {gen:?}"
+        )));
     }
-    let mut inst = Inst { ctrl: Ctrl::default(), form: form_of(col, op), residue: [0; 2] };
+    let mut inst = Inst {
+        ctrl: Ctrl::default(),
+        form: form_of(col, op),
+        residue: [0; 2],
+    };
     let mut copy = n;
-    fields(&mut W { n: &mut copy, col, decode: true, log: None }, &mut inst);
+    fields(
+        &mut W {
+            n: &mut copy,
+            col,
+            decode: true,
+            log: None,
+        },
+        &mut inst,
+    );
     let again = encode(&inst, gen)?;
     inst.residue = [n.0[0] ^ again.0[0], n.0[1] ^ again.0[1]];
     Ok(inst)
@@ -389,7 +513,17 @@ pub fn decode(n: NativeInst, gen: Gen) -> Result<Inst, DecodeError> {
 pub fn src1_from_high(col: Col, hi: u32, a16: bool) -> Reg {
     let mut n = NativeInst([0, (hi as u64) << 32]);
     let mut r = Reg::default();
-    src_reg(&mut W { n: &mut n, col, decode: true, log: None }, 1, &mut r, a16);
+    src_reg(
+        &mut W {
+            n: &mut n,
+            col,
+            decode: true,
+            log: None,
+        },
+        1,
+        &mut r,
+        a16,
+    );
     r
 }
 
@@ -397,11 +531,21 @@ pub fn src1_from_high(col: Col, hi: u32, a16: bool) -> Reg {
 /// is owned by the last field `inst`'s encoding wrote there; bits no field wrote are
 /// `bit N`. For grouping mismatches by cause.
 pub fn differing_fields(inst: &Inst, gen: Gen, a: NativeInst, b: NativeInst) -> Vec<String> {
-    let Ok(col) = col_of(gen) else { return vec!["generation".into()] };
+    let Ok(col) = col_of(gen) else {
+        return vec!["generation".into()];
+    };
     let mut log = Vec::new();
     let mut n = NativeInst::default();
     let mut copy = *inst;
-    fields(&mut W { n: &mut n, col, decode: false, log: Some(&mut log) }, &mut copy);
+    fields(
+        &mut W {
+            n: &mut n,
+            col,
+            decode: false,
+            log: Some(&mut log),
+        },
+        &mut copy,
+    );
     let mut names: Vec<String> = Vec::new();
     for bit in 0..128u32 {
         let w = (bit / 64) as usize;
@@ -409,7 +553,9 @@ pub fn differing_fields(inst: &Inst, gen: Gen, a: NativeInst, b: NativeInst) -> 
             continue;
         }
         let owner = log.iter().rev().find(|f| {
-            f.pieces(col).iter().any(|&(hi, lo)| (lo as u32..=hi as u32).contains(&bit))
+            f.pieces(col)
+                .iter()
+                .any(|&(hi, lo)| (lo as u32..=hi as u32).contains(&bit))
         });
         let name = owner.map_or_else(|| format!("bit {bit}"), |f| f.name().to_string());
         if !names.contains(&name) {

@@ -68,7 +68,11 @@ pub struct Reg {
 pub enum Src {
     Reg(Reg),
     /// An immediate: its type code and bits (32, or 64 for 64-bit types and `dim`).
-    Imm { ty: u8, bits: u64, wide: bool },
+    Imm {
+        ty: u8,
+        bits: u64,
+        wide: bool,
+    },
 }
 
 /// A three-source Align16 source.
@@ -98,14 +102,32 @@ pub enum Form {
     /// if/else/endif/while/break/cont/halt. Gen7: `src0` complete, `src1` its file and type
     /// (JIP/UIP take the immediate's bits); gen8+: `src0` only file and type, `src1` none
     /// (UIP takes bits 95:64).
-    Jump { dst: Reg, src0: Reg, src1: Option<(u8, u8)>, jip: i32, uip: i32 },
+    Jump {
+        dst: Reg,
+        src0: Reg,
+        src1: Option<(u8, u8)>,
+        jip: i32,
+        uip: i32,
+    },
     /// send/sendc: the descriptor in src1; the SFID in `cond_modifier`. On gen9 the
     /// extended descriptor's bits 31:16 share the src0 region and src1 type fields.
-    Send { dst: Reg, src0: Reg, src1_file: u8, src1_ty: u8, desc: Desc, eot: u8 },
+    Send(Send),
     /// Gen9 sends/sendsc.
     Split(Split),
     /// mad, lrp, bfe, bfi2, csel, madm in Align16.
     Three(Three),
+}
+
+/// send/sendc: destination, payload, and the descriptor in src1 (its file and type fields
+/// kept as encoded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Send {
+    pub dst: Reg,
+    pub src0: Reg,
+    pub src1_file: u8,
+    pub src1_ty: u8,
+    pub desc: Desc,
+    pub eot: u8,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

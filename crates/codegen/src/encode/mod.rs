@@ -45,9 +45,18 @@ pub struct Assembled {
 
 /// Text → struct with the don't-care policy applied. `first`: the disassembly after the
 /// hex bytes; `second`: a send's descriptor line.
-pub fn assemble(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> Result<Assembled, ParseError> {
+pub fn assemble(
+    first: &str,
+    second: Option<&str>,
+    gen: Gen,
+    place: &Place<'_>,
+) -> Result<Assembled, ParseError> {
     let (mut inst, seen) = parse::parse(first, second, gen, place)?;
     let col = codec::col_of(gen).map_err(|e| ParseError::new(place.line, 1, e.0))?;
     policy::apply(&mut inst, col);
-    Ok(Assembled { inst, compacted: seen.compacted, unrecoverable: policy::unrecoverable(&seen) })
+    Ok(Assembled {
+        inst,
+        compacted: seen.compacted,
+        unrecoverable: policy::unrecoverable(&seen),
+    })
 }

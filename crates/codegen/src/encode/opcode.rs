@@ -95,14 +95,24 @@ pub fn by_hw(col: Col, hw: u8) -> Option<OpDesc> {
     OPCODES
         .iter()
         .find(|o| o.0 == hw && valid(o.4, o.5, col))
-        .map(|o| OpDesc { hw: o.0, name: o.1, nsrc: o.2, ndst: o.3 })
+        .map(|o| OpDesc {
+            hw: o.0,
+            name: o.1,
+            nsrc: o.2,
+            ndst: o.3,
+        })
 }
 
 pub fn by_name(col: Col, name: &str) -> Option<OpDesc> {
     OPCODES
         .iter()
         .find(|o| o.1 == name && valid(o.4, o.5, col))
-        .map(|o| OpDesc { hw: o.0, name: o.1, nsrc: o.2, ndst: o.3 })
+        .map(|o| OpDesc {
+            hw: o.0,
+            name: o.1,
+            nsrc: o.2,
+            ndst: o.3,
+        })
 }
 
 pub const SEND: u8 = 49;

@@ -13,10 +13,10 @@ use eubatch_ir::Gen;
 
 use super::codec::{self, col_of, form_of};
 use super::field::Col;
-use super::inst::{Ctrl, Desc, Form, Inst, Src};
+use super::inst::{Ctrl, Desc, Form, Inst, Send, Src};
 use super::opcode;
-use super::print::jump_unit;
 use super::parse_operand::{dst_operand, hex, reg_name, source, src3};
+use super::print::jump_unit;
 use super::tables::*;
 
 /// Label number → byte offset of the instruction it marks.
@@ -45,7 +45,12 @@ pub struct Seen {
 
 /// Parses one instruction: `first` is the disassembly after the hex bytes, `second` a
 /// send's descriptor line. Returns the instruction (unprinted fields zero) and what was seen.
-pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> PResult<(Inst, Seen)> {
+pub fn parse(
+    first: &str,
+    second: Option<&str>,
+    gen: Gen,
+    place: &Place<'_>,
+) -> PResult<(Inst, Seen)> {
     let col = col_of(gen).map_err(|e| ParseError::new(place.line, 1, e.0))?;
     let mut c = Cursor::new(first, place.line);
     let mut seen = Seen::default();
@@ -66,22 +71,35 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
         ctrl.pred_control = if suffix.is_empty() {
             1
         } else {
-            table.iter().position(|t| *t == suffix).ok_or_else(|| c.error(format!("unknown predicate control `{suffix}`")))? as u8
+            table
+                .iter()
+                .position(|t| *t == suffix)
+                .ok_or_else(|| c.error(format!("unknown predicate control `{suffix}`")))?
+                as u8
         };
         c.expect(") ")?;
         seen.flag = true;
     }
     let name_at = c.pos;
     let name = c.take_while(|b| b.is_ascii_alphanumeric());
-    let desc = opcode::by_name(col, name)
-        .ok_or_else(|| ParseError::new(place.line, name_at as u32 + 1, format!("unknown opcode `{name}` on {gen:?}")))?;
+    let desc = opcode::by_name(col, name).ok_or_else(|| {
+        ParseError::new(
+            place.line,
+            name_at as u32 + 1,
+            format!("unknown opcode `{name}` on {gen:?}"),
+        )
+    })?;
     ctrl.opcode = desc.hw;
     let op = desc.hw;
     mods(&mut c, &mut ctrl, &mut seen, op)?;
     if op != opcode::NOP {
         c.expect("(")?;
         let n = c.take_while(|b| b.is_ascii_digit());
-        ctrl.exec_size = EXEC_SIZE.iter().position(|e| *e == n).ok_or_else(|| c.error(format!("execution size `{n}`")))? as u8;
+        ctrl.exec_size = EXEC_SIZE
+            .iter()
+            .position(|e| *e == n)
+            .ok_or_else(|| c.error(format!("execution size `{n}`")))?
+            as u8;
         c.expect(")")?;
     }
     let mut form = form_of(col, op);
@@ -103,7 +121,12 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
             t.dst_nr = d.0.nr;
             t.writemask = d.0.writemask;
             t.dst_subnr = d.0.subnr / 4;
-            t.dst_ty = dt.code_3src(col).ok_or_else(|| c.error(format!("type {} in a three-source instruction", dt.letters())))?;
+            t.dst_ty = dt.code_3src(col).ok_or_else(|| {
+                c.error(format!(
+                    "type {} in a three-source instruction",
+                    dt.letters()
+                ))
+            })?;
             let mut st = None;
             for s in t.srcs.iter_mut() {
                 c.skip_spaces();
@@ -112,14 +135,21 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
                 st.get_or_insert(ty);
             }
             let st = st.unwrap();
-            t.src_ty = st.code_3src(col).ok_or_else(|| c.error(format!("type {} in a three-source instruction", st.letters())))?;
+            t.src_ty = st.code_3src(col).ok_or_else(|| {
+                c.error(format!(
+                    "type {} in a three-source instruction",
+                    st.letters()
+                ))
+            })?;
         }
         Form::Basic { dst, src0, src1 } => {
             if desc.ndst > 0 {
                 c.skip_spaces();
                 let (d, t) = dst_operand(&mut c, a16, a16)?;
                 *dst = d;
-                dst.ty = t.reg_code(col).ok_or_else(|| c.error(format!("type {} as a register", t.letters())))?;
+                dst.ty = t
+                    .reg_code(col)
+                    .ok_or_else(|| c.error(format!("type {} as a register", t.letters())))?;
             }
             if desc.nsrc > 0 {
                 c.skip_spaces();
@@ -130,7 +160,14 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
                 *src1 = source(&mut c, col, a16, op, &mut seen)?;
             }
         }
-        Form::Send { dst, src0, src1_file, src1_ty, desc: d, .. } => {
+        Form::Send(Send {
+            dst,
+            src0,
+            src1_file,
+            src1_ty,
+            desc: d,
+            ..
+        }) => {
             c.skip_spaces();
             let (r, t) = dst_operand(&mut c, a16, a16)?;
             *dst = r;
@@ -145,11 +182,17 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
                 let hi = hex(&mut c)? as u32;
                 *src1_file = 3;
                 *src1_ty = 0;
-                let mask = if col == Col::Gen9 { 0x7fff_ffff } else { 0x1fff_ffff };
+                let mask = if col == Col::Gen9 {
+                    0x7fff_ffff
+                } else {
+                    0x1fff_ffff
+                };
                 *d = Desc::Imm(hi & mask);
             } else {
                 let s = source(&mut c, col, a16, op, &mut seen)?;
-                let Src::Reg(r) = s else { return Err(c.error("a register descriptor")) };
+                let Src::Reg(r) = s else {
+                    return Err(c.error("a register descriptor"));
+                };
                 *src1_file = r.file;
                 *src1_ty = r.ty;
                 c.skip_spaces();
@@ -207,7 +250,9 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
     c.skip_spaces();
     if opcode::is_send(op) {
         if !c.at_end() {
-            return Err(c.expected("the end of the line (a send's options follow on its descriptor line)"));
+            return Err(
+                c.expected("the end of the line (a send's options follow on its descriptor line)")
+            );
         }
         let text = second.ok_or_else(|| c.error("a send without its descriptor line"))?;
         c = Cursor::new(text, place.line + 1);
@@ -218,7 +263,10 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
             .max_by_key(|(n, _)| n.len())
             .ok_or_else(|| c.expected("a shared function name and `MsgDesc:`"))?;
         ctrl.cond_modifier = sfid.1;
-        let brace = c.rest().rfind('{').ok_or_else(|| c.expected("`{` options"))?;
+        let brace = c
+            .rest()
+            .rfind('{')
+            .ok_or_else(|| c.expected("`{` options"))?;
         c.pos += brace;
     }
     if op != opcode::NOP {
@@ -226,7 +274,14 @@ pub fn parse(first: &str, second: Option<&str>, gen: Gen, place: &Place<'_>) -> 
     }
     c.skip_spaces();
     c.expect(";")?;
-    Ok((Inst { ctrl, form, residue: [0; 2] }, seen))
+    Ok((
+        Inst {
+            ctrl,
+            form,
+            residue: [0; 2],
+        },
+        seen,
+    ))
 }
 
 fn flag(c: &mut Cursor<'_>, ctrl: &mut Ctrl) -> PResult<()> {
@@ -248,8 +303,17 @@ fn mods(c: &mut Cursor<'_>, ctrl: &mut Ctrl, seen: &mut Seen, op: u8) -> PResult
             ctrl.debug_control = 1;
         } else if op == opcode::MATH && c.eat(" ") {
             let f = c.take_while(|b| b.is_ascii_alphanumeric());
-            ctrl.cond_modifier = MATH.iter().position(|m| *m == f && !f.is_empty()).ok_or_else(|| c.error(format!("unknown math function `{f}`")))? as u8;
-        } else if c.looking_at(".f") && c.s.as_bytes().get(c.pos + 2).is_some_and(|b| b.is_ascii_digit()) {
+            ctrl.cond_modifier = MATH
+                .iter()
+                .position(|m| *m == f && !f.is_empty())
+                .ok_or_else(|| c.error(format!("unknown math function `{f}`")))?
+                as u8;
+        } else if c.looking_at(".f")
+            && c.s
+                .as_bytes()
+                .get(c.pos + 2)
+                .is_some_and(|b| b.is_ascii_digit())
+        {
             c.pos += 1;
             flag(c, ctrl)?;
             seen.flag = true;
@@ -278,7 +342,10 @@ fn jump(c: &mut Cursor<'_>, col: Col, place: &Place<'_>, seen: &mut Seen) -> PRe
         return Ok(0);
     }
     let n = c.number("a label number")?;
-    let target = *place.labels.get(&n).ok_or_else(|| c.error(format!("LABEL{n} is not in the program")))?;
+    let target = *place
+        .labels
+        .get(&n)
+        .ok_or_else(|| c.error(format!("LABEL{n} is not in the program")))?;
     let delta = target as i64 - place.at as i64;
     let unit = jump_unit(col);
     if delta % unit != 0 {
@@ -286,18 +353,6 @@ fn jump(c: &mut Cursor<'_>, col: Col, place: &Place<'_>, seen: &mut Seen) -> PRe
     }
     Ok((delta / unit) as i32)
 }
-
-
-
-
-
-
-
-
-
-
-
-
 
 fn options(c: &mut Cursor<'_>, ctrl: &mut Ctrl, form: &mut Form, seen: &mut Seen) -> PResult<()> {
     c.skip_spaces();
@@ -319,7 +374,7 @@ fn options(c: &mut Cursor<'_>, ctrl: &mut Ctrl, form: &mut Form, seen: &mut Seen
                 "switch" => ctrl.thread_control = 2,
                 "AccWrEnable" | "BranchCtrl" => ctrl.acc_wr_control = 1,
                 "EOT" => match form {
-                    Form::Send { eot, .. } => *eot = 1,
+                    Form::Send(s) => s.eot = 1,
                     Form::Split(s) => s.eot = 1,
                     _ => return Err(c.error("EOT on an instruction other than a send")),
                 },

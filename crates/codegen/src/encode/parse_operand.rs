@@ -23,8 +23,17 @@ pub fn hex(c: &mut Cursor<'_>) -> PResult<u64> {
 /// A register name: (file, number).
 pub fn reg_name(c: &mut Cursor<'_>) -> PResult<(u8, u8)> {
     const ARF: [(&str, u8); 11] = [
-        ("acc", 0x20), ("a", 0x10), ("f", 0x30), ("mask", 0x40), ("msd", 0x60), ("ms", 0x50),
-        ("sr", 0x70), ("cr", 0x80), ("n", 0x90), ("tm", 0xc0), ("ARF", 0),
+        ("acc", 0x20),
+        ("a", 0x10),
+        ("f", 0x30),
+        ("mask", 0x40),
+        ("msd", 0x60),
+        ("ms", 0x50),
+        ("sr", 0x70),
+        ("cr", 0x80),
+        ("n", 0x90),
+        ("tm", 0xc0),
+        ("ARF", 0),
     ];
     if c.eat("null") {
         return Ok((0, 0));
@@ -36,13 +45,23 @@ pub fn reg_name(c: &mut Cursor<'_>) -> PResult<(u8, u8)> {
         return Ok((0, 0xb0));
     }
     for (file, p) in [(1u8, "g"), (2, "m")] {
-        if c.looking_at(p) && c.s.as_bytes().get(c.pos + 1).is_some_and(|b| b.is_ascii_digit()) {
+        if c.looking_at(p)
+            && c.s
+                .as_bytes()
+                .get(c.pos + 1)
+                .is_some_and(|b| b.is_ascii_digit())
+        {
             c.pos += 1;
             return Ok((file, c.number_u8("a register number")?));
         }
     }
     for (p, base) in ARF {
-        if c.looking_at(p) && c.s.as_bytes().get(c.pos + p.len()).is_some_and(|b| b.is_ascii_digit()) {
+        if c.looking_at(p)
+            && c.s
+                .as_bytes()
+                .get(c.pos + p.len())
+                .is_some_and(|b| b.is_ascii_digit())
+        {
             c.pos += p.len();
             let n = c.number_u8("a register number")?;
             return Ok((0, base | n));
@@ -58,11 +77,17 @@ pub fn ty(c: &mut Cursor<'_>) -> PResult<RegType> {
 }
 
 pub fn code_of(table: &[&str], s: &str, c: &Cursor<'_>, what: &str) -> PResult<u8> {
-    table.iter().position(|t| *t == s).map(|i| i as u8).ok_or_else(|| c.error(format!("{what} `{s}`")))
+    table
+        .iter()
+        .position(|t| *t == s)
+        .map(|i| i as u8)
+        .ok_or_else(|| c.error(format!("{what} `{s}`")))
 }
 
 pub fn vstride_code(c: &Cursor<'_>, s: &str) -> PResult<u8> {
-    (0..16u8).find(|&i| vstride(i) == Some(s)).ok_or_else(|| c.error(format!("vertical stride `{s}`")))
+    (0..16u8)
+        .find(|&i| vstride(i) == Some(s))
+        .ok_or_else(|| c.error(format!("vertical stride `{s}`")))
 }
 
 /// `<v,w,h>`.
@@ -81,7 +106,12 @@ pub fn region(c: &mut Cursor<'_>) -> PResult<(u8, u8, u8)> {
 }
 
 pub fn dot_number(c: &mut Cursor<'_>) -> PResult<Option<u32>> {
-    if c.looking_at(".") && c.s.as_bytes().get(c.pos + 1).is_some_and(|b| b.is_ascii_digit()) {
+    if c.looking_at(".")
+        && c.s
+            .as_bytes()
+            .get(c.pos + 1)
+            .is_some_and(|b| b.is_ascii_digit())
+    {
         c.pos += 1;
         return Ok(Some(c.number("a subregister")?));
     }
@@ -145,8 +175,14 @@ pub fn signed(c: &mut Cursor<'_>) -> PResult<i64> {
 pub fn source(c: &mut Cursor<'_>, col: Col, a16: bool, op: u8, seen: &mut Seen) -> PResult<Src> {
     if c.eat("Half Float IMM") {
         seen.hf_imm = true;
-        let ty = RegType::HF.imm_code(col).ok_or_else(|| c.error("a half-float immediate before gen8"))?;
-        return Ok(Src::Imm { ty, bits: 0, wide: false });
+        let ty = RegType::HF
+            .imm_code(col)
+            .ok_or_else(|| c.error("a half-float immediate before gen8"))?;
+        return Ok(Src::Imm {
+            ty,
+            bits: 0,
+            wide: false,
+        });
     }
     let b = c.s.as_bytes();
     let digit_at = |i: usize| b.get(i).is_some_and(|x| x.is_ascii_digit());
@@ -190,7 +226,10 @@ pub fn source(c: &mut Cursor<'_>, col: Col, a16: bool, op: u8, seen: &mut Seen) 
         if c.looking_at(".") {
             c.pos += 1;
             let s = c.take_while(|b| matches!(b, b'x' | b'y' | b'z' | b'w'));
-            let ch: Vec<u8> = s.bytes().map(|b| "xyzw".find(b as char).unwrap() as u8).collect();
+            let ch: Vec<u8> = s
+                .bytes()
+                .map(|b| "xyzw".find(b as char).unwrap() as u8)
+                .collect();
             r.swizzle = match ch.len() {
                 1 => [ch[0]; 4],
                 4 => [ch[0], ch[1], ch[2], ch[3]],
@@ -204,7 +243,9 @@ pub fn source(c: &mut Cursor<'_>, col: Col, a16: bool, op: u8, seen: &mut Seen) 
         r.hstride = h;
     }
     let t = ty(c)?;
-    r.ty = t.reg_code(col).ok_or_else(|| c.error(format!("type {} as a register", t.letters())))?;
+    r.ty = t
+        .reg_code(col)
+        .ok_or_else(|| c.error(format!("type {} as a register", t.letters())))?;
     if let Some(s) = sub {
         r.subnr = if a16 { 16 } else { (s * t.size()) as u8 };
     }
@@ -218,13 +259,18 @@ pub fn immediate(c: &mut Cursor<'_>, col: Col, op: u8) -> PResult<Src> {
         (signed(c)? as u64, false)
     };
     let t = ty(c)?;
-    let code = t.imm_code(col).ok_or_else(|| c.error(format!("an immediate of type {}", t.letters())))?;
+    let code = t
+        .imm_code(col)
+        .ok_or_else(|| c.error(format!("an immediate of type {}", t.letters())))?;
     let ok = match t {
         RegType::D | RegType::W => !hexed,
         _ => hexed,
     };
     if !ok {
-        return Err(c.error(format!("a {} immediate written as Mesa prints it", t.letters())));
+        return Err(c.error(format!(
+            "a {} immediate written as Mesa prints it",
+            t.letters()
+        )));
     }
     // Mesa's brw_imm_uw/brw_imm_w replicate the 16 bits into both halves; the text shows one.
     let bits = match t {
@@ -242,7 +288,11 @@ pub fn immediate(c: &mut Cursor<'_>, col: Col, op: u8) -> PResult<Src> {
             c.pos += end + 2;
         }
     }
-    Ok(Src::Imm { ty: code, bits, wide: codec::imm_is_wide(col, op, code) })
+    Ok(Src::Imm {
+        ty: code,
+        bits,
+        wide: codec::imm_is_wide(col, op, code),
+    })
 }
 
 pub fn src3(c: &mut Cursor<'_>) -> PResult<(Src3, RegType)> {
@@ -267,7 +317,10 @@ pub fn src3(c: &mut Cursor<'_>) -> PResult<(Src3, RegType)> {
             if c.looking_at(".") {
                 c.pos += 1;
                 let t = c.take_while(|b| matches!(b, b'x' | b'y' | b'z' | b'w'));
-                let ch: Vec<u8> = t.bytes().map(|b| "xyzw".find(b as char).unwrap() as u8).collect();
+                let ch: Vec<u8> = t
+                    .bytes()
+                    .map(|b| "xyzw".find(b as char).unwrap() as u8)
+                    .collect();
                 let ch = match ch.len() {
                     1 => [ch[0]; 4],
                     4 => [ch[0], ch[1], ch[2], ch[3]],

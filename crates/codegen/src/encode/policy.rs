@@ -25,23 +25,40 @@ pub fn apply(inst: &mut Inst, col: Col) {
             let small = |ty| RegType::from_imm(col, ty).is_some_and(|t| t.size() < 8);
             if let Src::Imm { ty, .. } = *src0 {
                 if small(ty) {
-                    *src1 = Src::Reg(Reg { file: 0, ty, ..Reg::default() });
+                    *src1 = Src::Reg(Reg {
+                        file: 0,
+                        ty,
+                        ..Reg::default()
+                    });
                 }
             } else if op == opcode::WAIT {
                 // brw_WAIT: dst and src0 the notification register n0 (<0,1,0>), src1 null
                 // (brw_null_reg: F, <8,8,1>).
                 *src0 = Src::Reg(Reg { hstride: 0, ..*dst });
                 let f = RegType::F.reg_code(col).unwrap();
-                *src1 = Src::Reg(Reg { file: 0, ty: f, vstride: 4, width: 3, hstride: 1, ..Reg::default() });
+                *src1 = Src::Reg(Reg {
+                    file: 0,
+                    ty: f,
+                    vstride: 4,
+                    width: 3,
+                    hstride: 1,
+                    ..Reg::default()
+                });
             } else if nsrc < 2 {
                 // One-source instructions never call brw_set_src1: zero.
                 *src1 = Src::Reg(Reg::default());
             }
         }
-        Form::Jump { dst, src0, src1, uip, .. } => jump(col, &inst.ctrl, dst, src0, src1, uip),
+        Form::Jump {
+            dst,
+            src0,
+            src1,
+            uip,
+            ..
+        } => jump(col, &inst.ctrl, dst, src0, src1, uip),
         // brw_set_src0 for split sends writes only src0's number and subregister: its file
         // field stays 0 although the printer shows a GRF; the parse leaves it 0.
-        Form::Split(_) | Form::Send { .. } => {}
+        Form::Split(_) | Form::Send(_) => {}
         Form::Three(t) => {
             // brw_alu3 (gen8+): Src1Type/Src2Type say "half float" for HF sources; the text
             // prints every source with the one source type.
@@ -67,7 +84,12 @@ pub fn unrecoverable(seen: &Seen) -> Option<&'static str> {
 
 /// Mesa's registers as `brw_set_dest`/`brw_set_src0` encode them: `null`/`ip` with a type.
 fn null(ty: u8) -> Reg {
-    Reg { file: 0, ty, hstride: 1, ..Reg::default() }
+    Reg {
+        file: 0,
+        ty,
+        hstride: 1,
+        ..Reg::default()
+    }
 }
 
 /// A source region as brw_set_src0 encodes it: Align1 `<v,w,h>` (`<0,1,0>` when width and
@@ -84,7 +106,14 @@ fn region(r: &mut Reg, c: &Ctrl, (v, w, h): (u8, u8, u8)) {
 }
 
 /// brw_IF, brw_ELSE, brw_ENDIF, brw_WHILE, brw_BREAK, brw_CONT, brw_HALT (gen7 and gen8+).
-fn jump(col: Col, c: &Ctrl, dst: &mut Reg, src0: &mut Reg, src1: &mut Option<(u8, u8)>, uip: &mut i32) {
+fn jump(
+    col: Col,
+    c: &Ctrl,
+    dst: &mut Reg,
+    src0: &mut Reg,
+    src1: &mut Option<(u8, u8)>,
+    uip: &mut i32,
+) {
     let op = c.opcode;
     let d = RegType::D.reg_code(col).unwrap();
     let ud = RegType::UD.reg_code(col).unwrap();
@@ -100,7 +129,11 @@ fn jump(col: Col, c: &Ctrl, dst: &mut Reg, src0: &mut Reg, src1: &mut Option<(u8
         dst.writemask = 0xf;
     }
     if col.gen8_plus() {
-        *src0 = Reg { file: 3, ty: imm_d, ..Reg::default() };
+        *src0 = Reg {
+            file: 3,
+            ty: imm_d,
+            ..Reg::default()
+        };
         *src1 = None;
         if !opcode::has_uip(col, op) {
             *uip = uip_under_imm_src0(col, imm_d);
@@ -120,6 +153,10 @@ fn jump(col: Col, c: &Ctrl, dst: &mut Reg, src0: &mut Reg, src1: &mut Option<(u8
         _ => (4, 3, 1),
     };
     region(src0, c, reg_region);
-    let ty = if matches!(op, opcode::BREAK | opcode::CONT | opcode::HALT) { imm_d } else { imm_w };
+    let ty = if matches!(op, opcode::BREAK | opcode::CONT | opcode::HALT) {
+        imm_d
+    } else {
+        imm_w
+    };
     *src1 = Some((3, ty));
 }

@@ -40,7 +40,6 @@ pub fn jump_unit(col: Col) -> i64 {
     }
 }
 
-
 /// `control()` with Mesa's `space` flag.
 fn control_sp(o: &mut Out, s: &str, space: &mut bool) {
     if !s.is_empty() {
@@ -51,19 +50,6 @@ fn control_sp(o: &mut Out, s: &str, space: &mut bool) {
         *space = true;
     }
 }
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 fn label(o: &mut Out, col: Col, at: u32, jump: i32, labels: &Labels) {
     let target = at as i64 + jump as i64 * jump_unit(col);
@@ -87,7 +73,13 @@ pub struct Style {
 }
 
 /// [`disasm`] in a given [`Style`].
-pub fn disasm_as(inst: &Inst, gen: Gen, at: u32, labels: &Labels, style: Style) -> Result<String, DecodeError> {
+pub fn disasm_as(
+    inst: &Inst,
+    gen: Gen,
+    at: u32,
+    labels: &Labels,
+    style: Style,
+) -> Result<String, DecodeError> {
     let dialect = style.dialect;
     let col = col_of(gen)?;
     let c = &inst.ctrl;
@@ -99,7 +91,11 @@ pub fn disasm_as(inst: &Inst, gen: Gen, at: u32, labels: &Labels, style: Style) 
         o.s("(");
         o.s(if c.pred_inv == 1 { "-" } else { "+" });
         o.s(&format!("f{}.{}", c.flag_reg_nr, c.flag_subreg_nr));
-        let t: &[&str] = if c.access_mode == 1 { &PRED_ALIGN16 } else { &PRED_ALIGN1 };
+        let t: &[&str] = if c.access_mode == 1 {
+            &PRED_ALIGN16
+        } else {
+            &PRED_ALIGN1
+        };
         control(&mut o, t, c.pred_control, "predicate control");
         o.s(") ");
     }
@@ -116,7 +112,9 @@ pub fn disasm_as(inst: &Inst, gen: Gen, at: u32, labels: &Labels, style: Style) 
         control(&mut o, &MATH, c.cond_modifier, "function");
     } else if !send {
         control(&mut o, &COND_MOD, c.cond_modifier, "conditional modifier");
-        if c.cond_modifier != 0 && !matches!(op, opcode::SEL | opcode::CSEL | opcode::IF | opcode::WHILE) {
+        if c.cond_modifier != 0
+            && !matches!(op, opcode::SEL | opcode::CSEL | opcode::IF | opcode::WHILE)
+        {
             o.s(&format!(".f{}.{}", c.flag_reg_nr, c.flag_subreg_nr));
         }
     }
@@ -151,7 +149,8 @@ pub fn disasm_as(inst: &Inst, gen: Gen, at: u32, labels: &Labels, style: Style) 
                 source(&mut o, col, c, src1);
             }
         }
-        Form::Send { dst, src0, desc: d, .. } => {
+        Form::Send(s) => {
+            let (dst, src0, d) = (&s.dst, &s.src0, &s.desc);
             o.pad(16);
             dest(&mut o, col, c, dst);
             o.pad(32);
@@ -159,10 +158,8 @@ pub fn disasm_as(inst: &Inst, gen: Gen, at: u32, labels: &Labels, style: Style) 
             if let Desc::Reg(r) = d {
                 o.pad(48);
                 let mut r = *r;
-                if let Form::Send { src1_file, src1_ty, .. } = inst.form {
-                    r.file = src1_file;
-                    r.ty = src1_ty;
-                }
+                r.file = s.src1_file;
+                r.ty = s.src1_ty;
                 source(&mut o, col, c, &Src::Reg(r));
                 o.pad(64);
             } else {
@@ -236,9 +233,22 @@ fn options(o: &mut Out, col: Col, inst: &Inst, compacted: bool) {
     let c = &inst.ctrl;
     o.s("{");
     let mut space = true;
-    control_sp(o, if c.access_mode == 1 { "align16" } else { "align1" }, &mut space);
-    control_sp(o, if c.mask_control == 1 { "WE_all" } else { "" }, &mut space);
-    let dep = ["", "NoDDClr", "NoDDChk", "NoDDClr,NoDDChk"][(c.no_dd_check * 2 + c.no_dd_clear) as usize & 3];
+    control_sp(
+        o,
+        if c.access_mode == 1 {
+            "align16"
+        } else {
+            "align1"
+        },
+        &mut space,
+    );
+    control_sp(
+        o,
+        if c.mask_control == 1 { "WE_all" } else { "" },
+        &mut space,
+    );
+    let dep = ["", "NoDDClr", "NoDDChk", "NoDDClr,NoDDChk"]
+        [(c.no_dd_check * 2 + c.no_dd_clear) as usize & 3];
     control_sp(o, dep, &mut space);
     let exec = 1u32 << c.exec_size;
     if exec < 8 || c.nib_control == 1 {
@@ -249,15 +259,34 @@ fn options(o: &mut Out, col: Col, inst: &Inst, compacted: bool) {
         o.s(if c.qtr_control < 2 { " 1H" } else { " 2H" });
     }
     control_sp(o, if compacted { "compacted" } else { "" }, &mut space);
-    let tc = THREAD_CTRL.get(c.thread_control as usize).copied().unwrap_or("");
+    let tc = THREAD_CTRL
+        .get(c.thread_control as usize)
+        .copied()
+        .unwrap_or("");
     control_sp(o, tc, &mut space);
     if opcode::has_branch_ctrl(col, c.opcode) {
-        control_sp(o, if c.acc_wr_control == 1 { "BranchCtrl" } else { "" }, &mut space);
+        control_sp(
+            o,
+            if c.acc_wr_control == 1 {
+                "BranchCtrl"
+            } else {
+                ""
+            },
+            &mut space,
+        );
     } else {
-        control_sp(o, if c.acc_wr_control == 1 { "AccWrEnable" } else { "" }, &mut space);
+        control_sp(
+            o,
+            if c.acc_wr_control == 1 {
+                "AccWrEnable"
+            } else {
+                ""
+            },
+            &mut space,
+        );
     }
     let eot = match inst.form {
-        Form::Send { eot, .. } => eot,
+        Form::Send(s) => s.eot,
         Form::Split(s) => s.eot,
         _ => 0,
     };

@@ -116,7 +116,11 @@ pub fn dest(o: &mut Out, col: Col, c: &Ctrl, d: &Reg) {
 
 pub fn modifiers(o: &mut Out, col: Col, op: u8, r: &Reg) {
     if r.negate == 1 {
-        o.s(if col.gen8_plus() && opcode::is_logic(op) { "~" } else { "-" });
+        o.s(if col.gen8_plus() && opcode::is_logic(op) {
+            "~"
+        } else {
+            "-"
+        });
     }
     if r.abs == 1 {
         o.s("(abs)");
@@ -212,9 +216,13 @@ pub fn imm(o: &mut Out, col: Col, op: u8, ty: u8, bits: u64) {
         Some(RegType::VF) => {
             o.s(&format!("0x{lo:x}VF"));
             o.pad(48);
-            let e: Vec<String> =
-                (0..4).map(|i| fmt_g(vf_to_f32((lo >> (8 * i)) as u8) as f64)).collect();
-            o.s(&format!("/* [{}F, {}F, {}F, {}F]VF */", e[0], e[1], e[2], e[3]));
+            let e: Vec<String> = (0..4)
+                .map(|i| fmt_g(vf_to_f32((lo >> (8 * i)) as u8) as f64))
+                .collect();
+            o.s(&format!(
+                "/* [{}F, {}F, {}F, {}F]VF */",
+                e[0], e[1], e[2], e[3]
+            ));
         }
         Some(RegType::F) if op == 10 && col == Col::Gen75 => {
             o.s(&format!("0x{bits:x}F"));

@@ -33,13 +33,27 @@ pub const HSTRIDE: [&str; 4] = ["0", "1", "2", "4"];
 pub const CHAN: [&str; 4] = ["x", "y", "z", "w"];
 
 pub const WRITEMASK: [&str; 16] = [
-    ".", ".x", ".y", ".xy", ".z", ".xz", ".yz", ".xyz", ".w", ".xw", ".yw", ".xyw", ".zw",
-    ".xzw", ".yzw", "",
+    ".", ".x", ".y", ".xy", ".z", ".xz", ".yz", ".xyz", ".w", ".xw", ".yw", ".xyw", ".zw", ".xzw",
+    ".yzw", "",
 ];
 
 pub const MATH: [&str; 16] = [
-    "", "inv", "log", "exp", "sqrt", "rsq", "sin", "cos", "sincos", "fdiv", "pow", "intdivmod",
-    "intdiv", "intmod", "invm", "rsqrtm",
+    "",
+    "inv",
+    "log",
+    "exp",
+    "sqrt",
+    "rsq",
+    "sin",
+    "cos",
+    "sincos",
+    "fdiv",
+    "pow",
+    "intdivmod",
+    "intdiv",
+    "intmod",
+    "invm",
+    "rsqrtm",
 ];
 
 pub const THREAD_CTRL: [&str; 3] = ["", "atomic", "switch"];
@@ -55,7 +69,10 @@ pub fn sfid_name(sfid: u8) -> Option<&'static str> {
 }
 
 pub fn sfid_by_name(name: &str) -> Option<u8> {
-    crate::asm::SFIDS.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    crate::asm::SFIDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
 }
 
 /// Position of `s` in `table`, skipping empty names unless `s` is empty.
