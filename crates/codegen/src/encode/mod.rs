@@ -11,6 +11,7 @@
 
 pub mod codec;
 pub mod field;
+pub mod forms;
 pub mod inst;
 pub mod msgdesc;
 pub mod opcode;
