@@ -1,13 +1,19 @@
 //! Table-driven encoder and disassembler of native gen7–9 EU instructions, checked against
-//! Mesa's own encodings in the corpora's `asm.txt` listings.
+//! Mesa's own encodings in the corpora's `asm.txt` listings (`tests/encode_corpus.rs`).
 //!
 //! - [`field`]: the field layout as data, [`field::NativeInst`] with get/set through it;
-//! - [`inst`]: the decoded instruction; [`codec`]: encode/decode through the table;
-//! - [`parse`]: Mesa's disassembly text → struct; [`policy`]: Mesa's "don't care" policy for
-//!   what the text does not show; [`print`] (+ [`msgdesc`]): struct → Mesa's text.
+//!   gen11/gen12 become new columns of its table (fields are lists of bit pieces, so
+//!   gen12's split descriptors are data too);
+//! - [`inst`]: the decoded instruction; [`codec`] and [`forms`]: encode/decode through the
+//!   table, one field walk per form used both ways;
+//! - [`parse`] (+ [`parse_operand`]): Mesa's disassembly text → struct; [`policy`]: Mesa's
+//!   "don't care" policy for what the text does not show; [`print`] (+ [`print_operand`],
+//!   [`msgdesc`]): struct → Mesa's text, columns included.
 //!
-//! Compaction is a separate module: the intended pipeline is text → [`Inst`] → [`encode`]
-//! → compact, and for compacted listings uncompact → [`decode`] → text.
+//! Compaction is a separate module. The joined check of a compacted line will be
+//! `compact(encode(&assemble(text)?.inst, gen)?.0, gen) == Some(mesa)` (with
+//! [`Assembled::compacted`] saying the text was compacted), and the other way
+//! `disasm_as(&decode(NativeInst(uncompact(mesa, gen)), gen)?, .., Style { compacted: true, .. })`.
 
 pub mod codec;
 pub mod field;

@@ -3,7 +3,10 @@
 //! filled by [`super::policy`].
 //!
 //! Source: the syntax is what Mesa 23.0 `brw_disasm.c` prints (see [`super::print`]); the
-//! `{ ... }` option words and name tables are [`super::tables`].
+//! `{ ... }` option words and name tables are [`super::tables`]. Shared with the listing
+//! reader (`crate::asm`): the line cursor and its errors (`eubatch_ir::text::cursor`) and
+//! the shared-function names (`crate::asm::SFIDS`). Its operand parser is not reused: it
+//! reads IR operands (logical regions and types) where this needs the encoded fields.
 
 use std::collections::HashMap;
 

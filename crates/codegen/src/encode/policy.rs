@@ -1,11 +1,31 @@
 //! Mesa's "don't care" policy: the fields its disassembly does not print, filled as Mesa's
-//! emitter fills them, so that text → struct → bytes reproduces Mesa's bytes. Each rule
-//! names its source; what no rule can recover is reported by [`unrecoverable`].
+//! emitter fills them, so that text → struct → bytes reproduces Mesa's bytes; and what no
+//! rule can recover ([`unrecoverable`]).
+//!
+//! The rules (anchor `/work/shared/anchors/codegen.md`, "Mesa's don't care policy"):
+//! 1. An immediate src0 below 8 bytes (`dim`'s 64-bit F included) sets src1's file to ARF
+//!    and its type to the immediate's code (`brw_set_src0`).
+//! 2. One-source instructions leave src1 zero (no `brw_set_src1`); `wait` has n0 as dst and
+//!    src0 and a null F `<8,8,1>` src1 (`brw_WAIT`).
+//! 3. Jumps (`brw_IF` ... `brw_HALT`): gen8+ `null:D` dst (none for `endif`, `ip` for
+//!    `cont`) and `imm 0:D` src0 — whose src1 type lands in bits 95:64 when no UIP takes
+//!    them; gen7 `null:D` src0 (`vec1` for `if`, `ip` for `cont`) and src1 `imm 0:W`
+//!    (if/else/endif/while) or `imm 0:D` (break/cont/halt) under the 16-bit JIP/UIP.
+//! 4. Gen8+ three-source Src1Type/Src2Type are "half float" exactly when the (printed)
+//!    source type is HF (`brw_alu3`); a scalar source's swizzle stays XXXX (0).
+//! 5. Split sends keep src0's file field 0 (`brw_set_src0` writes only its number), though
+//!    the printer shows a GRF.
+//! Rules applied while parsing (see [`super::parse_operand`]): W/UW immediates hold their
+//! 16 bits twice (`brw_imm_w`/`brw_imm_uw`); an indirect operand's file is GRF; an Align16
+//! destination without a mask suffix writes xyzw; `1H` is quarter 0 and `2H` quarter 2; a
+//! send's printed descriptor word carries EOT in bit 31, taken from the options instead.
+//! Fields no rule names are zero: the flag register where neither predicate nor
+//! conditional modifier prints it, thread/dependency controls not printed. Every native line
+//! of the eight corpora bears the rules out except the cases [`unrecoverable`] names.
 //!
 //! Sources: Mesa 23.0 `brw_eu_emit.c` (`brw_set_dest`, `brw_set_src0`, `brw_set_src1`,
-//! `brw_IF`/`brw_ELSE`/`brw_ENDIF`/`brw_WHILE`/`brw_BREAK`/`brw_CONT`/`brw_HALT`,
-//! `brw_send_indirect_message`, `brw_send_indirect_split_message`, `brw_alu3`),
-//! `brw_reg.h` (`brw_imm_uw`, `brw_imm_w`), and `/work/shared/anchors/codegen.md`.
+//! `brw_IF`/`brw_ELSE`/`brw_ENDIF`/`brw_WHILE`/`brw_BREAK`/`brw_CONT`/`brw_HALT`/`brw_WAIT`,
+//! `brw_alu3`), `brw_reg.h` (`brw_imm_uw`, `brw_imm_w`, `brw_null_reg`, `brw_ip_reg`).
 
 use super::codec::uip_under_imm_src0;
 use super::field::Col;
