@@ -7,7 +7,7 @@
 //! - [`inst`]: the decoded instruction; [`codec`] and [`forms`]: encode/decode through the
 //!   table, one field walk per form used both ways;
 //! - [`parse`] (+ [`parse_operand`]): Mesa's disassembly text → struct; [`policy`]: Mesa's
-//!   "don't care" policy for what the text does not show; [`print`] (+ [`print_operand`],
+//!   "don't care" policy for what the text does not show; [`print`](mod@print) (+ [`print_operand`],
 //!   [`msgdesc`]): struct → Mesa's text, columns included.
 //!
 //! Compaction is a separate module. The joined check of a compacted line will be
