@@ -54,16 +54,21 @@ pub fn apply(inst: &mut Inst, col: Col) {
             } else if op == opcode::WAIT {
                 // brw_WAIT: dst and src0 the notification register n0 (<0,1,0>), src1 null
                 // (brw_null_reg: F, <8,8,1>).
-                *src0 = Src::Reg(Reg { hstride: 0, ..*dst });
+                let mut n0 = Reg {
+                    hstride: 0,
+                    writemask: 0,
+                    ..*dst
+                };
+                region(&mut n0, &inst.ctrl, (0, 0, 0));
+                *src0 = Src::Reg(n0);
                 let f = RegType::F.reg_code(col).unwrap();
-                *src1 = Src::Reg(Reg {
+                let mut null = Reg {
                     file: 0,
                     ty: f,
-                    vstride: 4,
-                    width: 3,
-                    hstride: 1,
                     ..Reg::default()
-                });
+                };
+                region(&mut null, &inst.ctrl, (4, 3, 1));
+                *src1 = Src::Reg(null);
             } else if nsrc < 2 {
                 // One-source instructions never call brw_set_src1: zero.
                 *src1 = Src::Reg(Reg::default());
