@@ -11,8 +11,8 @@
 //!   [`msgdesc`]): struct → Mesa's text, columns included.
 //!
 //! Compaction is a separate module. The joined check of a compacted line will be
-//! `compact(encode(&assemble(text)?.inst, gen)?.0, gen) == Some(mesa)` (with
-//! [`Assembled::compacted`] saying the text was compacted), and the other way
+//! `compact(encode(&assemble(text)?.inst, gen)?.0, gen) == Some(mesa)` ([`Assembled::compacted`]
+//! says the text was compacted; the policy then gives Mesa's `precompact` copy), the other way
 //! `disasm_as(&decode(NativeInst(uncompact(mesa, gen)), gen)?, .., Style { compacted: true, .. })`.
 
 pub mod codec;
@@ -60,7 +60,7 @@ pub fn assemble(
 ) -> Result<Assembled, ParseError> {
     let (mut inst, seen) = parse::parse(first, second, gen, place)?;
     let col = codec::col_of(gen).map_err(|e| ParseError::new(place.line, 1, e.0))?;
-    policy::apply(&mut inst, col);
+    policy::apply(&mut inst, col, seen.compacted);
     Ok(Assembled {
         inst,
         compacted: seen.compacted,

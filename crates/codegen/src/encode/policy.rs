@@ -15,10 +15,15 @@
 //!    source type is HF (`brw_alu3`); a scalar source's swizzle stays XXXX (0).
 //! 5. Split sends keep src0's file field 0 (`brw_set_src0` writes only its number), though
 //!    the printer shows a GRF.
+//! 6. A compacted instruction is Mesa's `precompact` copy (`brw_eu_compact.c`): under an
+//!    immediate src0 its src1 type is 0 (UD) and file ARF, except Haswell's `dim` and gen8+
+//!    64-bit immediates (the text already shows its other rewrites: `VF` zeros, `UD` pairs).
+//!
 //! Rules applied while parsing (see [`super::parse_operand`]): W/UW immediates hold their
 //! 16 bits twice (`brw_imm_w`/`brw_imm_uw`); an indirect operand's file is GRF; an Align16
 //! destination without a mask suffix writes xyzw; `1H` is quarter 0 and `2H` quarter 2; a
 //! send's printed descriptor word carries EOT in bit 31, taken from the options instead.
+//!
 //! Fields no rule names are zero: the flag register where neither predicate nor
 //! conditional modifier prints it, thread/dependency controls not printed. Every native line
 //! of the eight corpora bears the rules out except the cases [`unrecoverable`] names.
@@ -34,8 +39,9 @@ use super::opcode;
 use super::parse::Seen;
 use super::types::RegType;
 
-/// Fills what the text left unprinted.
-pub fn apply(inst: &mut Inst, col: Col) {
+/// Fills what the text left unprinted. `compacted`: the text said so, and Mesa compacted
+/// the word only after `precompact` (rule 6).
+pub fn apply(inst: &mut Inst, col: Col, compacted: bool) {
     let op = inst.ctrl.opcode;
     let nsrc = opcode::by_hw(col, op).map_or(0, |d| d.nsrc);
     match &mut inst.form {
@@ -44,7 +50,10 @@ pub fn apply(inst: &mut Inst, col: Col) {
             // value is 64 bits) sets src1's file to ARF and its type to the immediate's code.
             let small = |ty| RegType::from_imm(col, ty).is_some_and(|t| t.size() < 8);
             if let Src::Imm { ty, .. } = *src0 {
-                if small(ty) {
+                let dim = op == 10 && col == Col::Gen75;
+                if compacted && !dim && (small(ty) || !col.gen8_plus()) {
+                    *src1 = Src::Reg(Reg::default());
+                } else if small(ty) {
                     *src1 = Src::Reg(Reg {
                         file: 0,
                         ty,
