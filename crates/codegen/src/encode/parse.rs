@@ -36,8 +36,6 @@ pub struct Place<'a> {
 /// What the parse saw that the policy layer needs.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Seen {
-    /// The flag register appeared (predicate or conditional modifier's `.fN.M`).
-    pub flag: bool,
     /// A jump whose target had no label (its JIP/UIP are unknown).
     pub unlabelled_jump: bool,
     /// A half-float immediate, whose value the text does not give.
@@ -81,7 +79,6 @@ pub fn parse(
                 as u8
         };
         c.expect(") ")?;
-        seen.flag = true;
     }
     let name_at = c.pos;
     let name = c.take_while(|b| b.is_ascii_alphanumeric());
@@ -94,7 +91,7 @@ pub fn parse(
     })?;
     ctrl.opcode = desc.hw;
     let op = desc.hw;
-    mods(&mut c, &mut ctrl, &mut seen, op)?;
+    mods(&mut c, &mut ctrl, op)?;
     if op != opcode::NOP {
         c.expect("(")?;
         let n = c.take_while(|b| b.is_ascii_digit());
@@ -298,7 +295,7 @@ fn flag(c: &mut Cursor<'_>, ctrl: &mut Ctrl) -> PResult<()> {
     Ok(())
 }
 
-fn mods(c: &mut Cursor<'_>, ctrl: &mut Ctrl, seen: &mut Seen, op: u8) -> PResult<()> {
+fn mods(c: &mut Cursor<'_>, ctrl: &mut Ctrl, op: u8) -> PResult<()> {
     loop {
         if c.eat(".sat") {
             ctrl.saturate = 1;
@@ -319,7 +316,6 @@ fn mods(c: &mut Cursor<'_>, ctrl: &mut Ctrl, seen: &mut Seen, op: u8) -> PResult
         {
             c.pos += 1;
             flag(c, ctrl)?;
-            seen.flag = true;
         } else if c.looking_at(".") {
             let save = c.pos;
             c.pos += 1;
