@@ -8,29 +8,14 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use eubatch_codegen::asm::read_asm;
 use eubatch_ir::Gen;
 
-fn asm_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
-    entries.sort_by_key(|e| e.path());
-    for e in entries {
-        let p = e.path();
-        if p.is_dir() {
-            asm_files(&p, out);
-        } else if p.file_name().is_some_and(|n| n == "asm.txt") {
-            out.push(p);
-        }
-    }
-}
-
 /// Reads a corpus's listings; returns (programs, instructions as Mesa counts them).
 fn walk(corpus: &str, target: Gen) -> Option<(usize, u64)> {
     let dir = common::corpus(corpus)?;
-    let mut files = Vec::new();
-    asm_files(&dir, &mut files);
+    let files = common::files_named(&dir, "asm.txt");
     assert!(!files.is_empty(), "no asm.txt in {}", dir.display());
     let (mut programs, mut insts) = (0usize, 0u64);
     let mut failures: BTreeMap<String, (usize, String)> = BTreeMap::new();
