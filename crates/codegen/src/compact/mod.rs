@@ -34,6 +34,7 @@
 //!    127:96 and UIP 95:64 count bytes.
 //! 3. If the program's length is not a multiple of 16 bytes, a compacted `nop` (opcode 126,
 //!    compaction bit set, all else zero) pads it.
+//!
 //! Never compacted: EOT `send`/`sendc`; three-source instructions before gen8; on gen8-11
 //! anything with bit 95, 47 or 11 set (gen7: 95:91 or 47).
 

@@ -84,7 +84,8 @@ pub fn precompact(native: [u64; 2], gen: Gen) -> Result<[u64; 2], Refusal> {
         return Ok(native);
     }
     let src0_64 = k.imm_64.contains(&n.src0_hw_type(gen));
-    if !(gen == Gen::Gen75 && n.opcode() == DIM) && !src0_64 {
+    let hsw_dim = gen == Gen::Gen75 && n.opcode() == DIM;
+    if !hsw_dim && !src0_64 {
         n.set_src1_hw_type(gen, 0);
     }
     if n.imm_ud() == 0
@@ -103,4 +104,50 @@ pub fn precompact(native: [u64; 2], gen: Gen) -> Result<[u64; 2], Refusal> {
         n.set_dst_hw_type(gen, k.reg_ud);
     }
     Ok(n.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::{compact, uncompact};
+
+    fn word(bytes: [u8; 8]) -> u64 {
+        u64::from_le_bytes(bytes)
+    }
+
+    /// `mov(8) g22<1>F 0x0VF { align1 1Q compacted }` (shaderdb-skl): Mesa generated
+    /// `mov(8) g22<1>F 0.0F` (src1's type copied from src0, as brw_set_src0 does) and
+    /// precompact made it compactable.
+    #[test]
+    fn zero_float_becomes_vf() {
+        let c = word([0x01, 0xab, 0x00, 0x20, 0x00, 0x16, 0x00, 0x00]);
+        let done = uncompact(c, Gen::Gen9).unwrap();
+        let mut original = Native(done);
+        original.set_src0_hw_type(Gen::Gen9, 7);
+        original.set_src1_hw_type(Gen::Gen9, 7);
+        assert_ne!(original.0, done);
+        assert_eq!(compact(original.0, Gen::Gen9), None);
+        assert_eq!(precompact(original.0, Gen::Gen9), Ok(done));
+        assert_eq!(compact(done, Gen::Gen9), Some(c));
+        assert_eq!(precompact(done, Gen::Gen9), Ok(done), "idempotent");
+    }
+
+    /// `mov(8) g27<1>UD 0x00000001UD { align1 1Q compacted }`: from `mov(8) g27<1>D 1D`;
+    /// with a condition modifier the types stay.
+    #[test]
+    fn small_signed_immediates_become_unsigned() {
+        let c = word([0x01, 0x6b, 0x00, 0x20, 0x00, 0x1b, 0x00, 0x01]);
+        let done = uncompact(c, Gen::Gen9).unwrap();
+        let mut original = Native(done);
+        original.set_dst_hw_type(Gen::Gen9, 1);
+        original.set_src0_hw_type(Gen::Gen9, 1);
+        original.set_src1_hw_type(Gen::Gen9, 1);
+        assert_eq!(precompact(original.0, Gen::Gen9), Ok(done));
+        let mut with_cmod = original;
+        with_cmod.set_bits(27, 24, 1);
+        let pre = Native(precompact(with_cmod.0, Gen::Gen9).unwrap());
+        assert_eq!(pre.dst_hw_type(Gen::Gen9), 1);
+        assert_eq!(pre.src1_hw_type(Gen::Gen9), 0);
+        assert_eq!(precompact([0, 0], Gen::Gen12), Err(Refusal::UnsupportedGen));
+    }
 }

@@ -14,7 +14,7 @@
 use eubatch_ir::Gen;
 
 use super::fields::three_src as n3;
-use super::fields::{cbits, compacted::three_src as c3, compacted as c, cset, Native};
+use super::fields::{cbits, compacted as c, compacted::three_src as c3, cset, Native};
 use super::tables::{index_of, GFX8_3SRC_CONTROL_INDEX_TABLE, GFX8_3SRC_SOURCE_INDEX_TABLE};
 use super::Refusal;
 
@@ -86,7 +86,12 @@ pub(crate) fn compact(n: &Native, gen: Gen) -> Result<u64, Refusal> {
     if gen == Gen::Gen8 && n.bits(36, 35) != 0 {
         return Err(Refusal::UnmappedBits);
     }
-    // Reserved bits Mesa asserts clear: 7 and 127 (gen9+), 7, 127:126, 105 and 84 (gen8).
+    let control = index_of(&GFX8_3SRC_CONTROL_INDEX_TABLE, control_key(n, gen))
+        .ok_or(Refusal::ThreeSrcControl)?;
+    let source = index_of(&GFX8_3SRC_SOURCE_INDEX_TABLE, source_key(n, gen))
+        .ok_or(Refusal::ThreeSrcSource)?;
+
+    // Reserved bits Mesa asserts clear (checked after Mesa's own rules): 7 and 127 (gen9+), 7, 127:126, 105 and 84 (gen8).
     let reserved = if gen >= Gen::Gen9 {
         n.bits(7, 7) | n.bits(127, 127)
     } else {
@@ -95,11 +100,6 @@ pub(crate) fn compact(n: &Native, gen: Gen) -> Result<u64, Refusal> {
     if reserved != 0 {
         return Err(Refusal::Reserved);
     }
-    let control = index_of(&GFX8_3SRC_CONTROL_INDEX_TABLE, control_key(n, gen))
-        .ok_or(Refusal::ThreeSrcControl)?;
-    let source = index_of(&GFX8_3SRC_SOURCE_INDEX_TABLE, source_key(n, gen))
-        .ok_or(Refusal::ThreeSrcSource)?;
-
     let mut fields = vec![
         (c::OPCODE, u64::from(n.opcode())),
         (c3::CONTROL_INDEX, control),
@@ -107,7 +107,10 @@ pub(crate) fn compact(n: &Native, gen: Gen) -> Result<u64, Refusal> {
         // Seven bits: a destination above g127 does not compact (Mesa would assert).
         (c3::DST_REG_NR, n.bits(n3::DST_REG_NR.0, n3::DST_REG_NR.1)),
         ((c3::DEBUG_CONTROL, c3::DEBUG_CONTROL), n.bits(30, 30)),
-        ((c3::SATURATE, c3::SATURATE), n.bits(n3::SATURATE, n3::SATURATE)),
+        (
+            (c3::SATURATE, c3::SATURATE),
+            n.bits(n3::SATURATE, n3::SATURATE),
+        ),
         ((c::CMPT_CONTROL, c::CMPT_CONTROL), 1),
     ];
     for s in 0..3 {
@@ -130,8 +133,16 @@ pub(crate) fn compact(n: &Native, gen: Gen) -> Result<u64, Refusal> {
 pub(crate) fn uncompact(w: u64, gen: Gen) -> Native {
     let mut n = Native::default();
     n.set_bits(6, 0, cbits(w, c::OPCODE));
-    set_control(&mut n, gen, GFX8_3SRC_CONTROL_INDEX_TABLE[cbits(w, c3::CONTROL_INDEX) as usize]);
-    set_source(&mut n, gen, GFX8_3SRC_SOURCE_INDEX_TABLE[cbits(w, c3::SOURCE_INDEX) as usize]);
+    set_control(
+        &mut n,
+        gen,
+        GFX8_3SRC_CONTROL_INDEX_TABLE[cbits(w, c3::CONTROL_INDEX) as usize],
+    );
+    set_source(
+        &mut n,
+        gen,
+        GFX8_3SRC_SOURCE_INDEX_TABLE[cbits(w, c3::SOURCE_INDEX) as usize],
+    );
     n.set_bits(n3::DST_REG_NR.0, n3::DST_REG_NR.1, cbits(w, c3::DST_REG_NR));
     n.set_bits(30, 30, (w >> c3::DEBUG_CONTROL) & 1);
     n.set_bits(n3::SATURATE, n3::SATURATE, (w >> c3::SATURATE) & 1);

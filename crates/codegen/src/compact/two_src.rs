@@ -113,13 +113,6 @@ pub(crate) fn compact(n: &Native, gen: Gen, t: &TableSet) -> Result<u64, Refusal
     if let Some(r) = has_unmapped_bits(n, gen) {
         return Err(r);
     }
-    // Bits no compacted field keeps: bit 7 (reserved, Mesa asserts it clear) and, when src1
-    // is a register, 127:121 (reserved or Src1.AddrImm[9]). Mesa would drop them silently;
-    // refusing keeps `uncompact(compact(x)) == x` exact.
-    if n.bits(7, 7) != 0 || (!immediate && n.bits(127, 121) != 0) {
-        return Err(Refusal::Reserved);
-    }
-
     let control = index_of(t.control_index, control_key(n, gen)).ok_or(Refusal::Control)?;
     let datatype = index_of(t.datatype, datatype_key(n, gen)).ok_or(Refusal::Datatype)?;
     let subreg = index_of(t.subreg, subreg_key(n, immediate)).ok_or(Refusal::Subreg)?;
@@ -131,15 +124,29 @@ pub(crate) fn compact(n: &Native, gen: Gen, t: &TableSet) -> Result<u64, Refusal
         (i, n.bits(SRC1_REG_NR.0, SRC1_REG_NR.1))
     };
 
+    // Bits no compacted field keeps: bit 7 (reserved, Mesa asserts it clear) and, when src1
+    // is a register, 127:121 (reserved or Src1.AddrImm[9]). Mesa would drop them silently;
+    // refusing keeps `uncompact(compact(x)) == x` exact. Checked last, so that every other
+    // refusal is Mesa's.
+    if n.bits(7, 7) != 0 || (!immediate && n.bits(127, 121) != 0) {
+        return Err(Refusal::Reserved);
+    }
+
     let fields = [
         (c::OPCODE, u64::from(n.opcode())),
-        ((c::DEBUG_CONTROL, c::DEBUG_CONTROL), n.bits(DEBUG_CONTROL, DEBUG_CONTROL)),
+        (
+            (c::DEBUG_CONTROL, c::DEBUG_CONTROL),
+            n.bits(DEBUG_CONTROL, DEBUG_CONTROL),
+        ),
         (c::CONTROL_INDEX, control),
         (c::DATATYPE_INDEX, datatype),
         (c::SUBREG_INDEX, subreg),
         (c::SRC0_INDEX, src0),
         (c::SRC1_INDEX, src1),
-        ((c::ACC_WR_CONTROL, c::ACC_WR_CONTROL), n.bits(ACC_WR_CONTROL, ACC_WR_CONTROL)),
+        (
+            (c::ACC_WR_CONTROL, c::ACC_WR_CONTROL),
+            n.bits(ACC_WR_CONTROL, ACC_WR_CONTROL),
+        ),
         (c::COND_MODIFIER, n.cond_modifier()),
         (c::DST_REG_NR, n.bits(DST_REG_NR.0, DST_REG_NR.1)),
         (c::SRC0_REG_NR, n.bits(SRC0_REG_NR.0, SRC0_REG_NR.1)),
@@ -159,15 +166,31 @@ pub(crate) fn uncompact(w: u64, gen: Gen, t: &TableSet) -> Native {
     let mut n = Native::default();
     n.set_bits(6, 0, cbits(w, c::OPCODE));
     n.set_bits(DEBUG_CONTROL, DEBUG_CONTROL, (w >> c::DEBUG_CONTROL) & 1);
-    set_control(&mut n, gen, t.control_index[cbits(w, c::CONTROL_INDEX) as usize]);
-    set_datatype(&mut n, gen, t.datatype[cbits(w, c::DATATYPE_INDEX) as usize]);
+    set_control(
+        &mut n,
+        gen,
+        t.control_index[cbits(w, c::CONTROL_INDEX) as usize],
+    );
+    set_datatype(
+        &mut n,
+        gen,
+        t.datatype[cbits(w, c::DATATYPE_INDEX) as usize],
+    );
     set_subreg(&mut n, t.subreg[cbits(w, c::SUBREG_INDEX) as usize]);
-    n.set_bits(88, 77, u64::from(t.src0_index[cbits(w, c::SRC0_INDEX) as usize]));
+    n.set_bits(
+        88,
+        77,
+        u64::from(t.src0_index[cbits(w, c::SRC0_INDEX) as usize]),
+    );
     if has_immediate(&n, gen) {
         let imm = (cbits(w, c::SRC1_INDEX) << 8) | cbits(w, c::SRC1_REG_NR);
         n.set_bits(127, 96, u64::from(uncompact_immediate(imm)));
     } else {
-        n.set_bits(120, 109, u64::from(t.src1_index[cbits(w, c::SRC1_INDEX) as usize]));
+        n.set_bits(
+            120,
+            109,
+            u64::from(t.src1_index[cbits(w, c::SRC1_INDEX) as usize]),
+        );
         n.set_bits(SRC1_REG_NR.0, SRC1_REG_NR.1, cbits(w, c::SRC1_REG_NR));
     }
     n.set_bits(ACC_WR_CONTROL, ACC_WR_CONTROL, (w >> c::ACC_WR_CONTROL) & 1);
