@@ -33,7 +33,9 @@
 //!    same way. Jump units: gen7 JIP 111:96 and UIP 127:112 count 8-byte units; gen8+ JIP
 //!    127:96 and UIP 95:64 count bytes.
 //! 3. If the program's length is not a multiple of 16 bytes, a compacted `nop` (opcode 126,
-//!    compaction bit set, all else zero) pads it.
+//!    compaction bit set, all else zero) pads it. The `INTEL_DEBUG` listings (`asm.txt`) do
+//!    not show that NOP, but count it in "Compacted A to B bytes" (B), as the corpus test
+//!    checks for every program.
 //!
 //! Never compacted: EOT `send`/`sendc`; three-source instructions before gen8; on gen8-11
 //! anything with bit 95, 47 or 11 set (gen7: 95:91 or 47).
