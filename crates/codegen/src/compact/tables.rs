@@ -769,3 +769,63 @@ pub const GFX12_3SRC_SUBREG_TABLE: [u32; 32] = [
     0b10100000001110000000, // .0 .28 .0 .20
     0b01000000000010000000, // .0 .4 .0 .8
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn distinct<T: PartialEq + Copy + std::fmt::Debug>(name: &str, t: &[T]) {
+        for (i, a) in t.iter().enumerate() {
+            if let Some(j) = t[i + 1..].iter().position(|b| b == a) {
+                panic!("{name}: entries {i} and {} are both {a:?}", i + 1 + j);
+            }
+        }
+    }
+
+    /// Every entry is distinct, so a key names at most one index and `uncompact(compact(x))`
+    /// cannot land on another entry (Mesa's loops take the first match; this makes the order
+    /// irrelevant). Mesa's `compaction_state_init` asserts the last entries are nonzero, a
+    /// check that the tables were copied whole.
+    #[test]
+    fn entries_are_distinct_and_tables_whole() {
+        distinct("gfx7 control", &GFX7_CONTROL_INDEX_TABLE);
+        distinct("gfx7 datatype", &GFX7_DATATYPE_TABLE);
+        distinct("gfx7 subreg", &GFX7_SUBREG_TABLE);
+        distinct("gfx7 src", &GFX7_SRC_INDEX_TABLE);
+        distinct("gfx8 control", &GFX8_CONTROL_INDEX_TABLE);
+        distinct("gfx8 datatype", &GFX8_DATATYPE_TABLE);
+        distinct("gfx8 subreg", &GFX8_SUBREG_TABLE);
+        distinct("gfx8 src", &GFX8_SRC_INDEX_TABLE);
+        distinct("gfx11 datatype", &GFX11_DATATYPE_TABLE);
+        distinct("gfx8 3src control", &GFX8_3SRC_CONTROL_INDEX_TABLE);
+        distinct("gfx8 3src source", &GFX8_3SRC_SOURCE_INDEX_TABLE);
+        distinct("gfx12 control", &GFX12_CONTROL_INDEX_TABLE);
+        distinct("gfx12 datatype", &GFX12_DATATYPE_TABLE);
+        distinct("gfx12 subreg", &GFX12_SUBREG_TABLE);
+        distinct("gfx12 src0", &GFX12_SRC0_INDEX_TABLE);
+        distinct("gfx12 src1", &GFX12_SRC1_INDEX_TABLE);
+        distinct("gfx12 3src subreg", &GFX12_3SRC_SUBREG_TABLE);
+        for last in [
+            GFX7_CONTROL_INDEX_TABLE[31],
+            GFX7_DATATYPE_TABLE[31],
+            u32::from(GFX7_SUBREG_TABLE[31]),
+            u32::from(GFX7_SRC_INDEX_TABLE[31]),
+            GFX8_CONTROL_INDEX_TABLE[31],
+            GFX8_DATATYPE_TABLE[31],
+            u32::from(GFX8_SUBREG_TABLE[31]),
+            u32::from(GFX8_SRC_INDEX_TABLE[31]),
+            GFX11_DATATYPE_TABLE[31],
+        ] {
+            assert_ne!(last, 0);
+        }
+        // Widths of the keys: 19-bit control, 18/21-bit datatype, 15-bit subreg, 12-bit
+        // source region; 26-bit and 49-bit three-source keys (Cherryview/Skylake).
+        assert!(GFX7_CONTROL_INDEX_TABLE.iter().all(|&e| e < 1 << 19));
+        assert!(GFX7_DATATYPE_TABLE.iter().all(|&e| e < 1 << 18));
+        assert!(GFX8_DATATYPE_TABLE.iter().all(|&e| e < 1 << 21));
+        assert!(GFX8_SUBREG_TABLE.iter().all(|&e| e < 1 << 15));
+        assert!(GFX8_SRC_INDEX_TABLE.iter().all(|&e| e < 1 << 12));
+        assert!(GFX8_3SRC_CONTROL_INDEX_TABLE.iter().all(|&e| e < 1 << 26));
+        assert!(GFX8_3SRC_SOURCE_INDEX_TABLE.iter().all(|&e| e < 1 << 49));
+    }
+}
