@@ -1,5 +1,7 @@
 //! Code generation: the reader of Mesa's final code listings (`asm`), which the binary
-//! assembler will share, and the table-driven EU encoder/disassembler (`encode`).
+//! assembler shares, the table-driven EU encoder/disassembler (`encode`) and instruction
+//! compaction (`compact`).
 
 pub mod asm;
+pub mod compact;
 pub mod encode;
