@@ -570,6 +570,11 @@ fn recover_sends(
         }
     }
     let sends = crate::pre_ra::recover(pre_ra, &program, &listing, &mut lowered);
+    if std::env::var_os("EUBATCH_PRESSURE_DIAG").is_some() {
+        if let Err(e) = &sends {
+            eprintln!("SENDS {e}");
+        }
+    }
     match first_missing {
         Some(e) => Err(e),
         None => sends,

@@ -1,5 +1,9 @@
 //! Code generation: the reader of Mesa's final code listings (`asm`), which the binary
-//! assembler will share, and Mesa's static performance model over final code (`cycles`).
+//! assembler shares, the table-driven EU encoder/disassembler (`encode`), instruction
+//! compaction (`compact`), and Mesa's static performance model over final code
+//! (`cycles`).
 
 pub mod asm;
+pub mod compact;
 pub mod cycles;
+pub mod encode;

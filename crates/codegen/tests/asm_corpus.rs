@@ -6,19 +6,16 @@
 
 #[path = "../../ir/tests/common/mod.rs"]
 mod common;
-mod listings;
 
 use std::collections::BTreeMap;
 
 use eubatch_codegen::asm::read_asm;
 use eubatch_ir::Gen;
-use listings::asm_files;
 
 /// Reads a corpus's listings; returns (programs, instructions as Mesa counts them).
 fn walk(corpus: &str, target: Gen) -> Option<(usize, u64)> {
     let dir = common::corpus(corpus)?;
-    let mut files = Vec::new();
-    asm_files(&dir, &mut files);
+    let files = common::files_named(&dir, "asm.txt");
     assert!(!files.is_empty(), "no asm.txt in {}", dir.display());
     let (mut programs, mut insts) = (0usize, 0u64);
     let mut failures: BTreeMap<String, (usize, String)> = BTreeMap::new();

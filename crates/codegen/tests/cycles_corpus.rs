@@ -8,7 +8,6 @@
 
 #[path = "../../ir/tests/common/mod.rs"]
 mod common;
-mod listings;
 
 use std::collections::BTreeMap;
 
@@ -16,7 +15,6 @@ use eubatch_codegen::asm::{read_asm, AsmProgram};
 use eubatch_codegen::cycles::program_cycles;
 use eubatch_ir::operand::arf;
 use eubatch_ir::{Gen, Opcode, RegFile};
-use listings::asm_files;
 
 /// A mismatching program: relative error, where, Mesa's figure, the model's.
 type Example = (f64, String, u32, u32);
@@ -98,8 +96,7 @@ fn cause(p: &AsmProgram, block: usize) -> String {
 /// figure the model must reproduce exactly (the measured ones, so that a regression fails).
 fn walk(corpus: &str, target: Gen, floors: (f64, f64)) -> Option<()> {
     let dir = common::corpus(corpus)?;
-    let mut files = Vec::new();
-    asm_files(&dir, &mut files);
+    let files = common::files_named(&dir, "asm.txt");
     assert!(!files.is_empty(), "no asm.txt in {}", dir.display());
     let mut t = Tally::default();
     let mut errors: BTreeMap<String, (usize, String)> = BTreeMap::new();

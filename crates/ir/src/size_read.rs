@@ -81,21 +81,42 @@ pub fn payload_len(shader: &Shader, inst: Inst, k: usize) -> Option<u32> {
 }
 
 /// Registers `inst` reads through source `k`, from the one the source names (its byte
-/// offset inside that register included).
+/// offset inside that register included), less a strided VGRF region's tail padding
+/// (Mesa's `regs_read` with `reg_padding`).
 pub fn regs_read(shader: &Shader, inst: Inst, k: usize) -> u32 {
     let Some(s) = shader.srcs(inst).get(k) else {
         return 0;
     };
-    let reg = shader.reg_size();
     let bytes = size_read(shader, inst, k);
     if bytes == 0 {
         return 0;
     }
-    let within = match s.file {
-        RegFile::FixedGrf | RegFile::Vgrf => s.offset % reg,
-        _ => 0,
+    regs_spanned(s, bytes, shader.reg_size())
+}
+
+/// Registers `inst` writes from the one its destination names (Mesa's `regs_written`).
+pub fn regs_written(shader: &Shader, inst: Inst) -> u32 {
+    let bytes = shader.insts.size_written[inst];
+    if bytes == 0 {
+        return 0;
+    }
+    regs_spanned(&shader.insts.dst[inst], bytes, shader.reg_size())
+}
+
+/// Registers an access of `bytes` bytes at `op` spans. A strided VGRF region's last
+/// element is followed by `stride - 1` elements of padding that `size_read` and
+/// `size_written` count but no register holds (Mesa's `reg_padding`; fixed registers
+/// have Mesa stride 1, so none).
+fn regs_spanned(op: &crate::Operand, bytes: u32, reg: u32) -> u32 {
+    let (within, padding) = match op.file {
+        RegFile::Vgrf => (
+            op.offset % reg,
+            (op.stride.max(1) as u32 - 1) * op.ty.size(),
+        ),
+        RegFile::FixedGrf => (op.offset % reg, 0),
+        _ => (0, 0),
     };
-    (within + bytes).div_ceil(reg)
+    (within + bytes - bytes.min(padding)).div_ceil(reg)
 }
 
 #[cfg(test)]
@@ -124,5 +145,27 @@ block0:
         // A scalar inside a register; an immediate.
         assert_eq!(regs_read(&s, i[2], 0), 1);
         assert_eq!(size_read(&s, i[2], 1), 0);
+    }
+
+    #[test]
+    fn a_strided_region_does_not_span_its_padding() {
+        let s = crate::text::parse_shader(
+            "shader \"s\" stage FS width 16 target skl
+vgrf0 2x32
+vgrf1 2x32
+block0:
+    mov(16) vgrf1<2>:W, 1w
+    mov(16) vgrf0:F, vgrf1<2>:W
+    mov(8) vgrf0:F, vgrf1+0.2<2>:W
+",
+        )
+        .unwrap();
+        let i: Vec<Inst> = s.layout.insts().collect();
+        // 16 words at stride 2 end 2 bytes before the end of the register's 64 bytes:
+        // two registers, not three; from byte 2, 8 strided words end at byte 32: one.
+        assert_eq!(size_read(&s, i[1], 0), 64);
+        assert_eq!(regs_read(&s, i[1], 0), 2);
+        assert_eq!(regs_written(&s, i[0]), 2);
+        assert_eq!(regs_read(&s, i[2], 0), 1);
     }
 }

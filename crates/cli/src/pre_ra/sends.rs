@@ -119,17 +119,24 @@ fn sends(shader: &Shader) -> Vec<(Inst, Signature)> {
 fn listed_sends(p: &AsmProgram) -> Vec<(Signature, Message)> {
     let spilled = p.stats.spills + p.stats.fills > 0;
     let s = &p.shader;
-    s.layout
-        .insts()
-        .filter(|&i| is_send(s.insts.opcode[i]))
-        .filter_map(|i| {
-            let info = s.send_info(i).copied().unwrap_or_default();
+    let order: Vec<Inst> = s.layout.insts().collect();
+    order
+        .iter()
+        .enumerate()
+        .filter(|&(_, &i)| is_send(s.insts.opcode[i]))
+        .filter_map(|(k, &i)| {
+            let mut info = s.send_info(i).copied().unwrap_or_default();
+            let mut signature = signature(s, i);
+            if let Some(desc) = k.checked_sub(1).and_then(|j| indirect_desc(s, order[j], i)) {
+                info.desc = desc;
+                signature.mlen = ((desc >> 25) & 0xf) as u8;
+            }
             let scratch = info.sfid == sfid::DATA_CACHE
                 && (eubatch_ir::message::scratch::is_scratch_block(info.desc)
                     || info.desc & DP_SCRATCH_CATEGORY != 0);
             (!(spilled && scratch)).then(|| {
                 (
-                    signature(s, i),
+                    signature,
                     Message {
                         sfid: info.sfid,
                         desc: info.desc & !EOT_BIT,
@@ -139,6 +146,46 @@ fn listed_sends(p: &AsmProgram) -> Vec<(Signature, Message)> {
             })
         })
         .collect()
+}
+
+/// The immediate part of `send`'s descriptor when it is in the address register, set by
+/// `prev` (the instruction before it): `brw_send_indirect_message` (brw_eu_emit.c) emits
+/// `or(1) a0.0<1>:UD, <descriptor register>, <immediate descriptor>` and the send right
+/// after, so the lengths and the header bit are the immediate's (the register holds the
+/// dynamic part, a surface or sampler index). The disassembly prints the send's
+/// descriptor as `a0<0,1,0>UD` ("MsgDesc: indirect").
+fn indirect_desc(s: &Shader, prev: Inst, send: Inst) -> Option<u32> {
+    use eubatch_ir::operand::arf::ADDRESS;
+    let is_a0 =
+        |o: &eubatch_ir::Operand| o.file == RegFile::Arf && o.nr == ADDRESS && o.offset == 0;
+    if !s.srcs(send).iter().any(is_a0) || s.insts.opcode[prev] != Opcode::Or {
+        return None;
+    }
+    if !is_a0(&s.insts.dst[prev]) {
+        return None;
+    }
+    s.srcs(prev)
+        .iter()
+        .find(|o| o.file == RegFile::Imm)
+        .map(|o| o.imm_bits() as u32)
+}
+
+/// Leaves out of `pool` the sends `made` picks when there are exactly as many as the
+/// dump has instructions of `op` (otherwise the pool stays, and rule 1 says what differs).
+fn leave_out(
+    pre_ra: &Shader,
+    pool: &mut Vec<(Signature, Message)>,
+    op: Opcode,
+    made: impl Fn(&(Signature, Message)) -> bool,
+) {
+    let count = pre_ra
+        .layout
+        .insts()
+        .filter(|&i| pre_ra.insts.opcode[i] == op)
+        .count();
+    if count > 0 && pool.iter().filter(|p| made(p)).count() == count {
+        pool.retain(|p| !made(p));
+    }
 }
 
 /// How many sends had their descriptors recovered, and by which rule.
@@ -177,22 +224,21 @@ pub fn recover(
         )
     })?;
     let mut pool = listed_sends(program);
-    // Mesa 22.3's dump ends a compute thread with `cs_terminate(16) (EOT) (null):UD,
-    // vgrf31:UD`, not yet a send: the generator (`fs_generator::generate_cs_terminate`)
-    // makes it the EOT send to the thread spawner the final code lists. It has no
-    // descriptor to recover (eubatch runs `cs_terminate` itself), so as many of those
-    // sends as the dump has cs_terminates are left out of the matching.
-    let terminates = pre_ra
-        .layout
-        .insts()
-        .filter(|&i| pre_ra.insts.opcode[i] == Opcode::CsTerminate)
-        .count();
-    if terminates > 0 {
-        let spawner_eot = |p: &(Signature, Message)| p.0.eot && p.1.sfid == sfid::THREAD_SPAWNER;
-        if pool.iter().filter(|p| spawner_eot(p)).count() == terminates {
-            pool.retain(|p| !spawner_eot(p));
-        }
-    }
+    // Virtual opcodes of the dump that the generator makes sends of, with no descriptor
+    // to recover (eubatch runs the virtual opcode itself): as many of those sends as the
+    // dump has of the opcode are left out of the matching.
+    // - Mesa 22.3's dump ends a compute thread with `cs_terminate(16) (EOT) (null):UD,
+    //   vgrf31:UD`: `fs_generator::generate_cs_terminate` makes it the EOT send to the
+    //   thread spawner.
+    // - `uniform_pull_const_gfx7`: `generate_uniform_pull_constant_load_gfx7` makes it
+    //   an OWord block read of the constant cache, the only constant-cache message the
+    //   scalar back end sends (varying pull loads go to the sampler).
+    leave_out(pre_ra, &mut pool, Opcode::CsTerminate, |p| {
+        p.0.eot && p.1.sfid == sfid::THREAD_SPAWNER
+    });
+    leave_out(pre_ra, &mut pool, Opcode::UniformPullConstGfx7, |p| {
+        !p.0.eot && p.1.sfid == sfid::CONSTANT_CACHE
+    });
     // Rule 1: the same signatures, as many of each.
     let mut want: Vec<Signature> = dump.iter().map(|d| d.1).collect();
     let mut have: Vec<Signature> = pool.iter().map(|p| p.0).collect();

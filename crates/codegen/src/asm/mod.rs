@@ -85,7 +85,7 @@ pub struct AsmBlock {
 
 /// Shared function names of the descriptor decode line (brw_disasm.c `gfx6_sfid`) and
 /// their numbers (brw_eu_defines.h `BRW_SFID_*`, `GFX6_SFID_*`, `GFX7_SFID_*`, `HSW_SFID_*`).
-const SFIDS: [(&str, u8); 13] = [
+pub(crate) const SFIDS: [(&str, u8); 13] = [
     ("null", 0),
     ("math", 1),
     ("sampler", 2),

@@ -40,6 +40,24 @@ pub fn missing_when<T>(required: bool, what: &str) -> Option<T> {
     None
 }
 
+/// Every file called `name` under `dir`, in path order.
+pub fn files_named(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == name) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// The directory of corpus `name`: plain in `../shared/corpora`, or unpacked once from
 /// `NAME.tar.xz` into `target/corpora/`. `None` (with a message) when `../shared` is absent,
 /// a failure instead under [`REQUIRE_CORPORA`].

@@ -60,12 +60,16 @@ impl Liveness {
         // whole slot numbering; the global slots are those some block reads so.
         let mut gen_at = Vec::with_capacity(nb + 1);
         let mut kill_at = Vec::with_capacity(nb + 1);
+        let mut write_at = Vec::with_capacity(nb + 1);
         let (mut gen_list, mut kill_list): (Vec<SlotRange>, Vec<SlotRange>) =
             (Vec::new(), Vec::new());
+        // Partial writes, which define without killing (full writes are in `kill_list`).
+        let mut partial_list: Vec<SlotRange> = Vec::new();
         let mut defined: BitSet<Slot> = BitSet::new(n);
         for block in shader.layout.blocks.iter() {
             gen_at.push(gen_list.len());
             kill_at.push(kill_list.len());
+            write_at.push(partial_list.len());
             let k0 = kill_list.len();
             for &inst in &block.insts {
                 let (def_runs, use_runs) = access.runs(inst);
@@ -79,6 +83,8 @@ impl Liveness {
                     if full {
                         defined.insert_range(r.clone());
                         kill_list.push(r);
+                    } else {
+                        partial_list.push(r);
                     }
                 }
             }
@@ -93,6 +99,7 @@ impl Liveness {
         }
         gen_at.push(gen_list.len());
         kill_at.push(kill_list.len());
+        write_at.push(partial_list.len());
         // Numbered in increasing slot order, so that runs of consecutive global slots are
         // runs of consecutive numbers (a VGRF live across blocks is mostly one such run).
         // (A set of them, walked word by word: not a scan of every slot of the shader.)
@@ -121,8 +128,10 @@ impl Liveness {
         };
         // Per block, over the global slots: read before being fully defined (gen), fully
         // defined (kill).
+        // And written at all, fully or not (defout before the forward pass below).
         let mut gens: IndexVec<Block, BitSet<GlobalSlot>> = IndexVec::with_capacity(nb);
         let mut kills: IndexVec<Block, BitSet<GlobalSlot>> = IndexVec::with_capacity(nb);
+        let mut def_out: IndexVec<Block, BitSet<GlobalSlot>> = IndexVec::with_capacity(nb);
         for b in 0..nb {
             let (mut gen, mut kill) = (BitSet::new(g), BitSet::new(g));
             for piece in &gen_list[gen_at[b]..gen_at[b + 1]] {
@@ -134,8 +143,15 @@ impl Liveness {
                     kill.insert_range(numbers(r));
                 }
             }
+            let mut written = kill.clone();
+            for r in &partial_list[write_at[b]..write_at[b + 1]] {
+                if is_global.intersects_range(r.clone()) {
+                    written.insert_range(numbers(r));
+                }
+            }
             gens.push(gen);
             kills.push(kill);
+            def_out.push(written);
         }
         // Block pairs (halt, halt target) joined only by the halt's jump.
         let first_op = |b: Block| {
@@ -184,6 +200,38 @@ impl Liveness {
                     }
                 }
             }
+        }
+        // A slot no definition reaches is undefined there, whatever reads it later: it
+        // holds nothing to keep, so it is not live (Mesa's `fs_live_variables` restricts
+        // live-in and live-out to `defin` and `defout` the same way). Otherwise a value
+        // defined inside an `if` and read after it would be live along the path around
+        // the `if`, back to the start of the program. Forward: defined at a block's start
+        // if defined at the end of a predecessor (the halt's jump carries nothing here
+        // either).
+        let mut def_in: IndexVec<Block, BitSet<GlobalSlot>> =
+            IndexVec::from_vec(vec![BitSet::new(g); nb]);
+        let mut work: Vec<Block> = (0..nb).rev().map(Block::from_usize).collect();
+        let mut on_list = vec![true; nb];
+        while let Some(b) = work.pop() {
+            on_list[b.index()] = false;
+            for &p in &cfg.preds[b] {
+                if !halt_jump(p, b) {
+                    def_in[b].union_with(&def_out[p]);
+                }
+            }
+            if def_out[b].union_with(&def_in[b]) {
+                for &s in &cfg.succs[b] {
+                    if !on_list[s.index()] && !halt_jump(b, s) {
+                        on_list[s.index()] = true;
+                        work.push(s);
+                    }
+                }
+            }
+        }
+        for b in 0..nb {
+            let b = Block::from_usize(b);
+            live_in[b].intersect_with(&def_in[b]);
+            live_out[b].intersect_with(&def_out[b]);
         }
         Liveness {
             access,

@@ -60,158 +60,155 @@ fn bit(set: &[u32], n: usize) -> bool {
     set[n / WORD] & (1 << (n % WORD)) != 0
 }
 
+/// Simplify's state: Mesa's per-node q totals and its per-word bit sets.
+struct Simplify<'a> {
+    g: &'a Graph,
+    cl: &'a Classes,
+    q_total: Vec<u32>,
+    /// Nodes on the stack.
+    in_stack: Vec<u32>,
+    /// Nodes pushed or forced: the neighbours a push no longer weighs on.
+    gone: Vec<u32>,
+    /// Nodes known trivially colourable.
+    pq_test: Vec<u32>,
+    /// Per word, the lowest q total of its nodes not gone and the node (`u32::MAX`: not
+    /// known).
+    min_q_total: Vec<u32>,
+    min_q_node: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+impl Simplify<'_> {
+    fn class(&self, k: usize) -> usize {
+        self.g.class[k] as usize
+    }
+
+    /// update_pq_info: mark trivially colourable, or keep the word's minimum when it is
+    /// known (ties to the higher node).
+    fn update(&mut self, k: usize) {
+        let w = k / WORD;
+        let q = self.q_total[k];
+        if q < self.cl.p(self.class(k)) {
+            self.pq_test[w] |= 1 << (k % WORD);
+        } else if self.min_q_total[w] != u32::MAX
+            && (q < self.min_q_total[w]
+                || (q == self.min_q_total[w] && k as u32 > self.min_q_node[w]))
+        {
+            self.min_q_total[w] = q;
+            self.min_q_node[w] = k as u32;
+        }
+    }
+
+    /// add_node_to_stack: neighbours not pushed nor forced lose this node's q.
+    fn push(&mut self, k: usize) {
+        let ck = self.class(k);
+        let g = self.g;
+        g.for_each_neighbour(k as u32, |m| {
+            let m = m as usize;
+            if !bit(&self.gone, m) {
+                self.q_total[m] -= self.cl.q(self.class(m), ck);
+                self.update(m);
+            }
+        });
+        self.stack.push(k as u32);
+        self.in_stack[k / WORD] |= 1 << (k % WORD);
+        self.gone[k / WORD] |= 1 << (k % WORD);
+        self.min_q_total[k / WORD] = u32::MAX;
+    }
+}
+
 fn simplify(g: &Graph, cl: &Classes) -> Stack {
     let n = g.len();
     let words = n.div_ceil(WORD);
-    let mut in_stack = vec![0u32; words];
-    let mut assigned = vec![0u32; words];
-    let mut pq_test = vec![0u32; words];
-    let mut min_q_total = vec![u32::MAX; words];
-    let mut min_q_node = vec![u32::MAX; words];
-    let mut q_total = vec![0u32; n];
-    let mut stack = Vec::with_capacity(n);
-    let mut optimistic_start = u32::MAX;
     if n == 0 {
         return Stack {
-            nodes: stack,
-            in_stack,
-            optimistic_start,
+            nodes: Vec::new(),
+            in_stack: Vec::new(),
+            optimistic_start: u32::MAX,
         };
     }
-    let class = |k: usize| g.class[k] as usize;
-    // ra_add_node_adjacency's q totals, over every neighbour.
-    q_total.copy_from_slice(&g.q_total);
-    // update_pq_info: mark trivially colourable, or keep the word's minimum when it is
-    // known (ties to the higher node).
-    let update = |k: usize,
-                  q_total: &[u32],
-                  pq_test: &mut [u32],
-                  min_q_total: &mut [u32],
-                  min_q_node: &mut [u32]| {
-        let w = k / WORD;
-        if q_total[k] < cl.p(class(k)) {
-            pq_test[w] |= 1 << (k % WORD);
-        } else if min_q_total[w] != u32::MAX
-            && (q_total[k] < min_q_total[w]
-                || (q_total[k] == min_q_total[w] && k as u32 > min_q_node[w]))
-        {
-            min_q_total[w] = q_total[k];
-            min_q_node[w] = k as u32;
-        }
+    let mut s = Simplify {
+        g,
+        cl,
+        // ra_add_node_adjacency's q totals, over every neighbour.
+        q_total: g.q_total.clone(),
+        in_stack: vec![0; words],
+        gone: vec![0; words],
+        pq_test: vec![0; words],
+        min_q_total: vec![u32::MAX; words],
+        min_q_node: vec![u32::MAX; words],
+        stack: Vec::with_capacity(n),
     };
+    let mut optimistic_start = u32::MAX;
     let top_high_bit = (n - 1) % WORD;
-    for w in (0..words).rev() {
-        let high = if w == words - 1 {
+    let high_bit = |w: usize| {
+        if w == words - 1 {
             top_high_bit
         } else {
             WORD - 1
-        };
-        for j in (0..=high).rev() {
+        }
+    };
+    for w in (0..words).rev() {
+        for j in (0..=high_bit(w)).rev() {
             let k = w * WORD + j;
             if g.forced[k] != NO_REG {
-                assigned[w] |= 1 << j;
+                s.gone[w] |= 1 << j;
             }
-            update(k, &q_total, &mut pq_test, &mut min_q_total, &mut min_q_node);
+            s.update(k);
         }
     }
-    // Nodes pushed or forced: the neighbours a push no longer weighs on.
-    let mut gone = assigned.clone();
-    // add_node_to_stack: neighbours not pushed nor forced lose this node's q.
-    let push = |k: usize,
-                q_total: &mut [u32],
-                in_stack: &mut [u32],
-                gone: &mut [u32],
-                pq_test: &mut [u32],
-                min_q_total: &mut [u32],
-                min_q_node: &mut [u32],
-                stack: &mut Vec<u32>| {
-        let ck = class(k);
-        g.for_each_neighbour(k as u32, |m| {
-            let m = m as usize;
-            if !bit(gone, m) {
-                q_total[m] -= cl.q(class(m), ck);
-                update(m, q_total, pq_test, min_q_total, min_q_node);
-            }
-        });
-        stack.push(k as u32);
-        in_stack[k / WORD] |= 1 << (k % WORD);
-        gone[k / WORD] |= 1 << (k % WORD);
-        min_q_total[k / WORD] = u32::MAX;
-    };
     let mut progress = true;
     while progress {
         let (mut best_q, mut best_node) = (u32::MAX, u32::MAX);
         progress = false;
         for w in (0..words).rev() {
-            let high = if w == words - 1 {
-                top_high_bit
-            } else {
-                WORD - 1
-            };
+            let high = high_bit(w);
             let mask = u32::MAX >> (WORD - 1 - high);
-            let skip = gone[w];
+            let skip = s.gone[w];
             if skip == mask {
                 continue;
             }
-            let mut pq = pq_test[w] & !skip;
+            let mut pq = s.pq_test[w] & !skip;
             if pq != 0 {
                 for j in (0..=high).rev() {
                     if pq & (1 << j) != 0 {
-                        push(
-                            w * WORD + j,
-                            &mut q_total,
-                            &mut in_stack,
-                            &mut gone,
-                            &mut pq_test,
-                            &mut min_q_total,
-                            &mut min_q_node,
-                            &mut stack,
-                        );
+                        s.push(w * WORD + j);
                         // Pushing may make more of this word colourable (the bits
                         // already passed wait for the next pass, as in Mesa).
-                        pq = pq_test[w] & !skip;
+                        pq = s.pq_test[w] & !skip;
                         progress = true;
                     }
                 }
             } else if !progress {
-                if min_q_total[w] == u32::MAX {
+                if s.min_q_total[w] == u32::MAX {
                     for j in (0..=high).rev() {
                         if skip & (1 << j) != 0 {
                             continue;
                         }
                         let k = w * WORD + j;
-                        if q_total[k] < min_q_total[w] {
-                            min_q_total[w] = q_total[k];
-                            min_q_node[w] = k as u32;
+                        if s.q_total[k] < s.min_q_total[w] {
+                            s.min_q_total[w] = s.q_total[k];
+                            s.min_q_node[w] = k as u32;
                         }
                     }
                 }
-                if min_q_total[w] < best_q {
-                    best_q = min_q_total[w];
-                    best_node = min_q_node[w];
+                if s.min_q_total[w] < best_q {
+                    best_q = s.min_q_total[w];
+                    best_node = s.min_q_node[w];
                 }
             }
         }
         if !progress && best_q != u32::MAX {
             if optimistic_start == u32::MAX {
-                optimistic_start = stack.len() as u32;
+                optimistic_start = s.stack.len() as u32;
             }
-            push(
-                best_node as usize,
-                &mut q_total,
-                &mut in_stack,
-                &mut gone,
-                &mut pq_test,
-                &mut min_q_total,
-                &mut min_q_node,
-                &mut stack,
-            );
+            s.push(best_node as usize);
             progress = true;
         }
     }
     Stack {
-        nodes: stack,
-        in_stack,
+        nodes: s.stack,
+        in_stack: s.in_stack,
         optimistic_start,
     }
 }

@@ -22,35 +22,13 @@
 //! padding of a strided region. The `no_spill` nodes of Mesa (the temporaries spilling
 //! itself makes) do not exist here, see [`super`].
 
-use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
+use eubatch_ir::size_read::{regs_read, regs_written};
+use eubatch_ir::{Opcode, RegFile, Shader};
 use eubatch_passes::analysis::intervals::Interval;
 
 use super::classes::Classes;
 use super::colour::Failure;
 use super::graph::Graph;
-
-/// Registers an access of `bytes` bytes at `op` touches, less a strided region's tail
-/// padding (Mesa's `regs_read`/`regs_written` with `reg_padding`).
-fn regs(op: &Operand, bytes: u32, reg: u32) -> u32 {
-    let padding = (op.stride.max(1) as u32 - 1) * op.ty.size();
-    (op.offset % reg + bytes - bytes.min(padding)).div_ceil(reg)
-}
-
-/// Registers source `k` of `inst` reads (Mesa's `regs_read`).
-pub fn regs_read(shader: &Shader, inst: Inst, k: usize) -> u32 {
-    let s = &shader.srcs(inst)[k];
-    let bytes = eubatch_ir::size_read::size_read(shader, inst, k);
-    regs(s, bytes, shader.reg_size())
-}
-
-/// Registers `inst` writes (Mesa's `regs_written`).
-pub fn regs_written(shader: &Shader, inst: Inst) -> u32 {
-    regs(
-        &shader.insts.dst[inst],
-        shader.insts.size_written[inst],
-        shader.reg_size(),
-    )
-}
 
 /// Per VGRF: Mesa's spill cost (0: never spilled).
 pub fn costs(shader: &Shader, live: &[Interval]) -> Vec<f32> {

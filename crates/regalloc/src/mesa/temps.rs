@@ -33,8 +33,8 @@ use eubatch_ir::{Gen, Opcode, RegFile, Shader};
 
 use super::classes::Classes;
 use super::graph::{Graph, NO_REG};
-use super::spill::{regs_read, regs_written};
 use crate::constraints::{keeps_dst_off_r127, Constraints};
+use eubatch_ir::size_read::{regs_read, regs_written};
 
 /// The nodes of a built graph the temporaries meet.
 pub struct Around<'a> {
