@@ -4,7 +4,8 @@
 //! send, columns included). Counts per corpus: native lines, exact encodes, exact disasm,
 //! lines whose text cannot give the bytes (counted with the reason, not skipped), and
 //! mismatches grouped by cause (the fields that differ, or where the text first differs).
-//! Compacted (8-byte) lines are counted for the compaction module. Each corpus asserts the
+//! Compacted (8-byte) lines are only read and printed back here; both sizes, bytes and
+//! compaction decision included, are checked in `asm_roundtrip_corpus.rs`. Each corpus asserts the
 //! counts reached as a floor. Skipped, with a message, when `../shared` is absent; run in
 //! release mode.
 

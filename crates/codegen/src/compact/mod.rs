@@ -16,7 +16,7 @@
 //! Gen12 (Tiger Lake) has other keys and another compacted layout: [`compact`] returns
 //! `None` there (an instruction may always stay native) and [`uncompact`] an error.
 //!
-//! # What the encoder does around this (not here)
+//! # What the encoder does around this (not here: `crate::encode::line`)
 //! Mesa `brw_compact_instructions` runs once the whole program is generated, with JIP/UIP
 //! already set by `brw_set_uip_jip`:
 //! 1. Every instruction is tried, in order, no opcode skipped (gen7+): `precompact`, then

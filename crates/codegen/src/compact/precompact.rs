@@ -12,7 +12,9 @@
 //!    condition modifier becomes `:UD`/`:UD`: no entry for `dst:d | i:d`.
 //!
 //! It needs only the native bits, so it is given here for the encoder to call:
-//! `compact(precompact(x)?)` is Mesa's decision for `x`. Gen12's rules (an Xe-HP region
+//! `compact(precompact(x)?)` is Mesa's decision for `x` (`crate::encode::line::mesa_compaction`).
+//! This is the one statement of these rewrites: a compacted line of Mesa's listings prints
+//! the rewritten copy, and the encoder's don't-care policy has no rule for it. Gen12's rules (an Xe-HP region
 //! rewrite; no type rewrites) are not implemented.
 
 use eubatch_ir::Gen;

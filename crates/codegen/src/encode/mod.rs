@@ -8,17 +8,16 @@
 //!   table, one field walk per form used both ways;
 //! - [`parse`] (+ [`parse_operand`]): Mesa's disassembly text → struct; [`policy`]: Mesa's
 //!   "don't care" policy for what the text does not show; [`print`](mod@print) (+ [`print_operand`],
-//!   [`msgdesc`]): struct → Mesa's text, columns included.
-//!
-//! Compaction is a separate module. The joined check of a compacted line will be
-//! `compact(encode(&assemble(text)?.inst, gen)?.0, gen) == Some(mesa)` ([`Assembled::compacted`]
-//! says the text was compacted; the policy then gives Mesa's `precompact` copy), the other way
-//! `disasm_as(&decode(NativeInst(uncompact(mesa, gen)), gen)?, .., Style { compacted: true, .. })`.
+//!   [`msgdesc`]): struct → Mesa's text, columns included;
+//! - [`line`]: the join with [`crate::compact`]: a line or a program of Mesa's text → the
+//!   8 or 16 bytes Mesa emitted ([`assemble_line`], [`assemble_program`], with Mesa's
+//!   compaction decision), and bytes of either size → Mesa's text ([`disassemble`]).
 
 pub mod codec;
 pub mod field;
 pub mod forms;
 pub mod inst;
+pub mod line;
 pub mod msgdesc;
 pub mod opcode;
 pub mod out;
@@ -33,6 +32,10 @@ pub mod types;
 pub use codec::{decode, encode, DecodeError};
 pub use field::NativeInst;
 pub use inst::Inst;
+pub use line::{
+    assemble_line, assemble_program, disassemble, mesa_compaction, AssembleError, Encoded,
+    ProgramLine,
+};
 pub use parse::{LabelOffsets, Place};
 pub use print::{disasm, disasm_as, Dialect, Labels, Style};
 
@@ -44,7 +47,7 @@ use eubatch_ir::Gen;
 pub struct Assembled {
     /// The native instruction, unprinted fields filled by the don't-care policy.
     pub inst: Inst,
-    /// The text said `compacted`: Mesa's bytes are `compact(encode(inst))`.
+    /// The text said `compacted`: Mesa's bytes are `compact(precompact(encode(inst)))`.
     pub compacted: bool,
     /// Why the text alone cannot give Mesa's bytes, where it cannot.
     pub unrecoverable: Option<&'static str>,
@@ -60,7 +63,7 @@ pub fn assemble(
 ) -> Result<Assembled, ParseError> {
     let (mut inst, seen) = parse::parse(first, second, gen, place)?;
     let col = codec::col_of(gen).map_err(|e| ParseError::new(place.line, 1, e.0))?;
-    policy::apply(&mut inst, col, seen.compacted);
+    policy::apply(&mut inst, col);
     Ok(Assembled {
         inst,
         compacted: seen.compacted,

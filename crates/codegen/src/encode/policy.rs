@@ -15,9 +15,11 @@
 //!    source type is HF (`brw_alu3`); a scalar source's swizzle stays XXXX (0).
 //! 5. Split sends keep src0's file field 0 (`brw_set_src0` writes only its number), though
 //!    the printer shows a GRF.
-//! 6. A compacted instruction is Mesa's `precompact` copy (`brw_eu_compact.c`): under an
-//!    immediate src0 its src1 type is 0 (UD) and file ARF, except Haswell's `dim` and gen8+
-//!    64-bit immediates (the text already shows its other rewrites: `VF` zeros, `UD` pairs).
+//!
+//! A compacted line prints Mesa's `precompact` copy (under an immediate src0, src1's type
+//! is UD): that rewrite is not a rule here but [`crate::compact::precompact`], which
+//! [`super::line`] applies before compacting, as `brw_compact_instructions` does. The
+//! policy gives the instruction as Mesa generated it, compacted or not.
 //!
 //! Rules applied while parsing (see [`super::parse_operand`]): W/UW immediates hold their
 //! 16 bits twice (`brw_imm_w`/`brw_imm_uw`); an indirect operand's file is GRF; an Align16
@@ -39,9 +41,8 @@ use super::opcode;
 use super::parse::Seen;
 use super::types::RegType;
 
-/// Fills what the text left unprinted. `compacted`: the text said so, and Mesa compacted
-/// the word only after `precompact` (rule 6).
-pub fn apply(inst: &mut Inst, col: Col, compacted: bool) {
+/// Fills what the text left unprinted, as Mesa's emitter did (before any compaction).
+pub fn apply(inst: &mut Inst, col: Col) {
     let op = inst.ctrl.opcode;
     let nsrc = opcode::by_hw(col, op).map_or(0, |d| d.nsrc);
     match &mut inst.form {
@@ -50,10 +51,7 @@ pub fn apply(inst: &mut Inst, col: Col, compacted: bool) {
             // value is 64 bits) sets src1's file to ARF and its type to the immediate's code.
             let small = |ty| RegType::from_imm(col, ty).is_some_and(|t| t.size() < 8);
             if let Src::Imm { ty, .. } = *src0 {
-                let dim = op == 10 && col == Col::Gen75;
-                if compacted && !dim && (small(ty) || !col.gen8_plus()) {
-                    *src1 = Src::Reg(Reg::default());
-                } else if small(ty) {
+                if small(ty) {
                     *src1 = Src::Reg(Reg {
                         file: 0,
                         ty,
