@@ -2,3 +2,4 @@
 //! assembler will share.
 
 pub mod asm;
+pub mod generate;
