@@ -30,6 +30,8 @@ mod pack_half;
 mod pow_nop;
 mod pull_constant;
 pub mod rules;
+mod scratch_header;
+mod scratch_write;
 mod send;
 mod shuffle;
 
@@ -104,6 +106,10 @@ pub fn expand(shader: &mut Shader) -> Result<(), NotExpanded> {
                 Opcode::MovIndirect => mov_indirect::expand(&mut e, inst),
                 Opcode::SelExec => moves::sel_exec(&mut e, inst),
                 Opcode::ClusterBroadcast => moves::cluster_broadcast(&mut e, inst),
+                Opcode::ScratchHeader => scratch_header::expand(&mut e, inst),
+                Opcode::Gfx4ScratchWrite if e.shader.target < eubatch_ir::Gen::Gen9 => {
+                    scratch_write::expand(&mut e, inst)
+                }
                 op if one_to_one::kept(op, e.shader, inst) => {
                     e.keep(inst);
                     true
