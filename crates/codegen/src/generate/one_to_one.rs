@@ -57,3 +57,35 @@ fn quad_swizzle_is_one(shader: &Shader, inst: Inst) -> bool {
     (0..4).any(|x| s == sw(x, x, x, x))
         || [sw(0, 0, 2, 2), sw(1, 1, 3, 3), sw(0, 1, 0, 1), sw(2, 3, 2, 3)].contains(&s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{opcodes, parse};
+    use super::super::{expand, final_instruction_count, NotExpanded};
+    use eubatch_ir::Opcode::*;
+
+    #[test]
+    fn one_instruction_opcodes_are_kept_undef_and_do_count_nothing() {
+        let mut s = parse(
+            "skl",
+            8,
+            "CS",
+            "    undef(8) g3<8,8,1>:UD NoMask\n    rcp(8) g3<8,8,1>:F, g2<8,8,1>:F\n    memory_fence(8) g4<8,8,1>:UD, g0<8,8,1>:F, 1u, 0u NoMask group0\nblock1:\n    do(8) (null):UD\nblock2:\n    mov(8) g5<8,8,1>:F, g3<8,8,1>:F\n    while(8) (null):UD\nblock3:\n    cs_terminate(8) (EOT) (null):UD, g6<8,8,1>:UD NoMask\n",
+        );
+        expand(&mut s).unwrap();
+        assert_eq!(opcodes(&s), [Rcp, MemoryFence, Do, Mov, While, CsTerminate]);
+        assert_eq!(final_instruction_count(&s), 5);
+    }
+
+    #[test]
+    fn what_is_not_expanded_is_named() {
+        // A fine ddy of half floats on Broadwell is one add per four channels.
+        let mut s = parse(
+            "bdw",
+            8,
+            "FS",
+            "    ddy_fine(8) g3<8,8,1>:HF, g2<8,8,1>:HF\n    ddy_fine(8) g4<8,8,1>:F, g2<8,8,1>:F\n",
+        );
+        assert_eq!(expand(&mut s), Err(NotExpanded::Opcodes(vec![DdyFine])));
+    }
+}
