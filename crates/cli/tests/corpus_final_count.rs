@@ -12,7 +12,7 @@
 //! and `read_arch_reg`, which is not expanded: only its floor is asserted.
 //!
 //! Skipped with a message when `../shared` is absent (a failure under
-//! EUBATCH_REQUIRE_CORPORA). About 90 s on 2 threads for the 8 corpora.
+//! EUBATCH_REQUIRE_CORPORA). About 55 s on 2 threads for the 8 corpora.
 
 mod common;
 #[path = "../../ir/tests/common/mod.rs"]
