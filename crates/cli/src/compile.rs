@@ -97,6 +97,14 @@ pub struct RaTotals {
     /// Shaders the allocator's rules do not cover (a stage whose thread layout is not
     /// modelled yet, say), by reason: left out of allocation and counted, not failures.
     pub not_allocated: std::collections::BTreeMap<String, u64>,
+    /// Allocated shaders expanded as Mesa's generator expands them
+    /// (`eubatch_codegen::generate`), with their final instruction counts summed; those
+    /// whose count is not known, by reason (an opcode not expanded).
+    pub expanded: u64,
+    pub final_instructions: u64,
+    /// Their encoded instructions, the generator's NOPs included (Mesa's listing header).
+    pub encoded_instructions: u64,
+    pub not_expanded: std::collections::BTreeMap<String, u64>,
 }
 
 impl RaTotals {
@@ -123,6 +131,12 @@ impl RaTotals {
         self.check_time += o.check_time;
         for (why, n) in &o.not_allocated {
             *self.not_allocated.entry(why.clone()).or_default() += n;
+        }
+        self.expanded += o.expanded;
+        self.final_instructions += o.final_instructions;
+        self.encoded_instructions += o.encoded_instructions;
+        for (why, n) in &o.not_expanded {
+            *self.not_expanded.entry(why.clone()).or_default() += n;
         }
     }
 }
@@ -360,6 +374,16 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         for (why, n) in &ra.not_allocated {
             println!(
                 "not allocated: {n} shader{}: {why}",
+                if *n == 1 { "" } else { "s" }
+            );
+        }
+        println!(
+            "final code (the generator's expansion): {} instructions in {} shaders ({} encoded, with the NOPs Mesa's statistic leaves out)",
+            ra.final_instructions, ra.expanded, ra.encoded_instructions
+        );
+        for (why, n) in &ra.not_expanded {
+            println!(
+                "final instruction count not known for {n} shader{} ({why})",
                 if *n == 1 { "" } else { "s" }
             );
         }
@@ -777,7 +801,6 @@ fn compile_one(
     // the others compared with it (`--regalloc A,B`), each on a copy of the shader as the
     // pipeline left it, with analyses of its own.
     let mut register_form = None;
-    let mut spill_counts = None;
     let mut others = Vec::new();
     let lowered = (opts.regalloc.len() > 1 && out.failure.is_none()).then(|| shader.clone());
     for (k, allocator) in opts.regalloc.iter().enumerate() {
@@ -834,13 +857,12 @@ fn compile_one(
             }
         }
         if k == 0 {
-            spill_counts = kept.as_ref().map(|k| k.counts);
-            register_form = kept.map(|k| k.code);
+            register_form = kept;
         } else {
             let pressure = c.pressure(s).map_or(0, |p| p.max as u64);
             let mut stats = shader_stats(path, roots, s, pressure);
             if let Some(kept) = &kept {
-                allocated_shader_stats(&mut stats, &kept.code, kept.counts);
+                allocated_shader_stats(&mut stats, kept);
             }
             others.push(stats);
         }
@@ -864,8 +886,8 @@ fn compile_one(
     }
     if opts.stats.is_some() || !others.is_empty() {
         let mut stats = shader_stats(path, roots, &shader, pressure);
-        if let (Some(code), Some(counts)) = (&register_form, spill_counts) {
-            allocated_shader_stats(&mut stats, code, counts);
+        if let Some(kept) = &register_form {
+            allocated_shader_stats(&mut stats, kept);
         }
         others.insert(0, stats);
         out.stats = Some(others.into_boxed_slice());
@@ -991,8 +1013,23 @@ fn allocate_registers(
         // `cx` described the spilled shader; the caller goes on with `shader`.
         cx.invalidate(eubatch_passes::analysis::changed::Changed::EVERYTHING);
     }
-    let code = eubatch_regalloc::assign::assign(allocated, &r.allocated.allocation)
+    let mut code = eubatch_regalloc::assign::assign(allocated, &r.allocated.allocation)
         .map_err(|e| format!("applying the allocation: {e}"))?;
+    // What Mesa's generator emits, before the simulator's check so that it runs that.
+    use eubatch_codegen::generate;
+    let final_instructions = match generate::expand(&mut code) {
+        Ok(()) => {
+            let n = generate::final_instruction_count(&code) as u64;
+            totals.expanded += 1;
+            totals.final_instructions += n;
+            totals.encoded_instructions += generate::encoded_instruction_count(&code) as u64;
+            Some(n)
+        }
+        Err(e) => {
+            *totals.not_expanded.entry(e.to_string()).or_default() += 1;
+            None
+        }
+    };
     let verify = match verify {
         Ok(v) => v,
         Err(why) => {
@@ -1024,7 +1061,11 @@ fn allocate_registers(
             }
         }
     }
-    Ok(Some(Kept { code, counts }))
+    Ok(Some(Kept {
+        code,
+        counts,
+        final_instructions,
+    }))
 }
 
 /// Whether Mesa 22.3 allocates the variant at `path` with spilling allowed (brw_fs.cpp):
@@ -1061,6 +1102,9 @@ fn mesa_lets_spill(path: &Path, shader: &eubatch_ir::Shader) -> bool {
 struct Kept {
     code: eubatch_ir::Shader,
     counts: eubatch_regalloc::spill::Counts,
+    /// Mesa's `instructions` statistic of the expanded code; `None` when an instruction
+    /// was not expanded.
+    final_instructions: Option<u64>,
 }
 
 /// Adds a checked allocation to `totals`; its spill and fill counts.
@@ -1084,12 +1128,11 @@ fn allocated_stats(
     r.counts
 }
 
-/// Adds what allocation gave to a shader's statistics: spills, fills, registers touched.
-fn allocated_shader_stats(
-    stats: &mut crate::stats::ShaderStats,
-    code: &eubatch_ir::Shader,
-    counts: eubatch_regalloc::spill::Counts,
-) {
+/// Adds what allocation gave to a shader's statistics: spills, fills, registers touched,
+/// and the instruction count of the final code (absent when not known).
+fn allocated_shader_stats(stats: &mut crate::stats::ShaderStats, kept: &Kept) {
+    let (code, counts) = (&kept.code, kept.counts);
+    stats.instructions = kept.final_instructions;
     stats.spills = Some(counts.spills as u64);
     stats.fills = Some(counts.fills as u64);
     stats.registers = Some(eubatch_regalloc::usage::registers_touched(code) as u64);

@@ -1,9 +1,11 @@
 //! Code generation: the reader of Mesa's final code listings (`asm`), which the binary
 //! assembler shares, the table-driven EU encoder/disassembler (`encode`), instruction
-//! compaction (`compact`), and Mesa's static performance model over final code
-//! (`cycles`).
+//! compaction (`compact`), Mesa's static performance model over final code (`cycles`),
+//! and the generator's expansion of virtual opcodes into hardware instructions
+//! (`generate`).
 
 pub mod asm;
 pub mod compact;
 pub mod cycles;
 pub mod encode;
+pub mod generate;

@@ -651,6 +651,10 @@ fn execute(
         Opcode::CsTerminate => Ok(true),
         // Hardware NOPs (scheduling and workaround padding in final code).
         Opcode::Nop => Ok(false),
+        // `wait n0` after a barrier's gateway message (Mesa's `generate_barrier`): the
+        // other threads of the work group are not run, so for this one it is a no-op,
+        // as the barrier is.
+        Opcode::Wait => Ok(false),
         Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc => {
             crate::hw_message::send(shader, t, inst, enabled & pred, out)
         }
