@@ -197,6 +197,13 @@ impl<T: Member> BitSet<T> {
         })
     }
 
+    /// Of the members of `within`, keeps only those in `keep`: `self &= keep | !within`.
+    pub fn keep_members_of(&mut self, keep: &BitSet<T>, within: &BitSet<T>) {
+        for ((a, k), w) in self.words.iter_mut().zip(&keep.words).zip(&within.words) {
+            *a &= k | !w;
+        }
+    }
+
     /// `self |= other`; whether anything was added.
     pub fn union_with(&mut self, other: &BitSet<T>) -> bool {
         let mut changed = false;

@@ -128,10 +128,8 @@ impl Liveness {
         };
         // Per block, over the global slots: read before being fully defined (gen), fully
         // defined (kill).
-        // And written at all, fully or not (defout before the forward pass below).
         let mut gens: IndexVec<Block, BitSet<GlobalSlot>> = IndexVec::with_capacity(nb);
         let mut kills: IndexVec<Block, BitSet<GlobalSlot>> = IndexVec::with_capacity(nb);
-        let mut def_out: IndexVec<Block, BitSet<GlobalSlot>> = IndexVec::with_capacity(nb);
         for b in 0..nb {
             let (mut gen, mut kill) = (BitSet::new(g), BitSet::new(g));
             for piece in &gen_list[gen_at[b]..gen_at[b + 1]] {
@@ -143,15 +141,8 @@ impl Liveness {
                     kill.insert_range(numbers(r));
                 }
             }
-            let mut written = kill.clone();
-            for r in &partial_list[write_at[b]..write_at[b + 1]] {
-                if is_global.intersects_range(r.clone()) {
-                    written.insert_range(numbers(r));
-                }
-            }
             gens.push(gen);
             kills.push(kill);
-            def_out.push(written);
         }
         // Block pairs (halt, halt target) joined only by the halt's jump.
         let first_op = |b: Block| {
@@ -205,33 +196,55 @@ impl Liveness {
         // holds nothing to keep, so it is not live (Mesa's `fs_live_variables` restricts
         // live-in and live-out to `defin` and `defout` the same way). Otherwise a value
         // defined inside an `if` and read after it would be live along the path around
-        // the `if`, back to the start of the program. Forward: defined at a block's start
-        // if defined at the end of a predecessor (the halt's jump carries nothing here
-        // either).
-        let mut def_in: IndexVec<Block, BitSet<GlobalSlot>> =
-            IndexVec::from_vec(vec![BitSet::new(g); nb]);
-        let mut work: Vec<Block> = (0..nb).rev().map(Block::from_usize).collect();
-        let mut on_list = vec![true; nb];
-        while let Some(b) = work.pop() {
-            on_list[b.index()] = false;
-            for &p in &cfg.preds[b] {
-                if !halt_jump(p, b) {
-                    def_in[b].union_with(&def_out[p]);
-                }
-            }
-            if def_out[b].union_with(&def_in[b]) {
-                for &s in &cfg.succs[b] {
-                    if !on_list[s.index()] && !halt_jump(b, s) {
-                        on_list[s.index()] = true;
-                        work.push(s);
+        // the `if`, back to the start of the program. Only a slot live at the entry can be
+        // live where no definition reaches (a slot live at a reachable point and not at
+        // the entry has a definition on every path from the entry to a read, and so before
+        // that point): most shaders have none, and skip the forward problem, and only
+        // those slots are taken out.
+        if nb > 0
+            && live_in[Block::from_usize(0)]
+                .next_member(GlobalSlot::new(0))
+                .is_some()
+        {
+            let entry = live_in[Block::from_usize(0)].clone();
+            // Defined at the end of a block: what it writes, fully (its kills, which the
+            // backward problem no longer needs) or partly (defining without killing), and
+            // what is defined at its start.
+            let mut def_out = kills;
+            for (b, out) in def_out.iter_mut().enumerate() {
+                for r in &partial_list[write_at[b]..write_at[b + 1]] {
+                    if is_global.intersects_range(r.clone()) {
+                        out.insert_range(numbers(r));
                     }
                 }
             }
-        }
-        for b in 0..nb {
-            let b = Block::from_usize(b);
-            live_in[b].intersect_with(&def_in[b]);
-            live_out[b].intersect_with(&def_out[b]);
+            let mut def_in = gens;
+            def_in.iter_mut().for_each(BitSet::clear);
+            // Block 0 first: a forward problem; the halt's jump carries nothing here
+            // either.
+            let mut work: Vec<Block> = (0..nb).rev().map(Block::from_usize).collect();
+            let mut on_list = vec![true; nb];
+            while let Some(b) = work.pop() {
+                on_list[b.index()] = false;
+                for &p in &cfg.preds[b] {
+                    if !halt_jump(p, b) {
+                        def_in[b].union_with(&def_out[p]);
+                    }
+                }
+                if def_out[b].union_with(&def_in[b]) {
+                    for &s in &cfg.succs[b] {
+                        if !on_list[s.index()] && !halt_jump(b, s) {
+                            on_list[s.index()] = true;
+                            work.push(s);
+                        }
+                    }
+                }
+            }
+            for b in 0..nb {
+                let b = Block::from_usize(b);
+                live_in[b].keep_members_of(&def_in[b], &entry);
+                live_out[b].keep_members_of(&def_out[b], &entry);
+            }
         }
         Liveness {
             access,
