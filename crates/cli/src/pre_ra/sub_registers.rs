@@ -44,6 +44,11 @@ fn fixed_scalar(o: &eubatch_ir::Operand) -> bool {
 ///   `add(16) vgrf3:D, vgrf33:D, g16<0>:D`, the x and y of a compute shader's base
 ///   workgroup, told apart by the instructions the sums go on to). Two rules that
 ///   disagree decide nothing;
+/// - or, for the plane of an interpolation (`pln`, `linterp`), the order of the
+///   interpolations: Mesa's optimizer neither moves nor makes them, so the dump's are
+///   the start dump's in order, less those it removed ([`planes_by_order`]: two
+///   `linterp(8) vgrf199:F, g2:F, g11<0>:F` in a row, where the start dump interpolates
+///   `attr4` then `attr5`, both in g11, are g11.0 then g11.4);
 /// - a read narrower than a dword (`mul(8) vgrf69:D, vgrf14:D, g4<0>:UW`, the high word
 ///   of a 32x16 multiply: `assign_curb_setup` keeps `offset % 4`) may be anywhere in the
 ///   dword the start dump reads: only the dataflow rule places it, even where the start
@@ -104,6 +109,9 @@ pub fn fixed_scalars(
             }
         }
     }
+    // The interpolation rule: the planes of the dump's `pln`s and `linterp`s in program
+    // order against the start dump's `linterp`s.
+    let by_order = planes_by_order(pre_ra, start, &layout);
     let mut changed = 0;
     // The dataflow rule, computed when first needed, on the dump as imported.
     let mut by_dataflow: Option<std::collections::HashMap<(Inst, usize), u32>> = None;
@@ -137,6 +145,9 @@ pub fn fixed_scalars(
                     .get(&(i, k))
                     .filter(|&&s| subs.contains(&(s - s % 4)))
                 {
+                    found.insert(sub);
+                }
+                if let Some(&sub) = by_order.get(&(i, k)) {
                     found.insert(sub);
                 }
                 if subs.len() == 1 && !narrow {
@@ -195,6 +206,117 @@ pub fn fixed_scalars(
         }
     }
     Ok(changed)
+}
+
+/// The plane an interpolation reads: `pln`'s first source, `linterp`'s second.
+fn plane_source(op: Opcode) -> Option<usize> {
+    match op {
+        Opcode::Pln => Some(0),
+        Opcode::Linterp => Some(1),
+        _ => None,
+    }
+}
+
+/// The sub-registers of the interpolation planes of the pre-RA dump `pre` read as
+/// fixed-register scalars, from the order of the start dump's interpolations
+/// (`linterp` of an `attr`, placed by `layout`): (instruction, source) -> byte offset.
+///
+/// Mesa creates a fragment shader's interpolations from NIR (`linterp` of
+/// `interp_reg(location, channel)`, brw_fs_nir.cpp) and no pass between the start dump
+/// and the pre-RA dump moves one or makes a new one: dead code elimination and CSE
+/// remove some (CSE keeps the first), `lower_simd_width` replaces one by its halves in
+/// place, in channel order, and `assign_urb_setup` gives its plane a fixed register. So
+/// the dump's interpolations are an order-keeping image of the start dump's: each comes
+/// from one of the start dump's, reading its place, over channels inside its channels;
+/// the one each comes from is not before the one the previous came from, and is the same
+/// one only for a later half. Every such matching is found (forwards and backwards over
+/// the two sequences); where all place a plane at one byte of its register, that is its
+/// sub-register. Nothing is decided where no matching exists.
+fn planes_by_order(
+    pre: &Shader,
+    start: &Shader,
+    layout: &eubatch_ir::thread_inputs::InputLayout,
+) -> std::collections::HashMap<(Inst, usize), u32> {
+    let mut out = std::collections::HashMap::new();
+    if pre.stage != eubatch_ir::Stage::Fs {
+        return out;
+    }
+    let reg = layout.reg_size as u64;
+    // The start dump's interpolations: (first channel, channels, register, byte in it).
+    let origins: Vec<(u32, u32, u32, u32)> = start
+        .layout
+        .insts()
+        .filter(|&i| start.insts.opcode[i] == Opcode::Linterp)
+        .filter_map(|i| {
+            let o = start.srcs(i).get(1)?;
+            (o.file == RegFile::Attr).then(|| {
+                let byte = layout.attr_byte(o.nr, o.offset);
+                let c = start.insts.control[i];
+                (c.group as u32, c.exec_size as u32, (byte / reg) as u32, (byte % reg) as u32)
+            })
+        })
+        .collect();
+    // The dump's: (instruction, source, first channel, channels, register).
+    let reads: Vec<(Inst, usize, u32, u32, u32)> = pre
+        .layout
+        .insts()
+        .filter_map(|i| {
+            let k = plane_source(pre.insts.opcode[i])?;
+            let o = pre.srcs(i).get(k)?;
+            let c = pre.insts.control[i];
+            fixed_scalar(o).then_some((i, k, c.group as u32, c.exec_size as u32, o.nr))
+        })
+        .collect();
+    let (n, m) = (reads.len(), origins.len());
+    if n == 0 || m == 0 {
+        return out;
+    }
+    let fits = |r: usize, s: usize| {
+        let (_, _, g, e, nr) = reads[r];
+        let (sg, se, snr, _) = origins[s];
+        nr == snr && g >= sg && g + e <= sg + se
+    };
+    // May read r come from the same interpolation as read r - 1 (a later half)?
+    let later_half = |r: usize| {
+        let (_, _, g, _, _) = reads[r];
+        let (_, _, pg, pe, _) = reads[r - 1];
+        g >= pg + pe
+    };
+    // Forwards: ahead[r][s], reads ..=r matched with read r from origin s.
+    let mut ahead = vec![vec![false; m]; n];
+    for r in 0..n {
+        // Some earlier origin took read r - 1 (before s), or s itself did.
+        let mut before = r == 0;
+        for s in 0..m {
+            let same = r > 0 && ahead[r - 1][s] && later_half(r);
+            ahead[r][s] = fits(r, s) && (before || same);
+            if r > 0 && ahead[r - 1][s] {
+                before = true;
+            }
+        }
+    }
+    // Backwards: behind[r][s], reads r.. matched with read r from origin s.
+    let mut behind = vec![vec![false; m]; n];
+    for r in (0..n).rev() {
+        let mut after = r == n - 1;
+        for s in (0..m).rev() {
+            let same = r + 1 < n && behind[r + 1][s] && later_half(r + 1);
+            behind[r][s] = fits(r, s) && (after || same);
+            if r + 1 < n && behind[r + 1][s] {
+                after = true;
+            }
+        }
+    }
+    for (r, &(i, k, ..)) in reads.iter().enumerate() {
+        let subs: std::collections::BTreeSet<u32> = (0..m)
+            .filter(|&s| ahead[r][s] && behind[r][s])
+            .map(|s| origins[s].3)
+            .collect();
+        if let [sub] = subs.into_iter().collect::<Vec<_>>()[..] {
+            out.insert((i, k), sub);
+        }
+    }
+    out
 }
 
 /// The sources an instruction reads data through, as (slot, operand, bytes read): a
