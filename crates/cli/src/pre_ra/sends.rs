@@ -141,6 +141,66 @@ fn listed_sends(p: &AsmProgram) -> Vec<(Signature, Message)> {
         .collect()
 }
 
+/// The sends of a SIMD32 fragment variant Mesa dropped (`pre_ra`, whose SIMD16 variant
+/// Mesa kept), from the SIMD16 final code: none when the variant is not one.
+///
+/// Mesa lowers a SIMD32 fragment shader's logical sends to the widths it lowers the
+/// SIMD16 one's (`get_lowered_simd_width` bounds them at 16 or 8), so
+/// `lower_simd_width` makes of each a copy for channels 0-15 and one for channels 16-31
+/// of every send of the SIMD16 code, with the same message except where the descriptor
+/// depends on the channel group (brw_lower_logical_sends.cpp):
+/// - a render target write sets the slot group, bit 11, to `group / 16`
+///   (`lower_fb_write_logical_send`; the SIMD32 final code has `0x0c031000` then
+///   `0x0c031800`, both "last render target");
+/// - typed surface messages take `(group / 8) % 2` (`brw_dp_typed_surface_rw_desc`):
+///   the same in both halves; sampler, constant and data cache messages take the width
+///   only;
+/// - EOT stays on the last piece only (`split_inst.eot = inst->eot && i == n - 1`).
+///
+/// A message of another shared function, or of the render cache other than a render
+/// target write, is not known to follow these: [`reason::SIMD32`].
+fn simd32_from_simd16(
+    listing: &[AsmProgram],
+    pre_ra: &Shader,
+    program: &str,
+) -> Option<Result<Vec<(Signature, Message)>, NotRecovered>> {
+    if pre_ra.stage != eubatch_ir::Stage::Fs || pre_ra.dispatch_width != 32 {
+        return None;
+    }
+    let simd16 = super::code_at(listing, pre_ra, program, 16)?;
+    let mut pool = Vec::new();
+    for (sig, m) in listed_sends(simd16) {
+        let rt_write = m.sfid == sfid::RENDER_CACHE
+            && (m.desc >> 14) & 0xf == eubatch_ir::message::render_target::WRITE;
+        let same = matches!(
+            m.sfid,
+            sfid::SAMPLER | sfid::CONSTANT_CACHE | sfid::DATA_CACHE | sfid::DATA_CACHE_1
+        );
+        if !(rt_write || same) || sig.group >= 16 {
+            return Some(Err(fail(
+                reason::SIMD32,
+                format!(
+                    "{sig} to shared function {} ({:#010x})",
+                    m.sfid, m.desc
+                ),
+            )));
+        }
+        pool.push((Signature { eot: false, ..sig }, m));
+        let high = Message {
+            desc: m.desc | (rt_write as u32) << 11,
+            ..m
+        };
+        pool.push((
+            Signature {
+                group: sig.group + 16,
+                ..sig
+            },
+            high,
+        ));
+    }
+    Some(Ok(pool))
+}
+
 /// How many sends had their descriptors recovered, and by which rule.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Recovered {
@@ -166,17 +226,19 @@ pub fn recover(
     if dump.is_empty() {
         return Ok(Recovered::default());
     }
-    let program = super::own_code(listing, pre_ra, program).ok_or_else(|| {
-        fail(
-            reason::NO_LISTING,
-            format!(
-                "no {} SIMD{} program `{program}`",
-                pre_ra.stage.abbrev(),
-                pre_ra.dispatch_width
-            ),
-        )
-    })?;
-    let mut pool = listed_sends(program);
+    let mut pool = match super::own_code(listing, pre_ra, program) {
+        Some(code) => listed_sends(code),
+        None => simd32_from_simd16(listing, pre_ra, program).ok_or_else(|| {
+            fail(
+                reason::NO_LISTING,
+                format!(
+                    "no {} SIMD{} program `{program}`",
+                    pre_ra.stage.abbrev(),
+                    pre_ra.dispatch_width
+                ),
+            )
+        })??,
+    };
     // Mesa 22.3's dump ends a compute thread with `cs_terminate(16) (EOT) (null):UD,
     // vgrf31:UD`, not yet a send: the generator (`fs_generator::generate_cs_terminate`)
     // makes it the EOT send to the thread spawner the final code lists. It has no
