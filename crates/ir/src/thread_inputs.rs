@@ -210,7 +210,11 @@ Maximum 1 registers live at once.
             let text = dump.replace("(16)", &format!("({width})"));
             let name = DumpName::parse(&format!("FS{width}-GLSL1-00-00-start")).unwrap();
             let s = import_mesa_dump(&text, &name, "t", Gen::Gen9).unwrap();
-            assert_eq!(super::InputLayout::of(&s).unwrap().curb_start, curb, "SIMD{width}");
+            assert_eq!(
+                super::InputLayout::of(&s).unwrap().curb_start,
+                curb,
+                "SIMD{width}"
+            );
         }
     }
 }

@@ -71,6 +71,9 @@ pub(crate) fn code_at<'a>(
     width: u8,
 ) -> Option<&'a eubatch_codegen::asm::AsmProgram> {
     listing.iter().find(|p| {
-        !p.vec4 && p.stage == pre_ra.stage && p.shader.dispatch_width == width && p.program == program
+        !p.vec4
+            && p.stage == pre_ra.stage
+            && p.shader.dispatch_width == width
+            && p.program == program
     })
 }

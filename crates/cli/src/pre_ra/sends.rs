@@ -179,10 +179,7 @@ fn simd32_from_simd16(
         if !(rt_write || same) || sig.group >= 16 {
             return Some(Err(fail(
                 reason::SIMD32,
-                format!(
-                    "{sig} to shared function {} ({:#010x})",
-                    m.sfid, m.desc
-                ),
+                format!("{sig} to shared function {} ({:#010x})", m.sfid, m.desc),
             )));
         }
         pool.push((Signature { eot: false, ..sig }, m));
@@ -563,5 +560,38 @@ Maximum 10 registers live at once.
         recover(&mut s, "GLSL1", &listing, &mut || None).unwrap();
         assert_eq!(s.vgrfs[eubatch_ir::Vgrf::from_usize(0)].size(), 96);
         assert_eq!(s.insts.size_written[Inst::from_usize(0)], 96);
+    }
+
+    /// A SIMD32 fragment variant Mesa dropped: its two halves of the render target write
+    /// take the SIMD16 final code's message, the high half with the slot group bit (11),
+    /// the low half without EOT; a sampler message the same in both halves.
+    #[test]
+    fn simd32_sends_from_the_simd16_final_code() {
+        let dump = "\
+{  8}    0: send(16) (mlen: 4) vgrf2:F, 0u, 0u, vgrf4:F group0 
+{  8}    1: send(16) (mlen: 4) vgrf3:F, 0u, 0u, vgrf5:F group16 
+{  8}    2: send(16) (mlen: 8) (null):UD, 0u, 0u, vgrf0:F group0 
+{  8}    3: send(16) (mlen: 8) (EOT) (null):UD, 0u, 0u, vgrf1:F group16 
+Maximum 8 registers live at once.
+";
+        let asm = "\
+Native code for unnamed fragment shader GLSL1 (sha1 0)
+SIMD16 shader: 2 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 2 sends, scheduled with mode top-down. Promoted 0 constants. Compacted 32 to 32 bytes (0%)
+   START B0 (10 cycles)
+31 00 80 02 48 02 a0 22 00 03 00 06 01 00 42 08 send(16)        g21<1>UW        g24<0,1,0>UD    0x08420001
+                            sampler MsgDesc: sample SIMD16 Surface = 1 Sampler = 0 mlen 4 rlen 4 { align1 1H };
+31 00 80 05 10 b0 07 00 81 0f 00 00 00 10 03 90 send(16)        null<1>UW       g120<0,1,0>UD   0x90031000
+                            render MsgDesc: RT write SIMD16 LastRT Surface = 0 mlen 8 rlen 0 { align1 1H EOT };
+   END B0
+";
+        let listing = eubatch_codegen::asm::read_asm(asm, "asm.txt", Gen::Gen9).unwrap();
+        let name = DumpName::parse("FS32-GLSL1-90-90-pre_register_allocate").unwrap();
+        let mut s = import_mesa_dump(dump, &name, "test", Gen::Gen9).unwrap();
+        recover(&mut s, "GLSL1", &listing, &mut || None).unwrap();
+        let info = |k: usize| *s.send_info(Inst::from_usize(k)).unwrap();
+        assert_eq!((info(0).sfid, info(0).desc), (sfid::SAMPLER, 0x08420001));
+        assert_eq!((info(1).sfid, info(1).desc), (sfid::SAMPLER, 0x08420001));
+        assert_eq!(info(2).desc, 0x10031000);
+        assert_eq!(info(3).desc, 0x10031800);
     }
 }

@@ -252,7 +252,12 @@ fn planes_by_order(
             (o.file == RegFile::Attr).then(|| {
                 let byte = layout.attr_byte(o.nr, o.offset);
                 let c = start.insts.control[i];
-                (c.group as u32, c.exec_size as u32, (byte / reg) as u32, (byte % reg) as u32)
+                (
+                    c.group as u32,
+                    c.exec_size as u32,
+                    (byte / reg) as u32,
+                    (byte % reg) as u32,
+                )
             })
         })
         .collect();
@@ -673,5 +678,48 @@ SIMD8 shader: 5 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 0 sends, sch
         assert_eq!(fixed_scalars(&mut pre, &start, &listing, "(null)"), Ok(1));
         let sub = |k: usize| pre.srcs(Inst::from_usize(k))[1].offset;
         assert_eq!((sub(1), sub(2)), (0, 4));
+    }
+
+    /// Two interpolations of g5 (attr2 at byte 0, attr3 at byte 16): in the start dump's
+    /// order, with no final code. One of them removed, either could be left: not known.
+    #[test]
+    fn interpolation_planes_by_order() {
+        let start_text = "\
+{  2}    0: mov(8) vgrf0:F, g2:F 
+{  2}    1: mov(8) vgrf0+1.0:F, g3:F 
+{  3}    2: linterp(8) vgrf1:F, vgrf0:F, attr2<0>:F 
+{  4}    3: linterp(8) vgrf2:F, vgrf0:F, attr3<0>:F 
+{  3}    4: add(8) vgrf3:F, vgrf2:F, -vgrf1:F 
+Maximum 4 registers live at once.
+";
+        let pre_text = "\
+{  1}    0: linterp(8) vgrf1:F, g2:F, g5<0>:F 
+{  2}    1: linterp(8) vgrf2:F, g2:F, g5<0>:F 
+{  2}    2: add(8) vgrf3:F, vgrf2:F, -vgrf1:F 
+Maximum 2 registers live at once.
+";
+        let name = DumpName::parse("FS8-GLSL1-00-00-start").unwrap();
+        let mut start = import_mesa_dump(start_text, &name, "test", Gen::Gen9).unwrap();
+        start.freeze_inputs();
+        let name = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        let mut pre = import_mesa_dump(pre_text, &name, "test", Gen::Gen9).unwrap();
+        pre.inputs = start.inputs.clone();
+        let mut one = import_mesa_dump(
+            &pre_text.replace(
+                "{  1}    0: linterp(8) vgrf1:F, g2:F, g5<0>:F \n",
+                "{  1}    0: mov(8) vgrf1:F, 1f \n",
+            ),
+            &name,
+            "test",
+            Gen::Gen9,
+        )
+        .unwrap();
+        one.inputs = start.inputs.clone();
+        assert_eq!(fixed_scalars(&mut pre, &start, &[], "GLSL1"), Ok(1));
+        let sub = |s: &Shader, k: usize| s.srcs(Inst::from_usize(k))[1].offset;
+        assert_eq!((sub(&pre, 0), sub(&pre, 1)), (0, 16));
+        // Only the second left: attr2 or attr3.
+        let e = fixed_scalars(&mut one, &start, &[], "GLSL1").unwrap_err();
+        assert_eq!(e.reason, reason::SUBREGISTER, "{e}");
     }
 }
