@@ -16,7 +16,7 @@ pub mod sub_registers;
 
 pub use linterp::linterps_as_plns;
 pub use sends::{recover, Recovered};
-pub use sub_registers::fixed_scalars;
+pub use sub_registers::{fixed_scalars, fixed_scalars_from_wider};
 
 /// Why a shader's sends were not recovered: `reason`, one of a few fixed phrases (what the
 /// driver counts shaders by), and `detail`, which send and what was found.
@@ -44,6 +44,7 @@ pub mod reason {
     pub const SUBREGISTER: &str = "Mesa 22.3's pre-RA printer drops the sub-register of a fixed-register scalar (`g24<0>` for g24.4: push constants, interpolation planes), and the start dump reads several places of that register: what is read is not known";
     pub const FLOAT_IMMEDIATE: &str = "Mesa's printer writes a float immediate with six digits (`%g`), and no constant of the start dump, or several, prints as it: its value is not known";
     pub const SIMD32: &str = "pre-RA send descriptors not recovered: a SIMD32 fragment variant without final code, whose SIMD16 final code has a message not known to be the same in both halves";
+    pub const SIMD8: &str = "pre-RA send descriptors not recovered: a SIMD8 compute variant without final code, whose SIMD16 final code has a message eubatch does not narrow";
     pub const RESPONSE: &str = "pre-RA send descriptors not recovered: a response is larger than its destination as the dump shows it";
 }
 
@@ -60,6 +61,15 @@ pub(crate) fn own_code<'a>(
     program: &str,
 ) -> Option<&'a eubatch_codegen::asm::AsmProgram> {
     code_at(listing, pre_ra, program, pre_ra.dispatch_width)
+}
+
+/// [`own_code`] for the driver.
+pub fn own_code_of<'a>(
+    listing: &'a [eubatch_codegen::asm::AsmProgram],
+    pre_ra: &eubatch_ir::Shader,
+    program: &str,
+) -> Option<&'a eubatch_codegen::asm::AsmProgram> {
+    own_code(listing, pre_ra, program)
 }
 
 /// The final code in `listing` of the pre-RA dump's stage and program name at SIMD

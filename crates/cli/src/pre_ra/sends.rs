@@ -198,6 +198,85 @@ fn simd32_from_simd16(
     Some(Ok(pool))
 }
 
+/// The sends of a SIMD8 compute variant Mesa dropped (`pre_ra`, whose SIMD16 variant
+/// Mesa kept), from the SIMD16 final code: none when the variant is not one.
+///
+/// Each SIMD16 message is the SIMD8 variant's at 8 channels, as Mesa's lowering sets
+/// the width-dependent fields (brw_eu.h):
+/// - untyped surface read and write (data cache 1, message types 1 and 9): the SIMD
+///   mode, bits 13:12, 1 (SIMD16) becomes 2 (SIMD8) (`brw_dp_untyped_surface_rw_desc`);
+/// - byte scattered read and write (data cache 0, types 4 and 12): bit 8, `exec_size ==
+///   16`, cleared (`brw_dp_byte_scattered_rw_desc`);
+/// - for both, headerless, one register per 8 channels of each address, datum and
+///   response component: message, extended message and response lengths halved;
+/// - the thread spawner's end of thread and the gateway's barrier, one register of
+///   payload whatever the width: the same message at 8 channels;
+/// - a send of at most 8 channels (a SIMD8 piece of a message Mesa splits, a fence):
+///   the same send, its piece for channels 8-15 having no SIMD8 counterpart.
+///
+/// Any other message is not narrowed: [`reason::SIMD8`].
+fn simd8_from_simd16(
+    listing: &[AsmProgram],
+    pre_ra: &Shader,
+    program: &str,
+) -> Option<Result<Vec<(Signature, Message)>, NotRecovered>> {
+    if pre_ra.stage != eubatch_ir::Stage::Cs || pre_ra.dispatch_width != 8 {
+        return None;
+    }
+    let simd16 = super::code_at(listing, pre_ra, program, 16)?;
+    let mut pool = Vec::new();
+    for (sig, m) in listed_sends(simd16) {
+        if sig.exec <= 8 {
+            if sig.group < 8 {
+                pool.push((sig, m));
+            }
+            continue;
+        }
+        let msg_type = (m.desc >> 14) & 0x1f;
+        let header = eubatch_ir::message::header_present(m.desc);
+        let narrowed = match (m.sfid, msg_type) {
+            (sfid::THREAD_SPAWNER, _) | (GATEWAY, _) => Some(m),
+            (sfid::DATA_CACHE_1, 1 | 9) if (m.desc >> 12) & 3 == 1 && !header => Some(Message {
+                desc: m.desc & !(3 << 12) | 2 << 12,
+                ..m
+            }),
+            (sfid::DATA_CACHE, 4 | 12) if m.desc & 1 << 8 != 0 && !header => Some(Message {
+                desc: m.desc & !(1 << 8),
+                ..m
+            }),
+            _ => None,
+        };
+        let Some(mut n) = narrowed.filter(|_| sig.group == 0 && sig.exec == 16) else {
+            return Some(Err(fail(
+                reason::SIMD8,
+                format!("{sig} to shared function {} ({:#010x})", m.sfid, m.desc),
+            )));
+        };
+        let mut narrow = Signature { exec: 8, ..sig };
+        if !matches!(m.sfid, sfid::THREAD_SPAWNER | GATEWAY) {
+            let mlen = eubatch_ir::message::mlen(n.desc);
+            let rlen = eubatch_ir::message::rlen(n.desc);
+            let ex_mlen = eubatch_ir::message::ex_mlen(n.ex_desc);
+            if mlen % 2 != 0 || rlen % 2 != 0 || ex_mlen % 2 != 0 {
+                return Some(Err(fail(
+                    reason::SIMD8,
+                    format!("{sig}: odd lengths ({:#010x})", m.desc),
+                )));
+            }
+            n.desc = n.desc & !(0xf << 25 | 0x1f << 20)
+                | eubatch_ir::message::message_desc(mlen / 2, rlen / 2, false);
+            n.ex_desc = n.ex_desc & !(0xf << 6) | eubatch_ir::message::ex_desc(ex_mlen / 2);
+            narrow.mlen = sig.mlen / 2;
+            narrow.ex_mlen = sig.ex_mlen / 2;
+        }
+        pool.push((narrow, n));
+    }
+    Some(Ok(pool))
+}
+
+/// The message gateway's shared function (brw_eu_defines.h `BRW_SFID_MESSAGE_GATEWAY`).
+const GATEWAY: u8 = 3;
+
 /// How many sends had their descriptors recovered, and by which rule.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Recovered {
@@ -225,7 +304,9 @@ pub fn recover(
     }
     let mut pool = match super::own_code(listing, pre_ra, program) {
         Some(code) => listed_sends(code),
-        None => simd32_from_simd16(listing, pre_ra, program).ok_or_else(|| {
+        None => simd32_from_simd16(listing, pre_ra, program)
+            .or_else(|| simd8_from_simd16(listing, pre_ra, program))
+            .ok_or_else(|| {
             fail(
                 reason::NO_LISTING,
                 format!(

@@ -208,6 +208,140 @@ pub fn fixed_scalars(
     Ok(changed)
 }
 
+/// Puts back the sub-registers of the fixed-register scalars of `pre_ra` (a Mesa 22.3
+/// pre-RA dump of a variant Mesa dropped, with no final code of its own) from `wider`,
+/// the pre-RA dump of the variant Mesa kept at the next width, its sub-registers put
+/// back by [`fixed_scalars`] from its final code; how many sources it changed.
+///
+/// Both variants are compiled from the same NIR by the same passes, which keep the
+/// order of instructions; the widths differ where `lower_simd_width` replaces an
+/// instruction by pieces in place (a scalar source is the same in every piece), and in
+/// where the payload ends: push constants and inputs start at the layout's
+/// `curb_start` at each width, in the same order (`assign_curb_setup` and
+/// `assign_urb_setup` depend on the uniforms and inputs only). So when the two dumps'
+/// instructions reading fixed-register scalars, less the later pieces, are the same
+/// sequence (opcode, and per such source its index, type and register relative to
+/// `curb_start`), each such source of `pre_ra` reads where its counterpart in `wider`
+/// does. Otherwise, or where `pre_ra`'s start dump (`start`) reads nothing at that
+/// place, nothing is changed ([`reason::SUBREGISTER`]).
+pub fn fixed_scalars_from_wider(
+    pre_ra: &mut Shader,
+    start: &Shader,
+    wider: &Shader,
+) -> Result<usize, NotRecovered> {
+    let not = |detail: String| Err(fail(reason::SUBREGISTER, detail));
+    let (Some(layout), Some(wide_layout)) = (start.inputs.clone(), wider.inputs.clone()) else {
+        return not("the input layouts are not known".into());
+    };
+    // Instruction -> its key, and the fixed-register scalar sources' offsets; and how
+    // many instructions before it (in program order) could not come between two pieces.
+    type Reads = Vec<(Inst, Vec<u64>, Vec<(usize, u32)>, usize)>;
+    let reads = |s: &Shader, curb: u32| -> Reads {
+        let mut out: Reads = Vec::new();
+        let mut blockers = 0;
+        for i in s.layout.insts() {
+            let srcs = s.srcs(i);
+            let fixed: Vec<usize> = (0..srcs.len()).filter(|&k| fixed_scalar(&srcs[k])).collect();
+            if fixed.is_empty() {
+                // Between pieces, `lower_simd_width` puts only the unzipping `mov`s of
+                // the next piece's sources.
+                if s.insts.opcode[i] != Opcode::Mov {
+                    blockers += 1;
+                }
+                continue;
+            }
+            let mut key = vec![s.insts.opcode[i] as u64];
+            for &k in &fixed {
+                let o = srcs[k];
+                let reg = if o.nr >= curb { (1 << 20) + (o.nr - curb) as u64 } else { o.nr as u64 };
+                key.extend([k as u64, o.ty as u64, reg]);
+            }
+            let offsets = fixed.iter().map(|&k| (k, srcs[k].offset)).collect();
+            out.push((i, key, offsets, blockers));
+            blockers += 1;
+        }
+        out
+    };
+    // Pieces: an instruction with the key of the one before it, for the next channels
+    // (its group where the other's end), with nothing but `mov`s between them.
+    let collapse = |s: &Shader, r: Reads| -> Vec<(Reads, Vec<u64>)> {
+        let mut out: Vec<(Reads, Vec<u64>)> = Vec::new();
+        for (i, key, offs, before) in r {
+            let c = s.insts.control[i];
+            let next_piece = |p: &(Inst, Vec<u64>, Vec<(usize, u32)>, usize)| {
+                let pc = s.insts.control[p.0];
+                c.group != 0
+                    && c.group == pc.group + pc.exec_size
+                    && c.exec_size == pc.exec_size
+                    && before == p.3 + 1
+            };
+            match out.last_mut() {
+                Some((pieces, k)) if *k == key && next_piece(pieces.last().unwrap()) => {
+                    pieces.push((i, key, offs, before))
+                }
+                _ => out.push((vec![(i, key.clone(), offs, before)], key)),
+            }
+        }
+        out
+    };
+    let narrow = collapse(pre_ra, reads(pre_ra, layout.curb_start));
+    let wide = collapse(wider, reads(wider, wide_layout.curb_start));
+    if narrow.len() != wide.len() || narrow.iter().zip(&wide).any(|(a, b)| a.1 != b.1) {
+        return not(format!(
+            "no final code, and the SIMD{} variant's reads of fixed-register scalars are not the same sequence",
+            wider.dispatch_width
+        ));
+    }
+    // Where the start dump reads, by register: a copied place must be one of them.
+    let reg = layout.reg_size as u64;
+    let mut places = std::collections::HashSet::<u64>::new();
+    for i in start.layout.insts() {
+        for o in start.srcs(i) {
+            let byte = match o.file {
+                RegFile::Uniform => layout.uniform_byte(o.nr, o.offset),
+                RegFile::Attr => layout.attr_byte(o.nr, o.offset),
+                RegFile::FixedGrf => o.nr as u64 * reg + o.offset as u64,
+                _ => continue,
+            };
+            places.insert(byte - byte % 4);
+        }
+    }
+    let mut set = Vec::new();
+    for ((pieces, _), (wide_pieces, _)) in narrow.iter().zip(&wide) {
+        let offs = &wide_pieces[0].2;
+        if wide_pieces.iter().any(|p| p.2 != *offs) {
+            return not(format!(
+                "no final code, and the pieces of ip {} of the SIMD{} variant read different places",
+                wide_pieces[0].0.index(),
+                wider.dispatch_width
+            ));
+        }
+        for (i, ..) in pieces {
+            for &(k, sub) in offs {
+                let o = pre_ra.srcs(*i)[k];
+                let byte = o.nr as u64 * reg + sub as u64;
+                if !places.contains(&(byte - byte % 4)) {
+                    return not(format!(
+                        "ip {}: g{}<0> read at byte {sub} as in the SIMD{} variant, where the start dump reads nothing",
+                        i.index(),
+                        o.nr,
+                        wider.dispatch_width
+                    ));
+                }
+                set.push((*i, k, sub));
+            }
+        }
+    }
+    let mut changed = 0;
+    for (i, k, sub) in set {
+        if pre_ra.srcs(i)[k].offset != sub {
+            pre_ra.srcs_mut(i)[k].offset = sub;
+            changed += 1;
+        }
+    }
+    Ok(changed)
+}
+
 /// The plane an interpolation reads: `pln`'s first source, `linterp`'s second.
 fn plane_source(op: Opcode) -> Option<usize> {
     match op {
