@@ -307,15 +307,15 @@ pub fn recover(
         None => simd32_from_simd16(listing, pre_ra, program)
             .or_else(|| simd8_from_simd16(listing, pre_ra, program))
             .ok_or_else(|| {
-            fail(
-                reason::NO_LISTING,
-                format!(
-                    "no {} SIMD{} program `{program}`",
-                    pre_ra.stage.abbrev(),
-                    pre_ra.dispatch_width
-                ),
-            )
-        })??,
+                fail(
+                    reason::NO_LISTING,
+                    format!(
+                        "no {} SIMD{} program `{program}`",
+                        pre_ra.stage.abbrev(),
+                        pre_ra.dispatch_width
+                    ),
+                )
+            })??,
     };
     // Mesa 22.3's dump ends a compute thread with `cs_terminate(16) (EOT) (null):UD,
     // vgrf31:UD`, not yet a send: the generator (`fs_generator::generate_cs_terminate`)
@@ -674,5 +674,48 @@ SIMD16 shader: 2 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 2 sends, sc
         assert_eq!((info(1).sfid, info(1).desc), (sfid::SAMPLER, 0x08420001));
         assert_eq!(info(2).desc, 0x10031000);
         assert_eq!(info(3).desc, 0x10031800);
+    }
+
+    /// A SIMD8 compute variant Mesa dropped: its untyped surface read and write are the
+    /// SIMD16 final code's at SIMD8 (mode 2, lengths halved); the thread spawner's EOT
+    /// goes with its `cs_terminate`. (Lines from vulkan-fp16-skl absval's asm.txt.)
+    #[test]
+    fn simd8_compute_sends_from_the_simd16_final_code() {
+        let dump = "\
+{  2}    0: shl(8) vgrf18:D, vgrf7:D, 3u 
+{  3}    1: send(8) (mlen: 1) vgrf9:UD, 0u, 0u, vgrf18:D, null:UD 
+{  3}    2: send(8) (mlen: 1) (ex_mlen: 2) (null):UD, 0u, 0u, vgrf18:D, vgrf9:UD 
+{  1}    3: mov(8) vgrf15:UD, g0:UD NoMask 
+{  1}    4: cs_terminate(8) (EOT) (null):UD, vgrf15:UD NoMask 
+Maximum   5 registers live at once.
+";
+        let asm = "\
+Native code for unnamed compute shader (null) (sha1 0)
+SIMD16 shader: 4 instructions. 0 loops. 258 cycles. 0:0 spills:fills, 3 sends, scheduled with mode top-down. Promoted 0 constants. Compacted 64 to 64 bytes (0%)
+   START B0 (94 cycles)
+31 00 80 0c 48 02 20 22 20 03 00 06 02 5c 40 04 send(16)        g17<1>UW        g25<0,1,0>UD    0x04405c02
+                            dp data 1 MsgDesc: (untyped surface read, Surface = 2, SIMD16, Mask = 0xc) mlen 2 rlen 4 { align1 1H };
+33 00 80 0c 10 b0 01 00 24 03 00 00 02 5c 02 04 sends(16)       nullUD          g25UD           g27UD           0x04025c02                0x00000100
+                            dp data 1 MsgDesc: (DC untyped surface write, Surface = 2, SIMD16, Mask = 0xc) mlen 2 ex_mlen 4 rlen 0 { align1 1H };
+01 4d 00 20 07 7e 00 00                         mov(8)          g126<1>UD       g0<8,8,1>UD                     { align1 WE_all 1Q compacted };
+31 00 80 07 44 12 00 20 c0 0f 8d 06 10 00 00 82 send(16)        null<1>UW       g126<8,8,1>UW   0x82000010
+                            thread_spawner MsgDesc: mlen 1 rlen 0           { align1 WE_all 1H EOT };
+   END B0
+";
+        let listing = eubatch_codegen::asm::read_asm(asm, "asm.txt", Gen::Gen9).unwrap();
+        let name = DumpName::parse("CS8-(null)-90-90-pre_register_allocate").unwrap();
+        let mut s = import_mesa_dump(dump, &name, "test", Gen::Gen9).unwrap();
+        recover(&mut s, "(null)", &listing, &mut || None).unwrap();
+        let info = |k: usize| *s.send_info(Inst::from_usize(k)).unwrap();
+        // mlen 1, rlen 2, SIMD8 (bits 13:12 = 2).
+        assert_eq!(
+            (info(1).sfid, info(1).desc),
+            (sfid::DATA_CACHE_1, 0x0220_6c02)
+        );
+        assert_eq!(
+            (info(2).desc, info(2).ex_desc & 0x3c0),
+            (0x0202_6c02, 2 << 6)
+        );
+        assert_eq!(s.insts.size_written[Inst::from_usize(1)], 64);
     }
 }

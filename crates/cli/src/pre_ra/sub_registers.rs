@@ -241,7 +241,9 @@ pub fn fixed_scalars_from_wider(
         let mut blockers = 0;
         for i in s.layout.insts() {
             let srcs = s.srcs(i);
-            let fixed: Vec<usize> = (0..srcs.len()).filter(|&k| fixed_scalar(&srcs[k])).collect();
+            let fixed: Vec<usize> = (0..srcs.len())
+                .filter(|&k| fixed_scalar(&srcs[k]))
+                .collect();
             if fixed.is_empty() {
                 // Between pieces, `lower_simd_width` puts only the unzipping `mov`s of
                 // the next piece's sources.
@@ -253,7 +255,11 @@ pub fn fixed_scalars_from_wider(
             let mut key = vec![s.insts.opcode[i] as u64];
             for &k in &fixed {
                 let o = srcs[k];
-                let reg = if o.nr >= curb { (1 << 20) + (o.nr - curb) as u64 } else { o.nr as u64 };
+                let reg = if o.nr >= curb {
+                    (1 << 20) + (o.nr - curb) as u64
+                } else {
+                    o.nr as u64
+                };
                 key.extend([k as u64, o.ty as u64, reg]);
             }
             let offsets = fixed.iter().map(|&k| (k, srcs[k].offset)).collect();
@@ -854,6 +860,88 @@ Maximum 2 registers live at once.
         assert_eq!((sub(&pre, 0), sub(&pre, 1)), (0, 16));
         // Only the second left: attr2 or attr3.
         let e = fixed_scalars(&mut one, &start, &[], "GLSL1").unwrap_err();
+        assert_eq!(e.reason, reason::SUBREGISTER, "{e}");
+    }
+
+    /// A SIMD8 compute variant without final code reads g1 (push constants u6 and u7,
+    /// bytes 24 and 28) where the kept SIMD16 variant's dump, its sub-registers known,
+    /// does: its first add split in two pieces (group0, group8) is one instruction here.
+    /// A SIMD16 dump with another sequence of reads decides nothing.
+    #[test]
+    fn sub_registers_from_the_wider_variant() {
+        let start_text = "\
+{  1}    0: mov(W) vgrf0:D, 1d 
+{  2}    1: add(W) vgrf1:D, vgrf0:D, u6<0>:D 
+{  2}    2: add(W) vgrf2:D, vgrf1:D, u7<0>:D 
+Maximum 2 registers live at once.
+";
+        let pre8 = "\
+{  1}    0: mov(8) vgrf0:D, 1d 
+{  2}    1: add(8) vgrf1:D, vgrf0:D, g1<0>:D 
+{  2}    2: add(8) vgrf2:D, vgrf1:D, g1<0>:D 
+Maximum 2 registers live at once.
+";
+        let pre16 = "\
+{  1}    0: mov(16) vgrf0:D, 1d 
+{  2}    1: add(8) vgrf1+0.0:D, vgrf0+0.0:D, g1<0>:D group0 
+{  2}    2: add(8) vgrf1+1.0:D, vgrf0+1.0:D, g1<0>:D group8 
+{  2}    3: add(16) vgrf2:D, vgrf1:D, g1<0>:D 
+Maximum 2 registers live at once.
+";
+        let load = |text: &str, file: &str, start: Option<&Shader>| {
+            let name = DumpName::parse(file).unwrap();
+            let mut s = import_mesa_dump(text, &name, "test", Gen::Gen9).unwrap();
+            match start {
+                Some(st) => s.inputs = st.inputs.clone(),
+                None => s.freeze_inputs(),
+            }
+            s
+        };
+        let start8 = load(
+            &start_text.replace("(W)", "(8)"),
+            "CS8-(null)-00-00-start",
+            None,
+        );
+        let start16 = load(
+            &start_text.replace("(W)", "(16)"),
+            "CS16-(null)-00-00-start",
+            None,
+        );
+        let mut wide = load(
+            pre16,
+            "CS16-(null)-90-90-pre_register_allocate",
+            Some(&start16),
+        );
+        for (k, sub) in [(1, 24), (2, 24), (3, 28)] {
+            wide.srcs_mut(Inst::from_usize(k))[1].offset = sub;
+        }
+        let mut pre = load(
+            pre8,
+            "CS8-(null)-90-90-pre_register_allocate",
+            Some(&start8),
+        );
+        let e = fixed_scalars(&mut pre.clone(), &start8, &[], "(null)").unwrap_err();
+        assert_eq!(e.reason, reason::SUBREGISTER, "{e}");
+        assert_eq!(fixed_scalars_from_wider(&mut pre, &start8, &wide), Ok(2));
+        let sub = |k: usize| pre.srcs(Inst::from_usize(k))[1].offset;
+        assert_eq!((sub(1), sub(2)), (24, 28));
+        // The pieces not next to each other (a mov between reads the push constants):
+        // three reads against two, nothing decided.
+        let other = pre16.replace(
+            "{  2}    2: add(8) vgrf1+1.0:D, vgrf0+1.0:D, g1<0>:D group8 \n",
+            "{  2}    2: add(8) vgrf1+1.0:D, vgrf0+1.0:D, g1<0>:D group8 \n{  2}    3: mul(16) vgrf3:D, vgrf0:D, g1<0>:D \n",
+        );
+        let wide = load(
+            &other,
+            "CS16-(null)-90-90-pre_register_allocate",
+            Some(&start16),
+        );
+        let mut pre = load(
+            pre8,
+            "CS8-(null)-90-90-pre_register_allocate",
+            Some(&start8),
+        );
+        let e = fixed_scalars_from_wider(&mut pre, &start8, &wide).unwrap_err();
         assert_eq!(e.reason, reason::SUBREGISTER, "{e}");
     }
 }
