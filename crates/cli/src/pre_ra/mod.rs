@@ -63,15 +63,6 @@ pub(crate) fn own_code<'a>(
     code_at(listing, pre_ra, program, pre_ra.dispatch_width)
 }
 
-/// [`own_code`] for the driver.
-pub fn own_code_of<'a>(
-    listing: &'a [eubatch_codegen::asm::AsmProgram],
-    pre_ra: &eubatch_ir::Shader,
-    program: &str,
-) -> Option<&'a eubatch_codegen::asm::AsmProgram> {
-    own_code(listing, pre_ra, program)
-}
-
 /// The final code in `listing` of the pre-RA dump's stage and program name at SIMD
 /// width `width`.
 pub(crate) fn code_at<'a>(
