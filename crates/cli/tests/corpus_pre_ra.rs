@@ -18,7 +18,7 @@ use common::eubatch;
 /// (corpus, target, shaders that ran and agreed when this was last raised).
 const CORPORA: [(&str, &str, usize); 8] = [
     ("shaderdb-skl", "skl", 1444),
-    ("shaderdb-bdw", "bdw", 1470),
+    ("shaderdb-bdw", "bdw", 1485),
     ("shaderdb-hsw", "hsw", 1107),
     ("piglit-fp64-skl", "skl", 3338),
     ("piglit-fp64-hsw", "hsw", 2299),

@@ -488,6 +488,27 @@ fn data_sources(s: &Shader, i: Inst) -> Vec<(u8, eubatch_ir::Operand, u32)> {
         .collect()
 }
 
+/// A pre-RA `pixel_x`/`pixel_y` of a whole pixel (second source the immediate 0): the
+/// `mov` of the subspan X or Y words the generator emits for it (brw_fs_generator.cpp
+/// FS_OPCODE_PIXEL_X/Y: `brw_MOV(p, dst, stride(src[0], 8, 4, 1))`, `src[0].subnr` 0
+/// for X and 4 words for Y), as its one source read.
+fn pixel_mov(s: &Shader, i: Inst) -> Option<eubatch_ir::Operand> {
+    let op = s.insts.opcode[i];
+    let words = match op {
+        Opcode::PixelX => 0,
+        Opcode::PixelY => 4,
+        _ => return None,
+    };
+    let &[src, zero] = s.srcs(i) else {
+        return None;
+    };
+    (zero.file == RegFile::Imm && zero.imm_bits() == 0).then(|| eubatch_ir::Operand {
+        offset: src.offset + words * 2,
+        region: eubatch_ir::Region::new(8, 4, 1),
+        ..src
+    })
+}
+
 /// The byte address of a register operand in one space for both forms: a VGRF's bytes
 /// (pre-RA) above every fixed register's.
 fn address(s: &Shader, o: &eubatch_ir::Operand) -> Option<u64> {
@@ -532,11 +553,20 @@ fn flow(s: &Shader, allocated: bool, fixed_end: u32) -> Flow {
         for &i in &b.insts {
             let node = f.insts.len();
             let op = s.insts.opcode[i];
+            // Mesa's generator emits nothing for an undef (brw_fs_generator.cpp
+            // SHADER_OPCODE_UNDEF): no node, and no write.
+            if op == Opcode::Undef {
+                continue;
+            }
             let ctl = s.insts.control[i];
             let dst = s.insts.dst[i];
+            // The generator's `mov` of a pixel centre (see [`pixel_mov`]).
+            let pixel = if allocated { None } else { pixel_mov(s, i) };
             let mut label = vec![
                 if is_send(op) {
                     Opcode::Send as u64
+                } else if pixel.is_some() {
+                    Opcode::Mov as u64
                 } else {
                     op as u64
                 },
@@ -561,7 +591,11 @@ fn flow(s: &Shader, allocated: bool, fixed_end: u32) -> Flow {
                 label.extend([sig.mlen as u64, sig.ex_mlen as u64]);
             }
             let mut defs = Vec::new();
-            for (k, o, size) in data_sources(s, i) {
+            let sources = match pixel {
+                Some(src) => vec![(0, src, eubatch_ir::size_read::size_read(s, i, 0))],
+                None => data_sources(s, i),
+            };
+            for (k, o, size) in sources {
                 let mut h = std::collections::hash_map::DefaultHasher::new();
                 (k, (!send).then_some(o.ty), o.mods.0).hash(&mut h);
                 let mut reaching = Vec::new();
@@ -943,5 +977,46 @@ Maximum 2 registers live at once.
         );
         let e = fixed_scalars_from_wider(&mut pre, &start8, &wide).unwrap_err();
         assert_eq!(e.reason, reason::SUBREGISTER, "{e}");
+    }
+
+    /// Pixel centres times two push constants (g2.0, g2.1): only the dataflow tells the
+    /// products apart, through the generator's `mov`s of the subspan X and Y words that
+    /// the dump's `pixel_x` and `pixel_y` are (Y at word 4 of the same register).
+    #[test]
+    fn pixel_centres_are_the_generators_movs() {
+        let start_text = "\
+{  1}    0: add(16) vgrf2:UW, g1<0>:UW, 11001010V NoMask group0 
+{  2}    1: pixel_x(8) vgrf0:F, vgrf2:UW, 0u 
+{  3}    2: pixel_y(8) vgrf1:F, vgrf2:UW, 0u 
+{  3}    3: mul(8) vgrf3:F, vgrf0:F, u0<0>:F 
+{  3}    4: mul(8) vgrf4:F, vgrf1:F, u1<0>:F 
+{  2}    5: add(8) vgrf5:F, vgrf3:F, -vgrf4:F 
+Maximum 3 registers live at once.
+";
+        let pre_text = start_text
+            .replace("u0<0>:F", "g2<0>:F")
+            .replace("u1<0>:F", "g2<0>:F");
+        let asm = "\
+Native code for unnamed fragment shader GLSL1 (sha1 0)
+SIMD8 shader: 6 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 0 sends, scheduled with mode top-down. Promoted 0 constants. Compacted 96 to 96 bytes (0%)
+   START B0 (10 cycles)
+40 00 80 00 4c 32 80 22 28 00 28 00 10 10 00 11 add(16)         g20<1>UW        g1.4<1,4,0>UW   0x11001010V     { align1 WE_all 1H };
+01 00 60 00 e8 12 60 20 80 02 69 00 00 00 00 00 mov(8)          g3<1>F          g20<8,4,1>UW                    { align1 1Q };
+01 00 60 00 e8 12 80 20 88 02 69 00 00 00 00 00 mov(8)          g4<1>F          g20.4<8,4,1>UW                  { align1 1Q };
+41 00 60 00 e8 3a a0 20 80 00 8d 3a 44 00 00 00 mul(8)          g5<1>F          g4<8,8,1>F      g2.1<0,1,0>F    { align1 1Q };
+41 00 60 00 e8 3a c0 20 60 00 8d 3a 40 00 00 00 mul(8)          g6<1>F          g3<8,8,1>F      g2<0,1,0>F      { align1 1Q };
+40 00 60 00 e8 3a e0 20 c0 00 8d 3a a0 40 8d 00 add(8)          g7<1>F          g6<8,8,1>F      -g5<8,8,1>F     { align1 1Q };
+   END B0
+";
+        let name = DumpName::parse("FS8-GLSL1-00-00-start").unwrap();
+        let mut start = import_mesa_dump(start_text, &name, "test", Gen::Gen9).unwrap();
+        start.freeze_inputs();
+        let name = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        let mut pre = import_mesa_dump(&pre_text, &name, "test", Gen::Gen9).unwrap();
+        pre.inputs = start.inputs.clone();
+        let listing = eubatch_codegen::asm::read_asm(asm, "asm.txt", Gen::Gen9).unwrap();
+        assert_eq!(fixed_scalars(&mut pre, &start, &listing, "GLSL1"), Ok(1));
+        let sub = |k: usize| pre.srcs(Inst::from_usize(k))[1].offset;
+        assert_eq!((sub(3), sub(4)), (0, 4));
     }
 }
