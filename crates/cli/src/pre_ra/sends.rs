@@ -257,7 +257,7 @@ fn simd8_from_simd16(
             let mlen = eubatch_ir::message::mlen(n.desc);
             let rlen = eubatch_ir::message::rlen(n.desc);
             let ex_mlen = eubatch_ir::message::ex_mlen(n.ex_desc);
-            if mlen % 2 != 0 || rlen % 2 != 0 || ex_mlen % 2 != 0 {
+            if (mlen | rlen | ex_mlen) & 1 != 0 {
                 return Some(Err(fail(
                     reason::SIMD8,
                     format!("{sig}: odd lengths ({:#010x})", m.desc),

@@ -428,30 +428,35 @@ fn planes_by_order(
         g >= pg + pe
     };
     // Forwards: ahead[r][s], reads ..=r matched with read r from origin s.
-    let mut ahead = vec![vec![false; m]; n];
+    let mut ahead: Vec<Vec<bool>> = Vec::with_capacity(n);
     for r in 0..n {
+        let prev = r.checked_sub(1).map(|p| &ahead[p]);
         // Some earlier origin took read r - 1 (before s), or s itself did.
         let mut before = r == 0;
-        for s in 0..m {
-            let same = r > 0 && ahead[r - 1][s] && later_half(r);
-            ahead[r][s] = fits(r, s) && (before || same);
-            if r > 0 && ahead[r - 1][s] {
-                before = true;
-            }
-        }
+        let row: Vec<bool> = (0..m)
+            .map(|s| {
+                let took = prev.is_some_and(|p| p[s]);
+                let fit = fits(r, s) && (before || took && later_half(r));
+                before |= took;
+                fit
+            })
+            .collect();
+        ahead.push(row);
     }
     // Backwards: behind[r][s], reads r.. matched with read r from origin s.
-    let mut behind = vec![vec![false; m]; n];
+    let mut behind: Vec<Vec<bool>> = Vec::with_capacity(n);
     for r in (0..n).rev() {
+        let next = behind.last().filter(|_| r + 1 < n);
         let mut after = r == n - 1;
-        for s in (0..m).rev() {
-            let same = r + 1 < n && behind[r + 1][s] && later_half(r + 1);
-            behind[r][s] = fits(r, s) && (after || same);
-            if r + 1 < n && behind[r + 1][s] {
-                after = true;
-            }
+        let mut row = vec![false; m];
+        for (s, cell) in row.iter_mut().enumerate().rev() {
+            let took = next.is_some_and(|p: &Vec<bool>| p[s]);
+            *cell = fits(r, s) && (after || took && later_half(r + 1));
+            after |= took;
         }
+        behind.push(row);
     }
+    behind.reverse();
     for (r, &(i, k, ..)) in reads.iter().enumerate() {
         let subs: std::collections::BTreeSet<u32> = (0..m)
             .filter(|&s| ahead[r][s] && behind[r][s])
