@@ -17,9 +17,9 @@ use common::eubatch;
 
 /// (corpus, target, shaders that ran and agreed when this was last raised).
 const CORPORA: [(&str, &str, usize); 8] = [
-    ("shaderdb-skl", "skl", 1444),
-    ("shaderdb-bdw", "bdw", 1485),
-    ("shaderdb-hsw", "hsw", 1107),
+    ("shaderdb-skl", "skl", 1461),
+    ("shaderdb-bdw", "bdw", 1494),
+    ("shaderdb-hsw", "hsw", 1120),
     ("piglit-fp64-skl", "skl", 3338),
     ("piglit-fp64-hsw", "hsw", 2299),
     ("vulkan-fp16-skl", "skl", 408),
