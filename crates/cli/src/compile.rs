@@ -589,8 +589,17 @@ fn recover_sends(
     if mesa22 {
         // pln first: the final code's plane reads are `pln`s.
         crate::pre_ra::linterps_as_plns(pre_ra);
+        let mut undo = pre_ra.clone();
         if let Err(e) = crate::pre_ra::fixed_scalars(pre_ra, start, &listing, &program) {
-            first_missing.get_or_insert(e);
+            // From the variant of another width, its own sub-registers put back from
+            // its final code (the variant Mesa kept, where Mesa dropped this one).
+            let wider = sibling_beside(path, &undo, &listing, &program, start.target);
+            match wider.map(|w| crate::pre_ra::fixed_scalars_from_wider(&mut undo, start, &w)) {
+                Some(Ok(_)) => *pre_ra = undo,
+                _ => {
+                    first_missing.get_or_insert(e);
+                }
+            }
         }
     }
     let sends = crate::pre_ra::recover(pre_ra, &program, &listing, &mut lowered);
@@ -603,6 +612,40 @@ fn recover_sends(
         Some(e) => Err(e),
         None => sends,
     }
+}
+
+/// The pre-RA dump of another width's variant of `pre_ra` beside `path` (SIMD16 first,
+/// then SIMD8, then SIMD32), linterps made plns and its fixed-register scalars'
+/// sub-registers put back from its own final code in `listing`: the first for which
+/// that succeeds, if any.
+fn sibling_beside(
+    path: &Path,
+    pre_ra: &eubatch_ir::Shader,
+    listing: &[eubatch_codegen::asm::AsmProgram],
+    program: &str,
+    target: Gen,
+) -> Option<eubatch_ir::Shader> {
+    if !matches!(pre_ra.stage, eubatch_ir::Stage::Cs | eubatch_ir::Stage::Fs) {
+        return None;
+    }
+    let file = path.file_name()?.to_string_lossy().into_owned();
+    let abbrev = pre_ra.stage.abbrev();
+    let rest = file.strip_prefix(&format!("{abbrev}{}-", pre_ra.dispatch_width))?;
+    let gen = Some(target);
+    [16u8, 8, 32]
+        .into_iter()
+        .filter(|&w| w != pre_ra.dispatch_width)
+        .find_map(|width| {
+            let wide_path = path.with_file_name(format!("{abbrev}{width}-{rest}"));
+            let text = std::fs::read_to_string(&wide_path).ok()?;
+            let mut wide = load_text(&wide_path, &text, &wide_path.to_string_lossy(), gen).ok()?;
+            let mut start = start_beside(&wide_path, gen).ok()?;
+            start.freeze_inputs();
+            wide.inputs = start.inputs.clone();
+            crate::pre_ra::linterps_as_plns(&mut wide);
+            crate::pre_ra::fixed_scalars(&mut wide, &start, listing, program).ok()?;
+            Some(wide)
+        })
 }
 
 /// The driver proper: compiles `files` (found under `roots`) on `opts.jobs` threads and

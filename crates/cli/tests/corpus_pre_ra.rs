@@ -17,14 +17,14 @@ use common::eubatch;
 
 /// (corpus, target, shaders that ran and agreed when this was last raised).
 const CORPORA: [(&str, &str, usize); 8] = [
-    ("shaderdb-skl", "skl", 1157),
-    ("shaderdb-bdw", "bdw", 1166),
-    ("shaderdb-hsw", "hsw", 746),
-    ("piglit-fp64-skl", "skl", 2563),
-    ("piglit-fp64-hsw", "hsw", 1537),
-    ("vulkan-fp16-skl", "skl", 215),
-    ("vulkan-fp16-bdw", "bdw", 215),
-    ("shaderdb-skl-mesa25", "skl", 1590),
+    ("shaderdb-skl", "skl", 1530),
+    ("shaderdb-bdw", "bdw", 1564),
+    ("shaderdb-hsw", "hsw", 1120),
+    ("piglit-fp64-skl", "skl", 3338),
+    ("piglit-fp64-hsw", "hsw", 2299),
+    ("vulkan-fp16-skl", "skl", 408),
+    ("vulkan-fp16-bdw", "bdw", 408),
+    ("shaderdb-skl-mesa25", "skl", 1680),
 ];
 
 /// The allocators run, `mesa` first (the floors are its).

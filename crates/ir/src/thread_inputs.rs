@@ -52,7 +52,13 @@ impl InputLayout {
         let reg = start.reg_size();
         let mut regular_dwords = 0u32;
         let mut ubo_bytes = [0u32; 4];
-        let mut max_payload = 1u32;
+        // The fixed payload: g0, then a fragment shader's pixel masks and subspan
+        // coordinates, one register per 16 channels (Mesa `fs_thread_payload`:
+        // `subspan_coord_reg[j]` for j < dispatch_width / 16, so g1 and g2 in SIMD32).
+        let mut max_payload = match start.stage {
+            Stage::Fs => (start.dispatch_width as u32 / 16).max(1),
+            _ => 1u32,
+        };
         let mut reads_attr = false;
         for inst in start.layout.insts() {
             let exec = start.insts.control[inst].exec_size as u32;
@@ -184,5 +190,31 @@ impl FbLayout {
             src_stencil: has(fb_src::SRC_STENCIL),
             omask: has(fb_src::OMASK),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::import::{import_mesa_dump, DumpName};
+    use crate::Gen;
+
+    /// A fragment shader reading no payload register: push constants after g1 in SIMD16,
+    /// after g2 in SIMD32 (the second half's subspan coordinates).
+    #[test]
+    fn simd32_fragment_payload_has_two_subspan_registers() {
+        let dump = "\
+{  1}    0: mov(16) vgrf0:F, u0<0>:F 
+Maximum 1 registers live at once.
+";
+        for (width, curb) in [(16, 2), (32, 3)] {
+            let text = dump.replace("(16)", &format!("({width})"));
+            let name = DumpName::parse(&format!("FS{width}-GLSL1-00-00-start")).unwrap();
+            let s = import_mesa_dump(&text, &name, "t", Gen::Gen9).unwrap();
+            assert_eq!(
+                super::InputLayout::of(&s).unwrap().curb_start,
+                curb,
+                "SIMD{width}"
+            );
+        }
     }
 }

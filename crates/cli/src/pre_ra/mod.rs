@@ -16,7 +16,7 @@ pub mod sub_registers;
 
 pub use linterp::linterps_as_plns;
 pub use sends::{recover, Recovered};
-pub use sub_registers::fixed_scalars;
+pub use sub_registers::{fixed_scalars, fixed_scalars_from_wider};
 
 /// Why a shader's sends were not recovered: `reason`, one of a few fixed phrases (what the
 /// driver counts shaders by), and `detail`, which send and what was found.
@@ -43,6 +43,8 @@ pub mod reason {
     pub const AMBIGUOUS: &str = "pre-RA send descriptors not recovered: several messages of the final code fit a send, and eubatch's lowering does not tell which";
     pub const SUBREGISTER: &str = "Mesa 22.3's pre-RA printer drops the sub-register of a fixed-register scalar (`g24<0>` for g24.4: push constants, interpolation planes), and the start dump reads several places of that register: what is read is not known";
     pub const FLOAT_IMMEDIATE: &str = "Mesa's printer writes a float immediate with six digits (`%g`), and no constant of the start dump, or several, prints as it: its value is not known";
+    pub const SIMD32: &str = "pre-RA send descriptors not recovered: a SIMD32 fragment variant without final code, whose SIMD16 final code has a message not known to be the same in both halves";
+    pub const SIMD8: &str = "pre-RA send descriptors not recovered: a SIMD8 compute variant without final code, whose SIMD16 final code has a message eubatch does not narrow";
     pub const RESPONSE: &str = "pre-RA send descriptors not recovered: a response is larger than its destination as the dump shows it";
 }
 
@@ -58,10 +60,21 @@ pub(crate) fn own_code<'a>(
     pre_ra: &eubatch_ir::Shader,
     program: &str,
 ) -> Option<&'a eubatch_codegen::asm::AsmProgram> {
+    code_at(listing, pre_ra, program, pre_ra.dispatch_width)
+}
+
+/// The final code in `listing` of the pre-RA dump's stage and program name at SIMD
+/// width `width`.
+pub(crate) fn code_at<'a>(
+    listing: &'a [eubatch_codegen::asm::AsmProgram],
+    pre_ra: &eubatch_ir::Shader,
+    program: &str,
+    width: u8,
+) -> Option<&'a eubatch_codegen::asm::AsmProgram> {
     listing.iter().find(|p| {
         !p.vec4
             && p.stage == pre_ra.stage
-            && p.shader.dispatch_width == pre_ra.dispatch_width
+            && p.shader.dispatch_width == width
             && p.program == program
     })
 }

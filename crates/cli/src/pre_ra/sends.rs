@@ -188,6 +188,142 @@ fn leave_out(
     }
 }
 
+/// The sends of a SIMD32 fragment variant Mesa dropped (`pre_ra`, whose SIMD16 variant
+/// Mesa kept), from the SIMD16 final code: none when the variant is not one.
+///
+/// Mesa lowers a SIMD32 fragment shader's logical sends to the widths it lowers the
+/// SIMD16 one's (`get_lowered_simd_width` bounds them at 16 or 8), so
+/// `lower_simd_width` makes of each a copy for channels 0-15 and one for channels 16-31
+/// of every send of the SIMD16 code, with the same message except where the descriptor
+/// depends on the channel group (brw_lower_logical_sends.cpp):
+/// - a render target write sets the slot group, bit 11, to `group / 16`
+///   (`lower_fb_write_logical_send`; the SIMD32 final code has `0x0c031000` then
+///   `0x0c031800`, both "last render target");
+/// - typed surface messages take `(group / 8) % 2` (`brw_dp_typed_surface_rw_desc`):
+///   the same in both halves; sampler, constant and data cache messages take the width
+///   only;
+/// - EOT stays on the last piece only (`split_inst.eot = inst->eot && i == n - 1`).
+///
+/// A message of another shared function, or of the render cache other than a render
+/// target write, is not known to follow these: [`reason::SIMD32`].
+fn simd32_from_simd16(
+    listing: &[AsmProgram],
+    pre_ra: &Shader,
+    program: &str,
+) -> Option<Result<Vec<(Signature, Message)>, NotRecovered>> {
+    if pre_ra.stage != eubatch_ir::Stage::Fs || pre_ra.dispatch_width != 32 {
+        return None;
+    }
+    let simd16 = super::code_at(listing, pre_ra, program, 16)?;
+    let mut pool = Vec::new();
+    for (sig, m) in listed_sends(simd16) {
+        let rt_write = m.sfid == sfid::RENDER_CACHE
+            && (m.desc >> 14) & 0xf == eubatch_ir::message::render_target::WRITE;
+        let same = matches!(
+            m.sfid,
+            sfid::SAMPLER | sfid::CONSTANT_CACHE | sfid::DATA_CACHE | sfid::DATA_CACHE_1
+        );
+        if !(rt_write || same) || sig.group >= 16 {
+            return Some(Err(fail(
+                reason::SIMD32,
+                format!("{sig} to shared function {} ({:#010x})", m.sfid, m.desc),
+            )));
+        }
+        pool.push((Signature { eot: false, ..sig }, m));
+        let high = Message {
+            desc: m.desc | (rt_write as u32) << 11,
+            ..m
+        };
+        pool.push((
+            Signature {
+                group: sig.group + 16,
+                ..sig
+            },
+            high,
+        ));
+    }
+    Some(Ok(pool))
+}
+
+/// The sends of a SIMD8 compute variant Mesa dropped (`pre_ra`, whose SIMD16 variant
+/// Mesa kept), from the SIMD16 final code: none when the variant is not one.
+///
+/// Each SIMD16 message is the SIMD8 variant's at 8 channels, as Mesa's lowering sets
+/// the width-dependent fields (brw_eu.h):
+/// - untyped surface read and write (data cache 1, message types 1 and 9): the SIMD
+///   mode, bits 13:12, 1 (SIMD16) becomes 2 (SIMD8) (`brw_dp_untyped_surface_rw_desc`);
+/// - byte scattered read and write (data cache 0, types 4 and 12): bit 8, `exec_size ==
+///   16`, cleared (`brw_dp_byte_scattered_rw_desc`);
+/// - for both, headerless, one register per 8 channels of each address, datum and
+///   response component: message, extended message and response lengths halved;
+/// - the thread spawner's end of thread and the gateway's barrier, one register of
+///   payload whatever the width: the same message at 8 channels;
+/// - a send of at most 8 channels (a SIMD8 piece of a message Mesa splits, a fence):
+///   the same send, its piece for channels 8-15 having no SIMD8 counterpart.
+///
+/// Any other message is not narrowed: [`reason::SIMD8`].
+fn simd8_from_simd16(
+    listing: &[AsmProgram],
+    pre_ra: &Shader,
+    program: &str,
+) -> Option<Result<Vec<(Signature, Message)>, NotRecovered>> {
+    if pre_ra.stage != eubatch_ir::Stage::Cs || pre_ra.dispatch_width != 8 {
+        return None;
+    }
+    let simd16 = super::code_at(listing, pre_ra, program, 16)?;
+    let mut pool = Vec::new();
+    for (sig, m) in listed_sends(simd16) {
+        if sig.exec <= 8 {
+            if sig.group < 8 {
+                pool.push((sig, m));
+            }
+            continue;
+        }
+        let msg_type = (m.desc >> 14) & 0x1f;
+        let header = eubatch_ir::message::header_present(m.desc);
+        let narrowed = match (m.sfid, msg_type) {
+            (sfid::THREAD_SPAWNER, _) | (GATEWAY, _) => Some(m),
+            (sfid::DATA_CACHE_1, 1 | 9) if (m.desc >> 12) & 3 == 1 && !header => Some(Message {
+                desc: m.desc & !(3 << 12) | 2 << 12,
+                ..m
+            }),
+            (sfid::DATA_CACHE, 4 | 12) if m.desc & 1 << 8 != 0 && !header => Some(Message {
+                desc: m.desc & !(1 << 8),
+                ..m
+            }),
+            _ => None,
+        };
+        let Some(mut n) = narrowed.filter(|_| sig.group == 0 && sig.exec == 16) else {
+            return Some(Err(fail(
+                reason::SIMD8,
+                format!("{sig} to shared function {} ({:#010x})", m.sfid, m.desc),
+            )));
+        };
+        let mut narrow = Signature { exec: 8, ..sig };
+        if !matches!(m.sfid, sfid::THREAD_SPAWNER | GATEWAY) {
+            let mlen = eubatch_ir::message::mlen(n.desc);
+            let rlen = eubatch_ir::message::rlen(n.desc);
+            let ex_mlen = eubatch_ir::message::ex_mlen(n.ex_desc);
+            if (mlen | rlen | ex_mlen) & 1 != 0 {
+                return Some(Err(fail(
+                    reason::SIMD8,
+                    format!("{sig}: odd lengths ({:#010x})", m.desc),
+                )));
+            }
+            n.desc = n.desc & !(0xf << 25 | 0x1f << 20)
+                | eubatch_ir::message::message_desc(mlen / 2, rlen / 2, false);
+            n.ex_desc = n.ex_desc & !(0xf << 6) | eubatch_ir::message::ex_desc(ex_mlen / 2);
+            narrow.mlen = sig.mlen / 2;
+            narrow.ex_mlen = sig.ex_mlen / 2;
+        }
+        pool.push((narrow, n));
+    }
+    Some(Ok(pool))
+}
+
+/// The message gateway's shared function (brw_eu_defines.h `BRW_SFID_MESSAGE_GATEWAY`).
+const GATEWAY: u8 = 3;
+
 /// How many sends had their descriptors recovered, and by which rule.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Recovered {
@@ -213,17 +349,21 @@ pub fn recover(
     if dump.is_empty() {
         return Ok(Recovered::default());
     }
-    let program = super::own_code(listing, pre_ra, program).ok_or_else(|| {
-        fail(
-            reason::NO_LISTING,
-            format!(
-                "no {} SIMD{} program `{program}`",
-                pre_ra.stage.abbrev(),
-                pre_ra.dispatch_width
-            ),
-        )
-    })?;
-    let mut pool = listed_sends(program);
+    let mut pool = match super::own_code(listing, pre_ra, program) {
+        Some(code) => listed_sends(code),
+        None => simd32_from_simd16(listing, pre_ra, program)
+            .or_else(|| simd8_from_simd16(listing, pre_ra, program))
+            .ok_or_else(|| {
+                fail(
+                    reason::NO_LISTING,
+                    format!(
+                        "no {} SIMD{} program `{program}`",
+                        pre_ra.stage.abbrev(),
+                        pre_ra.dispatch_width
+                    ),
+                )
+            })??,
+    };
     // Virtual opcodes of the dump that the generator makes sends of, with no descriptor
     // to recover (eubatch runs the virtual opcode itself): as many of those sends as the
     // dump has of the opcode are left out of the matching.
@@ -547,5 +687,81 @@ Maximum 10 registers live at once.
         recover(&mut s, "GLSL1", &listing, &mut || None).unwrap();
         assert_eq!(s.vgrfs[eubatch_ir::Vgrf::from_usize(0)].size(), 96);
         assert_eq!(s.insts.size_written[Inst::from_usize(0)], 96);
+    }
+
+    /// A SIMD32 fragment variant Mesa dropped: its two halves of the render target write
+    /// take the SIMD16 final code's message, the high half with the slot group bit (11),
+    /// the low half without EOT; a sampler message the same in both halves.
+    #[test]
+    fn simd32_sends_from_the_simd16_final_code() {
+        let dump = "\
+{  8}    0: send(16) (mlen: 4) vgrf2:F, 0u, 0u, vgrf4:F group0 
+{  8}    1: send(16) (mlen: 4) vgrf3:F, 0u, 0u, vgrf5:F group16 
+{  8}    2: send(16) (mlen: 8) (null):UD, 0u, 0u, vgrf0:F group0 
+{  8}    3: send(16) (mlen: 8) (EOT) (null):UD, 0u, 0u, vgrf1:F group16 
+Maximum 8 registers live at once.
+";
+        let asm = "\
+Native code for unnamed fragment shader GLSL1 (sha1 0)
+SIMD16 shader: 2 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 2 sends, scheduled with mode top-down. Promoted 0 constants. Compacted 32 to 32 bytes (0%)
+   START B0 (10 cycles)
+31 00 80 02 48 02 a0 22 00 03 00 06 01 00 42 08 send(16)        g21<1>UW        g24<0,1,0>UD    0x08420001
+                            sampler MsgDesc: sample SIMD16 Surface = 1 Sampler = 0 mlen 4 rlen 4 { align1 1H };
+31 00 80 05 10 b0 07 00 81 0f 00 00 00 10 03 90 send(16)        null<1>UW       g120<0,1,0>UD   0x90031000
+                            render MsgDesc: RT write SIMD16 LastRT Surface = 0 mlen 8 rlen 0 { align1 1H EOT };
+   END B0
+";
+        let listing = eubatch_codegen::asm::read_asm(asm, "asm.txt", Gen::Gen9).unwrap();
+        let name = DumpName::parse("FS32-GLSL1-90-90-pre_register_allocate").unwrap();
+        let mut s = import_mesa_dump(dump, &name, "test", Gen::Gen9).unwrap();
+        recover(&mut s, "GLSL1", &listing, &mut || None).unwrap();
+        let info = |k: usize| *s.send_info(Inst::from_usize(k)).unwrap();
+        assert_eq!((info(0).sfid, info(0).desc), (sfid::SAMPLER, 0x08420001));
+        assert_eq!((info(1).sfid, info(1).desc), (sfid::SAMPLER, 0x08420001));
+        assert_eq!(info(2).desc, 0x10031000);
+        assert_eq!(info(3).desc, 0x10031800);
+    }
+
+    /// A SIMD8 compute variant Mesa dropped: its untyped surface read and write are the
+    /// SIMD16 final code's at SIMD8 (mode 2, lengths halved); the thread spawner's EOT
+    /// goes with its `cs_terminate`. (Lines from vulkan-fp16-skl absval's asm.txt.)
+    #[test]
+    fn simd8_compute_sends_from_the_simd16_final_code() {
+        let dump = "\
+{  2}    0: shl(8) vgrf18:D, vgrf7:D, 3u 
+{  3}    1: send(8) (mlen: 1) vgrf9:UD, 0u, 0u, vgrf18:D, null:UD 
+{  3}    2: send(8) (mlen: 1) (ex_mlen: 2) (null):UD, 0u, 0u, vgrf18:D, vgrf9:UD 
+{  1}    3: mov(8) vgrf15:UD, g0:UD NoMask 
+{  1}    4: cs_terminate(8) (EOT) (null):UD, vgrf15:UD NoMask 
+Maximum   5 registers live at once.
+";
+        let asm = "\
+Native code for unnamed compute shader (null) (sha1 0)
+SIMD16 shader: 4 instructions. 0 loops. 258 cycles. 0:0 spills:fills, 3 sends, scheduled with mode top-down. Promoted 0 constants. Compacted 64 to 64 bytes (0%)
+   START B0 (94 cycles)
+31 00 80 0c 48 02 20 22 20 03 00 06 02 5c 40 04 send(16)        g17<1>UW        g25<0,1,0>UD    0x04405c02
+                            dp data 1 MsgDesc: (untyped surface read, Surface = 2, SIMD16, Mask = 0xc) mlen 2 rlen 4 { align1 1H };
+33 00 80 0c 10 b0 01 00 24 03 00 00 02 5c 02 04 sends(16)       nullUD          g25UD           g27UD           0x04025c02                0x00000100
+                            dp data 1 MsgDesc: (DC untyped surface write, Surface = 2, SIMD16, Mask = 0xc) mlen 2 ex_mlen 4 rlen 0 { align1 1H };
+01 4d 00 20 07 7e 00 00                         mov(8)          g126<1>UD       g0<8,8,1>UD                     { align1 WE_all 1Q compacted };
+31 00 80 07 44 12 00 20 c0 0f 8d 06 10 00 00 82 send(16)        null<1>UW       g126<8,8,1>UW   0x82000010
+                            thread_spawner MsgDesc: mlen 1 rlen 0           { align1 WE_all 1H EOT };
+   END B0
+";
+        let listing = eubatch_codegen::asm::read_asm(asm, "asm.txt", Gen::Gen9).unwrap();
+        let name = DumpName::parse("CS8-(null)-90-90-pre_register_allocate").unwrap();
+        let mut s = import_mesa_dump(dump, &name, "test", Gen::Gen9).unwrap();
+        recover(&mut s, "(null)", &listing, &mut || None).unwrap();
+        let info = |k: usize| *s.send_info(Inst::from_usize(k)).unwrap();
+        // mlen 1, rlen 2, SIMD8 (bits 13:12 = 2).
+        assert_eq!(
+            (info(1).sfid, info(1).desc),
+            (sfid::DATA_CACHE_1, 0x0220_6c02)
+        );
+        assert_eq!(
+            (info(2).desc, info(2).ex_desc & 0x3c0),
+            (0x0202_6c02, 2 << 6)
+        );
+        assert_eq!(s.insts.size_written[Inst::from_usize(1)], 64);
     }
 }

@@ -44,6 +44,11 @@ fn fixed_scalar(o: &eubatch_ir::Operand) -> bool {
 ///   `add(16) vgrf3:D, vgrf33:D, g16<0>:D`, the x and y of a compute shader's base
 ///   workgroup, told apart by the instructions the sums go on to). Two rules that
 ///   disagree decide nothing;
+/// - or, for the plane of an interpolation (`pln`, `linterp`), the order of the
+///   interpolations: Mesa's optimizer neither moves nor makes them, so the dump's are
+///   the start dump's in order, less those it removed ([`planes_by_order`]: two
+///   `linterp(8) vgrf199:F, g2:F, g11<0>:F` in a row, where the start dump interpolates
+///   `attr4` then `attr5`, both in g11, are g11.0 then g11.4);
 /// - a read narrower than a dword (`mul(8) vgrf69:D, vgrf14:D, g4<0>:UW`, the high word
 ///   of a 32x16 multiply: `assign_curb_setup` keeps `offset % 4`) may be anywhere in the
 ///   dword the start dump reads: only the dataflow rule places it, even where the start
@@ -104,6 +109,9 @@ pub fn fixed_scalars(
             }
         }
     }
+    // The interpolation rule: the planes of the dump's `pln`s and `linterp`s in program
+    // order against the start dump's `linterp`s.
+    let by_order = planes_by_order(pre_ra, start, &layout);
     let mut changed = 0;
     // The dataflow rule, computed when first needed, on the dump as imported.
     let mut by_dataflow: Option<std::collections::HashMap<(Inst, usize), u32>> = None;
@@ -137,6 +145,9 @@ pub fn fixed_scalars(
                     .get(&(i, k))
                     .filter(|&&s| subs.contains(&(s - s % 4)))
                 {
+                    found.insert(sub);
+                }
+                if let Some(&sub) = by_order.get(&(i, k)) {
                     found.insert(sub);
                 }
                 if subs.len() == 1 && !narrow {
@@ -197,6 +208,267 @@ pub fn fixed_scalars(
     Ok(changed)
 }
 
+/// Puts back the sub-registers of the fixed-register scalars of `pre_ra` (a Mesa 22.3
+/// pre-RA dump of a variant Mesa dropped, with no final code of its own) from `wider`,
+/// the pre-RA dump of the variant Mesa kept at the next width, its sub-registers put
+/// back by [`fixed_scalars`] from its final code; how many sources it changed.
+///
+/// Both variants are compiled from the same NIR by the same passes, which keep the
+/// order of instructions; the widths differ where `lower_simd_width` replaces an
+/// instruction by pieces in place (a scalar source is the same in every piece), and in
+/// where the payload ends: push constants and inputs start at the layout's
+/// `curb_start` at each width, in the same order (`assign_curb_setup` and
+/// `assign_urb_setup` depend on the uniforms and inputs only). So when the two dumps'
+/// instructions reading fixed-register scalars, less the later pieces, are the same
+/// sequence (opcode, and per such source its index, type and register relative to
+/// `curb_start`), each such source of `pre_ra` reads where its counterpart in `wider`
+/// does. Otherwise, or where `pre_ra`'s start dump (`start`) reads nothing at that
+/// place, nothing is changed ([`reason::SUBREGISTER`]).
+pub fn fixed_scalars_from_wider(
+    pre_ra: &mut Shader,
+    start: &Shader,
+    wider: &Shader,
+) -> Result<usize, NotRecovered> {
+    let not = |detail: String| Err(fail(reason::SUBREGISTER, detail));
+    let (Some(layout), Some(wide_layout)) = (start.inputs.clone(), wider.inputs.clone()) else {
+        return not("the input layouts are not known".into());
+    };
+    // Instruction -> its key, and the fixed-register scalar sources' offsets; and how
+    // many instructions before it (in program order) could not come between two pieces.
+    type Reads = Vec<(Inst, Vec<u64>, Vec<(usize, u32)>, usize)>;
+    let reads = |s: &Shader, curb: u32| -> Reads {
+        let mut out: Reads = Vec::new();
+        let mut blockers = 0;
+        for i in s.layout.insts() {
+            let srcs = s.srcs(i);
+            let fixed: Vec<usize> = (0..srcs.len())
+                .filter(|&k| fixed_scalar(&srcs[k]))
+                .collect();
+            if fixed.is_empty() {
+                // Between pieces, `lower_simd_width` puts only the unzipping `mov`s of
+                // the next piece's sources.
+                if s.insts.opcode[i] != Opcode::Mov {
+                    blockers += 1;
+                }
+                continue;
+            }
+            let mut key = vec![s.insts.opcode[i] as u64];
+            for &k in &fixed {
+                let o = srcs[k];
+                let reg = if o.nr >= curb {
+                    (1 << 20) + (o.nr - curb) as u64
+                } else {
+                    o.nr as u64
+                };
+                key.extend([k as u64, o.ty as u64, reg]);
+            }
+            let offsets = fixed.iter().map(|&k| (k, srcs[k].offset)).collect();
+            out.push((i, key, offsets, blockers));
+            blockers += 1;
+        }
+        out
+    };
+    // Pieces: an instruction with the key of the one before it, for the next channels
+    // (its group where the other's end), with nothing but `mov`s between them.
+    let collapse = |s: &Shader, r: Reads| -> Vec<(Reads, Vec<u64>)> {
+        let mut out: Vec<(Reads, Vec<u64>)> = Vec::new();
+        for (i, key, offs, before) in r {
+            let c = s.insts.control[i];
+            let next_piece = |p: &(Inst, Vec<u64>, Vec<(usize, u32)>, usize)| {
+                let pc = s.insts.control[p.0];
+                c.group != 0
+                    && c.group == pc.group + pc.exec_size
+                    && c.exec_size == pc.exec_size
+                    && before == p.3 + 1
+            };
+            match out.last_mut() {
+                Some((pieces, k)) if *k == key && next_piece(pieces.last().unwrap()) => {
+                    pieces.push((i, key, offs, before))
+                }
+                _ => out.push((vec![(i, key.clone(), offs, before)], key)),
+            }
+        }
+        out
+    };
+    let narrow = collapse(pre_ra, reads(pre_ra, layout.curb_start));
+    let wide = collapse(wider, reads(wider, wide_layout.curb_start));
+    if narrow.len() != wide.len() || narrow.iter().zip(&wide).any(|(a, b)| a.1 != b.1) {
+        return not(format!(
+            "no final code, and the SIMD{} variant's reads of fixed-register scalars are not the same sequence",
+            wider.dispatch_width
+        ));
+    }
+    // Where the start dump reads, by register: a copied place must be one of them.
+    let reg = layout.reg_size as u64;
+    let mut places = std::collections::HashSet::<u64>::new();
+    for i in start.layout.insts() {
+        for o in start.srcs(i) {
+            let byte = match o.file {
+                RegFile::Uniform => layout.uniform_byte(o.nr, o.offset),
+                RegFile::Attr => layout.attr_byte(o.nr, o.offset),
+                RegFile::FixedGrf => o.nr as u64 * reg + o.offset as u64,
+                _ => continue,
+            };
+            places.insert(byte - byte % 4);
+        }
+    }
+    let mut set = Vec::new();
+    for ((pieces, _), (wide_pieces, _)) in narrow.iter().zip(&wide) {
+        let offs = &wide_pieces[0].2;
+        if wide_pieces.iter().any(|p| p.2 != *offs) {
+            return not(format!(
+                "no final code, and the pieces of ip {} of the SIMD{} variant read different places",
+                wide_pieces[0].0.index(),
+                wider.dispatch_width
+            ));
+        }
+        for (i, ..) in pieces {
+            for &(k, sub) in offs {
+                let o = pre_ra.srcs(*i)[k];
+                let byte = o.nr as u64 * reg + sub as u64;
+                if !places.contains(&(byte - byte % 4)) {
+                    return not(format!(
+                        "ip {}: g{}<0> read at byte {sub} as in the SIMD{} variant, where the start dump reads nothing",
+                        i.index(),
+                        o.nr,
+                        wider.dispatch_width
+                    ));
+                }
+                set.push((*i, k, sub));
+            }
+        }
+    }
+    let mut changed = 0;
+    for (i, k, sub) in set {
+        if pre_ra.srcs(i)[k].offset != sub {
+            pre_ra.srcs_mut(i)[k].offset = sub;
+            changed += 1;
+        }
+    }
+    Ok(changed)
+}
+
+/// The plane an interpolation reads: `pln`'s first source, `linterp`'s second.
+fn plane_source(op: Opcode) -> Option<usize> {
+    match op {
+        Opcode::Pln => Some(0),
+        Opcode::Linterp => Some(1),
+        _ => None,
+    }
+}
+
+/// The sub-registers of the interpolation planes of the pre-RA dump `pre` read as
+/// fixed-register scalars, from the order of the start dump's interpolations
+/// (`linterp` of an `attr`, placed by `layout`): (instruction, source) -> byte offset.
+///
+/// Mesa creates a fragment shader's interpolations from NIR (`linterp` of
+/// `interp_reg(location, channel)`, brw_fs_nir.cpp) and no pass between the start dump
+/// and the pre-RA dump moves one or makes a new one: dead code elimination and CSE
+/// remove some (CSE keeps the first), `lower_simd_width` replaces one by its halves in
+/// place, in channel order, and `assign_urb_setup` gives its plane a fixed register. So
+/// the dump's interpolations are an order-keeping image of the start dump's: each comes
+/// from one of the start dump's, reading its place, over channels inside its channels;
+/// the one each comes from is not before the one the previous came from, and is the same
+/// one only for a later half. Every such matching is found (forwards and backwards over
+/// the two sequences); where all place a plane at one byte of its register, that is its
+/// sub-register. Nothing is decided where no matching exists.
+fn planes_by_order(
+    pre: &Shader,
+    start: &Shader,
+    layout: &eubatch_ir::thread_inputs::InputLayout,
+) -> std::collections::HashMap<(Inst, usize), u32> {
+    let mut out = std::collections::HashMap::new();
+    if pre.stage != eubatch_ir::Stage::Fs {
+        return out;
+    }
+    let reg = layout.reg_size as u64;
+    // The start dump's interpolations: (first channel, channels, register, byte in it).
+    let origins: Vec<(u32, u32, u32, u32)> = start
+        .layout
+        .insts()
+        .filter(|&i| start.insts.opcode[i] == Opcode::Linterp)
+        .filter_map(|i| {
+            let o = start.srcs(i).get(1)?;
+            (o.file == RegFile::Attr).then(|| {
+                let byte = layout.attr_byte(o.nr, o.offset);
+                let c = start.insts.control[i];
+                (
+                    c.group as u32,
+                    c.exec_size as u32,
+                    (byte / reg) as u32,
+                    (byte % reg) as u32,
+                )
+            })
+        })
+        .collect();
+    // The dump's: (instruction, source, first channel, channels, register).
+    let reads: Vec<(Inst, usize, u32, u32, u32)> = pre
+        .layout
+        .insts()
+        .filter_map(|i| {
+            let k = plane_source(pre.insts.opcode[i])?;
+            let o = pre.srcs(i).get(k)?;
+            let c = pre.insts.control[i];
+            fixed_scalar(o).then_some((i, k, c.group as u32, c.exec_size as u32, o.nr))
+        })
+        .collect();
+    let (n, m) = (reads.len(), origins.len());
+    if n == 0 || m == 0 {
+        return out;
+    }
+    let fits = |r: usize, s: usize| {
+        let (_, _, g, e, nr) = reads[r];
+        let (sg, se, snr, _) = origins[s];
+        nr == snr && g >= sg && g + e <= sg + se
+    };
+    // May read r come from the same interpolation as read r - 1 (a later half)?
+    let later_half = |r: usize| {
+        let (_, _, g, _, _) = reads[r];
+        let (_, _, pg, pe, _) = reads[r - 1];
+        g >= pg + pe
+    };
+    // Forwards: ahead[r][s], reads ..=r matched with read r from origin s.
+    let mut ahead: Vec<Vec<bool>> = Vec::with_capacity(n);
+    for r in 0..n {
+        let prev = r.checked_sub(1).map(|p| &ahead[p]);
+        // Some earlier origin took read r - 1 (before s), or s itself did.
+        let mut before = r == 0;
+        let row: Vec<bool> = (0..m)
+            .map(|s| {
+                let took = prev.is_some_and(|p| p[s]);
+                let fit = fits(r, s) && (before || took && later_half(r));
+                before |= took;
+                fit
+            })
+            .collect();
+        ahead.push(row);
+    }
+    // Backwards: behind[r][s], reads r.. matched with read r from origin s.
+    let mut behind: Vec<Vec<bool>> = Vec::with_capacity(n);
+    for r in (0..n).rev() {
+        let next = behind.last().filter(|_| r + 1 < n);
+        let mut after = r == n - 1;
+        let mut row = vec![false; m];
+        for (s, cell) in row.iter_mut().enumerate().rev() {
+            let took = next.is_some_and(|p: &Vec<bool>| p[s]);
+            *cell = fits(r, s) && (after || took && later_half(r + 1));
+            after |= took;
+        }
+        behind.push(row);
+    }
+    behind.reverse();
+    for (r, &(i, k, ..)) in reads.iter().enumerate() {
+        let subs: std::collections::BTreeSet<u32> = (0..m)
+            .filter(|&s| ahead[r][s] && behind[r][s])
+            .map(|s| origins[s].3)
+            .collect();
+        if let [sub] = subs.into_iter().collect::<Vec<_>>()[..] {
+            out.insert((i, k), sub);
+        }
+    }
+    out
+}
+
 /// The sources an instruction reads data through, as (slot, operand, bytes read): a
 /// send's payloads (slots 0 and 1, `mlen` and `ex_mlen` registers; its descriptor
 /// sources, `0u` in the dump and part of the instruction in the final code, are left
@@ -219,6 +491,27 @@ fn data_sources(s: &Shader, i: Inst) -> Vec<(u8, eubatch_ir::Operand, u32)> {
     (0..srcs.len())
         .map(|k| (k as u8, srcs[k], eubatch_ir::size_read::size_read(s, i, k)))
         .collect()
+}
+
+/// A pre-RA `pixel_x`/`pixel_y` of a whole pixel (second source the immediate 0): the
+/// `mov` of the subspan X or Y words the generator emits for it (brw_fs_generator.cpp
+/// FS_OPCODE_PIXEL_X/Y: `brw_MOV(p, dst, stride(src[0], 8, 4, 1))`, `src[0].subnr` 0
+/// for X and 4 words for Y), as its one source read.
+fn pixel_mov(s: &Shader, i: Inst) -> Option<eubatch_ir::Operand> {
+    let op = s.insts.opcode[i];
+    let words = match op {
+        Opcode::PixelX => 0,
+        Opcode::PixelY => 4,
+        _ => return None,
+    };
+    let &[src, zero] = s.srcs(i) else {
+        return None;
+    };
+    (zero.file == RegFile::Imm && zero.imm_bits() == 0).then(|| eubatch_ir::Operand {
+        offset: src.offset + words * 2,
+        region: eubatch_ir::Region::new(8, 4, 1),
+        ..src
+    })
 }
 
 /// The byte address of a register operand in one space for both forms: a VGRF's bytes
@@ -265,11 +558,20 @@ fn flow(s: &Shader, allocated: bool, fixed_end: u32) -> Flow {
         for &i in &b.insts {
             let node = f.insts.len();
             let op = s.insts.opcode[i];
+            // Mesa's generator emits nothing for an undef (brw_fs_generator.cpp
+            // SHADER_OPCODE_UNDEF): no node, and no write.
+            if op == Opcode::Undef {
+                continue;
+            }
             let ctl = s.insts.control[i];
             let dst = s.insts.dst[i];
+            // The generator's `mov` of a pixel centre (see [`pixel_mov`]).
+            let pixel = if allocated { None } else { pixel_mov(s, i) };
             let mut label = vec![
                 if is_send(op) {
                     Opcode::Send as u64
+                } else if pixel.is_some() {
+                    Opcode::Mov as u64
                 } else {
                     op as u64
                 },
@@ -294,7 +596,11 @@ fn flow(s: &Shader, allocated: bool, fixed_end: u32) -> Flow {
                 label.extend([sig.mlen as u64, sig.ex_mlen as u64]);
             }
             let mut defs = Vec::new();
-            for (k, o, size) in data_sources(s, i) {
+            let sources = match pixel {
+                Some(src) => vec![(0, src, eubatch_ir::size_read::size_read(s, i, 0))],
+                None => data_sources(s, i),
+            };
+            for (k, o, size) in sources {
                 let mut h = std::collections::hash_map::DefaultHasher::new();
                 (k, (!send).then_some(o.ty), o.mods.0).hash(&mut h);
                 let mut reaching = Vec::new();
@@ -551,5 +857,171 @@ SIMD8 shader: 5 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 0 sends, sch
         assert_eq!(fixed_scalars(&mut pre, &start, &listing, "(null)"), Ok(1));
         let sub = |k: usize| pre.srcs(Inst::from_usize(k))[1].offset;
         assert_eq!((sub(1), sub(2)), (0, 4));
+    }
+
+    /// Two interpolations of g5 (attr2 at byte 0, attr3 at byte 16): in the start dump's
+    /// order, with no final code. One of them removed, either could be left: not known.
+    #[test]
+    fn interpolation_planes_by_order() {
+        let start_text = "\
+{  2}    0: mov(8) vgrf0:F, g2:F 
+{  2}    1: mov(8) vgrf0+1.0:F, g3:F 
+{  3}    2: linterp(8) vgrf1:F, vgrf0:F, attr2<0>:F 
+{  4}    3: linterp(8) vgrf2:F, vgrf0:F, attr3<0>:F 
+{  3}    4: add(8) vgrf3:F, vgrf2:F, -vgrf1:F 
+Maximum 4 registers live at once.
+";
+        let pre_text = "\
+{  1}    0: linterp(8) vgrf1:F, g2:F, g5<0>:F 
+{  2}    1: linterp(8) vgrf2:F, g2:F, g5<0>:F 
+{  2}    2: add(8) vgrf3:F, vgrf2:F, -vgrf1:F 
+Maximum 2 registers live at once.
+";
+        let name = DumpName::parse("FS8-GLSL1-00-00-start").unwrap();
+        let mut start = import_mesa_dump(start_text, &name, "test", Gen::Gen9).unwrap();
+        start.freeze_inputs();
+        let name = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        let mut pre = import_mesa_dump(pre_text, &name, "test", Gen::Gen9).unwrap();
+        pre.inputs = start.inputs.clone();
+        let mut one = import_mesa_dump(
+            &pre_text.replace(
+                "{  1}    0: linterp(8) vgrf1:F, g2:F, g5<0>:F \n",
+                "{  1}    0: mov(8) vgrf1:F, 1f \n",
+            ),
+            &name,
+            "test",
+            Gen::Gen9,
+        )
+        .unwrap();
+        one.inputs = start.inputs.clone();
+        assert_eq!(fixed_scalars(&mut pre, &start, &[], "GLSL1"), Ok(1));
+        let sub = |s: &Shader, k: usize| s.srcs(Inst::from_usize(k))[1].offset;
+        assert_eq!((sub(&pre, 0), sub(&pre, 1)), (0, 16));
+        // Only the second left: attr2 or attr3.
+        let e = fixed_scalars(&mut one, &start, &[], "GLSL1").unwrap_err();
+        assert_eq!(e.reason, reason::SUBREGISTER, "{e}");
+    }
+
+    /// A SIMD8 compute variant without final code reads g1 (push constants u6 and u7,
+    /// bytes 24 and 28) where the kept SIMD16 variant's dump, its sub-registers known,
+    /// does: its first add split in two pieces (group0, group8) is one instruction here.
+    /// A SIMD16 dump with another sequence of reads decides nothing.
+    #[test]
+    fn sub_registers_from_the_wider_variant() {
+        let start_text = "\
+{  1}    0: mov(W) vgrf0:D, 1d 
+{  2}    1: add(W) vgrf1:D, vgrf0:D, u6<0>:D 
+{  2}    2: add(W) vgrf2:D, vgrf1:D, u7<0>:D 
+Maximum 2 registers live at once.
+";
+        let pre8 = "\
+{  1}    0: mov(8) vgrf0:D, 1d 
+{  2}    1: add(8) vgrf1:D, vgrf0:D, g1<0>:D 
+{  2}    2: add(8) vgrf2:D, vgrf1:D, g1<0>:D 
+Maximum 2 registers live at once.
+";
+        let pre16 = "\
+{  1}    0: mov(16) vgrf0:D, 1d 
+{  2}    1: add(8) vgrf1+0.0:D, vgrf0+0.0:D, g1<0>:D group0 
+{  2}    2: add(8) vgrf1+1.0:D, vgrf0+1.0:D, g1<0>:D group8 
+{  2}    3: add(16) vgrf2:D, vgrf1:D, g1<0>:D 
+Maximum 2 registers live at once.
+";
+        let load = |text: &str, file: &str, start: Option<&Shader>| {
+            let name = DumpName::parse(file).unwrap();
+            let mut s = import_mesa_dump(text, &name, "test", Gen::Gen9).unwrap();
+            match start {
+                Some(st) => s.inputs = st.inputs.clone(),
+                None => s.freeze_inputs(),
+            }
+            s
+        };
+        let start8 = load(
+            &start_text.replace("(W)", "(8)"),
+            "CS8-(null)-00-00-start",
+            None,
+        );
+        let start16 = load(
+            &start_text.replace("(W)", "(16)"),
+            "CS16-(null)-00-00-start",
+            None,
+        );
+        let mut wide = load(
+            pre16,
+            "CS16-(null)-90-90-pre_register_allocate",
+            Some(&start16),
+        );
+        for (k, sub) in [(1, 24), (2, 24), (3, 28)] {
+            wide.srcs_mut(Inst::from_usize(k))[1].offset = sub;
+        }
+        let mut pre = load(
+            pre8,
+            "CS8-(null)-90-90-pre_register_allocate",
+            Some(&start8),
+        );
+        let e = fixed_scalars(&mut pre.clone(), &start8, &[], "(null)").unwrap_err();
+        assert_eq!(e.reason, reason::SUBREGISTER, "{e}");
+        assert_eq!(fixed_scalars_from_wider(&mut pre, &start8, &wide), Ok(2));
+        let sub = |k: usize| pre.srcs(Inst::from_usize(k))[1].offset;
+        assert_eq!((sub(1), sub(2)), (24, 28));
+        // The pieces not next to each other (a mov between reads the push constants):
+        // three reads against two, nothing decided.
+        let other = pre16.replace(
+            "{  2}    2: add(8) vgrf1+1.0:D, vgrf0+1.0:D, g1<0>:D group8 \n",
+            "{  2}    2: add(8) vgrf1+1.0:D, vgrf0+1.0:D, g1<0>:D group8 \n{  2}    3: mul(16) vgrf3:D, vgrf0:D, g1<0>:D \n",
+        );
+        let wide = load(
+            &other,
+            "CS16-(null)-90-90-pre_register_allocate",
+            Some(&start16),
+        );
+        let mut pre = load(
+            pre8,
+            "CS8-(null)-90-90-pre_register_allocate",
+            Some(&start8),
+        );
+        let e = fixed_scalars_from_wider(&mut pre, &start8, &wide).unwrap_err();
+        assert_eq!(e.reason, reason::SUBREGISTER, "{e}");
+    }
+
+    /// Pixel centres times two push constants (g2.0, g2.1): only the dataflow tells the
+    /// products apart, through the generator's `mov`s of the subspan X and Y words that
+    /// the dump's `pixel_x` and `pixel_y` are (Y at word 4 of the same register).
+    #[test]
+    fn pixel_centres_are_the_generators_movs() {
+        let start_text = "\
+{  1}    0: add(16) vgrf2:UW, g1<0>:UW, 11001010V NoMask group0 
+{  2}    1: pixel_x(8) vgrf0:F, vgrf2:UW, 0u 
+{  3}    2: pixel_y(8) vgrf1:F, vgrf2:UW, 0u 
+{  3}    3: mul(8) vgrf3:F, vgrf0:F, u0<0>:F 
+{  3}    4: mul(8) vgrf4:F, vgrf1:F, u1<0>:F 
+{  2}    5: add(8) vgrf5:F, vgrf3:F, -vgrf4:F 
+Maximum 3 registers live at once.
+";
+        let pre_text = start_text
+            .replace("u0<0>:F", "g2<0>:F")
+            .replace("u1<0>:F", "g2<0>:F");
+        let asm = "\
+Native code for unnamed fragment shader GLSL1 (sha1 0)
+SIMD8 shader: 6 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 0 sends, scheduled with mode top-down. Promoted 0 constants. Compacted 96 to 96 bytes (0%)
+   START B0 (10 cycles)
+40 00 80 00 4c 32 80 22 28 00 28 00 10 10 00 11 add(16)         g20<1>UW        g1.4<1,4,0>UW   0x11001010V     { align1 WE_all 1H };
+01 00 60 00 e8 12 60 20 80 02 69 00 00 00 00 00 mov(8)          g3<1>F          g20<8,4,1>UW                    { align1 1Q };
+01 00 60 00 e8 12 80 20 88 02 69 00 00 00 00 00 mov(8)          g4<1>F          g20.4<8,4,1>UW                  { align1 1Q };
+41 00 60 00 e8 3a a0 20 80 00 8d 3a 44 00 00 00 mul(8)          g5<1>F          g4<8,8,1>F      g2.1<0,1,0>F    { align1 1Q };
+41 00 60 00 e8 3a c0 20 60 00 8d 3a 40 00 00 00 mul(8)          g6<1>F          g3<8,8,1>F      g2<0,1,0>F      { align1 1Q };
+40 00 60 00 e8 3a e0 20 c0 00 8d 3a a0 40 8d 00 add(8)          g7<1>F          g6<8,8,1>F      -g5<8,8,1>F     { align1 1Q };
+   END B0
+";
+        let name = DumpName::parse("FS8-GLSL1-00-00-start").unwrap();
+        let mut start = import_mesa_dump(start_text, &name, "test", Gen::Gen9).unwrap();
+        start.freeze_inputs();
+        let name = DumpName::parse("FS8-GLSL1-90-90-pre_register_allocate").unwrap();
+        let mut pre = import_mesa_dump(&pre_text, &name, "test", Gen::Gen9).unwrap();
+        pre.inputs = start.inputs.clone();
+        let listing = eubatch_codegen::asm::read_asm(asm, "asm.txt", Gen::Gen9).unwrap();
+        assert_eq!(fixed_scalars(&mut pre, &start, &listing, "GLSL1"), Ok(1));
+        let sub = |k: usize| pre.srcs(Inst::from_usize(k))[1].offset;
+        assert_eq!((sub(3), sub(4)), (0, 4));
     }
 }

@@ -30,7 +30,12 @@ mod tests {
 
     #[test]
     fn a_barrier_is_its_message_and_a_wait() {
-        let mut s = parse("skl", 16, "CS", "    barrier(16) (null):UD, g5<8,8,1>:UD NoMask\n");
+        let mut s = parse(
+            "skl",
+            16,
+            "CS",
+            "    barrier(16) (null):UD, g5<8,8,1>:UD NoMask\n",
+        );
         expand(&mut s).unwrap();
         assert_eq!(opcodes(&s), [Barrier, Wait]);
         assert_eq!(final_instruction_count(&s), 2);

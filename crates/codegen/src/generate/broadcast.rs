@@ -51,7 +51,11 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
     };
     let uniform = src.region.vstride == 0 && src.region.hstride == 0;
     if uniform || idx.file == RegFile::Imm {
-        let i = if idx.file == RegFile::Imm { idx.imm_bits() as u32 } else { 0 };
+        let i = if idx.file == RegFile::Imm {
+            idx.imm_bits() as u32
+        } else {
+            0
+        };
         let from = with_region(
             retype(byte_offset(src, i * size, reg_size), ty),
             Region::new(0, 1, 0),
@@ -109,7 +113,10 @@ mod tests {
         // moves a0 by 3072, the immediate is the rest, 224.
         assert!(lines[0].starts_with("shl(1) a0"), "{text}");
         assert!(lines[1].contains("g[a0.0+96]"), "{text}");
-        assert!(lines[3].starts_with("add(1) a0") && lines[3].contains("3072u"), "{text}");
+        assert!(
+            lines[3].starts_with("add(1) a0") && lines[3].contains("3072u"),
+            "{text}"
+        );
         assert!(lines[4].contains("g[a0.0+224]"), "{text}");
         assert_eq!(final_instruction_count(&s), 5);
     }
@@ -125,6 +132,9 @@ mod tests {
         expand(&mut s).unwrap();
         let text = printed(&s);
         assert_eq!(text.lines().count(), 1, "{text}");
-        assert!(text.starts_with("mov(1) g120") && text.contains("g3.2<0,1,0>:UD"), "{text}");
+        assert!(
+            text.starts_with("mov(1) g120") && text.contains("g3.2<0,1,0>:UD"),
+            "{text}"
+        );
     }
 }

@@ -22,7 +22,12 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
     let qtr = ctl.group as u32 / 8;
     let sub = ctl.flag_subreg as u32;
     let flag = |ty: Type, byte: u32| {
-        Operand::arf(arf::FLAG | (sub / 2), (sub % 2) * 2 + byte, ty, Region::new(0, 1, 0))
+        Operand::arf(
+            arf::FLAG | (sub / 2),
+            (sub % 2) * 2 + byte,
+            ty,
+            Region::new(0, 1, 0),
+        )
     };
     let one = no_mask(ctl, 1);
     e.push(
@@ -47,7 +52,13 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
         e.push(Opcode::Lzd, one, d, &[bits], None);
         let mut neg = with_region(dst, Region::new(0, 1, 0));
         neg.mods = Mods(Mods::NEGATE);
-        e.push(Opcode::Add, one, d, &[neg, Operand::imm(Type::UW, 31)], None);
+        e.push(
+            Opcode::Add,
+            one,
+            d,
+            &[neg, Operand::imm(Type::UW, 31)],
+            None,
+        );
     } else {
         e.push(Opcode::Fbl, one, d, &[bits], None);
     }
@@ -74,7 +85,12 @@ mod tests {
 
     #[test]
     fn gen9_does_not_expand_it() {
-        let mut s = parse("skl", 8, "FS", "    find_live_channel(8) g10<0,1,0>:UD NoMask\n");
+        let mut s = parse(
+            "skl",
+            8,
+            "FS",
+            "    find_live_channel(8) g10<0,1,0>:UD NoMask\n",
+        );
         assert_eq!(
             expand(&mut s),
             Err(NotExpanded::Opcodes(vec![FindLiveChannel]))

@@ -164,7 +164,6 @@ pub fn encoded_instruction_count(shader: &Shader) -> usize {
         .count()
 }
 
-
 /// The instructions replacing one block's, being built.
 pub(crate) struct Emit<'s> {
     pub shader: &'s mut Shader,

@@ -9,8 +9,8 @@ use eubatch_ir::text::imm::replicate16;
 use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Region, Type};
 
 use super::{
-    address_dst, byte_of, byte_offset, indirect_vxh, retype, rules, unsigned_of_size,
-    with_region, Emit,
+    address_dst, byte_of, byte_offset, indirect_vxh, retype, rules, unsigned_of_size, with_region,
+    Emit,
 };
 
 pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
@@ -85,8 +85,8 @@ fn dword_half(op: Operand, k: u32, reg_size: u32) -> Operand {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{opcodes, parse};
     use super::super::expand;
+    use super::super::test_util::{opcodes, parse};
     use eubatch_ir::Opcode::*;
 
     #[test]

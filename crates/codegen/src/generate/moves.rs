@@ -29,12 +29,10 @@ pub(super) fn cluster_broadcast(e: &mut Emit<'_>, inst: Inst) -> bool {
     let s = &*e.shader;
     let (ctl, dst) = (s.insts.control[inst], s.insts.dst[inst]);
     let srcs = s.srcs(inst);
-    let (Some(&src), Some(&comp), Some(&cluster)) = (srcs.first(), srcs.get(1), srcs.get(2))
-    else {
+    let (Some(&src), Some(&comp), Some(&cluster)) = (srcs.first(), srcs.get(1), srcs.get(2)) else {
         return false;
     };
-    if src.file != RegFile::FixedGrf || comp.file != RegFile::Imm || cluster.file != RegFile::Imm
-    {
+    if src.file != RegFile::FixedGrf || comp.file != RegFile::Imm || cluster.file != RegFile::Imm {
         return false;
     }
     let (component, size) = (comp.imm_bits() as u32, cluster.imm_bits() as u32);
@@ -53,8 +51,8 @@ pub(super) fn cluster_broadcast(e: &mut Emit<'_>, inst: Inst) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{opcodes, parse};
     use super::super::expand;
+    use super::super::test_util::{opcodes, parse};
     use eubatch_ir::Opcode::*;
 
     #[test]

@@ -29,7 +29,10 @@ pub(super) fn kept(op: Opcode, shader: &Shader, inst: Inst) -> bool {
         Linterp => gen < eubatch_ir::Gen::Gen11,
         PixelX | PixelY | DdxCoarse | DdxFine | DdyCoarse => true,
         DdyFine => {
-            let hf = shader.srcs(inst).first().is_some_and(|s| s.ty == eubatch_ir::Type::HF);
+            let hf = shader
+                .srcs(inst)
+                .first()
+                .is_some_and(|s| s.ty == eubatch_ir::Type::HF);
             rules::ddy_fine_pieces(gen, hf, ctl.exec_size as u32) == 1
         }
         MemoryFence | Interlock | CsTerminate | Gfx7ScratchRead => true,
@@ -55,7 +58,13 @@ fn quad_swizzle_is_one(shader: &Shader, inst: Inst) -> bool {
     let s = swz.imm_bits() as u32;
     let sw = |a: u32, b: u32, c: u32, d: u32| a | b << 2 | c << 4 | d << 6;
     (0..4).any(|x| s == sw(x, x, x, x))
-        || [sw(0, 0, 2, 2), sw(1, 1, 3, 3), sw(0, 1, 0, 1), sw(2, 3, 2, 3)].contains(&s)
+        || [
+            sw(0, 0, 2, 2),
+            sw(1, 1, 3, 3),
+            sw(0, 1, 0, 1),
+            sw(2, 3, 2, 3),
+        ]
+        .contains(&s)
 }
 
 #[cfg(test)]

@@ -18,18 +18,34 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
     if dst.file != RegFile::FixedGrf {
         return false;
     }
-    let t = if s.target >= Gen::Gen8 { Type::HF } else { Type::W };
+    let t = if s.target >= Gen::Gen8 {
+        Type::HF
+    } else {
+        Type::W
+    };
     let h = dst.region.hstride.max(1) * 2;
     let w = ctl.exec_size.clamp(1, 8);
     let dst_w = with_region(retype(dst, t), Region::new(w * h, w, h));
     let dst = retype(dst, Type::UD);
     if y.file == RegFile::Imm {
         let half = half::f16::from_f32(f32::from_bits(y.imm_bits() as u32)).to_bits() as u64;
-        e.push(Opcode::Mov, ctl, dst, &[Operand::imm(Type::UD, half << 16)], None);
+        e.push(
+            Opcode::Mov,
+            ctl,
+            dst,
+            &[Operand::imm(Type::UD, half << 16)],
+            None,
+        );
     } else {
         e.push(Opcode::F32to16, ctl, dst_w, &[y], None);
         let src = with_region(dst, Region::new(8, 8, 1));
-        e.push(Opcode::Shl, ctl, dst, &[src, Operand::imm(Type::UD, 16)], None);
+        e.push(
+            Opcode::Shl,
+            ctl,
+            dst,
+            &[src, Operand::imm(Type::UD, 16)],
+            None,
+        );
     }
     e.push(Opcode::F32to16, ctl, dst_w, &[x], None);
     true
@@ -37,8 +53,8 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{opcodes, parse};
     use super::super::expand;
+    use super::super::test_util::{opcodes, parse};
     use eubatch_ir::Opcode::*;
 
     #[test]

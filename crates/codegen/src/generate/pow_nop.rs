@@ -25,7 +25,13 @@ impl Tracker {
         }
         let exec = s.insts.control[inst].exec_size as u32;
         if component_size(&s.insts.dst[inst], exec) > s.reg_size() {
-            e.push(Opcode::Nop, Control::new(1), Operand::bad(Type::UD), &[], None);
+            e.push(
+                Opcode::Nop,
+                Control::new(1),
+                Operand::bad(Type::UD),
+                &[],
+                None,
+            );
             self.last_is_pow = false;
         }
     }

@@ -24,7 +24,11 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
     }
     let rlen = s.insts.size_written[inst].div_ceil(s.reg_size());
     let imm_index = index.file == RegFile::Imm;
-    let surface = if imm_index { index.imm_bits() as u32 } else { 0 };
+    let surface = if imm_index {
+        index.imm_bits() as u32
+    } else {
+        0
+    };
     let Some(dp) = constant_cache::block_read_desc(surface, ctl.exec_size as u32 * 4) else {
         return false;
     };
@@ -53,15 +57,21 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
         srcs.push(a0);
         info.desc = 0;
     }
-    let id = e.push(Opcode::Send, send_ctl, retype(dst, Type::UD), &srcs, Some(info));
+    let id = e.push(
+        Opcode::Send,
+        send_ctl,
+        retype(dst, Type::UD),
+        &srcs,
+        Some(info),
+    );
     e.shader.insts.size_written[id] = rlen * e.reg_size();
     true
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{opcodes, parse, printed};
     use super::super::expand;
+    use super::super::test_util::{opcodes, parse, printed};
     use eubatch_ir::Opcode::*;
 
     #[test]
@@ -76,7 +86,10 @@ mod tests {
         assert_eq!(opcodes(&s), [Send]);
         // Mesa's listing: `send(16) g55<1>UD g80<0,1,0>UD 0x02280300`, `const MsgDesc`.
         let text = printed(&s);
-        assert!(text.contains("(sfid: 9)") && text.contains("0x02280300"), "{text}");
+        assert!(
+            text.contains("(sfid: 9)") && text.contains("0x02280300"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -29,13 +29,18 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{opcodes, parse};
     use super::super::expand;
+    use super::super::test_util::{opcodes, parse};
     use eubatch_ir::Opcode::*;
 
     #[test]
     fn the_header_is_a_move_and_two_ands() {
-        let mut s = parse("skl", 8, "FS", "    scratch_header(8) g5<8,8,1>:UD NoMask\n");
+        let mut s = parse(
+            "skl",
+            8,
+            "FS",
+            "    scratch_header(8) g5<8,8,1>:UD NoMask\n",
+        );
         expand(&mut s).unwrap();
         assert_eq!(opcodes(&s), [Mov, And, And]);
     }

@@ -46,7 +46,13 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
         e.push(Opcode::Mov, copy, header, &[g0], None);
         let at = (offset + block * reg_size * i) / 16;
         let dw2 = scalar_dst(byte_offset(header, 8, reg_size));
-        e.push(Opcode::Mov, no_mask(piece, 1), dw2, &[Operand::imm(Type::UD, at as u64)], None);
+        e.push(
+            Opcode::Mov,
+            no_mask(piece, 1),
+            dw2,
+            &[Operand::imm(Type::UD, at as u64)],
+            None,
+        );
         let info = SendInfo {
             mlen: (1 + block) as u8,
             header_size: 1,
@@ -55,7 +61,12 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
             ..SendInfo::default()
         };
         let null = with_region(
-            Operand::arf(eubatch_ir::operand::arf::NULL, 0, Type::UW, Region::new(8, 8, 1)),
+            Operand::arf(
+                eubatch_ir::operand::arf::NULL,
+                0,
+                Type::UW,
+                Region::new(8, 8, 1),
+            ),
             Region::new(8, 8, 1),
         );
         let mut send = piece;
@@ -67,8 +78,8 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{opcodes, parse};
     use super::super::expand;
+    use super::super::test_util::{opcodes, parse};
     use eubatch_ir::Opcode::*;
 
     #[test]

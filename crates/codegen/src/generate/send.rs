@@ -23,7 +23,10 @@ pub(super) fn descriptor_to_address(
     imm: u32,
 ) -> Operand {
     let desc = with_region(
-        Operand { ty: Type::UD, ..desc },
+        Operand {
+            ty: Type::UD,
+            ..desc
+        },
         eubatch_ir::Region::new(0, 1, 0),
     );
     e.push(
@@ -63,7 +66,8 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) {
         0
     };
     let split = ex_desc.file != RegFile::Imm || ex_value != 0 || ex_desc_imm != 0;
-    let desc_src = (desc.file != RegFile::Imm).then(|| descriptor_to_address(e, ctl, desc, desc_imm));
+    let desc_src =
+        (desc.file != RegFile::Imm).then(|| descriptor_to_address(e, ctl, desc, desc_imm));
     if split {
         let fits = ex_desc.file == RegFile::Imm
             && rules::ex_desc_fits_instruction(gen, ex_value | ex_desc_imm);
@@ -75,7 +79,10 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) {
                 e.push(Opcode::Mov, no_mask(ctl, 1), a02, &[v], None);
             } else {
                 let x = with_region(
-                    Operand { ty: Type::UD, ..ex_desc },
+                    Operand {
+                        ty: Type::UD,
+                        ..ex_desc
+                    },
                     eubatch_ir::Region::new(0, 1, 0),
                 );
                 let v = Operand::imm(Type::UD, imm_part as u64);
@@ -98,8 +105,8 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{opcodes, parse, printed};
     use super::super::expand;
+    use super::super::test_util::{opcodes, parse, printed};
     use eubatch_ir::Opcode::*;
 
     #[test]
@@ -114,7 +121,10 @@ mod tests {
         assert_eq!(opcodes(&s), [Or, Send]);
         let text = printed(&s);
         // mlen 4, rlen 4 (128 bytes), no header.
-        assert!(text.contains("0x08400000") || text.contains("138412032u"), "{text}");
+        assert!(
+            text.contains("0x08400000") || text.contains("138412032u"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -10,8 +10,8 @@ use eubatch_ir::text::imm::replicate16;
 use eubatch_ir::{Control, Inst, Opcode, Operand, RegFile, Region, Type};
 
 use super::{
-    address_dst, byte_of, byte_offset, indirect_vxh, retype, rules, unsigned_of_size,
-    with_region, Emit,
+    address_dst, byte_of, byte_offset, indirect_vxh, retype, rules, unsigned_of_size, with_region,
+    Emit,
 };
 
 pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
@@ -47,7 +47,11 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
         );
         let uniform = src.region.vstride == 0 && src.region.hstride == 0;
         if uniform || idx.file == RegFile::Imm {
-            let i = if idx.file == RegFile::Imm { idx.imm_bits() as u32 } else { 0 };
+            let i = if idx.file == RegFile::Imm {
+                idx.imm_bits() as u32
+            } else {
+                0
+            };
             let from = with_region(byte_offset(src, i * size, reg_size), Region::new(0, 1, 0));
             e.push(Opcode::Mov, c, group_dst, &[from], None);
         } else {
@@ -79,8 +83,8 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{opcodes, parse};
     use super::super::expand;
+    use super::super::test_util::{opcodes, parse};
     use eubatch_ir::Opcode::*;
 
     #[test]

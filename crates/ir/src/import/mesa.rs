@@ -278,26 +278,45 @@ fn word_multipliers(shader: &mut Shader) {
 /// back: the pixel-centre setup of `fs_visitor::emit_interpolation_setup_gfx6`
 /// (brw_fs_visitor.cpp, gen8+ and SIMD8) adds `0x11001010V` to the subspan X/Y words of the
 /// payload, `stride(suboffset(gN_uw, 4), 1, 4, 0)`: printed `gN<0>:UW`, it is `gN.4<1;4,0>`.
+/// Before gen8 in SIMD16 and SIMD32 (Haswell's, "the source MUST span two registers"),
+/// the same function adds X and Y apart, with the channels' mask: `0x10101010V` to
+/// `stride(suboffset(gi_uw, 4), 2, 4, 0)` and `0x11001100V` to
+/// `stride(suboffset(gi_uw, 5), 2, 4, 0)`: printed `gN<0>:UW`, they are `gN.4<2;4,0>` and
+/// `gN.5<2;4,0>`.
 fn restore_pixel_setup(shader: &mut Shader) {
     use crate::opcode::Opcode;
     use crate::operand::Region;
     use crate::types::Type;
     for inst in shader.insts.opcode.indices() {
-        if shader.insts.opcode[inst] != Opcode::Add || !shader.insts.control[inst].no_mask() {
+        if shader.insts.opcode[inst] != Opcode::Add {
             continue;
         }
+        let no_mask = shader.insts.control[inst].no_mask();
         let srcs = shader.srcs_mut(inst);
         let [a, b] = srcs else { continue };
-        let is_setup = a.file == RegFile::FixedGrf
+        let is_payload_word = a.file == RegFile::FixedGrf
             && a.ty == Type::UW
             && a.offset == 0
             && a.region == Region::for_stride(0)
             && b.file == RegFile::Imm
-            && b.ty == Type::V
-            && b.imm_bits() == 0x1100_1010;
-        if is_setup {
-            a.offset = 8;
-            a.region = Region::new(1, 4, 0);
+            && b.ty == Type::V;
+        if !is_payload_word {
+            continue;
+        }
+        match (no_mask, b.imm_bits()) {
+            (true, 0x1100_1010) => {
+                a.offset = 8;
+                a.region = Region::new(1, 4, 0);
+            }
+            (false, 0x1010_1010) => {
+                a.offset = 8;
+                a.region = Region::new(2, 4, 0);
+            }
+            (false, 0x1100_1100) => {
+                a.offset = 10;
+                a.region = Region::new(2, 4, 0);
+            }
+            _ => {}
         }
     }
 }
@@ -338,6 +357,32 @@ fn restore_dispatch_mask_setup(shader: &mut Shader) {
 mod tests {
     use super::*;
     use crate::types::Type;
+
+    /// Haswell's SIMD16 pixel-centre setup adds X and Y apart (brw_fs_visitor.cpp
+    /// `emit_interpolation_setup_gfx6`, before gen8): `g1<0>:UW` is `g1.4<2;4,0>` for X
+    /// (`0x10101010V`) and `g1.5<2;4,0>` for Y (`0x11001100V`); gen8's single NoMask add
+    /// reads `g1.4<1;4,0>`; any other add of a `g1<0>:UW` is left as printed.
+    #[test]
+    fn gen7_pixel_setup_regions() {
+        let dump = "\
+{  1}    0: add(16) vgrf2:UW, g1<0>:UW, 10101010V 
+{  2}    1: add(16) vgrf3:UW, g1<0>:UW, 11001100V 
+{  3}    2: add(32) vgrf4:UW, g1<0>:UW, 11001010V NoMask 
+{  4}    3: add(16) vgrf5:UW, g1<0>:UW, 11001100V NoMask 
+Maximum 4 registers live at once.
+";
+        let name = DumpName::parse("FS16-GLSL1-00-00-start").unwrap();
+        let s = import_mesa_dump(dump, &name, "t", Gen::Gen75).unwrap();
+        let src = |k: usize| {
+            let o = s.srcs(Inst::from_usize(k))[0];
+            (o.offset, o.region)
+        };
+        use crate::operand::Region;
+        assert_eq!(src(0), (8, Region::new(2, 4, 0)));
+        assert_eq!(src(1), (10, Region::new(2, 4, 0)));
+        assert_eq!(src(2), (8, Region::new(1, 4, 0)));
+        assert_eq!(src(3), (0, Region::for_stride(0)));
+    }
 
     /// Mesa's gen7 `mul` by a word immediate (`brw_imm_w(3)` printed `196611d`,
     /// `brw_imm_w(-2)` printed `-2d`, `brw_imm_uw(5)` printed `327685u`) is imported as the

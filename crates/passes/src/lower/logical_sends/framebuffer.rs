@@ -130,7 +130,9 @@ pub(super) fn fb_write(
     }
     let mut out = Vec::new();
     let last = target + 1 == targets;
-    let desc = render_target::write_desc(target, subtype, last);
+    // The render target slot group, bit 11: the high half of a SIMD32 write
+    // (`lower_fb_write_logical_send`: `(inst->group / 16) << 11`).
+    let desc = render_target::write_desc(target, subtype, last) | (ctl.group as u32 / 16) << 11;
     // Before gen11 several targets and dual-source blending need the header.
     if targets <= 1 && !dual {
         let p = payloads(shader, &mut out, ctl, &parts, prior)?;
