@@ -206,6 +206,17 @@ impl Emit<'_> {
 
 /// The control of a helper instruction Mesa emits with pushed state: `exec_size`
 /// channels, NoMask, no predicate, no conditional modifier or saturation, Align1, in the
+/// The control, destination, source and index of an instruction that reads `src` at a
+/// place its second operand gives (`broadcast`, `shuffle`, `mov_indirect`), when both
+/// value operands are general registers: what the address-register expansions start from.
+pub(crate) fn indexed(s: &Shader, inst: Inst) -> Option<(Control, Operand, Operand, Operand)> {
+    let (ctl, dst) = (s.insts.control[inst], s.insts.dst[inst]);
+    let srcs = s.srcs(inst);
+    let (&src, &index) = (srcs.first()?, srcs.get(1)?);
+    (src.file == RegFile::FixedGrf && dst.file == RegFile::FixedGrf)
+        .then_some((ctl, dst, src, index))
+}
+
 /// channel group of `of`.
 pub(crate) fn no_mask(of: Control, exec_size: u8) -> Control {
     let mut c = Control::new(exec_size);

@@ -16,14 +16,9 @@ use super::{
 
 pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
     let s = &*e.shader;
-    let (ctl, dst) = (s.insts.control[inst], s.insts.dst[inst]);
-    let srcs = s.srcs(inst);
-    let (Some(&src), Some(&idx)) = (srcs.first(), srcs.get(1)) else {
+    let Some((ctl, dst, src, idx)) = super::indexed(s, inst) else {
         return false;
     };
-    if src.file != RegFile::FixedGrf || dst.file != RegFile::FixedGrf {
-        return false;
-    }
     if idx.file != RegFile::Imm && (idx.file != RegFile::FixedGrf || idx.ty.size() > 4) {
         return false;
     }
