@@ -20,7 +20,7 @@ mod corpora;
 
 use std::collections::HashMap;
 
-use common::eubatch;
+use common::{eubatch, number_before};
 use eubatch::stats::{read, ShaderStats};
 
 /// (corpus, target, variants compared, of them exact when last raised, unknown allowed).
@@ -34,20 +34,6 @@ const CORPORA: [(&str, &str, usize, usize, usize); 8] = [
     ("vulkan-fp16-bdw", "bdw", 261, 261, 0),
     ("shaderdb-skl-mesa25", "skl", 1651, 1202, 54),
 ];
-
-/// The number before `key` in `line`.
-fn number_before(line: &str, key: &str) -> usize {
-    let i = line
-        .find(key)
-        .unwrap_or_else(|| panic!("no `{key}` in {line}"));
-    line[..i]
-        .trim_end()
-        .rsplit([' ', ';', ','])
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
 
 fn by_key(shaders: Vec<ShaderStats>) -> HashMap<String, ShaderStats> {
     shaders.into_iter().map(|s| (s.key.clone(), s)).collect()

@@ -13,7 +13,7 @@ mod common;
 #[path = "../../ir/tests/common/mod.rs"]
 mod corpora;
 
-use common::eubatch;
+use common::{eubatch, number_before};
 
 /// (corpus, target, shaders that ran and agreed when this was last raised).
 const CORPORA: [(&str, &str, usize); 8] = [
@@ -29,20 +29,6 @@ const CORPORA: [(&str, &str, usize); 8] = [
 
 /// The allocators run, `mesa` first (the floors are its).
 const ALLOCATORS: [&str; 3] = ["mesa", "linear", "subreg"];
-
-/// The number before `key` in `line` (`1102 allocated shaders ran`).
-fn number_before(line: &str, key: &str) -> usize {
-    let i = line
-        .find(key)
-        .unwrap_or_else(|| panic!("no `{key}` in {line}"));
-    line[..i]
-        .trim_end()
-        .rsplit([' ', ';', ','])
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
 
 #[test]
 fn pre_ra_dumps_allocate_and_run_against_their_start_ir() {

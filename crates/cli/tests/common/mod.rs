@@ -23,3 +23,17 @@ pub fn eubatch(args: &[&str]) -> (bool, String) {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
 }
+
+/// The number before `key` in `line` (`1102 allocated shaders ran`).
+pub fn number_before(line: &str, key: &str) -> usize {
+    let i = line
+        .find(key)
+        .unwrap_or_else(|| panic!("no `{key}` in {line}"));
+    line[..i]
+        .trim_end()
+        .rsplit([' ', ';', ','])
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
