@@ -1,7 +1,9 @@
 //! Every reader on arbitrary bytes: Mesa 22 scalar, vec4 and Mesa 25 dumps, eubatch's
 //! format and Mesa's final-code listings. Nothing may panic; whatever is accepted must
 //! verify without panicking and print and parse back to the same IR, and whatever verifies
-//! must simulate without panicking (errors are fine) and deterministically. The property
+//! must simulate without panicking (errors are fine) and deterministically. The EU
+//! encoder too: each line assembled, disassembled and assembled again to the same bytes,
+//! and the bytes decoded as instructions of every generation. The property
 //! tests in `crates/ir/tests/no_panic.rs` and `crates/codegen/tests/no_panic.rs` check the
 //! same on mutated real dumps and listings.
 //!
@@ -48,7 +50,39 @@ fuzz_target!(|data: &[u8]| {
             check_round_trip(&p.shader).expect("a listing's program round-trips");
         }
     }
+    check_encoder(data, text);
 });
+
+/// The encoder on arbitrary input: each line of the text as a listing line, and the bytes
+/// as instructions, for every generation. Nothing may panic; what assembles disassembles,
+/// and the text it disassembles to assembles to the same bytes again (printing keeps
+/// everything it shows).
+fn check_encoder(data: &[u8], text: &str) {
+    use eubatch_codegen::encode::{assemble_line, disassemble, Dialect, LabelOffsets, Labels, Place};
+    let (offsets, labels) = (LabelOffsets::new(), Labels::new());
+    let place = Place { line: 1, at: 0, labels: &offsets };
+    for gen in [Gen::Gen7, Gen::Gen75, Gen::Gen8, Gen::Gen9] {
+        for line in text.lines().take(16) {
+            let Ok(e) = assemble_line(line, gen, &place, Dialect::Mesa22) else {
+                continue;
+            };
+            let printed = disassemble(e.bytes(), gen, 0, &labels, Dialect::Mesa22)
+                .expect("assembled bytes disassemble");
+            if let Ok(again) = assemble_line(&printed, gen, &place, Dialect::Mesa22) {
+                if e.unrecoverable.is_none() && again.unrecoverable.is_none() {
+                    assert_eq!(again.bytes(), e.bytes(), "{line}\n{printed}");
+                }
+            }
+        }
+        for chunk in data.chunks_exact(16).take(8) {
+            for bytes in [chunk, &chunk[..8]] {
+                if let Ok(printed) = disassemble(bytes, gen, 0, &labels, Dialect::Mesa22) {
+                    let _ = assemble_line(&printed, gen, &place, Dialect::Mesa22);
+                }
+            }
+        }
+    }
+}
 
 /// The importer reads a listing filtered to one program, passing over the others by a
 /// search: what it keeps must be what the unfiltered reader gives for that program, and it
