@@ -60,7 +60,7 @@ impl Liveness {
         // whole slot numbering; the global slots are those some block reads so.
         let mut gen_at = Vec::with_capacity(nb + 1);
         let mut kill_at = Vec::with_capacity(nb + 1);
-        let mut write_at = Vec::with_capacity(nb + 1);
+        let mut partial_at = Vec::with_capacity(nb + 1);
         let (mut gen_list, mut kill_list): (Vec<SlotRange>, Vec<SlotRange>) =
             (Vec::new(), Vec::new());
         // Partial writes, which define without killing (full writes are in `kill_list`).
@@ -69,7 +69,7 @@ impl Liveness {
         for block in shader.layout.blocks.iter() {
             gen_at.push(gen_list.len());
             kill_at.push(kill_list.len());
-            write_at.push(partial_list.len());
+            partial_at.push(partial_list.len());
             let k0 = kill_list.len();
             for &inst in &block.insts {
                 let (def_runs, use_runs) = access.runs(inst);
@@ -99,7 +99,7 @@ impl Liveness {
         }
         gen_at.push(gen_list.len());
         kill_at.push(kill_list.len());
-        write_at.push(partial_list.len());
+        partial_at.push(partial_list.len());
         // Numbered in increasing slot order, so that runs of consecutive global slots are
         // runs of consecutive numbers (a VGRF live across blocks is mostly one such run).
         // (A set of them, walked word by word: not a scan of every slot of the shader.)
@@ -212,7 +212,7 @@ impl Liveness {
             // what is defined at its start.
             let mut def_out = kills;
             for (b, out) in def_out.iter_mut().enumerate() {
-                for r in &partial_list[write_at[b]..write_at[b + 1]] {
+                for r in &partial_list[partial_at[b]..partial_at[b + 1]] {
                     if is_global.intersects_range(r.clone()) {
                         out.insert_range(numbers(r));
                     }
