@@ -282,7 +282,7 @@ fn simd8_from_simd16(
         let msg_type = (m.desc >> 14) & 0x1f;
         let header = eubatch_ir::message::header_present(m.desc);
         let narrowed = match (m.sfid, msg_type) {
-            (sfid::THREAD_SPAWNER, _) | (GATEWAY, _) => Some(m),
+            (sfid::THREAD_SPAWNER, _) | (sfid::GATEWAY, _) => Some(m),
             (sfid::DATA_CACHE_1, 1 | 9) if (m.desc >> 12) & 3 == 1 && !header => Some(Message {
                 desc: m.desc & !(3 << 12) | 2 << 12,
                 ..m
@@ -300,7 +300,7 @@ fn simd8_from_simd16(
             )));
         };
         let mut narrow = Signature { exec: 8, ..sig };
-        if !matches!(m.sfid, sfid::THREAD_SPAWNER | GATEWAY) {
+        if !matches!(m.sfid, sfid::THREAD_SPAWNER | sfid::GATEWAY) {
             let mlen = eubatch_ir::message::mlen(n.desc);
             let rlen = eubatch_ir::message::rlen(n.desc);
             let ex_mlen = eubatch_ir::message::ex_mlen(n.ex_desc);
@@ -320,9 +320,6 @@ fn simd8_from_simd16(
     }
     Some(Ok(pool))
 }
-
-/// The message gateway's shared function (brw_eu_defines.h `BRW_SFID_MESSAGE_GATEWAY`).
-const GATEWAY: u8 = 3;
 
 /// How many sends had their descriptors recovered, and by which rule.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -5,23 +5,10 @@
 //! `brw_dp_desc_msg_type`), except for the messages Mesa still sends through a legacy
 //! opcode (scratch, constant-cache pull loads, barriers, thread termination, fences).
 
+use eubatch_ir::message::sfid;
 use eubatch_ir::{Gen, Opcode};
 
 use super::desc::Class;
-
-/// Shared function IDs (brw_eu_defines.h `BRW_SFID_*`, `GFX6_SFID_*`, `GFX7_SFID_*`,
-/// `HSW_SFID_*`).
-pub mod sfid {
-    pub const SAMPLER: u8 = 2;
-    pub const GATEWAY: u8 = 3;
-    pub const RENDER_CACHE: u8 = 5;
-    pub const URB: u8 = 6;
-    pub const THREAD_SPAWNER: u8 = 7;
-    pub const CONSTANT_CACHE: u8 = 9;
-    pub const DATA_CACHE: u8 = 10;
-    pub const PIXEL_INTERP: u8 = 11;
-    pub const DATA_CACHE_1: u8 = 12;
-}
 
 /// Data-port message types (brw_eu_defines.h) the model distinguishes.
 mod msg {

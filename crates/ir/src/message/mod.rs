@@ -11,9 +11,12 @@ pub mod urb;
 
 use crate::operand::{Operand, RegFile};
 
-/// Shared function IDs (brw_eu_defines.h `BRW_SFID_*`, `GFX6_SFID_*`, `GFX7_SFID_*`).
+/// Shared function IDs (brw_eu_defines.h `BRW_SFID_*`, `GFX6_SFID_*`, `GFX7_SFID_*`,
+/// `HSW_SFID_*`).
 pub mod sfid {
     pub const SAMPLER: u8 = 2;
+    /// BRW_SFID_MESSAGE_GATEWAY: barriers.
+    pub const GATEWAY: u8 = 3;
     pub const RENDER_CACHE: u8 = 5;
     pub const URB: u8 = 6;
     /// BRW_SFID_THREAD_SPAWNER: a compute thread ends with an EOT message to it
@@ -21,6 +24,8 @@ pub mod sfid {
     pub const THREAD_SPAWNER: u8 = 7;
     pub const CONSTANT_CACHE: u8 = 9;
     pub const DATA_CACHE: u8 = 10;
+    /// GFX7_SFID_PIXEL_INTERPOLATOR.
+    pub const PIXEL_INTERP: u8 = 11;
     /// HSW_SFID_DATAPORT_DATA_CACHE_1: untyped surface and atomic messages (gen7.5+).
     pub const DATA_CACHE_1: u8 = 12;
 }
