@@ -141,6 +141,10 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
     } else {
         let mut first = true;
         let mut descriptors: Vec<u32> = Vec::new();
+        // Whether the first descriptor slot (after the payloads) is a register: a split
+        // send prints `a0<0>UD 0x...` (descriptor in a0.0) or `0x... a0.1<0>UD` (extended
+        // descriptor in a0.2).
+        let mut address_before_hex = false;
         loop {
             c.skip_spaces();
             let r = c.rest();
@@ -162,6 +166,12 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
             }
             match parse_operand(c, first, align16)? {
                 Parsed::Operand(mut op) => {
+                    if descriptors.is_empty()
+                        && op.file == eubatch_ir::RegFile::Arf
+                        && op.nr == eubatch_ir::operand::arf::ADDRESS
+                    {
+                        address_before_hex = true;
+                    }
                     if first && op.file == eubatch_ir::RegFile::Imm {
                         return Err(c.error("a destination register, not an immediate"));
                     }
@@ -194,7 +204,11 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
             let indirect = inst.srcs.iter().any(|s| {
                 s.file == eubatch_ir::RegFile::Arf && s.nr == eubatch_ir::operand::arf::ADDRESS
             });
-            let (desc, ex_desc) = if indirect {
+            let split = matches!(opcode, Opcode::Sends | Opcode::Sendsc);
+            let (desc, ex_desc) = if indirect && split && !address_before_hex {
+                // `0x... a0.1<0>UD`: the descriptor printed, the extended one in a0.
+                (descriptors.first().copied().unwrap_or(0), 0)
+            } else if indirect {
                 (0, descriptors.first().copied().unwrap_or(0))
             } else {
                 (

@@ -178,52 +178,80 @@ pub fn assemble_program(
     gen: Gen,
     dialect: Dialect,
 ) -> Result<Vec<Encoded>, (usize, AssembleError)> {
-    let offsets_of = |at: &dyn Fn(usize) -> u32| -> LabelOffsets {
-        labels.iter().map(|(&l, &i)| (l, at(i))).collect()
-    };
-    let generated = offsets_of(&|i| 16 * i as u32);
-    let mut out = Vec::with_capacity(lines.len());
-    let mut jumps = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
+    let mut meta = vec![(false, None); lines.len()];
+    let mut native_at = |i: usize, at: &dyn Fn(usize) -> u32| {
+        let l = &lines[i];
+        let offsets: LabelOffsets = labels.iter().map(|(&n, &j)| (n, at(j))).collect();
         let place = Place {
             line: l.line,
-            at: 16 * i as u32,
-            labels: &generated,
+            at: at(i),
+            labels: &offsets,
         };
-        let (a, n) = native(l.first, l.second, gen, &place).map_err(|e| (i, e))?;
-        if matches!(a.inst.form, Form::Jump { .. }) {
+        let (a, n) = native(l.first, l.second, gen, &place)?;
+        meta[i] = (a.compacted, a.unrecoverable);
+        Ok((n, matches!(a.inst.form, Form::Jump { .. })))
+    };
+    let laid = lay_out(lines.len(), gen, dialect, &mut native_at)?;
+    Ok(laid
+        .into_iter()
+        .zip(meta)
+        .map(|(mut e, (text_compacted, why))| {
+            e.text_compacted = text_compacted;
+            e.unrecoverable = why;
+            e
+        })
+        .collect())
+}
+
+/// Generates instruction `i` of a program given the byte offset of every instruction (see
+/// [`lay_out`]): its native word and whether it is a jump.
+pub type Generate<'a, E> =
+    dyn FnMut(usize, &dyn Fn(usize) -> u32) -> Result<(NativeInst, bool), E> + 'a;
+
+/// Lays out a program of `n` instructions as `brw_compact_instructions` does: each
+/// generated at its uncompacted offset (16 bytes each) and its compaction decided there;
+/// then the jumps generated again at their final offsets (JIP/UIP shortened by what was
+/// compacted in between) and, when compacted, compacted again. `native(i, at)` generates
+/// instruction `i` given the byte offset `at(j)` of every instruction `j` (`at(n)`: the
+/// end) and says whether it is a jump.
+pub fn lay_out<E: From<AssembleError>>(
+    n: usize,
+    gen: Gen,
+    dialect: Dialect,
+    native: &mut Generate<'_, E>,
+) -> Result<Vec<Encoded>, (usize, E)> {
+    let generated = |j: usize| 16 * j as u32;
+    let mut out = Vec::with_capacity(n);
+    let mut jumps = Vec::new();
+    for i in 0..n {
+        let (w, jump) = native(i, &generated).map_err(|e| (i, e))?;
+        if jump {
             jumps.push(i);
         }
-        let c = mesa_compaction(n, gen, dialect);
-        out.push(Encoded::of(n, c, a.compacted, a.unrecoverable));
+        let c = mesa_compaction(w, gen, dialect);
+        out.push(Encoded::of(w, c, false, None));
     }
     if jumps.is_empty() {
         return Ok(out);
     }
-    let mut at = Vec::with_capacity(lines.len() + 1);
+    let mut at = Vec::with_capacity(n + 1);
     let mut total = 0u32;
     for e in &out {
         at.push(total);
         total += e.len();
     }
     at.push(total);
-    let fixed = offsets_of(&|i| at.get(i).copied().unwrap_or(total));
+    let fixed = |j: usize| at.get(j).copied().unwrap_or(total);
     for i in jumps {
-        let l = &lines[i];
-        let place = Place {
-            line: l.line,
-            at: at[i],
-            labels: &fixed,
-        };
-        let (a, n) = native(l.first, l.second, gen, &place).map_err(|e| (i, e))?;
+        let (w, _) = native(i, &fixed).map_err(|e| (i, e))?;
         let c = if out[i].compacted {
             // Mesa: uncompact, fix, compact again (the word is precompact's already).
-            let c = precompact(n.0, gen).ok().and_then(|p| compact(p, gen));
-            Some(c.ok_or((i, AssembleError::JumpRecompaction(i)))?)
+            let c = precompact(w.0, gen).ok().and_then(|p| compact(p, gen));
+            Some(c.ok_or((i, AssembleError::JumpRecompaction(i).into()))?)
         } else {
             None
         };
-        out[i] = Encoded::of(n, c, a.compacted, a.unrecoverable);
+        out[i] = Encoded::of(w, c, false, None);
     }
     Ok(out)
 }

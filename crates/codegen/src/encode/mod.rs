@@ -16,6 +16,7 @@
 pub mod codec;
 pub mod field;
 pub mod forms;
+pub mod from_ir;
 pub mod inst;
 pub mod line;
 pub mod msgdesc;
@@ -26,6 +27,7 @@ pub mod parse_operand;
 pub mod policy;
 pub mod print;
 pub mod print_operand;
+pub mod program;
 pub mod tables;
 pub mod types;
 
@@ -33,10 +35,11 @@ pub use codec::{decode, encode, DecodeError};
 pub use field::NativeInst;
 pub use inst::Inst;
 pub use line::{
-    assemble_line, assemble_program, disassemble, mesa_compaction, AssembleError, Encoded,
+    assemble_line, assemble_program, disassemble, lay_out, mesa_compaction, AssembleError, Encoded,
     ProgramLine,
 };
 pub use parse::{LabelOffsets, Place};
+pub use program::{encode_shader, EncodeError, Program};
 pub use print::{disasm, disasm_as, Dialect, Labels, Style};
 
 use eubatch_ir::error::ParseError;
