@@ -54,6 +54,18 @@ pub struct Options {
     pub schedule: Vec<eubatch_passes::schedule::Mode>,
     /// Spill and keep SIMD16/SIMD32 variants Mesa does not let spill (it drops them).
     pub keep_spilling_variants: bool,
+    /// With `regalloc`: write each shader's final code (the first allocator's) into this
+    /// directory, as Mesa's listing or as the raw binary.
+    pub emit: Option<(Emit, PathBuf)>,
+}
+
+/// What `--emit` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Emit {
+    /// Mesa's listing (`asm.txt` format): `NAME.asm`.
+    Asm,
+    /// The program's bytes as the EU reads them: `NAME.bin`.
+    Bin,
 }
 
 /// Register allocation totals of one thread (`--regalloc`).
@@ -105,6 +117,26 @@ pub struct RaTotals {
     /// Their encoded instructions, the generator's NOPs included (Mesa's listing header).
     pub encoded_instructions: u64,
     pub not_expanded: std::collections::BTreeMap<String, u64>,
+    /// Expanded shaders encoded (`eubatch_codegen::final_code`): their bytes, and before
+    /// compaction; instructions compacted; Mesa's cycle estimate of the decoded binary,
+    /// summed over those it prices, and why the others have none.
+    pub encoded: u64,
+    pub bytes: u64,
+    pub bytes_native: u64,
+    pub compacted: u64,
+    pub cycles: u64,
+    pub priced: u64,
+    pub not_priced: std::collections::BTreeMap<String, u64>,
+    /// Expanded shaders that did not encode, by reason.
+    pub not_encoded: std::collections::BTreeMap<String, u64>,
+    /// With `--verify`: of `sim_agree`, the shaders whose decoded binary ran (the others
+    /// ran in register form: not encoded).
+    pub sim_binary: u64,
+}
+
+/// Adds one to `map[why]`.
+fn count(map: &mut std::collections::BTreeMap<String, u64>, why: String) {
+    *map.entry(why).or_default() += 1;
 }
 
 impl RaTotals {
@@ -138,6 +170,19 @@ impl RaTotals {
         for (why, n) in &o.not_expanded {
             *self.not_expanded.entry(why.clone()).or_default() += n;
         }
+        self.encoded += o.encoded;
+        self.bytes += o.bytes;
+        self.bytes_native += o.bytes_native;
+        self.compacted += o.compacted;
+        self.cycles += o.cycles;
+        self.priced += o.priced;
+        for (why, n) in &o.not_priced {
+            *self.not_priced.entry(why.clone()).or_default() += n;
+        }
+        for (why, n) in &o.not_encoded {
+            *self.not_encoded.entry(why.clone()).or_default() += n;
+        }
+        self.sim_binary += o.sim_binary;
     }
 }
 
@@ -336,8 +381,9 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         if opts.verify_seeds.is_some() {
             let not_run: u64 = ra.sim_not_run.values().sum();
             println!(
-                "simulator, register form: {} allocated shaders ran against their start IR with the same outputs; {not_run} not run{}",
+                "simulator, register form: {} allocated shaders ran against their start IR with the same outputs ({} of them as the binary, decoded from its bytes); {not_run} not run{}",
                 ra.sim_agree,
+                ra.sim_binary,
                 if not_run > 0 { ":" } else { "" }
             );
             for (why, n) in &ra.sim_not_run {
@@ -386,6 +432,16 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
                 "final instruction count not known for {n} shader{} ({why})",
                 if *n == 1 { "" } else { "s" }
             );
+        }
+        println!(
+            "binary: {} shaders encoded, {} bytes ({} before compaction; {} instructions compacted); cycles (Mesa's model on the decoded binary): {} in {} shaders",
+            ra.encoded, ra.bytes, ra.bytes_native, ra.compacted, ra.cycles, ra.priced
+        );
+        for (why, n) in &ra.not_encoded {
+            println!("not encoded: {n} shader{}: {why}", if *n == 1 { "" } else { "s" });
+        }
+        for (why, n) in &ra.not_priced {
+            println!("no cycle estimate: {n} shader{}: {why}", if *n == 1 { "" } else { "s" });
         }
     }
     let secs = elapsed.as_secs_f64();
@@ -899,6 +955,20 @@ fn compile_one(
                 dumps.push((pass, eubatch_ir::text::print_shader(&kept.code)));
             }
         }
+        if let (0, Some((kind, dir)), Some(bytes)) = (
+            k,
+            &opts.emit,
+            kept.as_ref().and_then(|k| k.output.as_ref()),
+        ) {
+            let ext = match kind {
+                Emit::Asm => "asm",
+                Emit::Bin => "bin",
+            };
+            let file = dir.join(format!("{}.{ext}", flat_name(path)));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&file, bytes)) {
+                out.failure = Some(format!("{}: {e}", file.display()).into());
+            }
+        }
         if k == 0 {
             register_form = kept;
         } else {
@@ -937,19 +1007,7 @@ fn compile_one(
     }
     for (k, (pass, text)) in dumps.into_iter().enumerate() {
         if let Some(dir) = &opts.dump_all {
-            // The whole path, flattened: dumps of many directories share file names.
-            let flat: String = path
-                .to_string_lossy()
-                .trim_start_matches(['.', '/'])
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || matches!(c, '-' | '.') {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
+            let flat = flat_name(path);
             let file = dir.join(format!("{flat}-{:03}-{pass}.eu", k + 1));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&file, &text))
             {
@@ -962,6 +1020,22 @@ fn compile_one(
         }
     }
     out
+}
+
+/// The whole path of a dump, flattened into one file name: dumps of many directories share
+/// file names.
+fn flat_name(path: &Path) -> String {
+    path.to_string_lossy()
+        .trim_start_matches(['.', '/'])
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The simulator's comparison of a pass's input and output on seeds `0..seeds`, with the
@@ -1073,6 +1147,33 @@ fn allocate_registers(
             None
         }
     };
+    // The binary, its listing and the program decoded from it, for expanded code.
+    let what = format!("unnamed {} shader {}", code.stage.mesa_name(), code.name);
+    let encoded = final_instructions.and_then(|n| {
+        let spills = (counts.spills as u32, counts.fills as u32);
+        match eubatch_codegen::final_code::final_code(&code, code.target, &what, n as usize, spills)
+        {
+            Ok(f) => {
+                totals.encoded += 1;
+                let bytes = f.program.bytes().len() as u64;
+                totals.bytes += bytes;
+                totals.bytes_native += 16 * f.program.encoded.len() as u64;
+                totals.compacted += f.program.compacted() as u64;
+                match &f.cycles {
+                    Ok(e) => {
+                        totals.cycles += e.cycles as u64;
+                        totals.priced += 1;
+                    }
+                    Err(why) => count(&mut totals.not_priced, reason(why)),
+                }
+                Some(f)
+            }
+            Err(why) => {
+                count(&mut totals.not_encoded, reason(&why));
+                None
+            }
+        }
+    });
     let verify = match verify {
         Ok(v) => v,
         Err(why) => {
@@ -1082,29 +1183,46 @@ fn allocate_registers(
     };
     if let Some((imported, seeds)) = verify {
         use eubatch_sim::crosscheck::Verdict;
+        // The decoded binary when there is one, else the register-form code.
+        let (run, form) = match &encoded {
+            Some(f) => (&f.decoded.shader, "binary"),
+            None => (&code, "register form"),
+        };
         match eubatch_sim::crosscheck::crosscheck(
             imported,
-            &code,
+            run,
             0..seeds,
             eubatch_sim::CHECK_STEP_LIMIT,
         ) {
-            Verdict::Agree => totals.sim_agree += 1,
+            Verdict::Agree => {
+                totals.sim_agree += 1;
+                totals.sim_binary += encoded.is_some() as u64;
+            }
             Verdict::Differ { seed, what } => {
                 return Err(format!(
-                    "the allocated code differs from the start IR in the simulator (seed {seed}): {what}"
+                    "the allocated code ({form}) differs from the start IR in the simulator (seed {seed}): {what}"
                 ))
             }
             Verdict::NotModelled(why) => {
                 // The cross-check calls its second shader final code; here it is ours.
                 let why = match why.strip_prefix("final code: ") {
-                    Some(w) => format!("register form: {w}"),
+                    Some(w) => format!("{form}: {w}"),
                     None => why,
                 };
                 *totals.sim_not_run.entry(why).or_default() += 1;
             }
         }
     }
+    let emit = opts.emit.as_ref().map(|e| e.0);
     Ok(Some(Kept {
+        cycles: encoded
+            .as_ref()
+            .and_then(|f| f.cycles.as_ref().ok())
+            .map(|e| e.cycles as u64),
+        output: encoded.and_then(|f| match emit? {
+            Emit::Asm => Some(f.listing.into_bytes()),
+            Emit::Bin => Some(f.program.bytes()),
+        }),
         code,
         counts,
         final_instructions,
@@ -1148,6 +1266,19 @@ struct Kept {
     /// Mesa's `instructions` statistic of the expanded code; `None` when an instruction
     /// was not expanded.
     final_instructions: Option<u64>,
+    /// Mesa's cycle estimate of the binary; `None` when not encoded or not priced.
+    cycles: Option<u64>,
+    /// What `--emit` writes for the shader (when asked and encoded).
+    output: Option<Vec<u8>>,
+}
+
+/// A reason without the instruction number it starts with (`instruction 12: ...`), so
+/// that reasons group.
+fn reason(why: &str) -> String {
+    match why.strip_prefix("instruction ").and_then(|r| r.split_once(": ")) {
+        Some((n, rest)) if n.bytes().all(|b| b.is_ascii_digit()) => rest.to_string(),
+        _ => why.to_string(),
+    }
 }
 
 /// Adds a checked allocation to `totals`; its spill and fill counts.
@@ -1176,6 +1307,7 @@ fn allocated_stats(
 fn allocated_shader_stats(stats: &mut crate::stats::ShaderStats, kept: &Kept) {
     let (code, counts) = (&kept.code, kept.counts);
     stats.instructions = kept.final_instructions;
+    stats.cycles = kept.cycles;
     stats.spills = Some(counts.spills as u64);
     stats.fills = Some(counts.fills as u64);
     stats.registers = Some(eubatch_regalloc::usage::registers_touched(code) as u64);

@@ -76,11 +76,13 @@ enum Cmd {
         /// Worker threads (default: the number of cores).
         #[arg(short = 'j', long)]
         jobs: Option<usize>,
-        /// The stage to stop after: `opt` (the optimization loop) or `lower` (the loop,
+        /// The stage to stop after: `opt` (the optimization loop), `lower` (the loop,
         /// lowering to hardware form — payloads, SIMD widths, regions, integer multiplies,
         /// logical messages to sends — the loop again and constants into registers; the
         /// result must pass the hardware-form verifier, comparable to Mesa's
-        /// pre_register_allocate dumps).
+        /// pre_register_allocate dumps) or `final` (then register allocation with `mesa`
+        /// unless --regalloc names another, the generator's expansion and encoding: final
+        /// instructions, bytes and Mesa's cycle estimate of the binary).
         #[arg(long, default_value = "opt")]
         stop_after: String,
         /// A pipeline instead: pass names and `loop(...)`, comma-separated
@@ -130,6 +132,14 @@ enum Cmd {
         /// them (they are counted as dropped otherwise).
         #[arg(long)]
         keep_spilling_variants: bool,
+        /// With --regalloc (or --stop-after final): write each shader's final code into
+        /// --emit-dir, as Mesa's listing (`asm`: NAME.asm, asm.txt's format, disassembled
+        /// from the bytes) or as the binary (`bin`: NAME.bin).
+        #[arg(long, value_parser = ["asm", "bin"], requires = "emit_dir")]
+        emit: Option<String>,
+        /// Where --emit writes.
+        #[arg(long, requires = "emit")]
+        emit_dir: Option<PathBuf>,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -287,8 +297,19 @@ fn main() -> ExitCode {
             from,
             schedule,
             keep_spilling_variants,
+            emit,
+            emit_dir,
         } => {
             let from_pre_ra = from == "pre-ra";
+            // `final`: the whole pipeline, allocated with Mesa's allocator unless one is named.
+            let mut regalloc = regalloc;
+            if stop_after == "final" && regalloc.is_empty() {
+                regalloc.push("mesa".into());
+            }
+            if emit.is_some() && regalloc.is_empty() {
+                eprintln!("error: --emit writes final code: it needs --stop-after final or --regalloc NAME");
+                return ExitCode::FAILURE;
+            }
             if from_pre_ra && (passes.is_some() || regalloc.is_empty()) {
                 eprintln!("error: --from pre-ra runs no pass and needs --regalloc NAME (Mesa's pre-RA dumps are already lowered)");
                 return ExitCode::FAILURE;
@@ -302,7 +323,7 @@ fn main() -> ExitCode {
                 (None, "opt") => "opt".to_string(),
                 (None, "lower") => "lower".to_string(),
                 (None, other) => {
-                    eprintln!("error: --stop-after: unknown stage `{other}` (stages: opt, lower)");
+                    eprintln!("error: --stop-after: unknown stage `{other}` (stages: opt, lower, final)");
                     return ExitCode::FAILURE;
                 }
             };
@@ -333,6 +354,14 @@ fn main() -> ExitCode {
                     schedule: eubatch_regalloc::strategy::modes_named(&schedule)
                         .expect("clap checked the name"),
                     keep_spilling_variants,
+                    emit: emit.zip(emit_dir).map(|(kind, dir)| {
+                        let kind = if kind == "asm" {
+                            compile::Emit::Asm
+                        } else {
+                            compile::Emit::Bin
+                        };
+                        (kind, dir)
+                    }),
                 },
             )
         }

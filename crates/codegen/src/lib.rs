@@ -1,11 +1,13 @@
 //! Code generation: the reader of Mesa's final code listings (`asm`), which the binary
 //! assembler shares, the table-driven EU encoder/disassembler (`encode`), instruction
 //! compaction (`compact`), Mesa's static performance model over final code (`cycles`),
-//! and the generator's expansion of virtual opcodes into hardware instructions
-//! (`generate`).
+//! the generator's expansion of virtual opcodes into hardware instructions
+//! (`generate`), and expanded code to its binary, listing and decoded program
+//! (`final_code`).
 
 pub mod asm;
 pub mod compact;
 pub mod cycles;
 pub mod encode;
+pub mod final_code;
 pub mod generate;

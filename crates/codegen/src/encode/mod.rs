@@ -19,6 +19,7 @@ pub mod forms;
 pub mod from_ir;
 pub mod inst;
 pub mod line;
+pub mod listing;
 pub mod msgdesc;
 pub mod opcode;
 pub mod out;

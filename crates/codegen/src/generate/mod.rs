@@ -21,6 +21,7 @@
 
 mod barrier;
 mod broadcast;
+mod derivatives;
 mod find_live_channel;
 mod halt;
 mod mov_indirect;
@@ -92,6 +93,12 @@ pub fn expand(shader: &mut Shader) -> Result<(), NotExpanded> {
                     true
                 }
                 Opcode::Broadcast => broadcast::expand(&mut e, inst),
+                Opcode::PixelX
+                | Opcode::PixelY
+                | Opcode::DdxCoarse
+                | Opcode::DdxFine
+                | Opcode::DdyCoarse
+                | Opcode::DdyFine => derivatives::expand(&mut e, inst),
                 Opcode::FindLiveChannel | Opcode::FindLastLiveChannel => {
                     find_live_channel::expand(&mut e, inst)
                 }

@@ -4,9 +4,7 @@
 //!
 //! Mesa (brw_fs_generator.cpp `generate_code`): the math opcodes are one `math` on gen6+
 //! (`gfx6_math`); `linterp` one `pln` (`generate_linterp`, gen7 to gen10: the gen6
-//! LINE/MAC split needs an odd register on Sandy Bridge only); `pixel_x`/`pixel_y` one
-//! `mov` (or `add` for coarse pixels); `ddx_*`, `ddy_coarse` one `add` (`generate_ddx`,
-//! `generate_ddy`; `ddy_fine` by [`rules::ddy_fine_pieces`]); `memory_fence` and
+//! LINE/MAC split needs an odd register on Sandy Bridge only); `memory_fence` and
 //! `interlock` one send (`brw_memory_fence`); `cs_terminate` one send
 //! (`generate_cs_terminate`); `gfx7_scratch_read` one send (`gfx7_block_read_scratch`);
 //! `load_live_channels` one `mov`; `mov_reloc_imm` one `mov`; `quad_swizzle` one `mov`
@@ -20,21 +18,12 @@ use super::rules;
 pub(super) fn kept(op: Opcode, shader: &Shader, inst: Inst) -> bool {
     use Opcode::*;
     let gen = shader.target;
-    let ctl = shader.insts.control[inst];
     match op {
         // `do` encodes nothing but stays: the structured IR needs its loop head (the
         // listing reader adds one too). `halt_target` is expanded by `halt`.
         op if op.is_hardware() => true,
         Rcp | Rsq | Sqrt | Exp2 | Log2 | Sin | Cos | Pow | IntQuot | IntRem => true,
         Linterp => gen < eubatch_ir::Gen::Gen11,
-        PixelX | PixelY | DdxCoarse | DdxFine | DdyCoarse => true,
-        DdyFine => {
-            let hf = shader
-                .srcs(inst)
-                .first()
-                .is_some_and(|s| s.ty == eubatch_ir::Type::HF);
-            rules::ddy_fine_pieces(gen, hf, ctl.exec_size as u32) == 1
-        }
         MemoryFence | Interlock | CsTerminate | Gfx7ScratchRead => true,
         LoadLiveChannels | MovRelocImm => true,
         QuadSwizzle => quad_swizzle_is_one(shader, inst),

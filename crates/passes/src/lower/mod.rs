@@ -8,6 +8,7 @@
 
 pub mod coalesce_simd8;
 pub mod combine_constants;
+pub mod find_live_channel;
 pub mod integer_mul;
 pub mod linterp;
 pub mod load_payload;
@@ -15,6 +16,7 @@ pub mod logical_sends;
 pub mod pack;
 pub mod regioning;
 pub mod simd_width;
+pub mod three_src_null_dest;
 
 /// Rebuilds the blocks that hold an instruction of opcode `op`: each such instruction is
 /// replaced by the instructions `f` makes for it, or kept where `f` gives `None`. Whether
