@@ -1185,8 +1185,10 @@ fn allocate_registers(
         use eubatch_sim::crosscheck::Verdict;
         // The decoded binary when there is one, else the register-form code.
         let (run, form) = match &encoded {
-            Some(f) => (&f.decoded.shader, "binary"),
-            None => (&code, "register form"),
+            Some(f) if std::env::var_os("EUBATCH_SIM_REGISTER_FORM").is_none() => {
+                (&f.decoded.shader, "binary")
+            }
+            _ => (&code, "register form"),
         };
         match eubatch_sim::crosscheck::crosscheck(
             imported,

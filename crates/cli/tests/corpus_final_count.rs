@@ -94,9 +94,22 @@ fn final_instruction_counts_match_mesas() {
             "{name} (a difference in the simulator is a failure):\n{}",
             errors.join("\n")
         );
+        // Every expanded shader is encoded, and its binary decoded back from the bytes.
+        let not_encoded: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with("not encoded:"))
+            .collect();
+        assert!(
+            unknown_ceiling > 0 || not_encoded.is_empty(),
+            "{name}: shaders not encoded:\n{}",
+            not_encoded.join("\n")
+        );
         let mesa = by_key(read(&mesa_csv).unwrap().1);
         let ours = by_key(read(&ours_csv).unwrap().1);
         let (mut compared, mut exact, mut unknown) = (0, 0, 0);
+        // Mesa's cycle model on eubatch's binary of Mesa's allocated IR (no post-RA
+        // scheduling yet) against Mesa's figure: exact, and the sums.
+        let (mut cycles_exact, mut cycles_ours, mut cycles_mesa) = (0, 0u64, 0u64);
         let mut different = Vec::new();
         for (key, m) in &mesa {
             let Some(e) = ours.get(key) else { continue };
@@ -104,6 +117,11 @@ fn final_instruction_counts_match_mesas() {
                 continue;
             }
             compared += 1;
+            if let (Some(a), Some(b)) = (e.cycles, m.cycles) {
+                cycles_exact += (a == b) as usize;
+                cycles_ours += a;
+                cycles_mesa += b;
+            }
             match (e.instructions, m.instructions) {
                 (None, _) => unknown += 1,
                 (a, b) if a == b => exact += 1,
@@ -113,8 +131,9 @@ fn final_instruction_counts_match_mesas() {
         }
         different.sort();
         table.push(format!(
-            "{name}: {compared} compared, {exact} exact, {} different, {unknown} unknown ({:.1} s){}{}",
+            "{name}: {compared} compared, {exact} exact, {} different, {unknown} unknown; cycles {cycles_exact} exact, {cycles_ours} against Mesa's {cycles_mesa} ({:+.2}%) ({:.1} s){}{}",
             different.len(),
+            100.0 * (cycles_ours as f64 / cycles_mesa.max(1) as f64 - 1.0),
             started.elapsed().as_secs_f64(),
             if different.is_empty() { "" } else { "; first: " },
             different.first().map_or("", |s| s.as_str())

@@ -25,7 +25,8 @@ use crate::state::Thread;
 use crate::{Outputs, Record, SimError};
 
 use eubatch_ir::message::sfid::{
-    CONSTANT_CACHE as SFID_CONSTANT, DATA_CACHE as SFID_DATA, RENDER_CACHE as SFID_RENDER,
+    CONSTANT_CACHE as SFID_CONSTANT, DATA_CACHE as SFID_DATA, GATEWAY as SFID_GATEWAY,
+    RENDER_CACHE as SFID_RENDER,
     SAMPLER as SFID_SAMPLER, THREAD_SPAWNER as SFID_THREAD_SPAWNER, URB as SFID_URB,
 };
 
@@ -72,6 +73,12 @@ impl RawSend {
     fn message_type(&self) -> u32 {
         (self.info.desc >> 14) & 0xf
     }
+
+    /// The five-bit message type of the gen8+ descriptor (bits 18:14): the memory fence's
+    /// (7) on gen7 too, where bit 18 is zero for it.
+    fn message_type_5(&self) -> u32 {
+        (self.info.desc >> 14) & 0x1f
+    }
 }
 
 /// Executes a raw send for the `enabled` channels, by its shared function and message
@@ -104,6 +111,13 @@ pub fn send(
         // A compute thread's end: the message only tells the thread spawner the thread is
         // done (its payload is g0's header); nothing observable happens but the end.
         SFID_THREAD_SPAWNER if shader.insts.control[inst].eot() => {}
+        // A barrier message to the gateway (descriptor bits 2:0, `BRW_MESSAGE_GATEWAY_SFID_
+        // BARRIER_MSG`): the one thread simulated waits for no other.
+        SFID_GATEWAY if desc & 7 == GATEWAY_BARRIER => {}
+        // A memory fence (`brw_set_memory_fence_message`): memory is the thread's own, so
+        // nothing to order; the commit write-back (one register when asked for) carries no
+        // value (Mesa only waits on it), written as zeros.
+        SFID_DATA | SFID_RENDER if m.message_type_5() == MEMORY_FENCE => memory_fence(&m, t)?,
         // Shared function 0 is the null function (BRW_SFID_NULL): a send there with no
         // descriptor is one whose descriptor the dump did not print (Mesa 22.3 prints
         // neither for a pre-RA `send`), so what it does is unknown.
@@ -119,6 +133,26 @@ pub fn send(
         }
     }
     Ok(shader.insts.control[inst].eot())
+}
+
+/// `BRW_MESSAGE_GATEWAY_SFID_BARRIER_MSG` (brw_eu_defines.h).
+const GATEWAY_BARRIER: u32 = 4;
+/// `GFX7_DATAPORT_DC_MEMORY_FENCE` and `GFX7_DATAPORT_RC_MEMORY_FENCE` (brw_eu_defines.h).
+const MEMORY_FENCE: u32 = 7;
+
+/// A memory fence's write-back: its response registers, zeros.
+fn memory_fence(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
+    let rlen = (m.info.desc >> 20) & 0x1f;
+    if m.dst.is_null() {
+        return Ok(());
+    }
+    for r in 0..rlen {
+        let reg = nth_register(&m.dst, r, m.reg_size);
+        for k in 0..m.reg_size / 4 {
+            m.write(t, &element(&reg, k * 4, Type::UD), 0)?;
+        }
+    }
+    Ok(())
 }
 
 /// The send's descriptor, with any part in a register ORed in, and its payload registers in

@@ -171,6 +171,22 @@ impl Thread {
         Ok((base + op.offset as i32 as i64 + within as i64).max(0) as usize)
     }
 
+    /// [`Thread::element_addr`] of an Align16 source read with a swizzle (a region four
+    /// elements wide whose swizzle is not `.xyzw`): channel `i` is component `i % 4` of row
+    /// `i / 4`, and the swizzle picks the element of the row it reads (PRM Vol. 7 "Align16
+    /// Access Mode"; Mesa's gen7 derivatives, brw_fs_generator.cpp `generate_ddx`). 64-bit
+    /// elements, whose Align16 swizzles select pairs of dwords, keep the plain region.
+    fn swizzled_addr(op: &Operand, i: u32) -> u64 {
+        let r = op.region;
+        let sz = op.ty.size() as u64;
+        if r.width != 4 || r.swizzle == eubatch_ir::Region::XYZW || sz > 4 {
+            return Self::element_addr(op, i);
+        }
+        let (row, comp) = (i as u64 / 4, i % 4);
+        let sel = (r.swizzle >> (2 * comp)) & 3;
+        (row * r.vstride as u64 + sel as u64 * r.hstride as u64) * sz
+    }
+
     /// Byte address of element `i` of `op` (its `i`-th channel of the instruction).
     fn element_addr(op: &Operand, i: u32) -> u64 {
         let sz = op.ty.size() as u64;
@@ -260,6 +276,7 @@ impl Thread {
                 }
             }
             RegFile::FixedGrf => {
+                let off = op.offset as u64 + Self::swizzled_addr(op, i);
                 let a = op.nr as u64 * self.reg_size as u64 + off;
                 let end = a as usize + sz;
                 if end > self.grf.len() {

@@ -23,7 +23,9 @@ mod barrier;
 mod broadcast;
 mod derivatives;
 mod find_live_channel;
+mod half_float;
 mod halt;
+mod messages;
 mod mov_indirect;
 mod moves;
 mod one_to_one;
@@ -107,6 +109,11 @@ pub fn expand(shader: &mut Shader) -> Result<(), NotExpanded> {
                     true
                 }
                 Opcode::Barrier => barrier::expand(&mut e, inst),
+                Opcode::CsTerminate => messages::cs_terminate(&mut e, inst),
+                Opcode::F16to32 | Opcode::F32to16 if e.shader.target >= eubatch_ir::Gen::Gen8 => {
+                    half_float::expand(&mut e, inst)
+                }
+                Opcode::MemoryFence | Opcode::Interlock => messages::memory_fence(&mut e, inst),
                 Opcode::UniformPullConstGfx7 => pull_constant::expand(&mut e, inst),
                 Opcode::PackHalf2x16Split => pack_half::expand(&mut e, inst),
                 Opcode::Shuffle => shuffle::expand(&mut e, inst),

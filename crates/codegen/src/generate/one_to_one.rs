@@ -4,9 +4,8 @@
 //!
 //! Mesa (brw_fs_generator.cpp `generate_code`): the math opcodes are one `math` on gen6+
 //! (`gfx6_math`); `linterp` one `pln` (`generate_linterp`, gen7 to gen10: the gen6
-//! LINE/MAC split needs an odd register on Sandy Bridge only); `memory_fence` and
-//! `interlock` one send (`brw_memory_fence`); `cs_terminate` one send
-//! (`generate_cs_terminate`); `gfx7_scratch_read` one send (`gfx7_block_read_scratch`);
+//! LINE/MAC split needs an odd register on Sandy Bridge only); `gfx7_scratch_read` one
+//! send (`gfx7_block_read_scratch`);
 //! `load_live_channels` one `mov`; `mov_reloc_imm` one `mov`; `quad_swizzle` one `mov`
 //! unless its swizzle needs four (`generate_quad_swizzle`, [`rules::quad_swizzle_align16`]).
 
@@ -24,7 +23,7 @@ pub(super) fn kept(op: Opcode, shader: &Shader, inst: Inst) -> bool {
         op if op.is_hardware() => true,
         Rcp | Rsq | Sqrt | Exp2 | Log2 | Sin | Cos | Pow | IntQuot | IntRem => true,
         Linterp => gen < eubatch_ir::Gen::Gen11,
-        MemoryFence | Interlock | CsTerminate | Gfx7ScratchRead => true,
+        Gfx7ScratchRead => true,
         LoadLiveChannels | MovRelocImm => true,
         QuadSwizzle => quad_swizzle_is_one(shader, inst),
         _ => false,
@@ -71,7 +70,7 @@ mod tests {
             "    undef(8) g3<8,8,1>:UD NoMask\n    rcp(8) g3<8,8,1>:F, g2<8,8,1>:F\n    memory_fence(8) g4<8,8,1>:UD, g0<8,8,1>:F, 1u, 0u NoMask group0\nblock1:\n    do(8) (null):UD\nblock2:\n    mov(8) g5<8,8,1>:F, g3<8,8,1>:F\n    while(8) (null):UD\nblock3:\n    cs_terminate(8) (EOT) (null):UD, g6<8,8,1>:UD NoMask\n",
         );
         expand(&mut s).unwrap();
-        assert_eq!(opcodes(&s), [Rcp, MemoryFence, Do, Mov, While, CsTerminate]);
+        assert_eq!(opcodes(&s), [Rcp, Send, Do, Mov, While, Send]);
         assert_eq!(final_instruction_count(&s), 5);
     }
 

@@ -1,6 +1,7 @@
 //! `pack_half_2x16_split` (brw_fs_generator.cpp `generate_pack_half_2x16_split`): two
 //! floats into the halves of each dword. `f32to16` writes the low word of each dword of
-//! the destination seen as words with stride 2 (HF from gen8, W on gen7). A constant `y`
+//! the destination seen as words with stride 2 (W on gen7; from gen8 a `mov` to HF,
+//! `brw_F32TO16`). A constant `y`
 //! is one `mov` of its half in the high word; otherwise `f32to16` of `y` and a `shl` by 16
 //! put it there. Then `f32to16` of `x` fills the low word: two or three instructions.
 
@@ -18,10 +19,11 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
     if dst.file != RegFile::FixedGrf {
         return false;
     }
-    let t = if s.target >= Gen::Gen8 {
-        Type::HF
+    // brw_F32TO16: from gen8 a converting `mov` to HF, on gen7 the opcode to W.
+    let (t, convert) = if s.target >= Gen::Gen8 {
+        (Type::HF, Opcode::Mov)
     } else {
-        Type::W
+        (Type::W, Opcode::F32to16)
     };
     let h = dst.region.hstride.max(1) * 2;
     let w = ctl.exec_size.clamp(1, 8);
@@ -37,7 +39,7 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
             None,
         );
     } else {
-        e.push(Opcode::F32to16, ctl, dst_w, &[y], None);
+        e.push(convert, ctl, dst_w, &[y], None);
         let src = with_region(dst, Region::new(8, 8, 1));
         e.push(
             Opcode::Shl,
@@ -47,7 +49,7 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
             None,
         );
     }
-    e.push(Opcode::F32to16, ctl, dst_w, &[x], None);
+    e.push(convert, ctl, dst_w, &[x], None);
     true
 }
 
@@ -66,6 +68,6 @@ mod tests {
             "    pack_half_2x16_split(8) g10<8,8,1>:UD, g2<8,8,1>:F, g3<8,8,1>:F\n    pack_half_2x16_split(8) g11<8,8,1>:UD, g2<8,8,1>:F, 1f\n",
         );
         expand(&mut s).unwrap();
-        assert_eq!(opcodes(&s), [F32to16, Shl, F32to16, Mov, F32to16]);
+        assert_eq!(opcodes(&s), [Mov, Shl, Mov, Mov, Mov]);
     }
 }
