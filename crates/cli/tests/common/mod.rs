@@ -31,7 +31,7 @@ pub fn number_before(line: &str, key: &str) -> usize {
         .unwrap_or_else(|| panic!("no `{key}` in {line}"));
     line[..i]
         .trim_end()
-        .rsplit([' ', ';', ','])
+        .rsplit([' ', ';', ',', '('])
         .next()
         .unwrap()
         .parse()
