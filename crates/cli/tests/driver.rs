@@ -363,7 +363,7 @@ fn allocated_code_runs_against_the_start_ir() {
     ]);
     assert!(ok, "{text}");
     assert!(
-        text.contains("simulator, register form: 12 allocated shaders ran against their start IR with the same outputs; 0 not run"),
+        text.contains("simulator, register form: 12 allocated shaders ran against their start IR with the same outputs (12 of them as the binary, decoded from its bytes); 0 not run"),
         "{text}"
     );
     let (ok, text) = eubatch(&[
@@ -432,7 +432,7 @@ fn mesa_pre_ra_dumps_are_allocated_as_they_are() {
     // the interpolations; three variants read a register where nothing tells which
     // place.
     assert!(
-        text.contains("simulator, register form: 8 allocated shaders ran against their start IR with the same outputs; 3 not run"),
+        text.contains("simulator, register form: 8 allocated shaders ran against their start IR with the same outputs (8 of them as the binary, decoded from its bytes); 3 not run"),
         "{text}"
     );
     assert!(
