@@ -344,6 +344,8 @@ fn main() -> ExitCode {
                         "passes".into()
                     } else if from_pre_ra {
                         "mesa-pre-ra+ra".into()
+                    } else if stop_after == "final" {
+                        "final".into()
                     } else if !regalloc.is_empty() {
                         "ra".into()
                     } else {

@@ -1,7 +1,9 @@
 //! `eubatch report A B`: what changed from statistics file A to B, shader by shader, in
 //! the terms of shader-db's `report.py`: totals with absolute and relative change, how many
-//! shaders each statistic helped (B smaller) and hurt (B larger), the most changed shaders,
-//! and the shaders only one side has.
+//! shaders each statistic helped (B smaller) and hurt (B larger); over the affected shaders
+//! (those a statistic changed in) their totals and the mean and median relative change; the
+//! same totals per shader stage; the most changed shaders; and the shaders only one side
+//! has, by stage and width (the variants one compiler keeps and the other drops).
 //!
 //! Totals and helped/hurt counts are taken over the shaders both files have, and for each
 //! statistic only over the shaders where both sides have it; a statistic one side does not
@@ -84,6 +86,12 @@ impl Change {
 
 pub struct Report {
     pub rows: Vec<Row>,
+    /// The same rows per shader stage (`FS`, `VS`, ...), over the shaders both sides have.
+    pub stages: Vec<(String, Vec<Row>)>,
+    /// Shaders only one side has, by stage and SIMD width (`FS SIMD16`, `VS vec4`): the
+    /// variants one compiler keeps and the other drops.
+    pub only_a_kinds: BTreeMap<String, usize>,
+    pub only_b_kinds: BTreeMap<String, usize>,
     /// Per-shader values of every statistic both sides have, by statistic name.
     pub changes: BTreeMap<&'static str, Vec<Change>>,
     pub only_a: Vec<String>,
@@ -132,11 +140,64 @@ pub fn compare(a: &[ShaderStats], b: &[ShaderStats]) -> Report {
             None => only_a.push(s.key.clone()),
         }
     }
-    let only_b = b
+    let only_b: Vec<String> = b
         .iter()
         .filter(|s| !keys_a.contains(s.key.as_str()))
         .map(|s| s.key.clone())
         .collect();
+    let (rows, changes) = rows_of(a, b, &pairs);
+    let mut stage_names: Vec<&str> = pairs.iter().map(|(s, _)| s.stage.as_str()).collect();
+    stage_names.sort_unstable();
+    stage_names.dedup();
+    let stages = if stage_names.len() > 1 {
+        stage_names
+            .into_iter()
+            .map(|st| {
+                let sub: Vec<_> = pairs.iter().filter(|(s, _)| s.stage == st).copied().collect();
+                (st.to_string(), rows_of(a, b, &sub).0)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let kinds = |keys: &[String], side: &[ShaderStats]| {
+        let by_key: BTreeMap<&str, &ShaderStats> =
+            side.iter().map(|s| (s.key.as_str(), s)).collect();
+        let mut m = BTreeMap::new();
+        for k in keys {
+            if let Some(s) = by_key.get(k.as_str()) {
+                *m.entry(kind(s)).or_default() += 1;
+            }
+        }
+        m
+    };
+    Report {
+        only_a_kinds: kinds(&only_a, a),
+        only_b_kinds: kinds(&only_b, b),
+        rows,
+        stages,
+        changes,
+        only_a,
+        only_b,
+        in_both: pairs.len(),
+    }
+}
+
+/// `FS SIMD16`, `VS vec4`: a variant's stage and width.
+fn kind(s: &ShaderStats) -> String {
+    match s.simd {
+        Some(w) => format!("{} SIMD{w}", s.stage),
+        None => format!("{} vec4", s.stage),
+    }
+}
+
+/// Every statistic's row over `pairs`, and the per-shader values of those both sides have
+/// (`a` and `b`: whether a side has a statistic at all).
+fn rows_of(
+    a: &[ShaderStats],
+    b: &[ShaderStats],
+    pairs: &[(&ShaderStats, &ShaderStats)],
+) -> (Vec<Row>, BTreeMap<&'static str, Vec<Change>>) {
     let mut rows = Vec::new();
     let mut changes = BTreeMap::new();
     for (name, get) in STATS {
@@ -153,7 +214,7 @@ pub fn compare(a: &[ShaderStats], b: &[ShaderStats]) -> Report {
         if has_a && has_b {
             let (mut ta, mut tb) = (0, 0);
             let mut list = Vec::new();
-            for (s, t) in &pairs {
+            for (s, t) in pairs {
                 if let (Some(x), Some(y)) = (get(s), get(t)) {
                     ta += x;
                     tb += y;
@@ -180,13 +241,41 @@ pub fn compare(a: &[ShaderStats], b: &[ShaderStats]) -> Report {
         }
         rows.push(row);
     }
-    Report {
-        rows,
-        changes,
-        only_a,
-        only_b,
-        in_both: pairs.len(),
+    (rows, changes)
+}
+
+/// A statistic over the shaders it changed in (shader-db's "in affected programs"): how
+/// many, their totals on each side, and the mean and median of their relative changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Affected {
+    pub shaders: usize,
+    pub total_a: u64,
+    pub total_b: u64,
+    pub mean_percent: f64,
+    pub median_percent: f64,
+}
+
+/// [`Affected`] of one statistic's per-shader values; `None` when no shader changed.
+pub fn affected(list: &[Change]) -> Option<Affected> {
+    let moved: Vec<&Change> = list.iter().filter(|c| c.a != c.b).collect();
+    if moved.is_empty() {
+        return None;
     }
+    let mut p: Vec<f64> = moved.iter().map(|c| c.percent()).collect();
+    p.sort_by(f64::total_cmp);
+    let n = p.len();
+    let median = if n % 2 == 1 {
+        p[n / 2]
+    } else {
+        (p[n / 2 - 1] + p[n / 2]) / 2.0
+    };
+    Some(Affected {
+        shaders: n,
+        total_a: moved.iter().map(|c| c.a).sum(),
+        total_b: moved.iter().map(|c| c.b).sum(),
+        mean_percent: p.iter().sum::<f64>() / n as f64,
+        median_percent: median,
+    })
 }
 
 /// The `n` most helped and most hurt shaders of a statistic, by relative change (then
@@ -229,6 +318,9 @@ fn describe(h: &Header) -> String {
 fn cell(v: Option<u64>) -> String {
     v.map_or("absent".into(), |v| v.to_string())
 }
+
+/// The statistics the per-stage breakdown shows.
+const BY_STAGE: [&str; 4] = ["instructions", "cycles", "spills", "fills"];
 
 /// The statistics whose most helped and most hurt shaders the report lists.
 const MOST_CHANGED: [&str; 5] = ["instructions", "cycles", "spills", "fills", "registers"];
@@ -285,6 +377,37 @@ pub fn render_text(a: &Side, b: &Side, r: &Report, warnings: &[String], top: usi
             change
         ));
     }
+    let affected_rows: Vec<(&str, Affected)> = r
+        .rows
+        .iter()
+        .filter_map(|row| Some((row.name, affected(r.changes.get(row.name)?)?)))
+        .collect();
+    if !affected_rows.is_empty() {
+        o.push_str(&format!(
+            "\nin affected shaders (those the statistic changed in):\n{:20} {:>8} {:>12} {:>12} {:>10} {:>10} {:>10}\n",
+            "statistic", "shaders", "A", "B", "change", "mean", "median"
+        ));
+        for (name, a) in &affected_rows {
+            let total = 100.0 * (a.total_b as f64 - a.total_a as f64) / (a.total_a.max(1) as f64);
+            o.push_str(&format!(
+                "{:20} {:>8} {:>12} {:>12} {:>+9.2}% {:>+9.2}% {:>+9.2}%\n",
+                name, a.shaders, a.total_a, a.total_b, total, a.mean_percent, a.median_percent
+            ));
+        }
+    }
+    for (stage, rows) in &r.stages {
+        o.push_str(&format!("\n{stage}:\n"));
+        for row in rows.iter().filter(|row| BY_STAGE.contains(&row.name)) {
+            let (Some(ta), Some(tb)) = (row.total_a, row.total_b) else {
+                continue;
+            };
+            let change = row.change().map_or("-".into(), |(d, p)| format!("{d:+} ({p:+.2}%)"));
+            o.push_str(&format!(
+                "  {:18} {:>12} {:>12} {:>22} {:>8} {:>8} {:>10}\n",
+                row.name, ta, tb, change, row.helped, row.hurt, row.unchanged
+            ));
+        }
+    }
     // The statistics users compare shader by shader (instructions and cycles for passes;
     // spills, fills and registers for allocators), each where some shader moved.
     for stat in MOST_CHANGED {
@@ -308,11 +431,19 @@ pub fn render_text(a: &Side, b: &Side, r: &Report, warnings: &[String], top: usi
             }
         }
     }
-    for (title, keys) in [("only in A", &r.only_a), ("only in B", &r.only_b)] {
+    for (title, keys, kinds) in [
+        ("only in A", &r.only_a, &r.only_a_kinds),
+        ("only in B", &r.only_b, &r.only_b_kinds),
+    ] {
         if keys.is_empty() {
             continue;
         }
-        o.push_str(&format!("\n{title}: {} shaders\n", keys.len()));
+        let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        o.push_str(&format!(
+            "\n{title}: {} shaders ({})\n",
+            keys.len(),
+            by_kind.join(", ")
+        ));
         for k in keys.iter().take(top) {
             o.push_str(&format!("  {k}\n"));
         }
@@ -367,4 +498,30 @@ pub fn run(a: &Path, b: &Path, opts: &Options) -> ExitCode {
         println!("\nHTML report written to {}", out.display());
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(a: u64, b: u64) -> Change {
+        Change {
+            key: format!("{a}-{b}"),
+            a,
+            b,
+        }
+    }
+
+    #[test]
+    fn affected_shaders_are_those_that_changed_with_mean_and_median() {
+        let list = [change(10, 10), change(10, 5), change(10, 20), change(4, 5)];
+        let a = affected(&list).unwrap();
+        assert_eq!((a.shaders, a.total_a, a.total_b), (3, 24, 30));
+        // -50%, +100%, +25%.
+        assert!((a.mean_percent - 25.0).abs() < 1e-9);
+        assert!((a.median_percent - 25.0).abs() < 1e-9);
+        assert_eq!(affected(&[change(3, 3)]), None);
+        let even = affected(&[change(10, 5), change(10, 20)]).unwrap();
+        assert!((even.median_percent - 25.0).abs() < 1e-9);
+    }
 }

@@ -134,7 +134,6 @@ pub const PASSES: &[Pass] = passes![
     "dead_cf" => crate::dead_cf,
     "fixup_3src_null_dest" => crate::lower::three_src_null_dest,
     "load_cse" => crate::load_cse,
-    "lower_find_live_channel" => crate::lower::find_live_channel,
     "lower_integer_mul" => crate::lower::integer_mul,
     "lower_linterp" => crate::lower::linterp,
     "lower_load_payload" => crate::lower::load_payload,
@@ -165,7 +164,7 @@ pub const OPT: &str =
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
 pub const LOWER: &str = "opt,lower_load_payload,lower_pack,lower_linterp,lower_regioning,lower_simd_width,lower_integer_mul,lower_logical_sends,split,\
      loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,predicated_break,sel_peephole,coalesce),\
-     lower_find_live_channel,combine_constants,fixup_3src_null_dest,compact";
+     combine_constants,fixup_3src_null_dest,compact";
 
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]

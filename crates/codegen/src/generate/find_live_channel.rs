@@ -1,9 +1,20 @@
-//! `find_live_channel` / `find_last_live_channel` on gen7 (brw_eu_emit.c
-//! `brw_find_live_channel`, Align1): the flag register cleared by `mov(1) fN.M:UD 0`, then
-//! `mov.z(n) null:UW 0` with execution masking, in pieces of at most 16 channels, sets the
-//! flag bit of each live channel, and `fbl(1)` (first live) or `lzd(1)` + `add(1)` (last
-//! live: 31 minus the leading zeros) reads it. From gen8 Mesa lowers the opcode before the
-//! generator ([`rules::find_live_channel_in_generator`]); there it is not expanded.
+//! `find_live_channel` / `find_last_live_channel`.
+//!
+//! Gen7 (brw_eu_emit.c `brw_find_live_channel`, Align1): the flag register cleared by
+//! `mov(1) fN.M:UD 0`, then `mov.z(n) null:UW 0` with execution masking, in pieces of at
+//! most 16 channels, sets the flag bit of each live channel, and `fbl(1)` (first live) or
+//! `lzd(1)` + `add(1)` (last live: 31 minus the leading zeros) reads it.
+//!
+//! Gen8+: the first live channel is the first bit of the channel-enable register,
+//! `fbl(1) dst, mask0:UD` (NoMask). Mesa 22.3 lowers the opcode so before register
+//! allocation (brw_fs.cpp `fs_visitor::lower_find_live_channel`, behind an `undef` of the
+//! destination); eubatch keeps it to the generator, where its one instruction is the same,
+//! so that liveness knows what the index of a `broadcast` is (the first live channel:
+//! `passes::analysis::access`). Mesa ANDs in the dispatch mask read from `sr0` unless the
+//! dispatch is packed — every stage but fragment shaders dispatched per sample
+//! (`brw_stage_has_packed_dispatch`), which the dumps do not say and eubatch takes as
+//! packed — and always for the last live channel: `find_last_live_channel` is not
+//! expanded on gen8+ (eubatch has no `sr0` read).
 
 use eubatch_ir::operand::arf;
 use eubatch_ir::shader::CondMod;
@@ -14,7 +25,15 @@ use super::{no_mask, rules, scalar_dst, unsigned_of_size, with_region, Emit};
 pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
     let s = &*e.shader;
     if !rules::find_live_channel_in_generator(s.target) {
-        return false;
+        if s.insts.opcode[inst] != Opcode::FindLiveChannel {
+            return false;
+        }
+        let (ctl, dst) = (s.insts.control[inst], s.insts.dst[inst]);
+        let mut one = no_mask(ctl, 1);
+        one.group = 0;
+        let mask = Operand::arf(arf::MASK, 0, Type::UD, Region::new(0, 1, 0));
+        e.push(Opcode::Fbl, one, scalar_dst(dst), &[mask], None);
+        return true;
     }
     let (ctl, dst) = (s.insts.control[inst], s.insts.dst[inst]);
     let last = s.insts.opcode[inst] == Opcode::FindLastLiveChannel;
@@ -84,16 +103,24 @@ mod tests {
     }
 
     #[test]
-    fn gen9_does_not_expand_it() {
+    fn gen9_reads_the_channel_enables_but_not_for_the_last_channel() {
         let mut s = parse(
             "skl",
             8,
             "FS",
             "    find_live_channel(8) g10<0,1,0>:UD NoMask\n",
         );
+        expand(&mut s).unwrap();
+        assert_eq!(opcodes(&s), [Fbl]);
+        let mut s = parse(
+            "skl",
+            8,
+            "FS",
+            "    find_last_live_channel(8) g10<0,1,0>:UD NoMask\n",
+        );
         assert_eq!(
             expand(&mut s),
-            Err(NotExpanded::Opcodes(vec![FindLiveChannel]))
+            Err(NotExpanded::Opcodes(vec![FindLastLiveChannel]))
         );
     }
 }

@@ -56,8 +56,9 @@ pub fn ex_desc_fits_instruction(gen: Gen, ex_desc: u32) -> bool {
 
 /// `brw_find_live_channel` (gen7): the flag register is filled by `mov.z` pieces of at
 /// most 16 channels (a gen7 bug applies channel enables wrongly to the second half of a
-/// SIMD32 instruction). From gen8 Mesa lowers the opcode before the generator (a `fbl`
-/// of the channel-enable mask: `fs_visitor::lower_find_live_channel`).
+/// SIMD32 instruction). From gen8 it is one `fbl` of the channel-enable mask, which Mesa
+/// emits before register allocation (`fs_visitor::lower_find_live_channel`) and eubatch
+/// in the generator.
 pub fn find_live_channel_in_generator(gen: Gen) -> bool {
     gen.verx10() < 80
 }

@@ -261,7 +261,13 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
         if c.at_end() || c.looking_at("NoMask") || c.looking_at("group") {
             break;
         }
-        let (src, shown) = parse_operand(c, d, false)?;
+        let (mut src, shown) = parse_operand(c, d, false)?;
+        // Mesa 22.3 prints `mask0` as `arf0` (its printer names only null, a0, acc0 and f0),
+        // and its only `fbl` of an architecture register is `lower_find_live_channel`'s
+        // `fbl dst, mask0` (brw_fs.cpp: `brw_mask_reg(0)`, the channel enables).
+        if out.opcode == Opcode::Fbl && src.file == RegFile::Arf && src.nr == arf::UNKNOWN {
+            src.nr = arf::MASK;
+        }
         let i = out.srcs.len();
         if i >= 62 {
             return Err(c.error("too many sources (at most 62)"));

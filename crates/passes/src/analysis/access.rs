@@ -267,8 +267,7 @@ const MANY_BLOCKS: u32 = u32::MAX - 1;
 /// Whether the broadcast `insts[at]` of block `b` reads its value only in channels the
 /// writes of that value enabled: its channel index is the one `find_live_channel` wrote
 /// earlier in the block (an enabled channel: Mesa's FIND_LIVE_CHANNEL gives the first
-/// channel of the execution mask, brw_fs_generator.cpp `generate_find_live_channel`; on
-/// gen8+ the `fbl` of `mask0` it is lowered to), and
+/// channel of the execution mask, brw_fs_generator.cpp `generate_find_live_channel`), and
 /// every write of the value comes earlier in the same block, under the same execution mask
 /// (within a block the mask only shrinks, at a `halt`). Such a read does not cross the
 /// channel mask: a masked write of the value defines every channel it can read. (The
@@ -309,25 +308,11 @@ fn reads_enabled_channels_only(
             Opcode::Halt | Opcode::PlaceholderHalt
         )
     };
-    // (An `undef` of the index, which its gen8+ lowering puts before the `fbl`, writes
-    // nothing.)
-    let mut index_writes = (0..at)
-        .filter(|&k| writes(k, index.nr) && shader.insts.opcode[insts[k]] != Opcode::Undef);
+    let mut index_writes = (0..at).filter(|&k| writes(k, index.nr));
     match (index_writes.next(), index_writes.next()) {
-        (Some(k), None) => finds_first_live_channel(shader, insts[k]) && !(0..at).any(halts),
-        _ => false,
-    }
-}
-
-/// Whether `inst` writes the first live channel's index: `find_live_channel`, or what it
-/// is lowered to on gen8+, `fbl` of the channel-enable register `mask0`
-/// (`crate::lower::find_live_channel`).
-fn finds_first_live_channel(shader: &Shader, inst: Inst) -> bool {
-    match shader.insts.opcode[inst] {
-        Opcode::FindLiveChannel => true,
-        Opcode::Fbl => shader.srcs(inst).first().is_some_and(|s| {
-            s.file == RegFile::Arf && s.nr == eubatch_ir::operand::arf::MASK && s.offset == 0
-        }),
+        (Some(k), None) => {
+            shader.insts.opcode[insts[k]] == Opcode::FindLiveChannel && !(0..at).any(halts)
+        }
         _ => false,
     }
 }

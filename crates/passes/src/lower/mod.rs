@@ -8,7 +8,6 @@
 
 pub mod coalesce_simd8;
 pub mod combine_constants;
-pub mod find_live_channel;
 pub mod integer_mul;
 pub mod linterp;
 pub mod load_payload;
