@@ -130,6 +130,12 @@ enum Cmd {
         /// them (they are counted as dropped otherwise).
         #[arg(long)]
         keep_spilling_variants: bool,
+        /// With --regalloc: leave the order register allocation leaves. By default the
+        /// register-form code is scheduled for latency before the generator, in Mesa's
+        /// post-RA mode (SCHEDULE_POST: latencies from Mesa's table, each block's
+        /// instructions reordered within their register, flag and accumulator dependencies).
+        #[arg(long)]
+        no_post_ra_schedule: bool,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -287,6 +293,7 @@ fn main() -> ExitCode {
             from,
             schedule,
             keep_spilling_variants,
+            no_post_ra_schedule,
         } => {
             let from_pre_ra = from == "pre-ra";
             if from_pre_ra && (passes.is_some() || regalloc.is_empty()) {
@@ -333,6 +340,7 @@ fn main() -> ExitCode {
                     schedule: eubatch_regalloc::strategy::modes_named(&schedule)
                         .expect("clap checked the name"),
                     keep_spilling_variants,
+                    post_ra_schedule: !no_post_ra_schedule,
                 },
             )
         }
