@@ -22,15 +22,17 @@
 //!   `writes_accumulator` flag is not in eubatch's IR: every instruction that may set it is
 //!   taken to);
 //! - scheduling barriers, ordered after everything back to the previous barrier and before
-//!   everything up to the next (Mesa's `add_barrier_deps`, latency 0): control flow,
-//!   `halt_target`, an end of thread, a message that does more than read (a raw `send`
-//!   whose message [`eubatch_ir::message::only_reads`] is free; every other message
-//!   opcode is a barrier), an operand in an architecture register other than null, the
-//!   accumulator and the flags, or addressed indirectly (`a0`), and — beyond Mesa —
-//!   every virtual opcode whose registers the generator decides (`broadcast`,
-//!   `find_live_channel`, `shuffle`, `mov_indirect`, derivatives, `pixel_x`/`pixel_y`,
-//!   scratch messages, ...): only plain ALU opcodes, `pln`/`linterp`, `undef` and
-//!   `uniform_pull_const_gfx7` (one payload register and a scalar index) move.
+//!   everything up to the next (Mesa's `add_barrier_deps`, latency 0). Mesa's: control
+//!   flow, `halt_target`, a message that does more than read (a raw `send` whose message
+//!   [`eubatch_ir::message::only_reads`] is free), an operand in an architecture register
+//!   other than null, the accumulator and the flags (the address register `a0` among them,
+//!   and indirect addressing through it). Beyond Mesa, where eubatch's register form does
+//!   not say which registers an instruction touches: an end of thread, every message
+//!   opcode other than a raw send and `uniform_pull_const_gfx7` (one payload register and
+//!   a scalar index), every virtual opcode whose registers the generator decides
+//!   (`broadcast`, `find_live_channel`, `shuffle`, `mov_indirect`, derivatives,
+//!   `pixel_x`/`pixel_y`, scratch messages, ...; only plain ALU opcodes, `pln`/`linterp`
+//!   and `undef` move), and an Align16 instruction (its swizzles decide what it reads).
 //!
 //! So every register byte an instruction reads or writes keeps its order against every
 //! other instruction touching its register: the values each read sees, and so the
@@ -51,7 +53,8 @@
 //! Limits: the scalar back end (vec4 code is left as it is; Mesa schedules it with
 //! `vec4_instruction_scheduler`); gen7 to gen9 (no register scoreboard or software
 //! scoreboard of gen12, no MRF writes of gen6); barriers beyond Mesa's keep virtual opcodes
-//! in place where Mesa moves them. Cost: linear in each block's accesses (registers touched,
+//! in place where Mesa moves them; Mesa's `opt_bank_conflicts`, which runs just before,
+//! is not done (bank conflicts are priced on the allocator's registers). Cost: linear in each block's accesses (registers touched,
 //! edges) plus Mesa's walk between barriers; the candidate list is scanned per pick, as
 //! Mesa does (quadratic in the candidates at once). Storage is reused from block to block
 //! and from shader to shader ([`PostRaScheduler`]).
@@ -408,7 +411,9 @@ pub fn is_barrier(shader: &Shader, inst: Inst) -> bool {
     if op == HaltTarget || op == PlaceholderHalt || op.control_flow() != ControlFlow::None {
         return true;
     }
-    if ctl.eot() {
+    // An end of thread; an Align16 instruction, whose registers its swizzles and
+    // writemask decide, not its region.
+    if ctl.eot() || ctl.align16() {
         return true;
     }
     let moves = match op {
