@@ -30,8 +30,9 @@
 //!   not say which registers an instruction touches: an end of thread, every message
 //!   opcode other than a raw send and `uniform_pull_const_gfx7` (one payload register and
 //!   a scalar index), every virtual opcode whose registers the generator decides
-//!   (`broadcast`, `find_live_channel`, `shuffle`, `mov_indirect`, derivatives,
-//!   `pixel_x`/`pixel_y`, scratch messages, ...; only plain ALU opcodes, `pln`/`linterp`
+//!   (`broadcast`, `find_live_channel` (which may write a flag on gen7), `shuffle`,
+//!   `mov_indirect`, scratch messages, ...; only plain ALU opcodes, `pln`/`linterp`,
+//!   derivatives, `pixel_x`/`pixel_y` (twice its channels' elements of its first source)
 //!   and `undef` move), and an Align16 instruction (its swizzles decide what it reads).
 //!
 //! So every register byte an instruction reads or writes keeps its order against every
@@ -329,7 +330,14 @@ pub fn for_each_access(shader: &Shader, inst: Inst, reg: u32, mut f: impl FnMut(
     let is_flag = |o: &Operand| o.file == RegFile::Arf && o.nr & 0xf0 == arf::FLAG;
     for (k, s) in shader.srcs(inst).iter().enumerate() {
         if s.file == RegFile::FixedGrf {
-            let n = regs_read(shader, inst, k);
+            let n = match (op, k) {
+                // Four channels' x (or y) among eight elements: twice the channels' elements
+                // (the simulator's `pixel_xy`).
+                (Opcode::PixelX | Opcode::PixelY, 0) => {
+                    (s.offset + s.footprint(2 * exec)).div_ceil(reg)
+                }
+                _ => regs_read(shader, inst, k),
+            };
             if n > 0 {
                 f(Access::ReadGrf(s.nr..s.nr + n));
             }
@@ -426,6 +434,9 @@ pub fn is_barrier(shader: &Shader, inst: Inst) -> bool {
             )
         }),
         UniformPullConstGfx7 | Pln | Linterp | Undef => true,
+        // Differences inside each subspan of the channels' own elements; pixel
+        // coordinates from their subspan's elements ([`for_each_access`]).
+        DdxCoarse | DdxFine | DdyCoarse | DdyFine | PixelX | PixelY => true,
         op => op.alu_arity().is_some() && !op.is_message(),
     };
     if !moves {
@@ -541,6 +552,21 @@ mod tests {
 ",
         );
         assert_eq!(edges(&s), vec![(0, 1, 14), (0, 2, 0), (0, 3, 0), (1, 2, 14)]);
+    }
+
+    #[test]
+    fn pixel_coordinates_read_their_subspans_elements() {
+        // SIMD16: 32 words of subspan coordinates, g13 and g14; the destination g9-g10.
+        let s = parse_shader(
+            "shader \"s\" stage FS width 16 target skl\nblock0:
+    pixel_x(16) g9<8,8,1>:F, g13<8,8,1>:UW, 0u
+",
+        )
+        .unwrap();
+        let mut got = Vec::new();
+        for_each_access(&s, Inst::from_usize(0), 32, |a| got.push(a));
+        assert_eq!(got, vec![Access::ReadGrf(13..15), Access::WriteGrf(9..11)]);
+        assert!(!is_barrier(&s, Inst::from_usize(0)));
     }
 
     #[test]
