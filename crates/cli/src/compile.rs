@@ -9,7 +9,9 @@
 //! simulator, and prints registers used, spills and fills; a SIMD16/SIMD32 variant Mesa
 //! does not let spill (fragment; compute with a narrower variant) and that does not fit is
 //! dropped and counted, as Mesa drops it, unless `--keep-spilling-variants`. `--stats`
-//! then has each shader's spills and fills.
+//! then has each shader's spills and fills. The register-form code is scheduled in Mesa's
+//! post-RA mode before the generator (`eubatch_passes::schedule::post_ra`) unless
+//! `--no-post-ra-schedule`.
 //!
 //! `--regalloc A,B,...` compares allocators in one run: the pipeline runs once and each
 //! allocator starts from the same lowered shader; the totals of each are printed, then a
@@ -54,6 +56,9 @@ pub struct Options {
     pub schedule: Vec<eubatch_passes::schedule::Mode>,
     /// Spill and keep SIMD16/SIMD32 variants Mesa does not let spill (it drops them).
     pub keep_spilling_variants: bool,
+    /// With `regalloc`: schedule the register-form code for latency before the generator
+    /// (Mesa's `SCHEDULE_POST`, `eubatch_passes::schedule::post_ra`).
+    pub post_ra_schedule: bool,
     /// With `regalloc`: write each shader's final code (the first allocator's) into this
     /// directory, as Mesa's listing or as the raw binary.
     pub emit: Option<(Emit, PathBuf)>,
@@ -117,6 +122,11 @@ pub struct RaTotals {
     /// Their encoded instructions, the generator's NOPs included (Mesa's listing header).
     pub encoded_instructions: u64,
     pub not_expanded: std::collections::BTreeMap<String, u64>,
+    /// Shaders scheduled after allocation, the scheduler's estimate of their cycles before
+    /// and after (block schedule lengths summed, Mesa's scheduler latencies), and its time.
+    pub post_ra_scheduled: u64,
+    pub post_ra_estimate: eubatch_passes::schedule::post_ra::Estimate,
+    pub post_ra_time: Duration,
     /// Expanded shaders encoded (`eubatch_codegen::final_code`): their bytes, and before
     /// compaction; instructions compacted; Mesa's cycle estimate of the decoded binary,
     /// summed over those it prices, and why the others have none.
@@ -170,6 +180,9 @@ impl RaTotals {
         for (why, n) in &o.not_expanded {
             *self.not_expanded.entry(why.clone()).or_default() += n;
         }
+        self.post_ra_scheduled += o.post_ra_scheduled;
+        self.post_ra_estimate += o.post_ra_estimate;
+        self.post_ra_time += o.post_ra_time;
         self.encoded += o.encoded;
         self.bytes += o.bytes;
         self.bytes_native += o.bytes_native;
@@ -421,6 +434,21 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             println!(
                 "not allocated: {n} shader{}: {why}",
                 if *n == 1 { "" } else { "s" }
+            );
+        }
+        if opts.post_ra_schedule {
+            let e = ra.post_ra_estimate;
+            let change = if e.before > 0 {
+                format!(" ({:+.2}%)", (e.after as f64 - e.before as f64) * 100.0 / e.before as f64)
+            } else {
+                String::new()
+            };
+            println!(
+                "post-RA scheduling (Mesa's SCHEDULE_POST): {} shaders; the scheduler's estimate (block schedule lengths summed, Mesa's scheduler latencies) {} cycles before, {} after{change}; {}",
+                ra.post_ra_scheduled,
+                e.before,
+                e.after,
+                format_duration(ra.post_ra_time)
             );
         }
         println!(
@@ -1132,6 +1160,16 @@ fn allocate_registers(
     }
     let mut code = eubatch_regalloc::assign::assign(allocated, &r.allocated.allocation)
         .map_err(|e| format!("applying the allocation: {e}"))?;
+    // Mesa schedules for latency after allocation, before the generator.
+    if opts.post_ra_schedule {
+        let start = Instant::now();
+        let estimate = POST_RA.with(|p| p.borrow_mut().schedule(&mut code));
+        if let Some(e) = estimate {
+            totals.post_ra_scheduled += 1;
+            totals.post_ra_estimate += e;
+        }
+        totals.post_ra_time += start.elapsed();
+    }
     // What Mesa's generator emits, before the simulator's check so that it runs that.
     use eubatch_codegen::generate;
     let final_instructions = match generate::expand(&mut code) {
@@ -1229,6 +1267,12 @@ fn allocate_registers(
         counts,
         final_instructions,
     }))
+}
+
+thread_local! {
+    /// The post-RA scheduler's storage, reused from shader to shader on each thread.
+    static POST_RA: std::cell::RefCell<eubatch_passes::schedule::post_ra::PostRaScheduler> =
+        Default::default();
 }
 
 /// Whether Mesa 22.3 allocates the variant at `path` with spilling allowed (brw_fs.cpp):

@@ -140,6 +140,12 @@ enum Cmd {
         /// Where --emit writes.
         #[arg(long, requires = "emit")]
         emit_dir: Option<PathBuf>,
+        /// With --regalloc: leave the order register allocation leaves. By default the
+        /// register-form code is scheduled for latency before the generator, in Mesa's
+        /// post-RA mode (SCHEDULE_POST: latencies from Mesa's table, each block's
+        /// instructions reordered within their register, flag and accumulator dependencies).
+        #[arg(long)]
+        no_post_ra_schedule: bool,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -299,6 +305,7 @@ fn main() -> ExitCode {
             keep_spilling_variants,
             emit,
             emit_dir,
+            no_post_ra_schedule,
         } => {
             let from_pre_ra = from == "pre-ra";
             // `final`: the whole pipeline, allocated with Mesa's allocator unless one is named.
@@ -364,6 +371,7 @@ fn main() -> ExitCode {
                         };
                         (kind, dir)
                     }),
+                    post_ra_schedule: !no_post_ra_schedule,
                 },
             )
         }

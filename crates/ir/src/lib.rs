@@ -15,6 +15,7 @@ pub mod entities;
 pub mod error;
 pub mod generate;
 pub mod import;
+pub mod latency;
 pub mod message;
 pub mod opcode;
 pub mod operand;

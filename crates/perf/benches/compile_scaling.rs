@@ -46,6 +46,7 @@ fn main() {
             from_pre_ra: false,
             schedule: Vec::new(),
             keep_spilling_variants: false,
+            post_ra_schedule: true,
         };
         let mut best = f64::INFINITY;
         let mut insts = 0;

@@ -4,9 +4,10 @@
 //! compile --stop-after lower` lowers it, then scheduled and allocated Mesa's way (each
 //! pre-RA scheduling mode in turn until one allocates without spilling, spilling in the
 //! last, [`schedule_and_allocate`]): every allocation passes the checker, and every
-//! allocation, applied ([`assign`]) to the shader as spilled, runs in the simulator on the thread's
-//! register file with the same outputs as the start IR on two seeds (the Mesa cross-check's
-//! comparison, as `compile --regalloc NAME --verify` makes it). Prints per allocator what
+//! allocation, applied ([`assign`]) to the shader as spilled and scheduled after allocation
+//! ([`post_ra`], as `compile --regalloc` does by default), runs in the simulator on the
+//! thread's register file with the same outputs as the start IR on two seeds (the Mesa
+//! cross-check's comparison, as `compile --regalloc NAME --verify` makes it). Prints per allocator what
 //! was allocated, checked and simulated, and why the rest was not.
 
 #[path = "../../ir/tests/common/mod.rs"]
@@ -19,7 +20,7 @@ use std::sync::Mutex;
 use eubatch_ir::import::{discover, load_file, InputKind};
 use eubatch_ir::{Backend, Gen, Shader};
 use eubatch_passes::manager::{self, Checks, Stats};
-use eubatch_passes::schedule::PRE_MODES;
+use eubatch_passes::schedule::{post_ra, PRE_MODES};
 use eubatch_passes::PassCx;
 use eubatch_regalloc::constraints::Options;
 use eubatch_regalloc::strategy::schedule_and_allocate;
@@ -143,10 +144,13 @@ fn walk(corpus: &str, target: Gen) {
                             fail(format!("applying the allocation: {e}"));
                             continue;
                         }
-                        Ok(assigned) => simulate(
-                            expected.get_or_insert_with(|| start_outputs(&start)),
-                            &assigned,
-                        ),
+                        Ok(mut assigned) => {
+                            post_ra::schedule(&mut assigned);
+                            simulate(
+                                expected.get_or_insert_with(|| start_outputs(&start)),
+                                &assigned,
+                            )
+                        }
                     };
                     let mut t = totals.lock().unwrap();
                     let t = &mut t[k];

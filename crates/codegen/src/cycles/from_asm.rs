@@ -416,19 +416,11 @@ fn scalar_backend_bytes_dst(dst: &Operand, exec: u32) -> u32 {
     exec * hstride(dst).max(1) * dst.ty.size()
 }
 
-/// `has_bank_conflict`: the second and third sources in the same bank (`bank_of`), unless
-/// gen9+ optimizes the read out (`is_conflict_optimized_out`).
+/// `has_bank_conflict` ([`eubatch_ir::latency::bank_conflict`], the rule the post-RA
+/// scheduler's issue times read too) on the first three sources.
 fn bank_conflict(gen: Gen, srcs: &[Operand]) -> bool {
-    let grf = |o: &Operand| o.file == RegFile::FixedGrf;
-    let reg = |o: &Operand| o.nr + o.offset / REG;
-    let bank = |r: u32| (r & 0x40) >> 5 | (r & 1);
-    if !grf(&srcs[1]) || !grf(&srcs[2]) || bank(reg(&srcs[1])) != bank(reg(&srcs[2])) {
-        return false;
-    }
-    let optimized_out = !matches!(gen, Gen::Gen7 | Gen::Gen75 | Gen::Gen8)
-        && ((grf(&srcs[0]) && (reg(&srcs[0]) == reg(&srcs[1]) || reg(&srcs[0]) == reg(&srcs[2])))
-            || reg(&srcs[1]) == reg(&srcs[2]));
-    !optimized_out
+    let reg = |o: &Operand| (o.file == RegFile::FixedGrf).then(|| o.nr + o.offset / REG);
+    eubatch_ir::latency::bank_conflict(gen, [reg(&srcs[0]), reg(&srcs[1]), reg(&srcs[2])])
 }
 
 /// Flags read and written (`flags_read`/`flags_written`; vec4: `reads_flag` /

@@ -61,9 +61,7 @@ impl Dag {
 pub struct Builder {
     /// Per node of the block being built: whether it is a scheduling barrier.
     barrier: Vec<bool>,
-    /// Edges as added: (parent, child, latency), and where each (parent, child) pair is.
-    edges: Vec<(u32, u32, u32)>,
-    seen: hashbrown::HashMap<(u32, u32), u32>,
+    edges: Edges,
     /// Per slot: the last node that wrote it in the walk (`NONE`), and the slots touched.
     last_write: Vec<u32>,
     touched: Vec<u32>,
@@ -74,7 +72,6 @@ impl Builder {
     pub fn build(&mut self, shader: &Shader, table: &AccessTable, insts: &[Inst]) -> Dag {
         let n = insts.len();
         self.edges.clear();
-        self.seen.clear();
         self.barrier.clear();
         self.barrier
             .extend(insts.iter().map(|&i| is_barrier(shader, i)));
@@ -87,14 +84,14 @@ impl Builder {
         for (k, &inst) in insts.iter().enumerate() {
             let k = k as u32;
             if self.barrier[k as usize] {
-                self.barrier_deps(k, n as u32);
+                self.edges.barrier_deps(&self.barrier, k);
             }
             let (defs, uses) = table.runs(inst);
             for r in uses {
                 for s in r.start.get() as usize..r.end.get() as usize {
                     let w = self.last_write[s];
                     if w != NONE && w != k {
-                        self.add(w, k, 1);
+                        self.edges.add(w, k, 1);
                     }
                 }
             }
@@ -106,7 +103,7 @@ impl Builder {
                     } else if w != k {
                         // Write after write: 1 on a VGRF, 0 on a flag (Mesa's
                         // last_conditional_mod edge).
-                        self.add(w, k, (s < flag_start as usize) as u32);
+                        self.edges.add(w, k, (s < flag_start as usize) as u32);
                     }
                     self.last_write[s] = k;
                 }
@@ -121,7 +118,7 @@ impl Builder {
                 for s in r.start.get() as usize..r.end.get() as usize {
                     let w = self.last_write[s];
                     if w != NONE && w != k {
-                        self.add(k, w, (s >= flag_start as usize) as u32);
+                        self.edges.add(k, w, (s >= flag_start as usize) as u32);
                     }
                 }
             }
@@ -135,7 +132,67 @@ impl Builder {
             }
         }
         self.clear_last_writes();
-        // Edges grouped by parent, in the order they were added.
+        self.edges.to_dag(n)
+    }
+
+    fn clear_last_writes(&mut self) {
+        for &s in &self.touched {
+            self.last_write[s as usize] = NONE;
+        }
+        self.touched.clear();
+    }
+}
+
+/// A graph's edges as they are added, kept from block to block: (parent, child, latency)
+/// in the order added, and where each (parent, child) pair is.
+#[derive(Default)]
+pub struct Edges {
+    edges: Vec<(u32, u32, u32)>,
+    seen: hashbrown::HashMap<(u32, u32), u32>,
+}
+
+impl Edges {
+    pub fn clear(&mut self) {
+        self.edges.clear();
+        self.seen.clear();
+    }
+
+    /// Mesa's `add_dep`: `child` after `parent`; a repeated edge keeps its place and takes
+    /// the larger latency.
+    pub fn add(&mut self, parent: u32, child: u32, latency: u32) {
+        debug_assert_ne!(parent, child);
+        match self.seen.entry((parent, child)) {
+            hashbrown::hash_map::Entry::Occupied(e) => {
+                let lat = &mut self.edges[*e.get() as usize].2;
+                *lat = (*lat).max(latency);
+            }
+            hashbrown::hash_map::Entry::Vacant(e) => {
+                e.insert(self.edges.len() as u32);
+                self.edges.push((parent, child, latency));
+            }
+        }
+    }
+
+    /// Mesa's `add_barrier_deps`: node `k` after every node back to the previous barrier
+    /// (included) and before every node up to the next one (included); `barrier` has one
+    /// entry per node of the block.
+    pub fn barrier_deps(&mut self, barrier: &[bool], k: u32) {
+        for p in (0..k).rev() {
+            self.add(p, k, 0);
+            if barrier[p as usize] {
+                break;
+            }
+        }
+        for c in k + 1..barrier.len() as u32 {
+            self.add(k, c, 0);
+            if barrier[c as usize] {
+                break;
+            }
+        }
+    }
+
+    /// The graph of `n` nodes: edges grouped by parent, in the order they were added.
+    pub fn to_dag(&self, n: usize) -> Dag {
         let mut dag = Dag {
             child_start: vec![0; n + 1],
             children: vec![(0, 0); self.edges.len()],
@@ -154,46 +211,6 @@ impl Builder {
             fill[p as usize] += 1;
         }
         dag
-    }
-
-    fn clear_last_writes(&mut self) {
-        for &s in &self.touched {
-            self.last_write[s as usize] = NONE;
-        }
-        self.touched.clear();
-    }
-
-    /// Mesa's `add_dep`: `child` after `parent`; a repeated edge keeps its place and takes
-    /// the larger latency.
-    fn add(&mut self, parent: u32, child: u32, latency: u32) {
-        debug_assert_ne!(parent, child);
-        match self.seen.entry((parent, child)) {
-            hashbrown::hash_map::Entry::Occupied(e) => {
-                let lat = &mut self.edges[*e.get() as usize].2;
-                *lat = (*lat).max(latency);
-            }
-            hashbrown::hash_map::Entry::Vacant(e) => {
-                e.insert(self.edges.len() as u32);
-                self.edges.push((parent, child, latency));
-            }
-        }
-    }
-
-    /// Mesa's `add_barrier_deps`: node `k` after every node back to the previous barrier
-    /// (included) and before every node up to the next one (included).
-    fn barrier_deps(&mut self, k: u32, n: u32) {
-        for p in (0..k).rev() {
-            self.add(p, k, 0);
-            if self.barrier[p as usize] {
-                break;
-            }
-        }
-        for c in k + 1..n {
-            self.add(k, c, 0);
-            if self.barrier[c as usize] {
-                break;
-            }
-        }
     }
 }
 

@@ -30,6 +30,7 @@
 //! estimate.
 
 pub mod dag;
+pub mod post_ra;
 pub mod pressure;
 
 use std::collections::VecDeque;
@@ -148,7 +149,7 @@ impl Schedules {
                         p.start_block(shader, b, insts);
                     }
                     let pressure = self.pressure.as_mut();
-                    self.scheduler.run(shader, dag, insts, pressure, mode);
+                    self.scheduler.run(shader, dag, insts, None, pressure, mode);
                     &self.scheduler.order
                 }
                 _ => insts,
@@ -165,7 +166,7 @@ impl Schedules {
 
 /// One block's list scheduling, its storage reused from block to block.
 #[derive(Default)]
-struct Scheduler {
+pub(crate) struct Scheduler {
     /// Per node: the longest path to the end of the block; the earliest time it can
     /// start; the exit (`halt`) it most likely unblocks; the step it became a candidate
     /// at; parents not yet scheduled.
@@ -176,8 +177,9 @@ struct Scheduler {
     waiting: Vec<u32>,
     /// Candidates, Mesa's list order (new ones at the front).
     cands: VecDeque<u32>,
-    /// The scheduled order.
+    /// The scheduled order, and the cycle its last instruction issued by.
     order: Vec<Inst>,
+    time: i64,
 }
 
 /// Cycles to issue an instruction (Mesa `fs_instruction_scheduler::issue_time` before
@@ -193,15 +195,28 @@ fn issue_time(shader: &Shader, inst: Inst) -> i64 {
 /// Every instruction's latency before register allocation (Mesa's `schedule_node`).
 const LATENCY: i64 = 1;
 
+/// Per node of a block: its latency and the cycles it takes to issue, where they are not
+/// the pre-RA ones ([`LATENCY`], [`issue_time`]): after register allocation.
+pub(crate) struct Costs<'a> {
+    pub latency: &'a [i64],
+    pub issue: &'a [i64],
+}
+
 impl Scheduler {
+    /// Schedules one block (its graph `dag`, instructions `insts`) in `mode`, with the
+    /// latencies and issue times of `costs` (the pre-RA ones when `None`); the order is
+    /// left in `self.order`, and `self.time` is the cycle the last instruction issued by.
     fn run(
         &mut self,
         shader: &Shader,
         dag: &Dag,
         insts: &[Inst],
+        costs: Option<&Costs<'_>>,
         mut pressure: Option<&mut Pressure>,
         mode: Mode,
     ) {
+        let issue = |k: usize| costs.map_or_else(|| issue_time(shader, insts[k]), |c| c.issue[k]);
+        let latency = |k: usize| costs.map_or(LATENCY, |c| c.latency[k]);
         let n = insts.len();
         self.delay.clear();
         self.delay.resize(n, 0);
@@ -217,17 +232,17 @@ impl Scheduler {
         for k in (0..n).rev() {
             let children = dag.children(k as u32);
             self.delay[k] = if children.is_empty() {
-                issue_time(shader, insts[k])
+                issue(k)
             } else {
                 children
                     .iter()
-                    .map(|&(c, _)| LATENCY + self.delay[c as usize])
+                    .map(|&(c, _)| latency(k) + self.delay[c as usize])
                     .max()
                     .unwrap_or(0)
             };
         }
         for k in 0..n {
-            let t = self.unblocked[k] + issue_time(shader, insts[k]);
+            let t = self.unblocked[k] + issue(k);
             for &(c, lat) in dag.children(k as u32) {
                 let u = &mut self.unblocked[c as usize];
                 *u = (*u).max(t + lat as i64);
@@ -260,7 +275,7 @@ impl Scheduler {
             if let Some(p) = pressure.as_deref_mut() {
                 p.scheduled(k);
             }
-            time = time.max(self.unblocked[k]) + issue_time(shader, inst);
+            time = time.max(self.unblocked[k]) + issue(k);
             let (from, to) = (dag.child_start[k] as usize, dag.child_start[k + 1] as usize);
             for e in (from..to).rev() {
                 let (c, lat) = dag.children[e];
@@ -275,6 +290,7 @@ impl Scheduler {
             generation += 1;
         }
         debug_assert_eq!(self.order.len(), n, "the dependency graph has a cycle");
+        self.time = time;
     }
 
     /// When the exit node `e` can be unblocked (never, for no exit).
