@@ -1189,8 +1189,15 @@ fn allocate_registers(
     let what = format!("unnamed {} shader {}", code.stage.mesa_name(), code.name);
     let encoded = final_instructions.and_then(|n| {
         let spills = (counts.spills as u32, counts.fills as u32);
-        match eubatch_codegen::final_code::final_code(&code, code.target, &what, n as usize, spills)
-        {
+        let want_listing = opts.emit.as_ref().is_some_and(|e| e.0 == Emit::Asm);
+        match eubatch_codegen::final_code::final_code(
+            &code,
+            code.target,
+            &what,
+            n as usize,
+            spills,
+            want_listing,
+        ) {
             Ok(f) => {
                 totals.encoded += 1;
                 let bytes = f.program.bytes().len() as u64;
@@ -1260,7 +1267,7 @@ fn allocate_registers(
             .and_then(|f| f.cycles.as_ref().ok())
             .map(|e| e.cycles as u64),
         output: encoded.and_then(|f| match emit? {
-            Emit::Asm => Some(f.listing.into_bytes()),
+            Emit::Asm => f.listing.map(String::into_bytes),
             Emit::Bin => Some(f.program.bytes()),
         }),
         code,

@@ -4,8 +4,9 @@
 //! The decoded program — the listing, read by the same reader as Mesa's own listings — is
 //! what the caller runs in the simulator and what Mesa's performance model
 //! ([`crate::cycles`]) prices, so that both are about the binary and not about the IR it
-//! came from. The listing is written twice: once to read the program back, then with the
-//! model's cycles in its statistics line and block markers, as Mesa prints them.
+//! came from. The listing is written to read the program back; when the caller keeps it,
+//! again with the model's cycles in its statistics line and block markers, as Mesa prints
+//! them.
 
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::{Gen, Shader};
@@ -18,8 +19,8 @@ use crate::encode::{encode_shader, Dialect, Program};
 /// A shader's final code.
 pub struct FinalCode {
     pub program: Program,
-    /// Mesa's listing of it (`asm.txt` format).
-    pub listing: String,
+    /// Mesa's listing of it (`asm.txt` format), with the model's cycles, when asked for.
+    pub listing: Option<String>,
     /// The program decoded from the bytes.
     pub decoded: AsmProgram,
     /// Mesa's cycle estimate of the decoded program; why there is none, if there is none.
@@ -27,13 +28,15 @@ pub struct FinalCode {
 }
 
 /// Encodes `s` and reads it back. `what`: the header's `Native code for ...` text;
-/// `instructions`: Mesa's `instructions` figure of `s`; spills and fills for the header.
+/// `instructions`: Mesa's `instructions` figure of `s`; spills and fills for the header;
+/// `want_listing`: keep the listing (written again with the cycles).
 pub fn final_code(
     s: &Shader,
     gen: Gen,
     what: &str,
     instructions: usize,
     spills_fills: (u32, u32),
+    want_listing: bool,
 ) -> Result<FinalCode, String> {
     let dialect = Dialect::Mesa22;
     let program =
@@ -60,12 +63,12 @@ pub fn final_code(
     let decoded = read(&text)?;
     let cycles = program_cycles(&decoded, gen);
     let listing = match &cycles {
-        Ok(e) => {
+        Ok(e) if want_listing => {
             header.cycles = e.cycles;
             header.block_cycles = e.blocks.clone();
-            listing::write(s, &program, gen, dialect, &header, instructions)?
+            Some(listing::write(s, &program, gen, dialect, &header, instructions)?)
         }
-        Err(_) => text,
+        _ => want_listing.then_some(text),
     };
     Ok(FinalCode {
         program,

@@ -328,6 +328,15 @@ pub fn encode(inst: &Inst, gen: Gen) -> Result<NativeInst, DecodeError> {
 
 /// Decodes a native word. Errors: a compacted word, an opcode gen7–9 do not have.
 pub fn decode(n: NativeInst, gen: Gen) -> Result<Inst, DecodeError> {
+    let mut inst = decode_fields(n, gen)?;
+    let again = encode(&inst, gen)?;
+    inst.residue = [n.0[0] ^ again.0[0], n.0[1] ^ again.0[1]];
+    Ok(inst)
+}
+
+/// [`decode`] without the residue (the bits no field names, found by encoding the fields
+/// again): what printing needs, at half the cost.
+pub fn decode_fields(n: NativeInst, gen: Gen) -> Result<Inst, DecodeError> {
     let col = col_of(gen)?;
     if n.get(F::cmpt_control, col) == 1 {
         return Err(DecodeError(
@@ -355,8 +364,6 @@ pub fn decode(n: NativeInst, gen: Gen) -> Result<Inst, DecodeError> {
         },
         &mut inst,
     );
-    let again = encode(&inst, gen)?;
-    inst.residue = [n.0[0] ^ again.0[0], n.0[1] ^ again.0[1]];
     Ok(inst)
 }
 

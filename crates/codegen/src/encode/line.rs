@@ -23,7 +23,7 @@ use std::fmt;
 use eubatch_ir::error::ParseError;
 use eubatch_ir::Gen;
 
-use super::codec::{col_of, decode, encode, is_three, DecodeError};
+use super::codec::{col_of, decode_fields, encode, is_three, DecodeError};
 use super::field::NativeInst;
 use super::inst::Form;
 use super::parse::{LabelOffsets, Place};
@@ -279,7 +279,7 @@ pub fn disassemble(
             )))
         }
     };
-    let inst = decode(n, gen)?;
+    let inst = decode_fields(n, gen)?;
     disasm_as(&inst, gen, at, labels, Style { dialect, compacted })
 }
 

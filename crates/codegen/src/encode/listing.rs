@@ -11,12 +11,9 @@ use std::fmt::Write;
 
 use eubatch_ir::{Gen, Shader};
 
-use super::codec::col_of;
-use super::inst::Form;
-use super::print::{jump_unit, Dialect, Labels};
+use super::print::{Dialect, Labels};
 use super::program::Program;
-use super::{decode, disassemble, NativeInst};
-use crate::compact::uncompact;
+use super::disassemble;
 
 /// What the statistics line says besides the instructions.
 #[derive(Clone, Debug, Default)]
@@ -32,36 +29,13 @@ pub struct Header {
 }
 
 /// The byte offsets jumps land on, numbered in order (`LABELn`).
-fn labels(p: &Program, gen: Gen) -> Result<Labels, String> {
-    let col = col_of(gen).map_err(|e| e.0)?;
-    let unit = jump_unit(col);
+fn labels(p: &Program) -> Labels {
     let at = p.offsets();
-    let mut targets = Vec::new();
-    for (k, e) in p.encoded.iter().enumerate() {
-        let native = match e.len() {
-            16 => NativeInst::from_bytes(e.bytes().try_into().unwrap()),
-            _ => NativeInst(
-                uncompact(u64::from_le_bytes(e.bytes().try_into().unwrap()), gen)
-                    .map_err(|r| format!("uncompact: {r}"))?,
-            ),
-        };
-        let i = decode(native, gen).map_err(|e| e.0)?;
-        if let Form::Jump { jip, uip, .. } = i.form {
-            for j in [jip, uip] {
-                let t = at[k] as i64 + j as i64 * unit;
-                if (0..=at[at.len() - 1] as i64).contains(&t) {
-                    targets.push(t as u32);
-                }
-            }
-        }
-    }
-    targets.sort_unstable();
-    targets.dedup();
-    Ok(targets
-        .into_iter()
+    p.jump_targets
+        .iter()
         .enumerate()
-        .map(|(n, t)| (t, n as u32))
-        .collect())
+        .map(|(n, &i)| (at[i.min(at.len() - 1)], n as u32))
+        .collect()
 }
 
 /// The listing of `p`, encoded from `s` (whose blocks give the `START`/`END` lines).
@@ -74,7 +48,7 @@ pub fn write(
     header: &Header,
     instructions: usize,
 ) -> Result<String, String> {
-    let labels = labels(p, gen)?;
+    let labels = labels(p);
     let at = p.offsets();
     let bytes_native = 16 * p.encoded.len();
     let bytes = at[at.len() - 1] as usize;
@@ -111,13 +85,22 @@ pub fn write(
                 let _ = writeln!(o, "LABEL{n}:");
             }
             let e = &p.encoded[k];
-            let mut hex = String::with_capacity(48);
-            for x in e.bytes() {
-                let _ = write!(hex, "{x:02x} ");
+            // The 48-column hex dump (by hand: `format!` per byte is most of a listing's
+            // cost).
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let start = o.len();
+            for &x in e.bytes() {
+                o.push(HEX[(x >> 4) as usize] as char);
+                o.push(HEX[(x & 15) as usize] as char);
+                o.push(' ');
+            }
+            while o.len() < start + 48 {
+                o.push(' ');
             }
             let text = disassemble(e.bytes(), gen, at[k], &labels, dialect)
                 .map_err(|e| format!("instruction {k}: {}", e.0))?;
-            let _ = writeln!(o, "{hex:48}{text}");
+            o.push_str(&text);
+            o.push('\n');
             k += 1;
         }
         let _ = writeln!(o, "   END B{b}");

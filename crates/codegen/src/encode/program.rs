@@ -36,6 +36,9 @@ pub struct Program {
     pub encoded: Vec<Encoded>,
     /// The IR instruction each encoded one comes from.
     pub insts: Vec<eubatch_ir::Inst>,
+    /// The instructions jumps land on (indices; `encoded.len()` for the end), in order,
+    /// each once: where a listing puts its labels.
+    pub jump_targets: Vec<usize>,
 }
 
 impl Program {
@@ -159,7 +162,23 @@ pub fn encode_shader(
     };
     let encoded =
         lay_out(n, gen, dialect, &mut native).map_err(|(inst, msg)| EncodeError { inst, msg })?;
-    Ok(Program { encoded, insts })
+    let mut jump_targets: Vec<usize> = targets
+        .iter()
+        .flatten()
+        .flat_map(|&(j, u)| [Some(j), u])
+        .flatten()
+        .filter_map(|t| match t {
+            Target::At(i) => Some(i),
+            Target::Zero => None,
+        })
+        .collect();
+    jump_targets.sort_unstable();
+    jump_targets.dedup();
+    Ok(Program {
+        encoded,
+        insts,
+        jump_targets,
+    })
 }
 
 /// JIP and UIP (`None`: the field is left as the policy set it) of each jump.
