@@ -183,12 +183,28 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let table = cx.access(shader);
     let slots = &table.slots;
     let mut progress = false;
-    // Which available expressions each slot's write ends: indexed by slot, allocated once
-    // for the run and emptied between blocks (only the slots a block touched).
-    let mut by_slot = crate::analysis::range_lists::RangeLists::new(slots.count());
+    // Per slot, the position (instructions walked, on the shader's clock) of the last
+    // write to it. An available expression ends when a slot it writes or reads is written
+    // after it, so an entry made at position `p` is live while none of its slots
+    // ([`runs_of`]) was written after `p`: looked at only when its key matches, where
+    // filing each entry under every slot it depends on, to end it at each write, cost a
+    // list entry per bucket of slots per candidate and a list walk per write. The column
+    // is the context's scratch: what earlier runs wrote there is older than any position
+    // of this run, so it is neither allocated nor cleared.
+    let mut last_write = std::mem::take(&mut cx.slot_stamps);
+    if last_write.len() < slots.count() as usize {
+        last_write.resize(slots.count() as usize, 0);
+    }
+    let mut pos = cx.clock;
+    if pos > u32::MAX / 2 {
+        // (Never in practice: a clock run this far starts again from a cleared column.)
+        last_write.fill(0);
+        pos = 0;
+    }
     let hasher = hashbrown::DefaultHashBuilder::default();
-    // Available expressions of the block, and their indices by key.
-    let mut entries: Vec<Option<Inst>> = Vec::new();
+    // Available expressions of the block, each with its position, and their indices by
+    // key.
+    let mut entries: Vec<(Inst, u32)> = Vec::new();
     // The newest entry of each key, and each entry's next older one of the same key: at
     // most one live entry of a key computes what an instruction does ([`same`] is an
     // equivalence), so the order they are tried in does not matter.
@@ -203,8 +219,8 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
         entries.clear();
         older.clear();
         by_key.clear();
-        by_slot.clear();
         for &inst in &insts {
+            pos += 1;
             let mut replaced = false;
             let is_candidate = candidate(shader, inst);
             let k = if is_candidate {
@@ -216,7 +232,9 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 let mut at = by_key.get(&k).copied().unwrap_or(NONE);
                 let mut found = None;
                 while at != NONE {
-                    if let Some(e) = entries[at as usize].filter(|&e| same(shader, e, inst)) {
+                    let (e, made) = entries[at as usize];
+                    if same(shader, e, inst) && unwritten_since(shader, &table, e, made, &last_write)
+                    {
                         found = Some(e);
                         break;
                     }
@@ -240,21 +258,39 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 }
             }
             // A replaced instruction is a move now: what it writes is computed anew.
-            let mut end = |r: SlotRange| {
-                by_slot.take_overlapping(r, |i| entries[i as usize] = None);
+            let mut wrote = |r: SlotRange| {
+                last_write[r.start.get() as usize..r.end.get() as usize].fill(pos);
             };
             if replaced {
-                for_each_def_run(shader, slots, inst, |r, _, _| end(r));
+                for_each_def_run(shader, slots, inst, |r, _, _| wrote(r));
             } else {
-                table.def_runs(inst).for_each(|(r, _, _)| end(r));
+                table.def_runs(inst).for_each(|(r, _, _)| wrote(r));
             }
             if !replaced && is_candidate {
                 let i = entries.len();
-                entries.push(Some(inst));
+                entries.push((inst, pos));
                 older.push(by_key.insert(k, i as u32).unwrap_or(NONE));
-                runs_of(shader, &table, inst, |r| by_slot.push(r, i as u32));
             }
         }
     }
+    cx.slot_stamps = last_write;
+    cx.clock = pos;
     progress
+}
+
+/// Whether no slot that `e` (made at position `made`) writes or reads was written after it.
+fn unwritten_since(
+    shader: &Shader,
+    table: &AccessTable,
+    e: Inst,
+    made: u32,
+    last_write: &[u32],
+) -> bool {
+    let mut unwritten = true;
+    runs_of(shader, table, e, |r| {
+        unwritten &= last_write[r.start.get() as usize..r.end.get() as usize]
+            .iter()
+            .all(|&w| w <= made);
+    });
+    unwritten
 }

@@ -73,16 +73,18 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             let dst = shader.insts.dst[inst];
             let op = shader.insts.opcode[inst];
             let ctl = shader.insts.control[inst];
+            // Whether it has no effect but its writes: asked once, and only of an
+            // instruction whose VGRF result is dead (both rules below need that).
+            let pure = !vgrf_live && !has_side_effects(shader, inst);
             if op == eubatch_ir::Opcode::Undef
                 && table.def_runs(inst).all(|(r, _, _)| next.overwritten(r))
-                || !has_side_effects(shader, inst) && !vgrf_live && !flag_live
+                || pure && !flag_live
             {
                 // An `undef` overwritten before any read (see [`NextAccess`]), or anything
                 // pure (`undef` included) that writes nothing live.
                 keep[k] = false;
                 progress = true;
-            } else if !has_side_effects(shader, inst)
-                && !vgrf_live
+            } else if pure
                 && dst.file == RegFile::Vgrf
                 && writes_flag(op, ctl.cmod)
                 && op.alu_arity().is_some()

@@ -48,6 +48,13 @@ pub struct PassCx {
     intervals: Option<Rc<intervals::LiveIntervals>>,
     defs: Option<Rc<defs::Defs>>,
     pressure: Option<Rc<pressure::Pressure>>,
+    /// Per slot, a position on [`PassCx::clock`]: scratch that outlives a pass run, so
+    /// that a pass keeping positions per slot neither allocates nor clears a column the
+    /// size of the shader each run (what an earlier run left is older than any position
+    /// of this one, whatever the slot numbering then). CSE's last writes.
+    pub(crate) slot_stamps: Vec<u32>,
+    /// The last position handed out for [`PassCx::slot_stamps`].
+    pub(crate) clock: u32,
     /// How many times each analysis was computed (for the pass statistics).
     pub computed: u64,
     /// How many times a pass changed the shader: a version number of the shader.

@@ -64,15 +64,23 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     // A component split off may itself split into registers: repeat until nothing does.
+    // After the first round only the VGRFs a round split (the piece keeping the number and
+    // the new ones) can split again: every other VGRF kept its layout and its operands, so
+    // what held it together still does. The last round, which finds nothing, then looks
+    // at those alone (mostly none has a candidate, and the shader is not walked again).
     let mut progress = false;
-    while split_once(shader) {
+    let mut only: Option<Vec<bool>> = None;
+    while let Some(split) = split_once(shader, only.as_deref()) {
         progress = true;
+        only = Some(split);
     }
     // VGRFs split in pieces, their operands and the instructions writing them split too.
     Changed::when(progress, Changed::INSTRUCTIONS | Changed::VARIABLES)
 }
 
-fn split_once(shader: &mut Shader) -> bool {
+/// One round of splitting, among the VGRFs `only` marks (all when `None`); the VGRFs it
+/// split and made, marked, or `None` when nothing split.
+fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
     let n = shader.vgrfs.len();
     // Per VGRF, the candidate piece sizes still possible: a multi-component VGRF splits at
     // its components; a flat one (one component, no padding) at whole registers.
@@ -80,9 +88,12 @@ fn split_once(shader: &mut Shader) -> bool {
     let mut cands: Vec<Pitches> = shader
         .vgrfs
         .iter()
-        .map(|l| {
+        .enumerate()
+        .map(|(v, l)| {
             let mut c = Pitches::default();
-            if l.components > 1 {
+            if only.is_some_and(|o| !o.get(v).copied().unwrap_or(false)) {
+                // (Not split last round: it holds together as it did.)
+            } else if l.components > 1 {
                 c.push(l.pitch());
             } else if l.padding == 0 {
                 let data = l.data as u32;
@@ -96,7 +107,7 @@ fn split_once(shader: &mut Shader) -> bool {
         })
         .collect();
     if cands.iter().all(|c| c.is_empty()) {
-        return false;
+        return None;
     }
     let insts: Vec<_> = shader.layout.insts().collect();
     let mut check = |op: &Operand, end: u32| {
@@ -138,7 +149,7 @@ fn split_once(shader: &mut Shader) -> bool {
     let pitch: Vec<u32> = cands.iter().map(|c| c.first().unwrap_or(0)).collect();
     let ok: Vec<bool> = pitch.iter().map(|&p| p != 0).collect();
     if !ok.iter().any(|o| *o) {
-        return false;
+        return None;
     }
     // New VGRFs for pieces 1.. of each split one (piece 0 keeps the number).
     let mut first_new: Vec<u32> = vec![u32::MAX; n];
@@ -212,7 +223,10 @@ fn split_once(shader: &mut Shader) -> bool {
         }
         shader.layout.blocks[block].insts = out;
     }
-    true
+    // What this round split: the VGRFs it cut (keeping their numbers) and the new pieces.
+    let mut split = ok;
+    split.resize(shader.vgrfs.len(), true);
+    Some(split)
 }
 
 /// An `undef` of a whole VGRF.

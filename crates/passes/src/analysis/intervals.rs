@@ -71,74 +71,71 @@ impl LiveIntervals {
     pub fn compute(shader: &Shader, live: &Liveness, points: &Points) -> LiveIntervals {
         let table = &live.access;
         let n = table.slots.count() as usize;
-        let (mut start, mut end): (IndexVec<Slot, u32>, IndexVec<Slot, u32>) = (
-            IndexVec::from_vec(vec![u32::MAX; n]),
-            IndexVec::from_vec(vec![0; n]),
-        );
-        let touch =
-            |start: &mut IndexVec<Slot, u32>, end: &mut IndexVec<Slot, u32>, s: Slot, ip: u32| {
-                start[s] = start[s].min(ip);
-                end[s] = end[s].max(ip);
-            };
-        // The accesses, run by run: walking the positions forward, the last position that
-        // touches a slot is the last written to its end; walking them backward, the first is
-        // the last written to its start. Whole slices stored, no comparison per slot.
+        let (mut start, mut end) = (vec![u32::MAX; n], vec![0u32; n]);
+        // The accesses, run by run, in one backward walk over the positions: the first
+        // position that touches a slot is the last written to its start (whole slices
+        // stored), the last is the first written to its end (a slot's end, 0 until then,
+        // is written once: an end of position 0 is the same either way). A select per
+        // slot, no comparison of positions.
         let order = points.order();
-        let runs = |inst| {
-            let (defs, uses) = table.runs(inst);
-            uses.chain(defs.map(|(r, _, _)| r))
-        };
-        for (ip, &inst) in order.iter().enumerate() {
-            for r in runs(inst) {
-                end[r].raw.fill(ip as u32);
-            }
-        }
         for (ip, &inst) in order.iter().enumerate().rev() {
-            for r in runs(inst) {
-                start[r].raw.fill(ip as u32);
+            let ip = ip as u32;
+            let (defs, uses) = table.runs(inst);
+            let mut touch = |r: SlotRange| {
+                let r = r.start.get() as usize..r.end.get() as usize;
+                start[r.clone()].fill(ip);
+                for e in &mut end[r] {
+                    *e = if *e == 0 { ip } else { *e };
+                }
+            };
+            for r in uses {
+                touch(r);
+            }
+            for (r, _, _) in defs {
+                touch(r);
             }
         }
-        // Where each block starts and ends (an empty block: where the next one starts).
-        let bounds: Vec<(Point, Point)> = (0..shader.layout.blocks.len())
-            .map(|b| {
-                let r = points.block(Block::from_usize(b));
-                (r.start, if r.is_empty() { r.start } else { r.end - 1u32 })
-            })
-            .collect();
-        // A slot live into a block is live from the block's start; live out of it, to its
-        // end. Block starts and ends grow with the block's place in the layout, so only the
-        // first and the last block a slot is live into (or out of) can widen its interval:
-        // each slot is touched a few times, not once per block it is live across. Live into
-        // the entry block means read before any write: undefined, so the slot holds nothing
-        // another value could not take the place of.
-        let blocks = || (1..bounds.len()).map(Block::from_usize);
-        for rev in [false, true] {
-            let mut seen = live.new_global_set();
-            let mut into = |b: Block| {
-                let at = bounds[b.index()].0.get();
-                live.add_new_live_in(b, &mut seen, |s| touch(&mut start, &mut end, s, at))
-            };
-            if rev {
-                blocks().rev().for_each(&mut into);
-            } else {
-                blocks().for_each(&mut into);
-            }
-            let mut seen = live.new_global_set();
-            let mut out_of = |b: Block| {
-                let at = bounds[b.index()].1.get();
-                live.add_new_live_out(b, &mut seen, |s| touch(&mut start, &mut end, s, at))
-            };
-            let all = (0..bounds.len()).map(Block::from_usize);
-            if rev {
-                all.rev().for_each(&mut out_of);
-            } else {
-                all.for_each(&mut out_of);
-            }
+        // Across blocks. A slot live into a block is live from the block's start; live
+        // out of it, to its end. Only two of those widen an interval beyond what the
+        // accesses and the other give: a slot live into a block is read in it or live out
+        // of it (so its end is at least the block's end), and one live out of a block
+        // other than the first is accessed in it or live into it (so its start is at most
+        // the block's start). What is left: the starts, from the first block (but the
+        // entry: live into it means read before any write, undefined, so the slot holds
+        // nothing another value could not take the place of) a slot is live into, or out
+        // of the entry block; the ends, from the last block a slot is live out of. Block
+        // starts and ends grow with the block's place in the layout, so each slot is
+        // touched once per direction (the first time it is seen), not once per block it
+        // is live across.
+        let nb = shader.layout.blocks.len();
+        let bound = |b: usize| {
+            let r = points.block(Block::from_usize(b));
+            (r.start.get(), if r.is_empty() { r.start.get() } else { r.end.get() - 1 })
+        };
+        let mut seen = live.new_global_set();
+        if nb > 0 {
+            let at = bound(0).1;
+            live.add_new_live_out(Block::from_usize(0), &mut seen, |s| {
+                start[s.get() as usize] = start[s.get() as usize].min(at)
+            });
+        }
+        for b in 1..nb {
+            let at = bound(b).0;
+            live.add_new_live_in(Block::from_usize(b), &mut seen, |s| {
+                start[s.get() as usize] = start[s.get() as usize].min(at)
+            });
+        }
+        seen.clear();
+        for b in (0..nb).rev() {
+            let at = bound(b).1;
+            live.add_new_live_out(Block::from_usize(b), &mut seen, |s| {
+                end[s.get() as usize] = end[s.get() as usize].max(at)
+            });
         }
         LiveIntervals {
             access: live.access.clone(),
-            start,
-            end,
+            start: IndexVec::from_vec(start),
+            end: IndexVec::from_vec(end),
         }
     }
 

@@ -55,6 +55,19 @@ impl Liveness {
     pub fn compute(shader: &Shader, access: Rc<AccessTable>, cfg: &Cfg) -> Liveness {
         let n = access.slots.count();
         let nb = shader.layout.blocks.len();
+        // One block that no edge leaves (most fragment shaders): nothing is live at its end,
+        // and what is read before being written at its start is undefined there (no
+        // definition reaches the entry), so not live either. Every set is empty, whatever
+        // the instructions do: no walk over them.
+        if nb == 0 || nb == 1 && cfg.succs[Block::from_usize(0)].is_empty() {
+            return Liveness {
+                access,
+                global: IndexVec::new(),
+                runs: Vec::new(),
+                live_in: IndexVec::from_vec(vec![BitSet::new(0); nb]),
+                live_out: IndexVec::from_vec(vec![BitSet::new(0); nb]),
+            };
+        }
         // One walk over the accesses: per block, the runs of slots it reads before fully
         // defining them (a slot may come more than once) and those it fully defines, in the
         // whole slot numbering; the global slots are those some block reads so.

@@ -2,7 +2,6 @@
 //! control-flow graph (Mesa's ACP sets, intersected at joins), one whole-shader list of
 //! copies, and per block a set of them.
 
-use hashbrown::HashMap;
 use index_vec::IndexVec;
 
 use eubatch_ir::{Inst, Shader};
@@ -44,7 +43,9 @@ pub(super) fn available_at_entry(
         return None;
     }
     let mut copies: IndexVec<CopyId, Copy> = IndexVec::new();
-    let mut copy_at: HashMap<Inst, CopyId> = HashMap::new();
+    // The instruction of each copy: copies are numbered in layout order, so the walk over
+    // the blocks below meets them in this order (a cursor, not a map by instruction).
+    let mut copy_insts: Vec<Inst> = Vec::new();
     let mut by_slot = crate::analysis::range_lists::RangeLists::new(table.slots.count());
     let mut by_dst = crate::analysis::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
     for inst in shader.layout.insts() {
@@ -54,7 +55,7 @@ pub(super) fn available_at_entry(
                 by_slot.push(r.clone(), id.get());
             }
             by_dst.push(c.dst.nr, id.get());
-            copy_at.insert(inst, id);
+            copy_insts.push(inst);
             copies.push(c);
         }
     }
@@ -74,6 +75,7 @@ pub(super) fn available_at_entry(
     // unless killed, and only its own `mov` (in `gen` if it stands) makes it again.
     let mut gens = Vec::with_capacity(nb);
     let mut kills = Vec::with_capacity(nb);
+    let mut next_copy = 0usize;
     for block in shader.layout.blocks.iter() {
         let (mut gen, mut kill) = (BitSet::new(n), BitSet::new(n));
         for &inst in &block.insts {
@@ -83,8 +85,9 @@ pub(super) fn available_at_entry(
                     kill.insert(CopyId::new(id));
                 });
             }
-            if let Some(&id) = copy_at.get(&inst) {
-                gen.insert(id);
+            if copy_insts.get(next_copy) == Some(&inst) {
+                gen.insert(CopyId::new(next_copy as u32));
+                next_copy += 1;
             }
         }
         gens.push(gen);

@@ -2,8 +2,6 @@
 //! by a copy of a value that never changes (an immediate, a push constant, an input or
 //! another such VGRF) holds that value wherever it is read.
 
-use hashbrown::HashMap;
-
 use eubatch_ir::{Inst, RegFile, Shader};
 
 use crate::analysis::access_table::AccessTable;
@@ -22,7 +20,10 @@ pub(super) fn propagate_global(
     defs: &crate::analysis::defs::Defs,
 ) -> bool {
     let ssa = |v: usize| defs.is_ssa(v);
-    let mut global: HashMap<u32, Vec<Copy>> = HashMap::new();
+    // By VGRF number: the copies each VGRF holds, if any.
+    let mut global: Vec<Option<Vec<Copy>>> = Vec::new();
+    global.resize_with(defs.single.len(), || None);
+    let mut any = false;
     for v in 0..defs.single.len() {
         let writers: &[Inst] = match (&defs.single[v], defs.pieces(v)) {
             (Some(def), _) => std::slice::from_ref(def),
@@ -45,21 +46,27 @@ pub(super) fn propagate_global(
             })
             .collect();
         if let Some(copies) = copies {
-            global.insert(v as u32, copies);
+            global[v] = Some(copies);
+            any = true;
         }
     }
-    if global.is_empty() {
+    if !any {
         return false;
     }
+    let held = |v: u32| global.get(v as usize).and_then(|c| c.as_ref());
     let mut progress = false;
     let insts: Vec<Inst> = shader.layout.insts().collect();
     for inst in insts {
-        if shader.insts.opcode[inst].alu_arity().is_some() {
+        // Only a VGRF source that holds such copies can change: an instruction without one
+        // is passed over without a look at each source's copies.
+        if shader.insts.opcode[inst].alu_arity().is_some()
+            && shader
+                .srcs(inst)
+                .iter()
+                .any(|s| s.file == RegFile::Vgrf && held(s.nr).is_some())
+        {
             progress |= rewrite_sources(shader, inst, |v| {
-                global
-                    .get(&v)
-                    .map(|c| c.iter().collect())
-                    .unwrap_or_default()
+                held(v).map(|c| c.iter().collect()).unwrap_or_default()
             });
         }
     }
