@@ -104,6 +104,7 @@ pub fn send(
             constant_block_read(&m, t)?
         }
         SFID_DATA if eubatch_ir::message::scratch::is_scratch_block(desc) => scratch_block(&m, t)?,
+        SFID_DATA if desc >> 17 & 3 == 2 => gfx7_scratch_read(&m, t)?,
         sfid if eubatch_ir::message::surface::decode(sfid, desc).is_some() => {
             surface_access(&m, t, out)?
         }
@@ -133,6 +134,32 @@ pub fn send(
         }
     }
     Ok(shader.insts.control[inst].eot())
+}
+
+/// Gen7's scratch block read (descriptor bit 18 the scratch category, bit 17 clear: a
+/// read; brw_eu_emit.c `gfx7_block_read_scratch`): the response's registers from the
+/// thread's scratch space at the descriptor's offset (bits 11:0, in registers), whole
+/// registers whatever the channels.
+fn gfx7_scratch_read(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
+    let desc = m.info.desc;
+    let reg_size = m.reg_size as u64;
+    let base = (desc & 0xfff) as u64 * reg_size;
+    let regs = ((desc >> 20) & 0x1f) as u64;
+    for k in 0..regs * reg_size {
+        let (v, defined) = t
+            .scratch
+            .get(&(base + k))
+            .copied()
+            .unwrap_or((crate::state::FRESH_BYTE, false));
+        let o = element(
+            &nth_register(&m.dst, (k / reg_size) as u32, m.reg_size),
+            (k % reg_size) as u32,
+            Type::UB,
+        );
+        t.write_copy(&o, 0, v as u64, defined)
+            .map_err(|e| e.with_inst(m.inst))?;
+    }
+    Ok(())
 }
 
 /// `BRW_MESSAGE_GATEWAY_SFID_BARRIER_MSG` (brw_eu_defines.h).

@@ -106,3 +106,44 @@ pub(super) fn memory_fence(e: &mut Emit<'_>, inst: Inst) -> bool {
     e.shader.insts.size_written[id] = commit as u32 * e.reg_size();
     true
 }
+
+/// `gfx7_scratch_read` (brw_eu_emit.c `gfx7_block_read_scratch`): `send dst:UW, g0:F` to
+/// the data cache, the scratch category (bit 18) reading (bit 17 clear) OWords (bit 16
+/// clear) of `exec_size / 8` registers — block size `log2` of them from gen8, minus one on
+/// gen7 (bits 13:12) — at the offset in registers (bits 11:0, the instruction's byte
+/// offset over 32), mlen 1 (g0's header), a response register each.
+pub(super) fn gfx7_scratch_read(e: &mut Emit<'_>, inst: Inst) -> bool {
+    let s = &*e.shader;
+    let (ctl, dst, gen) = (s.insts.control[inst], s.insts.dst[inst], s.target);
+    let Some(offset) = s.srcs(inst).first().filter(|o| o.file == RegFile::Imm) else {
+        return false;
+    };
+    let reg = e.reg_size();
+    let regs = (ctl.exec_size as u32 / 8).max(1);
+    let at = offset.imm_bits() as u32 / reg;
+    if dst.file != RegFile::FixedGrf || at >= 1 << 12 || !matches!(regs, 1 | 2 | 4) {
+        return false;
+    }
+    let block = if gen >= Gen::Gen8 {
+        regs.trailing_zeros()
+    } else {
+        regs - 1
+    };
+    let desc = message_desc(1, regs, true) | 1 << 18 | block << 12 | at;
+    let g0 = Operand::fixed(0, 0, Type::F, Region::new(8, 8, 1));
+    let id = e.push(
+        Opcode::Send,
+        ctl,
+        retype(dst, Type::UW),
+        &[g0],
+        Some(SendInfo {
+            mlen: 1,
+            header_size: 1,
+            sfid: sfid::DATA_CACHE,
+            desc,
+            ..SendInfo::default()
+        }),
+    );
+    e.shader.insts.size_written[id] = regs * reg;
+    true
+}

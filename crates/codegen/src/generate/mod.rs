@@ -110,6 +110,7 @@ pub fn expand(shader: &mut Shader) -> Result<(), NotExpanded> {
                 }
                 Opcode::Barrier => barrier::expand(&mut e, inst),
                 Opcode::CsTerminate => messages::cs_terminate(&mut e, inst),
+                Opcode::Gfx7ScratchRead => messages::gfx7_scratch_read(&mut e, inst),
                 Opcode::F16to32 | Opcode::F32to16 if e.shader.target >= eubatch_ir::Gen::Gen8 => {
                     half_float::expand(&mut e, inst)
                 }

@@ -4,8 +4,7 @@
 //!
 //! Mesa (brw_fs_generator.cpp `generate_code`): the math opcodes are one `math` on gen6+
 //! (`gfx6_math`); `linterp` one `pln` (`generate_linterp`, gen7 to gen10: the gen6
-//! LINE/MAC split needs an odd register on Sandy Bridge only); `gfx7_scratch_read` one
-//! send (`gfx7_block_read_scratch`);
+//! LINE/MAC split needs an odd register on Sandy Bridge only);
 //! `load_live_channels` one `mov`; `mov_reloc_imm` one `mov`; `quad_swizzle` one `mov`
 //! unless its swizzle needs four (`generate_quad_swizzle`, [`rules::quad_swizzle_align16`]).
 
@@ -23,7 +22,6 @@ pub(super) fn kept(op: Opcode, shader: &Shader, inst: Inst) -> bool {
         op if op.is_hardware() => true,
         Rcp | Rsq | Sqrt | Exp2 | Log2 | Sin | Cos | Pow | IntQuot | IntRem => true,
         Linterp => gen < eubatch_ir::Gen::Gen11,
-        Gfx7ScratchRead => true,
         LoadLiveChannels | MovRelocImm => true,
         QuadSwizzle => quad_swizzle_is_one(shader, inst),
         _ => false,

@@ -48,6 +48,13 @@ pub fn shuffle_width(gen: Gen, element_bytes: u32, exec_size: u32) -> u32 {
     }
 }
 
+/// Split sends (`sends`/`sendsc`, two payloads and an extended descriptor) exist from gen9
+/// (brw_eu_emit.c `brw_send_indirect_split_message`; `GFX9_OPCODE_SENDS` in
+/// brw_eu_opcodes.h).
+pub fn split_sends(gen: Gen) -> bool {
+    gen >= Gen::Gen9
+}
+
 /// `brw_send_indirect_split_message`: before gen12 an immediate extended descriptor with
 /// any of bits 15:12 set does not fit the instruction and goes through `a0.2`.
 pub fn ex_desc_fits_instruction(gen: Gen, ex_desc: u32) -> bool {

@@ -65,7 +65,10 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) {
     } else {
         0
     };
-    let split = ex_desc.file != RegFile::Imm || ex_value != 0 || ex_desc_imm != 0;
+    // Split sends exist from gen9 (`sends`); before, a message has no extended descriptor
+    // to carry (`brw_message_ex_desc` is 0 there and Mesa never takes the split path).
+    let split = rules::split_sends(gen)
+        && (ex_desc.file != RegFile::Imm || ex_value != 0 || ex_desc_imm != 0);
     let desc_src =
         (desc.file != RegFile::Imm).then(|| descriptor_to_address(e, ctl, desc, desc_imm));
     if split {
