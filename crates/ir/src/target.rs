@@ -158,6 +158,13 @@ impl Target {
     /// or leaves it in a register).
     pub const IMMEDIATE_ONLY_IN_LAST_OF_TWO: bool = true;
 
+    /// A 64-bit immediate is the only source of its instruction: its value fills bits
+    /// 127:64 of the word, where a second source (and the first's register fields) would
+    /// be (PRM Vol. 2a "Immediate"; Mesa brw_fs_copy_propagation.cpp
+    /// `try_constant_propagate`: "64-bit types can't be used except for one-source
+    /// instructions").
+    pub const WIDE_IMMEDIATE_ONLY_ALONE: bool = true;
+
     pub fn new(gen: Gen) -> Target {
         Target {
             gen,

@@ -192,6 +192,8 @@ fn verify_immediates(shader: &Shader, inst: Inst, errs: &mut Vec<VerifyError>) {
         }
         let broken = if s.ty.size() == 8 && !t.has_64bit_immediates && op != Opcode::Dim {
             Some("a 64-bit immediate, which the target has not (Target::has_64bit_immediates; only Haswell's `dim` takes one)")
+        } else if s.ty.size() == 8 && Target::WIDE_IMMEDIATE_ONLY_ALONE && present > 1 {
+            Some("a 64-bit immediate beside another source (Target::WIDE_IMMEDIATE_ONLY_ALONE)")
         } else if arity == 3 && !t.three_src_takes_immediate {
             Some("an immediate in a three-source instruction (Target::three_src_takes_immediate)")
         } else if math && !t.math_takes_immediate {
