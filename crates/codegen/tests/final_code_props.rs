@@ -11,9 +11,6 @@ use proptest::prelude::*;
 use eubatch_codegen::final_code::final_code;
 use eubatch_codegen::generate;
 use eubatch_ir::Shader;
-use eubatch_passes::manager::{self, Checks, Stats};
-use eubatch_passes::PassCx;
-use eubatch_regalloc::{allocate, assign::assign, by_name, checker};
 use eubatch_sim::crosscheck::{crosscheck, Verdict};
 
 /// The start IR and the expanded register form of a random shader; `None` when it is not
@@ -21,29 +18,11 @@ use eubatch_sim::crosscheck::{crosscheck, Verdict};
 /// does not expand, reported as such).
 fn expanded(bytes: &[u8]) -> Result<Option<(Shader, Shader)>, String> {
     let mut u = Unstructured::new(bytes);
-    let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else {
+    let Ok(shader) = eubatch_ir::generate::shader(&mut u) else {
         return Ok(None);
     };
     let start = shader.clone();
-    let steps = manager::parse("lower").unwrap();
-    let mut checks = Checks {
-        verify_ir: false,
-        equivalence: None,
-        after_pass: None,
-    };
-    let mut cx = PassCx::default();
-    manager::run_with(&mut shader, &steps, &mut checks, &mut Stats::new(), &mut cx)
-        .map_err(|e| format!("lowering: {e}"))?;
-    let mut allocator = by_name("linear").unwrap();
-    let Ok(r) = allocate(&shader, &mut cx, allocator.as_mut()) else {
-        return Ok(None);
-    };
-    if r.allocation.needs_spills() {
-        return Ok(None);
-    }
-    checker::check(&shader, &mut cx, &r.constraints, &r.allocation)
-        .map_err(|e| format!("checker: {e}"))?;
-    let Ok(mut code) = assign(&shader, &r.allocation) else {
+    let Some(mut code) = eubatch_regalloc::register_form::register_form(shader, "linear")? else {
         return Ok(None);
     };
     eubatch_passes::schedule::post_ra::schedule(&mut code);

@@ -23,6 +23,7 @@ pub mod constraints;
 pub mod linear;
 pub mod mesa;
 pub mod problem;
+pub mod register_form;
 mod scan;
 pub mod spill;
 pub mod strategy;

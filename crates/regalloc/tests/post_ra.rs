@@ -8,42 +8,18 @@ use arbitrary::Unstructured;
 use proptest::prelude::*;
 
 use eubatch_ir::Shader;
-use eubatch_passes::manager::{self, Checks, Stats};
 use eubatch_passes::schedule::post_ra;
-use eubatch_passes::PassCx;
-use eubatch_regalloc::{allocate, assign::assign, by_name, checker};
 use eubatch_sim::crosscheck::{crosscheck, Verdict};
 
-/// The register form of a random shader; `None` when it is not allocated whole (refused,
-/// or some value does not fit: spilling is not what this tests).
+/// The start IR and register form of a random shader; `None` when it is not allocated
+/// whole (refused, or some value does not fit: spilling is not what this tests).
 fn register_form(bytes: &[u8]) -> Result<Option<(Shader, Shader)>, String> {
     let mut u = Unstructured::new(bytes);
-    let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else {
+    let Ok(shader) = eubatch_ir::generate::shader(&mut u) else {
         return Ok(None);
     };
     let start = shader.clone();
-    let steps = manager::parse("lower").unwrap();
-    let mut checks = Checks {
-        verify_ir: false,
-        equivalence: None,
-        after_pass: None,
-    };
-    let mut cx = PassCx::default();
-    manager::run_with(&mut shader, &steps, &mut checks, &mut Stats::new(), &mut cx)
-        .map_err(|e| format!("lowering: {e}"))?;
-    let mut allocator = by_name("linear").unwrap();
-    let Ok(r) = allocate(&shader, &mut cx, allocator.as_mut()) else {
-        return Ok(None);
-    };
-    if r.allocation.needs_spills() {
-        return Ok(None);
-    }
-    checker::check(&shader, &mut cx, &r.constraints, &r.allocation)
-        .map_err(|e| format!("checker: {e}"))?;
-    let Ok(code) = assign(&shader, &r.allocation) else {
-        return Ok(None);
-    };
-    Ok(Some((start, code)))
+    Ok(eubatch_regalloc::register_form::register_form(shader, "linear")?.map(|c| (start, c)))
 }
 
 /// Shaders compared in the simulator (the test is not vacuous).

@@ -145,7 +145,14 @@ fn gfx7_scratch_read(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
     let reg_size = m.reg_size as u64;
     let base = (desc & 0xfff) as u64 * reg_size;
     let regs = ((desc >> 20) & 0x1f) as u64;
-    for k in 0..regs * reg_size {
+    scratch_to_response(m, t, base, regs * reg_size)
+}
+
+/// The response's first `bytes` bytes from the thread's scratch space at `base`, defined
+/// where scratch was written.
+fn scratch_to_response(m: &RawSend, t: &mut Thread, base: u64, bytes: u64) -> Result<(), SimError> {
+    let reg_size = m.reg_size as u64;
+    for k in 0..bytes {
         let (v, defined) = t
             .scratch
             .get(&(base + k))
@@ -460,20 +467,7 @@ fn scratch_block(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
             t.scratch.insert(base + skip + k, (v, defined));
         }
     } else {
-        for k in 0..owords * 16 {
-            let (v, defined) = t
-                .scratch
-                .get(&(base + skip + k))
-                .copied()
-                .unwrap_or((crate::state::FRESH_BYTE, false));
-            let o = element(
-                &nth_register(&m.dst, (k / reg_size) as u32, m.reg_size),
-                (k % reg_size) as u32,
-                Type::UB,
-            );
-            t.write_copy(&o, 0, v as u64, defined)
-                .map_err(|e| e.with_inst(m.inst))?;
-        }
+        scratch_to_response(m, t, base + skip, owords * 16)?;
     }
     Ok(())
 }

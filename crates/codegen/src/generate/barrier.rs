@@ -23,19 +23,13 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
         return false;
     }
     ctl.set(Control::NO_MASK, true);
-    let null = Operand::arf(arf::NULL, 0, Type::UW, Region::new(8, 8, 1));
-    e.push(
-        Opcode::Send,
-        ctl,
-        null,
-        &[src],
-        Some(SendInfo {
-            mlen: 1,
-            sfid: sfid::GATEWAY,
-            desc: message_desc(1, 0, false) | BARRIER_MSG,
-            ..SendInfo::default()
-        }),
-    );
+    let info = SendInfo {
+        mlen: 1,
+        sfid: sfid::GATEWAY,
+        desc: message_desc(1, 0, false) | BARRIER_MSG,
+        ..SendInfo::default()
+    };
+    super::messages::send(e, Opcode::Send, ctl, super::messages::null_uw(), src, info);
     let wait = rules::barrier_wait(gen);
     let dst = if wait == Opcode::Wait {
         Operand::arf(arf::NOTIFICATION_COUNT, 0, Type::UD, Region::new(1, 1, 1))

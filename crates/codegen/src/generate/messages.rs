@@ -24,6 +24,23 @@ use eubatch_ir::{Control, Gen, Inst, Opcode, Operand, RegFile, Region, Type};
 
 use super::{retype, with_region, Emit};
 
+/// A send of `src` (final code's form: the payload its only source) with `info`.
+pub(super) fn send(
+    e: &mut Emit<'_>,
+    op: Opcode,
+    ctl: Control,
+    dst: Operand,
+    src: Operand,
+    info: SendInfo,
+) -> Inst {
+    e.push(op, ctl, dst, &[src], Some(info))
+}
+
+/// The null destination of a send that answers nothing (`retype(brw_null_reg(), UW)`).
+pub(super) fn null_uw() -> Operand {
+    Operand::arf(arf::NULL, 0, Type::UW, Region::new(8, 8, 1))
+}
+
 /// `GFX7_DATAPORT_DC_MEMORY_FENCE` (brw_eu_defines.h), descriptor bits 18:14.
 const DC_MEMORY_FENCE: u32 = 7;
 
@@ -40,19 +57,13 @@ pub(super) fn cs_terminate(e: &mut Emit<'_>, inst: Inst) -> bool {
     // 1 (bit 4: do not dereference the URB) before gen11.
     let resource = if gen < Gen::Gen11 { 1 << 4 } else { 0 };
     ctl.set(Control::NO_MASK, true);
-    let null = Operand::arf(arf::NULL, 0, Type::UW, Region::new(8, 8, 1));
-    e.push(
-        Opcode::Send,
-        ctl,
-        null,
-        &[retype(payload, Type::UW)],
-        Some(SendInfo {
-            mlen: 1,
-            sfid: sfid::THREAD_SPAWNER,
-            desc: message_desc(1, 0, false) | resource,
-            ..SendInfo::default()
-        }),
-    );
+    let info = SendInfo {
+        mlen: 1,
+        sfid: sfid::THREAD_SPAWNER,
+        desc: message_desc(1, 0, false) | resource,
+        ..SendInfo::default()
+    };
+    send(e, Opcode::Send, ctl, null_uw(), retype(payload, Type::UW), info);
     true
 }
 
@@ -89,19 +100,14 @@ pub(super) fn memory_fence(e: &mut Emit<'_>, inst: Inst) -> bool {
         | DC_MEMORY_FENCE << 14
         | (commit as u32) << (8 + 5)
         | (bti.imm_bits() as u32 & 0xff);
-    let id = e.push(
-        op,
-        one,
-        dst,
-        &[vec1(src, Type::UD)],
-        Some(SendInfo {
-            mlen: 1,
-            header_size: 1,
-            sfid: sfid::DATA_CACHE,
-            desc,
-            ..SendInfo::default()
-        }),
-    );
+    let info = SendInfo {
+        mlen: 1,
+        header_size: 1,
+        sfid: sfid::DATA_CACHE,
+        desc,
+        ..SendInfo::default()
+    };
+    let id = send(e, op, one, dst, vec1(src, Type::UD), info);
     // The response register (when committing) is written whole.
     e.shader.insts.size_written[id] = commit as u32 * e.reg_size();
     true
@@ -131,19 +137,14 @@ pub(super) fn gfx7_scratch_read(e: &mut Emit<'_>, inst: Inst) -> bool {
     };
     let desc = message_desc(1, regs, true) | 1 << 18 | block << 12 | at;
     let g0 = Operand::fixed(0, 0, Type::F, Region::new(8, 8, 1));
-    let id = e.push(
-        Opcode::Send,
-        ctl,
-        retype(dst, Type::UW),
-        &[g0],
-        Some(SendInfo {
-            mlen: 1,
-            header_size: 1,
-            sfid: sfid::DATA_CACHE,
-            desc,
-            ..SendInfo::default()
-        }),
-    );
+    let info = SendInfo {
+        mlen: 1,
+        header_size: 1,
+        sfid: sfid::DATA_CACHE,
+        desc,
+        ..SendInfo::default()
+    };
+    let id = send(e, Opcode::Send, ctl, retype(dst, Type::UW), g0, info);
     e.shader.insts.size_written[id] = regs * reg;
     true
 }
