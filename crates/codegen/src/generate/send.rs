@@ -8,7 +8,8 @@
 //! and an immediate one that does not fit the instruction
 //! ([`rules::ex_desc_fits_instruction`]) a `mov(1) a0.2`; both carry the SFID and EOT
 //! bits. A send whose descriptor went to `a0.0` takes final code's sources (payloads,
-//! then `a0.0<0,1,0>:UD`), as the reader of Mesa's listings gives them.
+//! then `a0.0<0,1,0>:UD`), as the reader of Mesa's listings gives them. A render target
+//! write becomes `sendc`/`sendsc` (Mesa's `check_tdr`).
 
 use eubatch_ir::{Gen, Inst, Opcode, Operand, RegFile, Type};
 
@@ -97,6 +98,19 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) {
         } else if gen < Gen::Gen12 && e.shader.insts.opcode[inst] == Opcode::Sendc {
             e.shader.insts.opcode[inst] = Opcode::Sendsc;
         }
+    }
+    // A render target write waits for the thread dependency (pixel order): Mesa's
+    // `lower_fb_write_logical_send` sets `check_tdr`, and `generate_send` then emits
+    // SENDC (SENDSC for a split send) — the pre-RA dumps print `send`.
+    let rt_write = info.sfid == eubatch_ir::message::sfid::RENDER_CACHE
+        && (desc_imm >> 14) & 0xf == eubatch_ir::message::render_target::WRITE;
+    if rt_write {
+        let op = &mut e.shader.insts.opcode[inst];
+        *op = match *op {
+            Opcode::Send => Opcode::Sendc,
+            Opcode::Sends => Opcode::Sendsc,
+            other => other,
+        };
     }
     if let Some(a0) = desc_src {
         let mut finals: Vec<Operand> = srcs[2..].to_vec();
