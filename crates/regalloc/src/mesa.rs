@@ -52,6 +52,7 @@
 pub mod classes;
 pub mod colour;
 pub mod graph;
+pub mod live;
 pub mod spill;
 pub mod temps;
 
@@ -274,14 +275,17 @@ impl Shape<'_> {
 /// Runs Mesa's allocation loop on `input`.
 pub fn run(input: &Input<'_>) -> Outcome {
     let (shader, p, c) = (input.shader, input.problem, input.constraints);
-    let n = p.live.len();
+    // Mesa's live ranges: the analysis layer's widened where Mesa's register-granular
+    // liveness keeps a value live longer ([`live`]).
+    let wide = live::widen(shader, &input.intervals.access, &p.live);
+    let n = wide.len();
     let mut out = Allocation::unused(n);
     let regs = c.grf_count.min(128);
     let room = regs.saturating_sub(c.first_free_grf);
     let mut vgrfs = Vec::new();
     let mut node_of = vec![u32::MAX; n];
     let mut live = Vec::new();
-    for (v, iv) in p.live.iter().enumerate() {
+    for (v, iv) in wide.iter().enumerate() {
         if iv.is_empty() {
             continue;
         }
@@ -308,7 +312,7 @@ pub fn run(input: &Input<'_>) -> Outcome {
         live,
         node_of,
     };
-    let mut cost = spill::costs(shader, &p.live);
+    let mut cost = spill::costs(shader, &wide);
     // Spill temporaries of earlier rounds are never spilled again (Mesa's no_spill).
     for (c, &u) in cost.iter_mut().zip(&c.unspillable) {
         if u {
