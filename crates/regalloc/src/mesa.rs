@@ -277,7 +277,11 @@ pub fn run(input: &Input<'_>) -> Outcome {
     let (shader, p, c) = (input.shader, input.problem, input.constraints);
     // Mesa's live ranges: the analysis layer's widened where Mesa's register-granular
     // liveness keeps a value live longer ([`live`]).
-    let wide = live::widen(shader, &input.intervals.access, &p.live);
+    let wide = if c.mesa22_liveness {
+        live::widen(shader, &input.intervals.access, &p.live)
+    } else {
+        p.live.clone()
+    };
     let n = wide.len();
     let mut out = Allocation::unused(n);
     let regs = c.grf_count.min(128);
