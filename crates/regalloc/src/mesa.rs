@@ -11,8 +11,9 @@
 //! - on gen8+, a node forced to g127 that every SIMD8 message destination interferes with
 //!   ([`SEND_DST_NOT_R127`]);
 //! - one node per accessed VGRF, of the class of its size in registers ([`classes`]),
-//!   interfering by Mesa's live-range test on the analysis layer's intervals ([`graph`]:
-//!   touching ends do not interfere) and as instructions demand ([`Constraints::apart`]:
+//!   interfering by Mesa's live-range test on the analysis layer's intervals, widened to
+//!   Mesa 22.3's register-granular ranges on its IR ([`live`]) ([`graph`]: touching ends
+//!   do not interfere) and as instructions demand ([`Constraints::apart`]:
 //!   [`SOURCE_DESTINATION_HAZARD`], [`SPLIT_SEND_PAYLOADS`]); an end-of-thread send's
 //!   payload forced to the top of the file (`128 - size`, one lower on gen8+ to avoid g127,
 //!   below the MRF-hack registers once spilling on gen7/8) and its second payload just below
