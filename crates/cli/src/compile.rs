@@ -800,6 +800,8 @@ fn compile_one(
         out.failure = Some(format!("{name}: cannot read: {e}").into());
         return out;
     }
+    // A Mesa 25 pre-RA dump (its dumps open with `START B0`; 22.3's do not).
+    let mesa25_ir = opts.from_pre_ra && w.text.trim_start().starts_with("START B");
     let mut shader = match load_text(path, &w.text, &name, opts.target) {
         Ok(s) => s,
         Err(e) => {
@@ -829,8 +831,7 @@ fn compile_one(
                 // response sizes, sub-registers, rounded immediates. What cannot be
                 // recovered keeps the simulator from running the shader.
                 if !opts.regalloc.is_empty() {
-                    // Mesa 25's dumps open with `START B0`; 22.3's do not.
-                    let mesa22 = !w.text.trim_start().starts_with("START B");
+                    let mesa22 = !mesa25_ir;
                     let recovered = recover_sends(path, &mut shader, &start, mesa22);
                     if let (Err(e), true) = (recovered, verify_ra) {
                         if opts.verify_strict {
@@ -958,6 +959,7 @@ fn compile_one(
             c,
             allocator,
             opts,
+            mesa25_ir,
             may_spill,
             &simulate,
             verify,
@@ -1101,6 +1103,7 @@ fn allocate_registers(
     cx: &mut eubatch_passes::PassCx,
     name: &str,
     opts: &Options,
+    mesa25_ir: bool,
     allow_spilling: bool,
     simulate: &dyn Fn(&eubatch_ir::Shader, &eubatch_ir::Shader) -> Check,
     verify: Result<Option<(&eubatch_ir::Shader, u64)>, &'static str>,
@@ -1115,7 +1118,10 @@ fn allocate_registers(
         cx,
         allocator.as_mut(),
         &opts.schedule,
-        &RaOptions::default(),
+        &RaOptions {
+            mesa25_ir,
+            ..RaOptions::default()
+        },
         allow_spilling,
     );
     totals.alloc_time += start.elapsed();

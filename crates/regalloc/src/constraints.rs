@@ -170,6 +170,11 @@ pub struct Options {
     /// At most this many registers above the thread's inputs (besides the end-of-thread
     /// range) for VGRFs ([`REGISTER_BUDGET`]); `None`: the whole file.
     pub registers: Option<u32>,
+    /// The IR is Mesa 25's (its pre-RA dumps): the `mesa` allocator keeps the analysis
+    /// layer's live intervals, not widened to Mesa 22.3's register-granular ranges
+    /// ([`crate::mesa::live`]), which are that version's liveness (Mesa 25's is not
+    /// modelled).
+    pub mesa25_ir: bool,
 }
 
 /// The first register of the message registers a spill uses before gen9, for a shader of
@@ -235,6 +240,9 @@ pub struct Constraints {
     pub eot_only: u128,
     /// Per VGRF: a spill temporary, which must be placed ([`SPILL_TEMPORARIES`]).
     pub unspillable: Vec<bool>,
+    /// Whether the `mesa` allocator widens live intervals to Mesa 22.3's
+    /// ([`crate::mesa::live`]; not for Mesa 25's IR, [`Options::mesa25_ir`]).
+    pub mesa22_liveness: bool,
 }
 
 impl Constraints {
@@ -342,6 +350,7 @@ impl Constraints {
             reserved,
             eot_only,
             unspillable,
+            mesa22_liveness: !options.mesa25_ir,
         })
     }
 

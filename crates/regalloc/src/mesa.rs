@@ -11,8 +11,9 @@
 //! - on gen8+, a node forced to g127 that every SIMD8 message destination interferes with
 //!   ([`SEND_DST_NOT_R127`]);
 //! - one node per accessed VGRF, of the class of its size in registers ([`classes`]),
-//!   interfering by Mesa's live-range test on the analysis layer's intervals ([`graph`]:
-//!   touching ends do not interfere) and as instructions demand ([`Constraints::apart`]:
+//!   interfering by Mesa's live-range test on the analysis layer's intervals, widened to
+//!   Mesa 22.3's register-granular ranges on its IR ([`live`]) ([`graph`]: touching ends
+//!   do not interfere) and as instructions demand ([`Constraints::apart`]:
 //!   [`SOURCE_DESTINATION_HAZARD`], [`SPLIT_SEND_PAYLOADS`]); an end-of-thread send's
 //!   payload forced to the top of the file (`128 - size`, one lower on gen8+ to avoid g127,
 //!   below the MRF-hack registers once spilling on gen7/8) and its second payload just below
@@ -52,6 +53,7 @@
 pub mod classes;
 pub mod colour;
 pub mod graph;
+pub mod live;
 pub mod spill;
 pub mod temps;
 
@@ -274,14 +276,21 @@ impl Shape<'_> {
 /// Runs Mesa's allocation loop on `input`.
 pub fn run(input: &Input<'_>) -> Outcome {
     let (shader, p, c) = (input.shader, input.problem, input.constraints);
-    let n = p.live.len();
+    // Mesa's live ranges: the analysis layer's widened where Mesa's register-granular
+    // liveness keeps a value live longer ([`live`]).
+    let wide = if c.mesa22_liveness {
+        live::widen(shader, &input.intervals.access, &p.live)
+    } else {
+        p.live.clone()
+    };
+    let n = wide.len();
     let mut out = Allocation::unused(n);
     let regs = c.grf_count.min(128);
     let room = regs.saturating_sub(c.first_free_grf);
     let mut vgrfs = Vec::new();
     let mut node_of = vec![u32::MAX; n];
     let mut live = Vec::new();
-    for (v, iv) in p.live.iter().enumerate() {
+    for (v, iv) in wide.iter().enumerate() {
         if iv.is_empty() {
             continue;
         }
@@ -308,7 +317,7 @@ pub fn run(input: &Input<'_>) -> Outcome {
         live,
         node_of,
     };
-    let mut cost = spill::costs(shader, &p.live);
+    let mut cost = spill::costs(shader, &wide);
     // Spill temporaries of earlier rounds are never spilled again (Mesa's no_spill).
     for (c, &u) in cost.iter_mut().zip(&c.unspillable) {
         if u {

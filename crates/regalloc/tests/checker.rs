@@ -490,7 +490,14 @@ fn spill_rules_are_checked() {
     use eubatch_regalloc::spill::Spiller;
     let s = shader();
     // A budget of 2: g6-g7 for values; vgrf4, the payload, may still take g112-g127.
-    let c = Constraints::with(&s, &Options { registers: Some(2) }).unwrap();
+    let c = Constraints::with(
+        &s,
+        &Options {
+            registers: Some(2),
+            ..Options::default()
+        },
+    )
+    .unwrap();
     let (a, _, mut cx) = linear(&s);
     let e = check(&s, &mut cx, &c, &a).unwrap_err();
     assert!(

@@ -60,6 +60,7 @@ fn spill_corpus(corpus: &str, target: Gen) {
             "a budget of 16",
             Options {
                 registers: Some(16),
+                ..Options::default()
             },
             4,
         ),
@@ -96,6 +97,7 @@ fn spill_corpus(corpus: &str, target: Gen) {
                 registers: options
                     .registers
                     .map(|n| n.max(widest_instruction(&shader) + 2)),
+                ..Options::default()
             };
             for (a, registered) in ALLOCATORS.iter().enumerate() {
                 let who = registered.name;

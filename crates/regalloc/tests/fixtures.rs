@@ -84,6 +84,7 @@ fn run(pipeline: &str, input: &str) -> String {
             let mut allocator = by_name(name).unwrap();
             let options = Options {
                 registers: Some(n.parse().unwrap()),
+                ..Options::default()
             };
             let mut cx = PassCx::default();
             let r = match allocate_with_spills(&shader, &mut cx, allocator.as_mut(), &options) {

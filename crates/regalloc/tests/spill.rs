@@ -41,7 +41,7 @@ proptest! {
         // Room for the widest instruction's temporaries, the scratch header and one more,
         // and some slack: tight enough that most shaders spill (about 70% of the cases).
         let budget = widest_instruction(&shader) + 2 + slack;
-        let options = Options { registers: Some(budget) };
+        let options = Options { registers: Some(budget), ..Options::default() };
         let profile = eubatch_sim::profile::Profile::of(&shader);
         for registered in ALLOCATORS {
             let (name, mut allocator) = (registered.name, (registered.make)());

@@ -265,9 +265,10 @@ const NO_BLOCK: u32 = u32::MAX;
 const MANY_BLOCKS: u32 = u32::MAX - 1;
 
 /// Whether the broadcast `insts[at]` of block `b` reads its value only in channels the
-/// writes of that value enabled: its channel index is the one `find_live_channel` wrote
-/// earlier in the block (an enabled channel: Mesa's FIND_LIVE_CHANNEL gives the first
-/// channel of the execution mask, brw_fs_generator.cpp `generate_find_live_channel`), and
+/// writes of that value enabled: its channel index is the one `find_live_channel` (or its
+/// gen8+ lowering, [`finds_a_live_channel`]) wrote earlier in the block (an enabled
+/// channel: Mesa's FIND_LIVE_CHANNEL gives the first channel of the execution mask,
+/// brw_fs_generator.cpp `generate_find_live_channel`), and
 /// every write of the value comes earlier in the same block, under the same execution mask
 /// (within a block the mask only shrinks, at a `halt`). Such a read does not cross the
 /// channel mask: a masked write of the value defines every channel it can read. (The
@@ -308,10 +309,35 @@ fn reads_enabled_channels_only(
             Opcode::Halt | Opcode::PlaceholderHalt
         )
     };
-    let mut index_writes = (0..at).filter(|&k| writes(k, index.nr));
+    // (An `undef` gives no channel a value: it is not a write here.)
+    let mut index_writes =
+        (0..at).filter(|&k| writes(k, index.nr) && shader.insts.opcode[insts[k]] != Opcode::Undef);
     match (index_writes.next(), index_writes.next()) {
-        (Some(k), None) => {
-            shader.insts.opcode[insts[k]] == Opcode::FindLiveChannel && !(0..at).any(halts)
+        (Some(k), None) => finds_a_live_channel(shader, insts[k]) && !(0..at).any(halts),
+        _ => false,
+    }
+}
+
+/// Whether `inst` writes the index of an enabled channel: a `find_live_channel`, or what
+/// Mesa lowers it to on gen8+ before register allocation (`lower_find_live_channel`,
+/// brw_fs.cpp): `fbl(1)` NoMask of the channel-enable register `ce0` (the mask ARF;
+/// Mesa 22.3's printer writes it `arf0.0`, whose class eubatch cannot tell:
+/// [`arf::UNKNOWN`] | 0, which no other lowering reads in a scalar dump), the first channel
+/// enabled at that instruction.
+fn finds_a_live_channel(shader: &Shader, inst: Inst) -> bool {
+    match shader.insts.opcode[inst] {
+        Opcode::FindLiveChannel => true,
+        Opcode::Fbl => {
+            let ctl = shader.insts.control[inst];
+            let [src] = shader.srcs(inst) else {
+                return false;
+            };
+            ctl.no_mask()
+                && ctl.exec_size == 1
+                && ctl.predicate == Predicate::None
+                && src.file == RegFile::Arf
+                && matches!(src.nr, arf::MASK | arf::UNKNOWN)
+                && src.offset == 0
         }
         _ => false,
     }
@@ -689,5 +715,37 @@ block2:
             &crate::analysis::nesting::Nesting::compute(&other_block),
         );
         assert!(slots.unmasked_of(0, 8).iter().all(|&u| u));
+    }
+
+    /// The same with the index as Mesa's gen8+ pre-RA dumps show it, find_live_channel
+    /// lowered to `undef` and `fbl(1)` of the channel-enable register (printed `arf0.0`):
+    /// the broadcast still reads an enabled channel. `fbl` of anything else is no such
+    /// index.
+    #[test]
+    fn broadcast_of_the_lowered_find_live_channel_reads_enabled_channels_only() {
+        let shader = |fbl_src: &str| {
+            eubatch_ir::text::parse_shader(&format!(
+                "shader \"b\" stage FS width 8 target skl
+vgrf0 1x32
+vgrf1 1x32
+vgrf2 1x32
+block0:
+    add(8) vgrf0:UD, g2<8,8,1>:UD, 2u
+    undef(8) vgrf1:UD NoMask
+    fbl(1) vgrf1:UD, {fbl_src} NoMask group0
+    broadcast(8) vgrf2:UD, vgrf0:UD, vgrf1<0>:UD NoMask
+    fb_write_logical(8) (EOT) (null):UD, vgrf2:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u
+"
+            ))
+            .unwrap()
+        };
+        let unmasked = |src: &str| {
+            let s = shader(src);
+            let slots = Slots::of(&s, &crate::analysis::nesting::Nesting::compute(&s));
+            slots.unmasked_of(0, 8).to_vec()
+        };
+        assert!(unmasked("arf0.0<0>:UD").iter().all(|&u| !u));
+        assert!(unmasked("mask0<0>:UD").iter().all(|&u| !u));
+        assert!(unmasked("g3<0,1,0>:UD").iter().all(|&u| u));
     }
 }

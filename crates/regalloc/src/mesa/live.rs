@@ -1,0 +1,252 @@
+//! Mesa's live ranges as its allocator sees them (`fs_live_variables`,
+//! brw_fs_live_variables.cpp in Mesa 22.3 and 23.0): one variable per 32-byte register of
+//! each VGRF, a write defining a register for the block only when it is not a partial write
+//! (`fs_inst::is_partial_write`: predicated other than `sel`, fewer than 32 bytes
+//! (`exec_size * type size`), a strided destination, or one not starting a register). A
+//! read of a register the block has not so defined is a use before definition: the
+//! register is live into the block, and, defined in a loop, around the whole loop (live
+//! ranges are restricted to where a definition reaches, `defin`/`defout`, as in the analysis
+//! layer).
+//!
+//! The analysis layer's slot model defines each 4-byte slot a write covers, so the scalar
+//! chains Mesa's lowering emits, such as an indirect send's descriptor built by `and(1)`,
+//! `shl(1)`, `or(1)` into one register inside a loop, live only from their first write to
+//! their last read there. In Mesa every `(1)` write is partial, so the second instruction's
+//! read is a use before any definition in the block, and the register stays live across
+//! the loop: on the dolphin ubershaders of shaderdb-hsw (gen7.5 computes the sampler
+//! descriptor in the IR, four such chains in the loop) that is 4 registers over 2,100
+//! instructions, the difference between fitting and Mesa's spills.
+//!
+//! [`widen`] gives each VGRF the union of both: the analysis layer's interval (which also
+//! knows where values cross the channel mask, which Mesa's liveness ignores) and Mesa's.
+//! A superset of the analysis layer's intervals, so what the checker proves holds.
+
+use eubatch_ir::cfg::Cfg;
+use eubatch_ir::opcode::ControlFlow;
+use eubatch_ir::shader::Predicate;
+use eubatch_ir::{Block, Opcode, RegFile, Shader};
+use eubatch_passes::analysis::access_table::AccessTable;
+use eubatch_passes::analysis::bitset::BitSet;
+use eubatch_passes::analysis::intervals::Interval;
+use eubatch_passes::analysis::points::Point;
+
+eubatch_passes::dense_index! {
+    /// One register of a VGRF: Mesa's `var` (`var_from_vgrf[v] + reg`).
+    struct Var;
+}
+
+/// Whether Mesa counts `inst`'s write as partial (`fs_inst::is_partial_write`): it then
+/// does not define the registers it writes for the block.
+fn partial_write(shader: &Shader, inst: eubatch_ir::Inst, reg_size: u32) -> bool {
+    let c = shader.insts.control[inst];
+    let d = shader.insts.dst[inst];
+    (c.predicate != Predicate::None && shader.insts.opcode[inst] != Opcode::Sel)
+        || (c.exec_size as u32 * d.ty.size()) < reg_size
+        || d.stride != 1
+        || !d.offset.is_multiple_of(reg_size)
+}
+
+/// Per VGRF, `live[v]` widened to Mesa's live range of `v` (see the module doc); `access`
+/// is the access table `live` was computed from. `live` unchanged when the control flow
+/// cannot be followed.
+pub fn widen(shader: &Shader, access: &AccessTable, live: &[Interval]) -> Vec<Interval> {
+    let mut out = live.to_vec();
+    // In one block no definition reaches the start: Mesa's ranges are its accesses, which
+    // the analysis layer's intervals hold.
+    if shader.layout.blocks.len() < 2 {
+        return out;
+    }
+    let Ok(cfg) = Cfg::build(&shader.layout, |i| shader.insts.opcode[i]) else {
+        return out;
+    };
+    let reg_size = shader.target.target().reg_size;
+    let slots = &access.slots;
+    let nv = slots.base.len().min(live.len());
+    // Mesa's numbering: each VGRF's registers in turn.
+    let mut first_var = Vec::with_capacity(nv + 1);
+    let mut n = 0u32;
+    for v in 0..nv {
+        first_var.push(n);
+        n += shader.vgrfs[eubatch_ir::Vgrf::from_usize(v)]
+            .size()
+            .div_ceil(reg_size);
+    }
+    first_var.push(n);
+    // The VGRF of each slot, for the slot runs of the access table.
+    let mut owner = vec![u32::MAX; slots.vgrf_slots as usize];
+    for v in 0..nv {
+        let r = slots.vgrf(shader, v as u32);
+        owner[r.start.get() as usize..r.end.get() as usize].fill(v as u32);
+    }
+    let var_of = |s: u32| -> Option<(usize, Var)> {
+        let v = *owner.get(s as usize)?;
+        (v != u32::MAX).then(|| {
+            let v = v as usize;
+            let reg = (s - slots.base[v].get()) * 4 / reg_size;
+            (v, Var::new(first_var[v] + reg))
+        })
+    };
+    let nb = shader.layout.blocks.len();
+    let (mut start, mut end) = (vec![u32::MAX; n as usize], vec![0u32; n as usize]);
+    let mut touch = |var: Var, ip: u32| {
+        let k = var.get() as usize;
+        start[k] = start[k].min(ip);
+        end[k] = end[k].max(ip);
+    };
+    let empty = BitSet::<Var>::new(n);
+    let (mut def, mut used) = (vec![empty.clone(); nb], vec![empty.clone(); nb]);
+    let mut defout = vec![empty.clone(); nb];
+    let mut bounds = Vec::with_capacity(nb);
+    let mut ip = 0u32;
+    for (b, block) in shader.layout.blocks.iter().enumerate() {
+        let first = ip;
+        for &inst in &block.insts {
+            for r in access.use_runs(inst) {
+                for s in r.start.get()..r.end.get() {
+                    if let Some((_, var)) = var_of(s) {
+                        touch(var, ip);
+                        if !def[b].contains(var) {
+                            used[b].insert(var);
+                        }
+                    }
+                }
+            }
+            if shader.insts.dst[inst].file == RegFile::Vgrf {
+                let partial = partial_write(shader, inst, reg_size);
+                for (r, _, _) in access.def_runs(inst) {
+                    for s in r.start.get()..r.end.get() {
+                        if let Some((_, var)) = var_of(s) {
+                            touch(var, ip);
+                            if !partial && !used[b].contains(var) {
+                                def[b].insert(var);
+                            }
+                            defout[b].insert(var);
+                        }
+                    }
+                }
+            }
+            ip += 1;
+        }
+        bounds.push((first, ip.saturating_sub(1).max(first)));
+    }
+    // The halt's jump carries nothing (Mesa's CFG has no such edge), as in the analysis
+    // layer's liveness.
+    let halt_jump = |b: Block, s: Block| {
+        let op = |b: Block, last: bool| {
+            let insts = &shader.layout.blocks[b].insts;
+            let i = if last { insts.last() } else { insts.first() };
+            i.map(|&i| shader.insts.opcode[i].control_flow())
+        };
+        s.index() != b.index() + 1
+            && op(b, true) == Some(ControlFlow::Halt)
+            && op(s, false) == Some(ControlFlow::HaltTarget)
+    };
+    // Backward: live in and out (Mesa's compute_live_variables, to a fixed point).
+    let mut live_in = used.clone();
+    let mut live_out = vec![empty.clone(); nb];
+    let mut scratch = empty.clone();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..nb).rev() {
+            let bb = Block::from_usize(b);
+            for &s in &cfg.succs[bb] {
+                if !halt_jump(bb, s) {
+                    let (o, i) = (&mut live_out[b], &live_in[s.index()]);
+                    changed |= o.union_with(i);
+                }
+            }
+            scratch.copy_from(&live_out[b]);
+            scratch.transfer(&used[b], &def[b]);
+            changed |= live_in[b].union_with(&scratch);
+        }
+    }
+    // Forward: where a definition may reach (defin, defout).
+    let mut defin = vec![empty.clone(); nb];
+    changed = true;
+    while changed {
+        changed = false;
+        for b in 0..nb {
+            let bb = Block::from_usize(b);
+            for &s in &cfg.succs[bb] {
+                if !halt_jump(bb, s) {
+                    scratch.copy_from(&defout[b]);
+                    changed |= defin[s.index()].union_with(&scratch);
+                    defout[s.index()].union_with(&scratch);
+                }
+            }
+        }
+    }
+    // Mesa's compute_start_end.
+    for (b, &(first, last)) in bounds.iter().enumerate() {
+        if shader.layout.blocks[Block::from_usize(b)].insts.is_empty() {
+            continue;
+        }
+        scratch.copy_from(&live_in[b]);
+        scratch.intersect_with(&defin[b]);
+        for var in scratch.iter() {
+            touch(var, first);
+        }
+        scratch.copy_from(&live_out[b]);
+        scratch.intersect_with(&defout[b]);
+        for var in scratch.iter() {
+            touch(var, last);
+        }
+    }
+    for (v, iv) in out.iter_mut().enumerate().take(nv) {
+        for k in first_var[v]..first_var[v + 1] {
+            let (s, e) = (start[k as usize], end[k as usize]);
+            if s <= e {
+                *iv = iv.union(Interval {
+                    start: Point::new(s),
+                    end: Point::new(e),
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eubatch_ir::Vgrf;
+    use eubatch_passes::PassCx;
+
+    /// A descriptor-like chain in a loop: `and(1)` then `shl(1)` of vgrf1, read by the
+    /// `add`. The analysis layer sees vgrf1 defined by the `and` (2..4); Mesa sees the
+    /// `shl` read a register no full write defined in the block, so vgrf1 is live into the
+    /// loop body and, defined there, out of it: 2..6, to the `while`. vgrf2, written
+    /// whole by a SIMD8 `mov` before its read, keeps its interval.
+    #[test]
+    fn partial_writes_keep_a_register_live_around_the_loop() {
+        let s = eubatch_ir::text::parse_shader(
+            "shader \"w\" stage FS width 8 target skl
+vgrf0 1x32
+vgrf1 1x32
+vgrf2 1x32
+block0:
+    mov(8) vgrf0:UD, g2<8,8,1>:UD
+block1:
+    do(8) (null):UD
+block2:
+    and(1) vgrf1:UD, vgrf0<0>:UD, 240u NoMask group0
+    shl(1) vgrf1:UD, vgrf1:UD, 4u NoMask group0
+    mov(8) vgrf2:UD, vgrf1<0>:UD
+    add(8) vgrf0:UD, vgrf2:UD, 1u
+    while(8) (null):UD
+block3:
+    mov(8) g10<8,8,1>:UD, vgrf0:UD
+",
+        )
+        .unwrap();
+        let mut cx = PassCx::default();
+        let iv = cx.intervals(&s).unwrap();
+        let live: Vec<Interval> = (0..3).map(|v| iv.vgrf(&s, Vgrf::from_usize(v))).collect();
+        assert_eq!(live[1], Interval::between(2, 4));
+        let wide = widen(&s, &iv.access, &live);
+        assert_eq!(wide[0], live[0]);
+        assert_eq!(wide[1], Interval::between(2, 6));
+        assert_eq!(wide[2], live[2]);
+    }
+}
