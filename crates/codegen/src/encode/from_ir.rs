@@ -24,7 +24,7 @@
 //! [`super::program`]'s job.
 
 use eubatch_ir::operand::arf;
-use eubatch_ir::shader::{CondMod, Predicate};
+use eubatch_ir::shader::{CondMod, Predicate, SendInfo};
 use eubatch_ir::{Opcode, Operand, RegFile, Region, Shader, Type};
 
 use super::field::Col;
@@ -416,6 +416,33 @@ pub fn inst(col: Col, s: &Shader, id: eubatch_ir::Inst, hints: AsmHints) -> Resu
     Ok(i)
 }
 
+/// The send's message description with its descriptors whole, as `generate_send` ORs
+/// them: the immediate descriptor sources (Mesa's SHADER_OPCODE_SEND form, whose first two
+/// sources are the descriptors), the instruction's own bits, and the lengths
+/// (`brw_message_desc(mlen, rlen, header)`, `brw_message_ex_desc(ex_mlen)`). Final code's
+/// form already holds them whole; ORing them again changes nothing.
+fn full_descriptors(s: &Shader, id: eubatch_ir::Inst) -> Result<SendInfo, String> {
+    use eubatch_ir::message::{ex_desc, message_desc};
+    let mut info = *s.send_info(id).ok_or("a send without its message description")?;
+    let srcs = s.srcs(id);
+    let imm = |k: usize| {
+        srcs.get(k)
+            .filter(|o| o.file == RegFile::Imm)
+            .map_or(0, |o| o.imm_bits() as u32)
+    };
+    let logical = srcs.first().is_some_and(|o| o.file == RegFile::Imm);
+    let (d, x) = if logical { (imm(0), imm(1)) } else { (0, 0) };
+    let dst = s.insts.dst[id];
+    let rlen = if dst.is_null() {
+        0
+    } else {
+        s.insts.size_written[id] / s.reg_size()
+    };
+    info.desc |= d | message_desc(info.mlen as u32, rlen, info.header_size != 0);
+    info.ex_desc |= x | ex_desc(info.ex_mlen as u32);
+    Ok(info)
+}
+
 /// A send's payloads and its descriptor registers (`a0.N`), in order.
 fn send_sources(srcs: &[Operand]) -> (Vec<Operand>, Vec<Operand>) {
     let is_addr = |o: &Operand| o.file == RegFile::Arf && o.nr == arf::ADDRESS;
@@ -439,7 +466,7 @@ fn send_form(
     a16: bool,
     eot: u8,
 ) -> Result<Send, String> {
-    let info = s.send_info(id).ok_or("a send without its message description")?;
+    let info = full_descriptors(s, id)?;
     // The destination's type and the payload's region are the generator's (UW and
     // `<0,1,0>` for SHADER_OPCODE_SEND, `brw_send_indirect_message`; UD for the gen7 pull
     // constant load); the payload is read as UD.
@@ -482,7 +509,7 @@ fn split_form(
     regs: &[Operand],
     eot: u8,
 ) -> Result<Split, String> {
-    let info = s.send_info(id).ok_or("a split send without its message description")?;
+    let info = full_descriptors(s, id)?;
     let p0 = payloads.first().ok_or("a split send without a payload")?;
     let mut sp = Split {
         eot,
