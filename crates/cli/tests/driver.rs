@@ -205,11 +205,11 @@ fn report_arithmetic_on_hand_made_files() {
         "{text}"
     );
     assert!(
-        text.contains("only in A: 1 shaders\n  t/3/VS8-GLSL1"),
+        text.contains("only in A: 1 shaders (1 VS SIMD8)\n  t/3/VS8-GLSL1"),
         "{text}"
     );
     assert!(
-        text.contains("only in B: 1 shaders\n  t/4/VS8-GLSL1"),
+        text.contains("only in B: 1 shaders (1 VS SIMD8)\n  t/4/VS8-GLSL1"),
         "{text}"
     );
     let page = std::fs::read_to_string(&html).unwrap();
