@@ -330,7 +330,9 @@ fn main() -> ExitCode {
                 (None, "opt") => "opt".to_string(),
                 (None, "lower") => "lower".to_string(),
                 (None, other) => {
-                    eprintln!("error: --stop-after: unknown stage `{other}` (stages: opt, lower, final)");
+                    eprintln!(
+                        "error: --stop-after: unknown stage `{other}` (stages: opt, lower, final)"
+                    );
                     return ExitCode::FAILURE;
                 }
             };

@@ -153,7 +153,11 @@ pub fn compare(a: &[ShaderStats], b: &[ShaderStats]) -> Report {
         stage_names
             .into_iter()
             .map(|st| {
-                let sub: Vec<_> = pairs.iter().filter(|(s, _)| s.stage == st).copied().collect();
+                let sub: Vec<_> = pairs
+                    .iter()
+                    .filter(|(s, _)| s.stage == st)
+                    .copied()
+                    .collect();
                 (st.to_string(), rows_of(a, b, &sub).0)
             })
             .collect()
@@ -401,7 +405,9 @@ pub fn render_text(a: &Side, b: &Side, r: &Report, warnings: &[String], top: usi
             let (Some(ta), Some(tb)) = (row.total_a, row.total_b) else {
                 continue;
             };
-            let change = row.change().map_or("-".into(), |(d, p)| format!("{d:+} ({p:+.2}%)"));
+            let change = row
+                .change()
+                .map_or("-".into(), |(d, p)| format!("{d:+} ({p:+.2}%)"));
             o.push_str(&format!(
                 "  {:18} {:>12} {:>12} {:>22} {:>8} {:>8} {:>10}\n",
                 row.name, ta, tb, change, row.helped, row.hurt, row.unchanged

@@ -50,7 +50,11 @@ fn every_kept_scalar_shader_runs_as_its_binary() {
         let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error:")).collect();
         assert!(ok && errors.is_empty(), "{name}:\n{}", errors.join("\n"));
         let compiled = line("compiled ");
-        assert_eq!(number_before(&compiled, " failures"), 0, "{name}: {compiled}");
+        assert_eq!(
+            number_before(&compiled, " failures"),
+            0,
+            "{name}: {compiled}"
+        );
         let ra = line("register allocation (`mesa`): ");
         let allocated = number_before(&ra, " shaders allocated");
         let sim = line("simulator, register form: ");
@@ -60,7 +64,9 @@ fn every_kept_scalar_shader_runs_as_its_binary() {
         let encoded = line("binary: ");
         let unencoded: Vec<&str> = out
             .lines()
-            .filter(|l| l.starts_with("not encoded:") || l.starts_with("final instruction count not known"))
+            .filter(|l| {
+                l.starts_with("not encoded:") || l.starts_with("final instruction count not known")
+            })
             .collect();
         assert!(unencoded.is_empty(), "{name}:\n{}", unencoded.join("\n"));
         assert_eq!(

@@ -66,7 +66,14 @@ pub fn final_code(
         Ok(e) if want_listing => {
             header.cycles = e.cycles;
             header.block_cycles = e.blocks.clone();
-            Some(listing::write(s, &program, gen, dialect, &header, instructions)?)
+            Some(listing::write(
+                s,
+                &program,
+                gen,
+                dialect,
+                &header,
+                instructions,
+            )?)
         }
         _ => want_listing.then_some(text),
     };

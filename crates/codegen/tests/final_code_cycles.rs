@@ -74,8 +74,8 @@ fn price(path: &str) -> (BTreeMap<String, u32>, BTreeMap<String, u32>) {
         };
         // The shader ends at the first empty line (the summary follows the last one).
         let body = body.split("\n\n").next().unwrap_or(body);
-        let shader = eubatch_ir::text::parse_shader(body)
-            .unwrap_or_else(|e| panic!("{path}: {name}: {e}"));
+        let shader =
+            eubatch_ir::text::parse_shader(body).unwrap_or_else(|e| panic!("{path}: {name}: {e}"));
         match cycles(shader) {
             Ok(c) => {
                 priced.insert(name.to_string(), c);
@@ -99,7 +99,10 @@ fn final_code_cycles() {
     for (f, (priced, not)) in &sides {
         let total: u64 = priced.values().map(|&c| c as u64).sum();
         let n: u32 = not.values().sum();
-        println!("{f}: {} shaders priced, {total} cycles; {n} not priced", priced.len());
+        println!(
+            "{f}: {} shaders priced, {total} cycles; {n} not priced",
+            priced.len()
+        );
         for (why, k) in not {
             println!("  {k:5}  {why}");
         }

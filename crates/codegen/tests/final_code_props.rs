@@ -39,8 +39,15 @@ fn check(bytes: &[u8]) -> Result<bool, String> {
     };
     let text = eubatch_ir::text::print_shader(&code);
     let n = generate::final_instruction_count(&code);
-    let f = final_code(&code, code.target, "unnamed fragment shader t", n, (0, 0), false)
-        .map_err(|e| format!("not encoded: {e}\n{text}"))?;
+    let f = final_code(
+        &code,
+        code.target,
+        "unnamed fragment shader t",
+        n,
+        (0, 0),
+        false,
+    )
+    .map_err(|e| format!("not encoded: {e}\n{text}"))?;
     let decoded = f.decoded.shader.layout.insts().count();
     if f.program.encoded.len() != generate::encoded_instruction_count(&code) {
         return Err(format!(
@@ -55,7 +62,12 @@ fn check(bytes: &[u8]) -> Result<bool, String> {
     if crosscheck(&start, &code, 0..2, eubatch_sim::CHECK_STEP_LIMIT) != Verdict::Agree {
         return Ok(false);
     }
-    match crosscheck(&start, &f.decoded.shader, 0..2, eubatch_sim::CHECK_STEP_LIMIT) {
+    match crosscheck(
+        &start,
+        &f.decoded.shader,
+        0..2,
+        eubatch_sim::CHECK_STEP_LIMIT,
+    ) {
         Verdict::Agree => Ok(true),
         v => Err(format!("{v:?}\nregister form:\n{text}")),
     }
@@ -78,7 +90,11 @@ fn some_random_binaries_are_compared() {
     let mut compared = 0;
     for seed in 0..64u64 {
         let bytes: Vec<u8> = (0..1024u64)
-            .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(seed * 7919) >> 13) as u8)
+            .map(|i| {
+                (i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    .wrapping_add(seed * 7919)
+                    >> 13) as u8
+            })
             .collect();
         compared += check(&bytes).unwrap_or_else(|e| panic!("seed {seed}: {e}")) as u32;
     }

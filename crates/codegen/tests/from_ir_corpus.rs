@@ -41,7 +41,10 @@ fn program_bytes(text: &str) -> Vec<Vec<(Vec<u8>, usize)>> {
         let mut bytes = Vec::new();
         for i in 0..16 {
             let at = i * 3;
-            match l.get(at..at + 2).and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            match l
+                .get(at..at + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
                 Some(v) if b.get(at + 2) == Some(&b' ') => bytes.push(v),
                 _ => break,
             }

@@ -168,8 +168,8 @@ pub fn bank_conflict(gen: Gen, srcs: [Option<u32>; 3]) -> bool {
     if bank_of(r1) != bank_of(r2) {
         return false;
     }
-    let optimized_out = gen >= Gen::Gen9
-        && (srcs[0].is_some_and(|r0| r0 == r1 || r0 == r2) || r1 == r2);
+    let optimized_out =
+        gen >= Gen::Gen9 && (srcs[0].is_some_and(|r0| r0 == r1 || r0 == r2) || r1 == r2);
     !optimized_out
 }
 
@@ -192,19 +192,43 @@ mod tests {
         assert_eq!(latency(Gen::Gen9, Add, None), 14);
         assert_eq!(latency(Gen::Gen9, IntQuot, None), 14);
         // A sampler sample (message type 0) and resinfo (10).
-        assert_eq!(latency(Gen::Gen9, Send, Some((sfid::SAMPLER, 0x0a40_0000))), 200);
-        assert_eq!(latency(Gen::Gen9, Send, Some((sfid::SAMPLER, 10 << 12))), 100);
+        assert_eq!(
+            latency(Gen::Gen9, Send, Some((sfid::SAMPLER, 0x0a40_0000))),
+            200
+        );
+        assert_eq!(
+            latency(Gen::Gen9, Send, Some((sfid::SAMPLER, 10 << 12))),
+            100
+        );
         // A render-target write (message type 12 in bits 17:14).
-        assert_eq!(latency(Gen::Gen9, Sends, Some((sfid::RENDER_CACHE, 12 << 14))), 600);
+        assert_eq!(
+            latency(Gen::Gen9, Sends, Some((sfid::RENDER_CACHE, 12 << 14))),
+            600
+        );
         // Data cache: OWord block read, byte scattered read, untyped read, atomic.
         assert_eq!(latency(Gen::Gen9, Send, Some((sfid::DATA_CACHE, 0))), 200);
-        assert_eq!(latency(Gen::Gen9, Send, Some((sfid::DATA_CACHE, 4 << 14))), 300);
-        assert_eq!(latency(Gen::Gen9, Send, Some((sfid::DATA_CACHE, 5 << 14))), 600);
-        assert_eq!(latency(Gen::Gen9, Send, Some((sfid::DATA_CACHE, 6 << 14))), 14000);
-        assert_eq!(latency(Gen::Gen9, Send, Some((sfid::DATA_CACHE_1, 1 << 14))), 300);
+        assert_eq!(
+            latency(Gen::Gen9, Send, Some((sfid::DATA_CACHE, 4 << 14))),
+            300
+        );
+        assert_eq!(
+            latency(Gen::Gen9, Send, Some((sfid::DATA_CACHE, 5 << 14))),
+            600
+        );
+        assert_eq!(
+            latency(Gen::Gen9, Send, Some((sfid::DATA_CACHE, 6 << 14))),
+            14000
+        );
+        assert_eq!(
+            latency(Gen::Gen9, Send, Some((sfid::DATA_CACHE_1, 1 << 14))),
+            300
+        );
         assert_eq!(latency(Gen::Gen9, Send, Some((sfid::URB, 0))), 200);
         // No row in Mesa's table.
-        assert_eq!(latency(Gen::Gen9, Send, Some((sfid::CONSTANT_CACHE, 0))), 200);
+        assert_eq!(
+            latency(Gen::Gen9, Send, Some((sfid::CONSTANT_CACHE, 0))),
+            200
+        );
         assert_eq!(latency(Gen::Gen9, Gfx7ScratchRead, None), 50);
     }
 

@@ -233,7 +233,8 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
                 let mut found = None;
                 while at != NONE {
                     let (e, made) = entries[at as usize];
-                    if same(shader, e, inst) && unwritten_since(shader, &table, e, made, &last_write)
+                    if same(shader, e, inst)
+                        && unwritten_since(shader, &table, e, made, &last_write)
                     {
                         found = Some(e);
                         break;

@@ -12,7 +12,10 @@ use eubatch_ir::text::{parse_shader, print_shader};
 use eubatch_passes::schedule::post_ra;
 
 fn run(pipeline: &str, input: &str) -> String {
-    assert_eq!(pipeline, "post-ra-schedule", "unknown pipeline `{pipeline}`");
+    assert_eq!(
+        pipeline, "post-ra-schedule",
+        "unknown pipeline `{pipeline}`"
+    );
     let before = match parse_shader(input) {
         Ok(s) => s,
         Err(e) => return format!("parse error: {e}\n"),

@@ -75,7 +75,11 @@ fn some_random_shaders_are_compared() {
     let (mut compared, mut reordered) = (0, 0);
     for seed in 0..64u64 {
         let bytes: Vec<u8> = (0..1024u64)
-            .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(seed * 7919) >> 13) as u8)
+            .map(|i| {
+                (i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    .wrapping_add(seed * 7919)
+                    >> 13) as u8
+            })
             .collect();
         let Ok(Some((start, code))) = register_form(&bytes) else {
             continue;
@@ -92,6 +96,9 @@ fn some_random_shaders_are_compared() {
         }
     }
     println!("{compared} of 64 shaders compared, {reordered} of them reordered");
-    assert!(compared > 0, "no random shader ran in the simulator in register form");
+    assert!(
+        compared > 0,
+        "no random shader ran in the simulator in register form"
+    );
     assert!(reordered > 0, "no random shader was reordered");
 }

@@ -26,8 +26,8 @@ use crate::{Outputs, Record, SimError};
 
 use eubatch_ir::message::sfid::{
     CONSTANT_CACHE as SFID_CONSTANT, DATA_CACHE as SFID_DATA, GATEWAY as SFID_GATEWAY,
-    RENDER_CACHE as SFID_RENDER,
-    SAMPLER as SFID_SAMPLER, THREAD_SPAWNER as SFID_THREAD_SPAWNER, URB as SFID_URB,
+    RENDER_CACHE as SFID_RENDER, SAMPLER as SFID_SAMPLER, THREAD_SPAWNER as SFID_THREAD_SPAWNER,
+    URB as SFID_URB,
 };
 
 use eubatch_ir::message::constant_cache::OWORD_BLOCK_READ;

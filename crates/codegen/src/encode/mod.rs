@@ -40,8 +40,8 @@ pub use line::{
     ProgramLine,
 };
 pub use parse::{LabelOffsets, Place};
-pub use program::{encode_shader, EncodeError, Program};
 pub use print::{disasm, disasm_as, Dialect, Labels, Style};
+pub use program::{encode_shader, EncodeError, Program};
 
 use eubatch_ir::error::ParseError;
 use eubatch_ir::Gen;

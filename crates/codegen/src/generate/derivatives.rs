@@ -62,13 +62,7 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
     match op {
         Opcode::PixelX | Opcode::PixelY => {
             let sub = if op == Opcode::PixelX { 0 } else { 4 * size };
-            let coord = with_region(
-                Operand {
-                    offset: sub,
-                    ..src
-                },
-                Region::new(8, 4, 1),
-            );
+            let coord = with_region(Operand { offset: sub, ..src }, Region::new(8, 4, 1));
             match srcs.get(1) {
                 Some(o) if o.file != eubatch_ir::RegFile::Imm => {
                     e.push(Opcode::Add, ctl, dst, &[coord, *o], None);
@@ -79,7 +73,11 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
             }
         }
         Opcode::DdxFine | Opcode::DdxCoarse if gen8 => {
-            let (v, w) = if op == Opcode::DdxFine { (2, 2) } else { (4, 4) };
+            let (v, w) = if op == Opcode::DdxFine {
+                (2, 2)
+            } else {
+                (4, 4)
+            };
             let r = Region::new(v, w, 0);
             let src0 = with_region(byte_offset(src, size, reg), r);
             let src1 = with_region(src, r);
@@ -95,7 +93,12 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
             e.push(Opcode::Add, a16, a16_dst, &[negate(src0), src1], None);
         }
         Opcode::DdyFine => {
-            if super::rules::ddy_fine_pieces(gen, src.ty == eubatch_ir::Type::HF, ctl.exec_size as u32) != 1 {
+            if super::rules::ddy_fine_pieces(
+                gen,
+                src.ty == eubatch_ir::Type::HF,
+                ctl.exec_size as u32,
+            ) != 1
+            {
                 return false;
             }
             let src0 = align16(src, swizzle(0, 1, 0, 1));

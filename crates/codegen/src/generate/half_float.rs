@@ -26,7 +26,11 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
     if s.target < Gen::Gen8 {
         return false;
     }
-    let (op, ctl, dst) = (s.insts.opcode[inst], s.insts.control[inst], s.insts.dst[inst]);
+    let (op, ctl, dst) = (
+        s.insts.opcode[inst],
+        s.insts.control[inst],
+        s.insts.dst[inst],
+    );
     let Some(&src) = s.srcs(inst).first() else {
         return false;
     };
@@ -34,7 +38,11 @@ pub(super) fn expand(e: &mut Emit<'_>, inst: Inst) -> bool {
         return false;
     }
     if op == Opcode::F16to32 {
-        let src = if src.ty == Type::UD { low_words(src) } else { src };
+        let src = if src.ty == Type::UD {
+            low_words(src)
+        } else {
+            src
+        };
         e.push(Opcode::Mov, ctl, dst, &[retype(src, Type::HF)], None);
         return true;
     }

@@ -63,7 +63,14 @@ pub(super) fn cs_terminate(e: &mut Emit<'_>, inst: Inst) -> bool {
         desc: message_desc(1, 0, false) | resource,
         ..SendInfo::default()
     };
-    send(e, Opcode::Send, ctl, null_uw(), retype(payload, Type::UW), info);
+    send(
+        e,
+        Opcode::Send,
+        ctl,
+        null_uw(),
+        retype(payload, Type::UW),
+        info,
+    );
     true
 }
 

@@ -110,7 +110,14 @@ impl LiveIntervals {
         let nb = shader.layout.blocks.len();
         let bound = |b: usize| {
             let r = points.block(Block::from_usize(b));
-            (r.start.get(), if r.is_empty() { r.start.get() } else { r.end.get() - 1 })
+            (
+                r.start.get(),
+                if r.is_empty() {
+                    r.start.get()
+                } else {
+                    r.end.get() - 1
+                },
+            )
         };
         let mut seen = live.new_global_set();
         if nb > 0 {

@@ -47,8 +47,18 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
             let bytes = ctl.exec_size as u32 * 8;
             let nr = shader.vgrfs.push(VgrfLayout::flat(bytes)).index() as u32;
             let tmp = Operand::vgrf(nr, 0, imm.ty, 1);
-            out.push(Builder::with_control(copy).mov(shader, tmp, Operand { mods: eubatch_ir::Mods::NONE, ..imm }));
-            new_srcs[k] = Operand { mods: imm.mods, ..tmp };
+            out.push(Builder::with_control(copy).mov(
+                shader,
+                tmp,
+                Operand {
+                    mods: eubatch_ir::Mods::NONE,
+                    ..imm
+                },
+            ));
+            new_srcs[k] = Operand {
+                mods: imm.mods,
+                ..tmp
+            };
         }
         shader.set_srcs(inst, &new_srcs);
         out.push(inst);

@@ -447,9 +447,11 @@ pub fn is_barrier(shader: &Shader, inst: Inst) -> bool {
     // and anything not yet in register form.
     let untracked = |o: &Operand| match o.file {
         RegFile::FixedGrf | RegFile::Imm | RegFile::Bad => false,
-        RegFile::Arf => !(o.nr == arf::NULL
-            || (arf::ACCUMULATOR..arf::FLAG).contains(&(o.nr & 0xf0))
-            || o.nr & 0xf0 == arf::FLAG),
+        RegFile::Arf => {
+            !(o.nr == arf::NULL
+                || (arf::ACCUMULATOR..arf::FLAG).contains(&(o.nr & 0xf0))
+                || o.nr & 0xf0 == arf::FLAG)
+        }
         _ => true,
     };
     untracked(&shader.insts.dst[inst]) || shader.srcs(inst).iter().any(untracked)
@@ -479,7 +481,9 @@ mod tests {
 
     /// The block's edges as (parent, child, latency).
     fn edges(s: &Shader) -> Vec<(u32, u32, u32)> {
-        let insts = s.layout.blocks[eubatch_ir::Block::from_usize(0)].insts.clone();
+        let insts = s.layout.blocks[eubatch_ir::Block::from_usize(0)]
+            .insts
+            .clone();
         let dag = PostRaScheduler::default().graph(s, &insts, 128);
         (0..insts.len() as u32)
             .flat_map(|p| dag.children(p).iter().map(move |&(c, l)| (p, c, l)))
@@ -536,7 +540,13 @@ mod tests {
         assert_eq!(order, vec![0, 2, 1]);
         // Before: send at 0, mul at 202 (done 204), add 206; after: the add hides in the
         // send's latency: send 2, add 4, mul at 202 until 204.
-        assert_eq!(est, Estimate { before: 206, after: 204 });
+        assert_eq!(
+            est,
+            Estimate {
+                before: 206,
+                after: 204
+            }
+        );
     }
 
     #[test]
@@ -551,7 +561,10 @@ mod tests {
     mov(8) g3<8,8,1>:F, 1f
 ",
         );
-        assert_eq!(edges(&s), vec![(0, 1, 14), (0, 2, 0), (0, 3, 0), (1, 2, 14)]);
+        assert_eq!(
+            edges(&s),
+            vec![(0, 1, 14), (0, 2, 0), (0, 3, 0), (1, 2, 14)]
+        );
     }
 
     #[test]
