@@ -439,7 +439,10 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         if opts.post_ra_schedule {
             let e = ra.post_ra_estimate;
             let change = if e.before > 0 {
-                format!(" ({:+.2}%)", (e.after as f64 - e.before as f64) * 100.0 / e.before as f64)
+                format!(
+                    " ({:+.2}%)",
+                    (e.after as f64 - e.before as f64) * 100.0 / e.before as f64
+                )
             } else {
                 String::new()
             };
@@ -466,10 +469,16 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             ra.encoded, ra.bytes, ra.bytes_native, ra.compacted, ra.cycles, ra.priced
         );
         for (why, n) in &ra.not_encoded {
-            println!("not encoded: {n} shader{}: {why}", if *n == 1 { "" } else { "s" });
+            println!(
+                "not encoded: {n} shader{}: {why}",
+                if *n == 1 { "" } else { "s" }
+            );
         }
         for (why, n) in &ra.not_priced {
-            println!("no cycle estimate: {n} shader{}: {why}", if *n == 1 { "" } else { "s" });
+            println!(
+                "no cycle estimate: {n} shader{}: {why}",
+                if *n == 1 { "" } else { "s" }
+            );
         }
     }
     let secs = elapsed.as_secs_f64();
@@ -985,17 +994,16 @@ fn compile_one(
                 dumps.push((pass, eubatch_ir::text::print_shader(&kept.code)));
             }
         }
-        if let (0, Some((kind, dir)), Some(bytes)) = (
-            k,
-            &opts.emit,
-            kept.as_ref().and_then(|k| k.output.as_ref()),
-        ) {
+        if let (0, Some((kind, dir)), Some(bytes)) =
+            (k, &opts.emit, kept.as_ref().and_then(|k| k.output.as_ref()))
+        {
             let ext = match kind {
                 Emit::Asm => "asm",
                 Emit::Bin => "bin",
             };
             let file = dir.join(format!("{}.{ext}", flat_name(path)));
-            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&file, bytes)) {
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&file, bytes))
+            {
                 out.failure = Some(format!("{}: {e}", file.display()).into());
             }
         }
@@ -1206,8 +1214,7 @@ fn allocate_registers(
         ) {
             Ok(f) => {
                 totals.encoded += 1;
-                let bytes = f.program.bytes().len() as u64;
-                totals.bytes += bytes;
+                totals.bytes += f.program.byte_len() as u64;
                 totals.bytes_native += 16 * f.program.encoded.len() as u64;
                 totals.compacted += f.program.compacted() as u64;
                 match &f.cycles {
@@ -1236,10 +1243,8 @@ fn allocate_registers(
         use eubatch_sim::crosscheck::Verdict;
         // The decoded binary when there is one, else the register-form code.
         let (run, form) = match &encoded {
-            Some(f) if std::env::var_os("EUBATCH_SIM_REGISTER_FORM").is_none() => {
-                (&f.decoded.shader, "binary")
-            }
-            _ => (&code, "register form"),
+            Some(f) => (&f.decoded.shader, "binary"),
+            None => (&code, "register form"),
         };
         match eubatch_sim::crosscheck::crosscheck(
             imported,
@@ -1334,7 +1339,10 @@ struct Kept {
 /// A reason without the instruction number it starts with (`instruction 12: ...`), so
 /// that reasons group.
 fn reason(why: &str) -> String {
-    match why.strip_prefix("instruction ").and_then(|r| r.split_once(": ")) {
+    match why
+        .strip_prefix("instruction ")
+        .and_then(|r| r.split_once(": "))
+    {
         Some((n, rest)) if n.bytes().all(|b| b.is_ascii_digit()) => rest.to_string(),
         _ => why.to_string(),
     }

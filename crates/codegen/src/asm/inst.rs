@@ -39,7 +39,7 @@ pub struct AsmHints {
 /// Mesa's math function names (`math_function` in brw_disasm.c) and the eubatch opcodes with
 /// the same semantics. The three macro functions (`intdivmod`, `invm`, `rsqrtm`) have no
 /// logical counterpart.
-const MATH: [(&str, Opcode); 9] = [
+pub(crate) const MATH: [(&str, Opcode); 10] = [
     ("inv", Opcode::Rcp),
     ("log", Opcode::Log2),
     ("exp", Opcode::Exp2),
@@ -49,12 +49,10 @@ const MATH: [(&str, Opcode); 9] = [
     ("cos", Opcode::Cos),
     ("pow", Opcode::Pow),
     ("intdiv", Opcode::IntQuot),
+    ("intmod", Opcode::IntRem),
 ];
 
 fn math_opcode(name: &str) -> Option<Opcode> {
-    if name == "intmod" {
-        return Some(Opcode::IntRem);
-    }
     MATH.iter().find(|(n, _)| *n == name).map(|(_, o)| *o)
 }
 

@@ -54,21 +54,13 @@ pub fn reg_type(t: Type) -> RegType {
     }
 }
 
-/// Mesa's math function name of a math opcode (`brw_math_function`), if it is one.
+/// Mesa's math function name of a math opcode (`brw_math_function`), if it is one: the
+/// listing reader's table, read the other way.
 fn math_function(op: Opcode) -> Option<&'static str> {
-    Some(match op {
-        Opcode::Rcp => "inv",
-        Opcode::Log2 => "log",
-        Opcode::Exp2 => "exp",
-        Opcode::Sqrt => "sqrt",
-        Opcode::Rsq => "rsq",
-        Opcode::Sin => "sin",
-        Opcode::Cos => "cos",
-        Opcode::Pow => "pow",
-        Opcode::IntQuot => "intdiv",
-        Opcode::IntRem => "intmod",
-        _ => return None,
-    })
+    crate::asm::inst::MATH
+        .iter()
+        .find(|(_, o)| *o == op)
+        .map(|(n, _)| *n)
 }
 
 /// The hardware opcode of an IR instruction's opcode, when it encodes as one.
@@ -254,7 +246,12 @@ fn src3(op: &Operand, align16_ir: bool) -> Result<(Src3, Type), String> {
         op.region.swizzle
     } else if scalar && align16_ir {
         // A printed `<0,1,0>` source keeps the swizzle it was given (XXXX when none).
-        op.region.swizzle & if op.region.swizzle == Region::XYZW { 0 } else { 0xff }
+        op.region.swizzle
+            & if op.region.swizzle == Region::XYZW {
+                0
+            } else {
+                0xff
+            }
     } else if scalar {
         0
     } else {
@@ -304,7 +301,12 @@ fn ctrl(s: &Shader, id: eubatch_ir::Inst, hw: u8, hints: AsmHints) -> Ctrl {
     } else if opcode::is_send(hw) || opcode::is_split_send(hw) {
         k.cond_modifier = s.send_info(id).map_or(0, |i| i.sfid);
     } else if c.cmod != CondMod::None {
-        k.cond_modifier = code_of(&COND_MOD, &format!(".{}", c.cmod.name())).unwrap_or(0);
+        // COND_MOD holds Mesa's suffixes (`.ge`): matched without allocating.
+        let name = c.cmod.name();
+        k.cond_modifier = COND_MOD
+            .iter()
+            .position(|t| t.strip_prefix('.') == Some(name))
+            .unwrap_or(0) as u8;
     }
     let flag_printed = c.predicate != Predicate::None
         || (k.cond_modifier != 0
@@ -331,11 +333,7 @@ pub fn inst(col: Col, s: &Shader, id: eubatch_ir::Inst, hints: AsmHints) -> Resu
     let mut form = super::codec::form_of(col, hw);
     match &mut form {
         Form::Jump { .. } => {}
-        Form::Basic {
-            dst: d,
-            src0,
-            src1,
-        } => {
+        Form::Basic { dst: d, src0, src1 } => {
             let desc = opcode::by_hw(col, hw).ok_or("opcode without a description")?;
             if desc.ndst > 0 {
                 *d = dst_reg(col, &dst, a16)?;
@@ -403,8 +401,7 @@ pub fn inst(col: Col, s: &Shader, id: eubatch_ir::Inst, hints: AsmHints) -> Resu
     }
     // brw_CMP, WaCMPInstNullDstForcesThreadSwitch (Haswell workarounds, applied to all of
     // gen7): a `cmp` to the null register must use {switch}.
-    if op == Opcode::Cmp && !col.gen8_plus() && dst.file == RegFile::Arf && dst.nr == arf::NULL
-    {
+    if op == Opcode::Cmp && !col.gen8_plus() && dst.file == RegFile::Arf && dst.nr == arf::NULL {
         ctrl.thread_control = 2;
     }
     let mut i = Inst {
@@ -423,7 +420,9 @@ pub fn inst(col: Col, s: &Shader, id: eubatch_ir::Inst, hints: AsmHints) -> Resu
 /// form already holds them whole; ORing them again changes nothing.
 fn full_descriptors(s: &Shader, id: eubatch_ir::Inst) -> Result<SendInfo, String> {
     use eubatch_ir::message::{ex_desc, message_desc};
-    let mut info = *s.send_info(id).ok_or("a send without its message description")?;
+    let mut info = *s
+        .send_info(id)
+        .ok_or("a send without its message description")?;
     let srcs = s.srcs(id);
     let imm = |k: usize| {
         srcs.get(k)

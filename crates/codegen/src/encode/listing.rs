@@ -11,9 +11,9 @@ use std::fmt::Write;
 
 use eubatch_ir::{Gen, Shader};
 
+use super::disassemble;
 use super::print::{Dialect, Labels};
 use super::program::Program;
-use super::disassemble;
 
 /// What the statistics line says besides the instructions.
 #[derive(Clone, Debug, Default)]
@@ -29,8 +29,7 @@ pub struct Header {
 }
 
 /// The byte offsets jumps land on, numbered in order (`LABELn`).
-fn labels(p: &Program) -> Labels {
-    let at = p.offsets();
+fn labels(p: &Program, at: &[u32]) -> Labels {
     p.jump_targets
         .iter()
         .enumerate()
@@ -48,8 +47,8 @@ pub fn write(
     header: &Header,
     instructions: usize,
 ) -> Result<String, String> {
-    let labels = labels(p);
     let at = p.offsets();
+    let labels = labels(p, &at);
     let bytes_native = 16 * p.encoded.len();
     let bytes = at[at.len() - 1] as usize;
     let sends = p
@@ -69,18 +68,16 @@ pub fn write(
         header.fills,
         100.0 * (bytes_native - bytes) as f64 / bytes_native.max(1) as f64
     );
-    // Which encoded instruction each IR block starts and ends at.
-    let mut index_of = std::collections::HashMap::with_capacity(p.insts.len());
-    for (k, &i) in p.insts.iter().enumerate() {
-        index_of.insert(i, k);
-    }
+    // `p` encodes the layout's instructions in order, the markers left out.
     let mut k = 0usize;
     for (b, block) in s.layout.blocks.iter().enumerate() {
         let cycles = header.block_cycles.get(b).copied().unwrap_or(0);
         let _ = writeln!(o, "   START B{b} ({cycles} cycles)");
         for i in &block.insts {
-            let Some(&kk) = index_of.get(i) else { continue };
-            debug_assert_eq!(kk, k);
+            if crate::generate::encodes_nothing(s.insts.opcode[*i]) {
+                continue;
+            }
+            debug_assert_eq!(p.insts[k], *i);
             if let Some(n) = labels.get(&at[k]) {
                 let _ = writeln!(o, "LABEL{n}:");
             }

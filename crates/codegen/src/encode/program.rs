@@ -54,9 +54,18 @@ impl Program {
         at
     }
 
+    /// The program's size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.encoded.iter().map(|e| e.len() as usize).sum()
+    }
+
     /// The program's bytes.
     pub fn bytes(&self) -> Vec<u8> {
-        self.encoded.iter().flat_map(|e| e.bytes()).copied().collect()
+        self.encoded
+            .iter()
+            .flat_map(|e| e.bytes())
+            .copied()
+            .collect()
     }
 
     /// Instructions compacted to 8 bytes.
@@ -101,36 +110,37 @@ pub fn encode_shader(
 ) -> Result<Program, EncodeError> {
     let col = super::codec::col_of(gen).map_err(|e| EncodeError { inst: 0, msg: e.0 })?;
     let mut insts = Vec::with_capacity(s.num_insts());
-    // Loop heads and the halt target, as the index of the next encoded instruction.
+    // Per encoded instruction its control flow, and for a `while` the index of its loop's
+    // first instruction; loop heads and the halt target as the next encoded instruction.
+    let mut flow = Vec::with_capacity(s.num_insts());
+    let mut while_start = Vec::with_capacity(s.num_insts());
     let mut do_at = Vec::new();
-    let mut loop_start: Vec<(usize, usize)> = Vec::new();
     let mut halt_target = None;
     for id in s.layout.insts() {
-        match s.insts.opcode[id] {
+        let op = s.insts.opcode[id];
+        match op {
             Opcode::Do => do_at.push(insts.len()),
             Opcode::HaltTarget => halt_target = Some(insts.len()),
             _ => {
-                if s.insts.opcode[id].control_flow() == ControlFlow::While {
-                    let start = do_at.pop().ok_or_else(|| EncodeError {
+                let f = op.control_flow();
+                let start = if f == ControlFlow::While {
+                    do_at.pop().ok_or_else(|| EncodeError {
                         inst: insts.len(),
                         msg: "`while` without its `do`".into(),
-                    })?;
-                    loop_start.push((insts.len(), start));
-                }
+                    })?
+                } else {
+                    usize::MAX
+                };
                 insts.push(id);
+                flow.push(f);
+                while_start.push(start);
             }
         }
     }
-    let n = insts.len();
-    let flow: Vec<ControlFlow> = insts
+    debug_assert!(insts
         .iter()
-        .map(|&i| s.insts.opcode[i].control_flow())
-        .collect();
-    // The loop start of each `while` by index.
-    let mut while_start = vec![usize::MAX; n];
-    for &(w, start) in &loop_start {
-        while_start[w] = start;
-    }
+        .all(|&i| !crate::generate::encodes_nothing(s.insts.opcode[i])));
+    let n = insts.len();
     let branch_ctrl_else = dialect == Dialect::Mesa25;
     let targets = jump_targets(&flow, &while_start, halt_target, col, branch_ctrl_else)
         .map_err(|(inst, msg)| EncodeError { inst, msg })?;
@@ -223,7 +233,9 @@ fn jump_targets(
         match flow[k] {
             ControlFlow::If => ifs.push((k, None)),
             ControlFlow::Else => {
-                let top = ifs.last_mut().ok_or_else(|| err("`else` outside an `if`"))?;
+                let top = ifs
+                    .last_mut()
+                    .ok_or_else(|| err("`else` outside an `if`"))?;
                 top.1 = Some(k);
             }
             ControlFlow::Endif => {

@@ -320,10 +320,9 @@ fn reads_enabled_channels_only(
 
 /// Whether `inst` writes the index of an enabled channel: a `find_live_channel`, or what
 /// Mesa lowers it to on gen8+ before register allocation (`lower_find_live_channel`,
-/// brw_fs.cpp): `fbl(1)` NoMask of the channel-enable register `ce0` (the mask ARF;
-/// Mesa 22.3's printer writes it `arf0.0`, whose class eubatch cannot tell:
-/// [`arf::UNKNOWN`] | 0, which no other lowering reads in a scalar dump), the first channel
-/// enabled at that instruction.
+/// brw_fs.cpp): `fbl(1)` NoMask of the channel-enable register `ce0` (the mask ARF; Mesa
+/// 22.3's printer writes it `arf0.0`, which the importer reads as `mask0` in an `fbl`), the
+/// first channel enabled at that instruction.
 fn finds_a_live_channel(shader: &Shader, inst: Inst) -> bool {
     match shader.insts.opcode[inst] {
         Opcode::FindLiveChannel => true,
@@ -336,7 +335,7 @@ fn finds_a_live_channel(shader: &Shader, inst: Inst) -> bool {
                 && ctl.exec_size == 1
                 && ctl.predicate == Predicate::None
                 && src.file == RegFile::Arf
-                && matches!(src.nr, arf::MASK | arf::UNKNOWN)
+                && src.nr == arf::MASK
                 && src.offset == 0
         }
         _ => false,
