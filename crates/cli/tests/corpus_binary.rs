@@ -11,7 +11,7 @@ mod common;
 #[path = "../../ir/tests/common/mod.rs"]
 mod corpora;
 
-use common::{eubatch, number_before};
+use common::{eubatch, line_starting, number_before};
 
 const CORPORA: [(&str, &str); 7] = [
     ("shaderdb-bdw", "bdw"),
@@ -41,12 +41,7 @@ fn every_kept_scalar_shader_runs_as_its_binary() {
             "-j",
             "2",
         ]);
-        let line = |prefix: &str| {
-            out.lines()
-                .find(|l| l.starts_with(prefix))
-                .unwrap_or_else(|| panic!("{name}: no `{prefix}` line:\n{out}"))
-                .to_string()
-        };
+        let line = |prefix: &str| line_starting(&out, prefix, &name).to_string();
         let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error:")).collect();
         assert!(ok && errors.is_empty(), "{name}:\n{}", errors.join("\n"));
         let compiled = line("compiled ");

@@ -13,7 +13,7 @@ mod common;
 #[path = "../../ir/tests/common/mod.rs"]
 mod corpora;
 
-use common::{eubatch, number_before};
+use common::{eubatch, line_starting, number_before};
 
 /// (corpus, target, shaders that ran and agreed when this was last raised).
 const CORPORA: [(&str, &str, usize); 8] = [
@@ -51,11 +51,7 @@ fn pre_ra_dumps_allocate_and_run_against_their_start_ir() {
             "-j",
             "2",
         ]);
-        let line = |prefix: &str| {
-            out.lines()
-                .find(|l| l.starts_with(prefix))
-                .unwrap_or_else(|| panic!("{name}: no `{prefix}` line:\n{out}"))
-        };
+        let line = |prefix: &str| line_starting(&out, prefix, &name);
         let compiled = line("compiled ");
         let failures = number_before(compiled, " failures");
         let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error:")).collect();

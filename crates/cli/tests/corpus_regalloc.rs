@@ -13,7 +13,7 @@ mod common;
 #[path = "../../ir/tests/common/mod.rs"]
 mod corpora;
 
-use common::eubatch;
+use common::{eubatch, line_starting};
 
 /// Variants Mesa 22.3.6 kept of shaderdb-skl (its stats.txt files).
 const MESA_22_KEPT: usize = 1648;
@@ -35,12 +35,7 @@ fn mesa_allocates_shaderdb_skl_without_spilling() {
         "2",
     ]);
     assert!(ok, "{out}");
-    let line = |prefix: &str| {
-        out.lines()
-            .find(|l| l.starts_with(prefix))
-            .unwrap_or_else(|| panic!("no `{prefix}` line:\n{out}"))
-            .to_string()
-    };
+    let line = |prefix: &str| line_starting(&out, prefix, "shaderdb-skl").to_string();
     let ra = line("register allocation (`mesa`): ");
     let kept: usize = ra["register allocation (`mesa`): ".len()..]
         .split(' ')

@@ -27,6 +27,7 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 
+use eubatch_codegen::asm::encoding;
 use eubatch_codegen::encode::{self, Dialect, Labels, Place, ProgramLine};
 use eubatch_ir::Gen;
 
@@ -75,22 +76,6 @@ struct Program {
     offsets: HashMap<u32, u32>,
 }
 
-fn hex_bytes(line: &str) -> Option<Vec<u8>> {
-    let b = line.as_bytes();
-    let mut out = Vec::new();
-    for i in 0..16 {
-        let p = i * 3;
-        let Some(pair) = line.get(p..p + 2) else {
-            break;
-        };
-        match u8::from_str_radix(pair, 16) {
-            Ok(v) if b.get(p + 2) == Some(&b' ') => out.push(v),
-            _ => break,
-        }
-    }
-    matches!(out.len(), 8 | 16).then_some(out)
-}
-
 fn programs(lines: &[&str]) -> Vec<Program> {
     let mut progs: Vec<Program> = Vec::new();
     let mut at = 0u32;
@@ -109,7 +94,7 @@ fn programs(lines: &[&str]) -> Vec<Program> {
             let n = n.parse().expect("label number");
             p.labels.insert(n, p.lines.len());
             p.offsets.insert(n, at);
-        } else if let Some(bytes) = hex_bytes(l) {
+        } else if let Some(bytes) = encoding(l).map(|(bytes, _)| bytes) {
             let len = bytes.len() as u32;
             p.lines.push(Line { idx, bytes, at });
             at += len;

@@ -27,6 +27,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use eubatch_codegen::asm::encoding;
 use eubatch_codegen::compact::{compact, native_from_bytes, precompact, try_compact, uncompact};
 use eubatch_ir::Gen;
 
@@ -101,22 +102,6 @@ fn parse_text(t: &str) -> Option<Text> {
         exec_size,
         dst_grf,
     })
-}
-
-/// An instruction line: its bytes (8 or 16) and the disassembly after them.
-fn parse_line(line: &str) -> Option<(Vec<u8>, &str)> {
-    let mut bytes = Vec::with_capacity(16);
-    let mut rest = line;
-    while bytes.len() < 16 {
-        let tok = rest.get(..3)?;
-        let b = tok.as_bytes();
-        if !(b[0].is_ascii_hexdigit() && b[1].is_ascii_hexdigit() && b[2] == b' ') {
-            break;
-        }
-        bytes.push(u8::from_str_radix(&tok[..2], 16).ok()?);
-        rest = &rest[3..];
-    }
-    matches!(bytes.len(), 8 | 16).then_some((bytes, rest))
 }
 
 /// Checks the expanded instruction against the disassembly; `None` when they agree.
@@ -989,7 +974,8 @@ fn walk(corpus: &str, gen: Gen, oracle: Oracle) -> Option<Counts> {
                 sizes = before.zip(after);
                 continue;
             }
-            if let Some((bytes, rest)) = parse_line(line) {
+            if let Some((bytes, at)) = encoding(line) {
+                let rest = &line[at..];
                 let len = bytes.len() as i64;
                 prog.push(Inst {
                     offset,

@@ -14,6 +14,7 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 
+use eubatch_codegen::asm::encoding;
 use eubatch_codegen::encode::{
     self, codec, Dialect, LabelOffsets, Labels, NativeInst, Place, Style,
 };
@@ -49,22 +50,6 @@ struct Line {
     at: u32,
 }
 
-fn hex_bytes(line: &str) -> Option<Vec<u8>> {
-    let b = line.as_bytes();
-    let mut out = Vec::new();
-    for i in 0..16 {
-        let p = i * 3;
-        let Some(pair) = line.get(p..p + 2) else {
-            break;
-        };
-        match u8::from_str_radix(pair, 16) {
-            Ok(v) if b.get(p + 2) == Some(&b' ') => out.push(v),
-            _ => break,
-        }
-    }
-    matches!(out.len(), 8 | 16).then_some(out)
-}
-
 /// Splits a listing into programs: their instruction lines and labels.
 fn programs(lines: &[&str]) -> Vec<(Vec<Line>, LabelOffsets)> {
     let mut progs: Vec<(Vec<Line>, LabelOffsets)> = Vec::new();
@@ -78,7 +63,7 @@ fn programs(lines: &[&str]) -> Vec<(Vec<Line>, LabelOffsets)> {
         let Some(p) = progs.last_mut() else { continue };
         if let Some(n) = l.strip_prefix("LABEL").and_then(|r| r.strip_suffix(':')) {
             p.1.insert(n.parse().expect("label number"), at);
-        } else if let Some(bytes) = hex_bytes(l) {
+        } else if let Some(bytes) = encoding(l).map(|(bytes, _)| bytes) {
             let len = bytes.len() as u32;
             p.0.push(Line { idx, bytes, at });
             at += len;

@@ -11,7 +11,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use eubatch_codegen::asm::read_asm;
+use eubatch_codegen::asm::{encoding, read_asm};
 use eubatch_codegen::compact::uncompact;
 use eubatch_codegen::encode::{self, decode, Dialect, NativeInst};
 use eubatch_ir::Gen;
@@ -37,19 +37,7 @@ fn program_bytes(text: &str) -> Vec<Vec<(Vec<u8>, usize)>> {
             continue;
         }
         let Some(p) = out.last_mut() else { continue };
-        let b = l.as_bytes();
-        let mut bytes = Vec::new();
-        for i in 0..16 {
-            let at = i * 3;
-            match l
-                .get(at..at + 2)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-            {
-                Some(v) if b.get(at + 2) == Some(&b' ') => bytes.push(v),
-                _ => break,
-            }
-        }
-        if matches!(bytes.len(), 8 | 16) {
+        if let Some((bytes, _)) = encoding(l) {
             p.push((bytes, idx + 1));
         }
     }

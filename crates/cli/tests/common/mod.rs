@@ -37,3 +37,11 @@ pub fn number_before(line: &str, key: &str) -> usize {
         .parse()
         .unwrap()
 }
+
+/// The first line of `out` that starts with `prefix`; panics naming `what` (the corpus or
+/// run) and showing the whole output when there is none.
+pub fn line_starting<'a>(out: &'a str, prefix: &str, what: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("{what}: no `{prefix}` line:\n{out}"))
+}

@@ -258,8 +258,11 @@ pub fn read_asm(text: &str, name: &str, target: Gen) -> Result<Vec<AsmProgram>, 
     Ok(programs)
 }
 
-/// The encoding bytes at the start of an instruction line and where the disassembly starts.
-fn encoding(line: &str) -> Option<(Vec<u8>, usize)> {
+/// The encoding bytes at the start of an instruction line of a listing (8 when compacted,
+/// 16 otherwise, as lowercase hex pairs each followed by a space) and where the disassembly
+/// starts; `None` for any other line. The one reader of the hex column: the corpus tests
+/// use it too.
+pub fn encoding(line: &str) -> Option<(Vec<u8>, usize)> {
     let b = line.as_bytes();
     let mut bytes = Vec::with_capacity(16);
     let mut pos = 0;
