@@ -82,9 +82,10 @@ enum Cmd {
         /// result must pass the hardware-form verifier, comparable to Mesa's
         /// pre_register_allocate dumps) or `final` (then register allocation with `mesa`
         /// unless --regalloc names another, the generator's expansion and encoding: final
-        /// instructions, bytes and Mesa's cycle estimate of the binary).
-        #[arg(long, default_value = "opt")]
-        stop_after: String,
+        /// instructions, bytes and Mesa's cycle estimate of the binary). Default: `final`
+        /// (none with --passes, which names the pipeline itself).
+        #[arg(long)]
+        stop_after: Option<String>,
         /// A pipeline instead: pass names and `loop(...)`, comma-separated
         /// (`algebraic,copy_prop,dce`, `loop(copy_prop,dce)`, `opt`).
         #[arg(long)]
@@ -308,6 +309,10 @@ fn main() -> ExitCode {
             no_post_ra_schedule,
         } => {
             let from_pre_ra = from == "pre-ra";
+            // What users compare is final code (issue 17): the whole pipeline unless a stage
+            // or a pipeline of one's own is named.
+            let stop_after = stop_after
+                .unwrap_or_else(|| if passes.is_some() { "opt" } else { "final" }.to_string());
             // `final`: the whole pipeline, allocated with Mesa's allocator unless one is named.
             let mut regalloc = regalloc;
             if stop_after == "final" && regalloc.is_empty() {
@@ -318,7 +323,7 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
             if from_pre_ra && (passes.is_some() || regalloc.is_empty()) {
-                eprintln!("error: --from pre-ra runs no pass and needs --regalloc NAME (Mesa's pre-RA dumps are already lowered)");
+                eprintln!("error: --from pre-ra runs no pass and needs --regalloc NAME or --stop-after final (Mesa's pre-RA dumps are already lowered)");
                 return ExitCode::FAILURE;
             }
             let custom = passes.is_some();
