@@ -59,6 +59,9 @@ pub struct Options {
     /// With `regalloc`: schedule the register-form code for latency before the generator
     /// (Mesa's `SCHEDULE_POST`, `eubatch_passes::schedule::post_ra`).
     pub post_ra_schedule: bool,
+    /// With `regalloc`: move allocated values between register banks before that, as
+    /// Mesa's `opt_bank_conflicts` does (`eubatch_regalloc::bank_conflicts`).
+    pub bank_conflicts: bool,
     /// With `regalloc`: write each shader's final code (the first allocator's) into this
     /// directory, as Mesa's listing or as the raw binary.
     pub emit: Option<(Emit, PathBuf)>,
@@ -127,6 +130,12 @@ pub struct RaTotals {
     pub post_ra_scheduled: u64,
     pub post_ra_estimate: eubatch_passes::schedule::post_ra::Estimate,
     pub post_ra_time: Duration,
+    /// Bank-conflict mitigation: shaders whose registers it moved, atoms moved, and the
+    /// three-source instructions incurring a conflict before and after, over all shaders.
+    pub bank_shaders_changed: u64,
+    pub bank_atoms_moved: u64,
+    pub bank_conflicts_before: u64,
+    pub bank_conflicts_after: u64,
     /// Expanded shaders encoded (`eubatch_codegen::final_code`): their bytes, and before
     /// compaction; instructions compacted; Mesa's cycle estimate of the decoded binary,
     /// summed over those it prices, and why the others have none.
@@ -183,6 +192,10 @@ impl RaTotals {
         self.post_ra_scheduled += o.post_ra_scheduled;
         self.post_ra_estimate += o.post_ra_estimate;
         self.post_ra_time += o.post_ra_time;
+        self.bank_shaders_changed += o.bank_shaders_changed;
+        self.bank_atoms_moved += o.bank_atoms_moved;
+        self.bank_conflicts_before += o.bank_conflicts_before;
+        self.bank_conflicts_after += o.bank_conflicts_after;
         self.encoded += o.encoded;
         self.bytes += o.bytes;
         self.bytes_native += o.bytes_native;
@@ -434,6 +447,15 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             println!(
                 "not allocated: {n} shader{}: {why}",
                 if *n == 1 { "" } else { "s" }
+            );
+        }
+        if opts.bank_conflicts {
+            println!(
+                "bank conflicts (Mesa's opt_bank_conflicts): registers moved in {} shaders ({} atoms); three-source instructions reading two sources from one bank: {} before, {} after",
+                ra.bank_shaders_changed,
+                ra.bank_atoms_moved,
+                ra.bank_conflicts_before,
+                ra.bank_conflicts_after
             );
         }
         if opts.post_ra_schedule {
@@ -1174,7 +1196,15 @@ fn allocate_registers(
     }
     let mut code = eubatch_regalloc::assign::assign(allocated, &r.allocated.allocation)
         .map_err(|e| format!("applying the allocation: {e}"))?;
-    // Mesa schedules for latency after allocation, before the generator.
+    // Mesa moves values out of conflicting banks after allocation, then schedules for
+    // latency, before the generator.
+    if opts.bank_conflicts {
+        let o = eubatch_regalloc::bank_conflicts::opt_bank_conflicts(allocated, &mut code);
+        totals.bank_shaders_changed += (o.moved > 0) as u64;
+        totals.bank_atoms_moved += o.moved as u64;
+        totals.bank_conflicts_before += o.conflicts_before as u64;
+        totals.bank_conflicts_after += o.conflicts_after as u64;
+    }
     if opts.post_ra_schedule {
         let start = Instant::now();
         let estimate = POST_RA.with(|p| p.borrow_mut().schedule(&mut code));

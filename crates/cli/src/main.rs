@@ -147,6 +147,12 @@ enum Cmd {
         /// instructions reordered within their register, flag and accumulator dependencies).
         #[arg(long)]
         no_post_ra_schedule: bool,
+        /// With --regalloc: leave allocated values in the registers allocation gave them.
+        /// By default they are moved between register banks first, as Mesa's
+        /// opt_bank_conflicts does, so that fewer three-source instructions read two
+        /// sources from one bank (a cycle lost per register on gen7-gen9).
+        #[arg(long)]
+        no_bank_conflicts: bool,
     },
     /// The Mesa cross-check: simulate each start dump and Mesa's final code for it (asm.txt
     /// in the same directory) on the same inputs and count where they agree.
@@ -307,6 +313,7 @@ fn main() -> ExitCode {
             emit,
             emit_dir,
             no_post_ra_schedule,
+            no_bank_conflicts,
         } => {
             let from_pre_ra = from == "pre-ra";
             // What users compare is final code (issue 17): the whole pipeline unless a stage
@@ -379,6 +386,7 @@ fn main() -> ExitCode {
                         (kind, dir)
                     }),
                     post_ra_schedule: !no_post_ra_schedule,
+                    bank_conflicts: !no_bank_conflicts,
                 },
             )
         }

@@ -165,12 +165,19 @@ pub fn bank_conflict(gen: Gen, srcs: [Option<u32>; 3]) -> bool {
     let (Some(r1), Some(r2)) = (srcs[1], srcs[2]) else {
         return false;
     };
-    if bank_of(r1) != bank_of(r2) {
+    bank_of(r1) == bank_of(r2) && !conflict_optimized_out(gen, srcs)
+}
+
+/// Whether the hardware skips the read cycle that would conflict, for a three-source
+/// instruction whose second and third sources are general registers `srcs[1]` and
+/// `srcs[2]` (brw_fs_bank_conflicts.cpp `is_conflict_optimized_out`, found by experiment:
+/// gen9 and later, when the first source is in the register of the second or third, or
+/// the second and third are in one).
+pub fn conflict_optimized_out(gen: Gen, srcs: [Option<u32>; 3]) -> bool {
+    let (Some(r1), Some(r2)) = (srcs[1], srcs[2]) else {
         return false;
-    }
-    let optimized_out =
-        gen >= Gen::Gen9 && (srcs[0].is_some_and(|r0| r0 == r1 || r0 == r2) || r1 == r2);
-    !optimized_out
+    };
+    gen >= Gen::Gen9 && (srcs[0].is_some_and(|r0| r0 == r1 || r0 == r2) || r1 == r2)
 }
 
 #[cfg(test)]

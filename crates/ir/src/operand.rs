@@ -281,6 +281,18 @@ impl Operand {
         }
     }
 
+    /// Mesa's `fs_reg::component_size(width)` as the performance rules read it for a
+    /// destination: `width` elements at the operand's stride (a fixed or architecture
+    /// register's horizontal stride), at least one element. Issue times and the weight of
+    /// a bank conflict are counted in registers of it.
+    pub fn component_size(&self, width: u32) -> u32 {
+        let stride = match self.file {
+            RegFile::FixedGrf | RegFile::Arf => self.region.hstride as u32,
+            _ => self.stride as u32,
+        };
+        (width * stride).max(1) * self.ty.size()
+    }
+
     /// Mesa's size of this operand for `exec_size` channels (`fs_reg::component_size`:
     /// `width * stride * type size`, one element for stride 0): what `size_written` and
     /// `size_read` count, and what decides whether Mesa prints `+R.B`.

@@ -47,6 +47,7 @@ fn main() {
             schedule: Vec::new(),
             keep_spilling_variants: false,
             post_ra_schedule: true,
+            bank_conflicts: true,
         };
         let mut best = f64::INFINITY;
         let mut insts = 0;

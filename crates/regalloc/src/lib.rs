@@ -18,6 +18,7 @@
 //! computable (structured control flow).
 
 pub mod assign;
+pub mod bank_conflicts;
 pub mod checker;
 pub mod constraints;
 pub mod linear;

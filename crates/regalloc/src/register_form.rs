@@ -12,7 +12,16 @@ use crate::{allocate, assign::assign, by_name, checker};
 /// `shader` lowered (the `lower` pipeline) and in register form with allocator `name`;
 /// `None` when the allocator refuses it, some value does not fit without spilling, or the
 /// allocation cannot be applied. A lowering failure or a checker violation is an error.
-pub fn register_form(mut shader: Shader, name: &str) -> Result<Option<Shader>, String> {
+pub fn register_form(shader: Shader, name: &str) -> Result<Option<Shader>, String> {
+    Ok(allocated_and_register_form(shader, name)?.map(|(_, code)| code))
+}
+
+/// [`register_form`], with the lowered shader it was assigned from (its VGRFs tell which
+/// registers came from allocation, as the post-RA passes need: `crate::bank_conflicts`).
+pub fn allocated_and_register_form(
+    mut shader: Shader,
+    name: &str,
+) -> Result<Option<(Shader, Shader)>, String> {
     let steps = manager::parse("lower").map_err(|e| e.to_string())?;
     let mut checks = Checks {
         verify_ir: false,
@@ -31,5 +40,7 @@ pub fn register_form(mut shader: Shader, name: &str) -> Result<Option<Shader>, S
     }
     checker::check(&shader, &mut cx, &r.constraints, &r.allocation)
         .map_err(|e| format!("checker: {e}"))?;
-    Ok(assign(&shader, &r.allocation).ok())
+    Ok(assign(&shader, &r.allocation)
+        .ok()
+        .map(|code| (shader, code)))
 }

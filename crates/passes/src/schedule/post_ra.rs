@@ -54,8 +54,9 @@
 //! Limits: the scalar back end (vec4 code is left as it is; Mesa schedules it with
 //! `vec4_instruction_scheduler`); gen7 to gen9 (no register scoreboard or software
 //! scoreboard of gen12, no MRF writes of gen6); barriers beyond Mesa's keep virtual opcodes
-//! in place where Mesa moves them; Mesa's `opt_bank_conflicts`, which runs just before,
-//! is not done (bank conflicts are priced on the allocator's registers). Cost: linear in each block's accesses (registers touched,
+//! in place where Mesa moves them. Bank conflicts are priced on the registers as they
+//! come: Mesa's `opt_bank_conflicts` runs just before, in the driver
+//! (`eubatch_regalloc::bank_conflicts`). Cost: linear in each block's accesses (registers touched,
 //! edges) plus Mesa's walk between barriers; the candidate list is scanned per pick, as
 //! Mesa does (quadratic in the candidates at once). Storage is reused from block to block
 //! and from shader to shader ([`PostRaScheduler`]).
@@ -293,12 +294,7 @@ fn costs(shader: &Shader, inst: Inst, gen: eubatch_ir::Gen, reg: u32) -> (u32, u
         let at = |o: &Operand| (o.file == RegFile::FixedGrf).then(|| o.nr + o.offset / reg);
         latency::bank_conflict(gen, [at(&srcs[0]), at(&srcs[1]), at(&srcs[2])])
     };
-    let dst = &shader.insts.dst[inst];
-    let stride = match dst.file {
-        RegFile::FixedGrf | RegFile::Arf => dst.region.hstride as u32,
-        _ => dst.stride as u32,
-    };
-    let dst_bytes = (exec * stride).max(1) * dst.ty.size();
+    let dst_bytes = shader.insts.dst[inst].component_size(exec);
     (
         latency::latency(gen, op, send),
         latency::issue_time(exec, dst_bytes, conflict, reg),
