@@ -56,6 +56,9 @@ pub struct Options {
     pub schedule: Vec<eubatch_passes::schedule::Mode>,
     /// Spill and keep SIMD16/SIMD32 variants Mesa does not let spill (it drops them).
     pub keep_spilling_variants: bool,
+    /// With `regalloc`: keep every SIMD32 fragment variant that allocates, where Mesa keeps
+    /// one only when it is faster than the narrower ones ([`simd32_fate`]).
+    pub keep_all_simd32: bool,
     /// With `regalloc`: schedule the register-form code for latency before the generator
     /// (Mesa's `SCHEDULE_POST`, `eubatch_passes::schedule::post_ra`).
     pub post_ra_schedule: bool,
@@ -92,6 +95,10 @@ pub struct RaTotals {
     /// `mesa_lets_spill`), dropped as Mesa drops them: not spilled, not among those
     /// allocated and checked. Kept, spilled, with `--keep-spilling-variants`.
     pub dropped: u64,
+    /// SIMD32 fragment variants allocated but not kept, as Mesa's `brw_compile_fs` would
+    /// not keep them given their SIMD8 and SIMD16 siblings, by reason ([`simd32_fate`]);
+    /// their other totals are not counted.
+    pub simd32_dropped: std::collections::BTreeMap<&'static str, u64>,
     /// With `--verify`: spilled shaders compared with the unspilled ones in the simulator
     /// (equal), and those it could not run.
     pub spills_simulated: u64,
@@ -166,6 +173,9 @@ impl RaTotals {
         self.spills += o.spills;
         self.fills += o.fills;
         self.dropped += o.dropped;
+        for (why, n) in &o.simd32_dropped {
+            *self.simd32_dropped.entry(why).or_default() += n;
+        }
         self.spills_simulated += o.spills_simulated;
         self.spills_not_simulated += o.spills_not_simulated;
         self.grf_used += o.grf_used;
@@ -237,8 +247,13 @@ pub struct Worker {
 /// (`--dump-after`), errors.
 #[derive(Default)]
 pub struct Compiled {
-    /// The shader's statistics: one, or one per allocator compared (`--regalloc A,B`).
-    pub stats: Option<Box<[crate::stats::ShaderStats]>>,
+    /// The shader's statistics: one, or one per allocator compared (`--regalloc A,B`);
+    /// none for an allocator that dropped the variant, as Mesa drops it (its final code
+    /// is not kept: Mesa's statistics do not have it either).
+    pub stats: Option<Box<[Option<crate::stats::ShaderStats>]>>,
+    /// With `--regalloc`: per allocator, what became of the variant, which decides whether
+    /// Mesa would keep a wider variant of the same fragment shader ([`simd32_fate`]).
+    pub fates: Box<[Fate]>,
     pub failure: Option<Box<str>>,
     /// The shader was left out: a pass of the pipeline does not handle it (why).
     pub refused: Option<Box<str>>,
@@ -329,7 +344,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             .iter_mut()
             .zip(r.stats.into_iter().flat_map(|s| s.into_vec()))
         {
-            list.push(s);
+            list.extend(s);
         }
         failures.extend(r.failure);
         if let Some(why) = r.refused {
@@ -432,6 +447,16 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             format_duration(ra.alloc_time),
             format_duration(ra.check_time)
         );
+        if !opts.keep_all_simd32 {
+            let n: u64 = ra.simd32_dropped.values().sum();
+            println!(
+                "SIMD32 fragment variants allocated and not kept, as Mesa's brw_compile_fs would not keep them (not counted above or below; --keep-all-simd32 keeps them): {n}{}",
+                if n > 0 { ":" } else { "" }
+            );
+            for (why, n) in &ra.simd32_dropped {
+                println!("  {n:6}  {why}");
+            }
+        }
         let modes: Vec<String> = ra.modes.iter().map(|(m, n)| format!("{m} {n}")).collect();
         println!(
             "scheduling mode kept (the first of those tried whose allocation fits): {}",
@@ -764,7 +789,9 @@ fn sibling_beside(
 }
 
 /// The driver proper: compiles `files` (found under `roots`) on `opts.jobs` threads and
-/// returns what each gave, in the order of `files`, and every thread's totals.
+/// returns what each gave, in the order of `files`, and every thread's totals. With
+/// `--regalloc` a fragment shader's variants are compiled together, narrowest first, so
+/// that its SIMD32 variant is kept or not as Mesa decides it ([`simd32_fate`]).
 pub fn compile_files(
     files: &[PathBuf],
     roots: &[PathBuf],
@@ -773,10 +800,34 @@ pub fn compile_files(
     bar: &indicatif::ProgressBar,
 ) -> (Vec<Compiled>, Vec<Worker>) {
     let inject_panic = std::env::var(INJECT_PANIC).ok().filter(|s| !s.is_empty());
-    crate::parallel::map_with(
-        files,
+    let groups = variant_groups(files, !opts.regalloc.is_empty() && !opts.keep_all_simd32);
+    let one = |w: &mut Worker, path: &PathBuf| {
+        // A panic in a pass is a bug to report, not the end of the run.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            compile_one(path, roots, opts, steps, w, inject_panic.as_deref())
+        }))
+        .unwrap_or_else(|p| {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Compiled {
+                failure: Some(
+                    format!("{}: eubatch bug: a pass panicked: {msg}", path.display()).into(),
+                ),
+                ..Compiled::default()
+            }
+        })
+    };
+    let (per_group, workers) = crate::parallel::map_with(
+        &groups,
         opts.jobs,
-        crate::parallel::file_size,
+        |g| {
+            g.iter()
+                .map(|v| crate::parallel::file_size(&files[v.file]))
+                .sum()
+        },
         || Worker {
             stats: Stats::new(),
             opcodes: Default::default(),
@@ -786,27 +837,140 @@ pub fn compile_files(
             targets: Default::default(),
             ra: vec![RaTotals::default(); opts.regalloc.len()],
         },
-        |w, path| {
-            // A panic in a pass is a bug to report, not the end of the run.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                compile_one(path, roots, opts, steps, w, inject_panic.as_deref())
-            }))
-            .unwrap_or_else(|p| {
-                let msg = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                Compiled {
-                    failure: Some(
-                        format!("{}: eubatch bug: a pass panicked: {msg}", path.display()).into(),
-                    ),
-                    ..Compiled::default()
+        |w, group| {
+            bar.inc(group.len() as u64 - 1);
+            let mut done: Vec<Compiled> = Vec::with_capacity(group.len());
+            for v in group {
+                let path = &files[v.file];
+                if v.width != 32 || group.len() == 1 {
+                    done.push(one(w, path));
+                    continue;
                 }
-            })
+                // The SIMD32 variant after its siblings: kept, or taken back out of the
+                // totals as Mesa would not have kept it.
+                let before = w.ra.clone();
+                let mut r = one(w, path);
+                let sibling = |width: u8, k: usize| {
+                    group
+                        .iter()
+                        .zip(&done)
+                        .find(|(s, _)| s.width == width)
+                        .map(|(_, c)| c.fates.get(k).copied().unwrap_or_default())
+                };
+                for k in 0..r.fates.len() {
+                    let Some(why) = simd32_fate(r.fates[k], sibling(8, k), sibling(16, k)) else {
+                        continue;
+                    };
+                    w.ra[k] = before[k].clone();
+                    *w.ra[k].simd32_dropped.entry(why).or_default() += 1;
+                    r.fates[k].kept = false;
+                    if let Some(stats) = r.stats.as_mut() {
+                        stats[k] = None;
+                    }
+                    if let (0, Some((kind, dir))) = (k, &opts.emit) {
+                        let _ = std::fs::remove_file(emitted_file(dir, *kind, path));
+                    }
+                }
+                done.push(r);
+            }
+            done
         },
         bar,
-    )
+    );
+    let mut results: Vec<Option<Compiled>> = (0..files.len()).map(|_| None).collect();
+    for (group, done) in groups.iter().zip(per_group) {
+        for (v, r) in group.iter().zip(done) {
+            results[v.file] = Some(r);
+        }
+    }
+    let results = results
+        .into_iter()
+        .map(|r| r.expect("every file is in one group"))
+        .collect();
+    (results, workers)
+}
+
+/// One file of a group of variants: its index in the input and its dispatch width.
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    pub file: usize,
+    pub width: u8,
+}
+
+/// The input as groups compiled together: when `by_shader`, the SIMD8, SIMD16 and SIMD32
+/// variants of one fragment shader (same directory, program and dump) in that order, every
+/// other file alone; otherwise each file alone.
+pub fn variant_groups(files: &[PathBuf], by_shader: bool) -> Vec<Vec<Variant>> {
+    use eubatch_ir::import::DumpName;
+    let mut groups: Vec<Vec<Variant>> = Vec::new();
+    let mut index = std::collections::HashMap::<(PathBuf, String), usize>::new();
+    for (file, path) in files.iter().enumerate() {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(DumpName::parse);
+        let fs = name.filter(|n| by_shader && n.stage == eubatch_ir::Stage::Fs);
+        let Some((mut name, width)) = fs.and_then(|n| n.width.map(|w| (n, w))) else {
+            groups.push(vec![Variant { file, width: 0 }]);
+            continue;
+        };
+        name.width = None;
+        let key = (
+            path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            format!(
+                "{}-{}-{}-{}",
+                name.program, name.iteration, name.pass_num, name.pass
+            ),
+        );
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(Variant { file, width });
+    }
+    for g in &mut groups {
+        g.sort_by_key(|v| v.width);
+    }
+    groups
+}
+
+/// What allocation made of one variant, for one allocator: kept (final code), spilled,
+/// and Mesa's throughput estimate of its binary.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Fate {
+    pub kept: bool,
+    pub spilled: bool,
+    pub throughput: Option<f32>,
+}
+
+/// Why Mesa 22.3 would not keep a SIMD32 fragment variant that allocated, given its SIMD8
+/// and SIMD16 siblings (`None`: it keeps it, or there is nothing to decide). brw_fs.cpp
+/// `brw_compile_fs`: SIMD32 is tried only when no narrower variant spilled
+/// (`has_spilled`) and SIMD16, if tried, compiled (`simd16_failed`); and kept only when
+/// its throughput beats the best of the narrower ones (`throughput >= perf.throughput`:
+/// "SIMD32 shader inefficient"). Where a throughput is unknown (a binary the model does
+/// not price) the variant is kept.
+pub fn simd32_fate(
+    simd32: Fate,
+    simd8: Option<Fate>,
+    simd16: Option<Fate>,
+) -> Option<&'static str> {
+    if !simd32.kept {
+        return None;
+    }
+    let narrower = [simd8, simd16];
+    if narrower.iter().flatten().any(|f| f.spilled) {
+        return Some("a narrower variant spilled: Mesa does not try SIMD32");
+    }
+    if simd16.is_some_and(|f| !f.kept) {
+        return Some("the SIMD16 variant was not kept: Mesa does not try SIMD32");
+    }
+    let t32 = simd32.throughput?;
+    let mut best = 0.0f32;
+    for f in narrower.iter().flatten().filter(|f| f.kept) {
+        best = best.max(f.throughput?);
+    }
+    (best >= t32).then_some("not faster than the narrower variants by Mesa's throughput estimate (\"SIMD32 shader inefficient\")")
 }
 
 fn format_duration(d: Duration) -> String {
@@ -961,6 +1125,7 @@ fn compile_one(
     // pipeline left it, with analyses of its own.
     let mut register_form = None;
     let mut others = Vec::new();
+    let mut fates = Vec::with_capacity(opts.regalloc.len());
     let lowered = (opts.regalloc.len() > 1 && out.failure.is_none()).then(|| shader.clone());
     for (k, allocator) in opts.regalloc.iter().enumerate() {
         if out.failure.is_some() {
@@ -1019,25 +1184,29 @@ fn compile_one(
         if let (0, Some((kind, dir)), Some(bytes)) =
             (k, &opts.emit, kept.as_ref().and_then(|k| k.output.as_ref()))
         {
-            let ext = match kind {
-                Emit::Asm => "asm",
-                Emit::Bin => "bin",
-            };
-            let file = dir.join(format!("{}.{ext}", flat_name(path)));
+            let file = emitted_file(dir, *kind, path);
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&file, bytes))
             {
                 out.failure = Some(format!("{}: {e}", file.display()).into());
             }
         }
+        fates.push(Fate {
+            kept: kept.is_some(),
+            spilled: kept
+                .as_ref()
+                .is_some_and(|k| k.counts.spills + k.counts.fills > 0),
+            throughput: kept.as_ref().and_then(|k| k.throughput),
+        });
         if k == 0 {
             register_form = kept;
         } else {
-            let pressure = c.pressure(s).map_or(0, |p| p.max as u64);
-            let mut stats = shader_stats(path, roots, s, pressure);
-            if let Some(kept) = &kept {
-                allocated_shader_stats(&mut stats, kept);
-            }
-            others.push(stats);
+            // A variant this allocator did not keep has no final code to count.
+            others.push(kept.map(|kept| {
+                let pressure = c.pressure(s).map_or(0, |p| p.max as u64);
+                let mut stats = shader_stats(path, roots, s, pressure);
+                allocated_shader_stats(&mut stats, &kept);
+                stats
+            }));
         }
     }
     if opts.histogram {
@@ -1059,12 +1228,20 @@ fn compile_one(
     }
     if opts.stats.is_some() || !others.is_empty() {
         let mut stats = shader_stats(path, roots, &shader, pressure);
-        if let Some(kept) = &register_form {
-            allocated_shader_stats(&mut stats, kept);
-        }
+        let stats = match &register_form {
+            Some(kept) => {
+                allocated_shader_stats(&mut stats, kept);
+                Some(stats)
+            }
+            // Without allocation the statistics are the pipeline's; with it, a variant
+            // not kept has no final code to count (nor in Mesa's statistics).
+            None if opts.regalloc.is_empty() => Some(stats),
+            None => None,
+        };
         others.insert(0, stats);
         out.stats = Some(others.into_boxed_slice());
     }
+    out.fates = fates.into_boxed_slice();
     for (k, (pass, text)) in dumps.into_iter().enumerate() {
         if let Some(dir) = &opts.dump_all {
             let flat = flat_name(path);
@@ -1084,6 +1261,15 @@ fn compile_one(
 
 /// The whole path of a dump, flattened into one file name: dumps of many directories share
 /// file names.
+/// Where `--emit` writes the final code of the shader at `path`.
+fn emitted_file(dir: &Path, kind: Emit, path: &Path) -> PathBuf {
+    let ext = match kind {
+        Emit::Asm => "asm",
+        Emit::Bin => "bin",
+    };
+    dir.join(format!("{}.{ext}", flat_name(path)))
+}
+
 fn flat_name(path: &Path) -> String {
     path.to_string_lossy()
         .trim_start_matches(['.', '/'])
@@ -1302,11 +1488,10 @@ fn allocate_registers(
         }
     }
     let emit = opts.emit.as_ref().map(|e| e.0);
+    let estimate = encoded.as_ref().and_then(|f| f.cycles.as_ref().ok());
     Ok(Some(Kept {
-        cycles: encoded
-            .as_ref()
-            .and_then(|f| f.cycles.as_ref().ok())
-            .map(|e| e.cycles as u64),
+        cycles: estimate.map(|e| e.cycles as u64),
+        throughput: estimate.map(|e| e.throughput(code.dispatch_width as u32)),
         output: encoded.and_then(|f| match emit? {
             Emit::Asm => f.listing.map(String::into_bytes),
             Emit::Bin => Some(f.program.bytes()),
@@ -1362,6 +1547,8 @@ struct Kept {
     final_instructions: Option<u64>,
     /// Mesa's cycle estimate of the binary; `None` when not encoded or not priced.
     cycles: Option<u64>,
+    /// Mesa's throughput estimate of the binary (channels per cycle), likewise.
+    throughput: Option<f32>,
     /// What `--emit` writes for the shader (when asked and encoded).
     output: Option<Vec<u8>>,
 }

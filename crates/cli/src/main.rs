@@ -133,6 +133,13 @@ enum Cmd {
         /// them (they are counted as dropped otherwise).
         #[arg(long)]
         keep_spilling_variants: bool,
+        /// With --regalloc: keep every SIMD32 fragment variant that allocates. By default
+        /// one is kept only as Mesa's brw_compile_fs keeps it: no narrower variant spilled,
+        /// the SIMD16 variant compiled, and its throughput (Mesa's performance model on its
+        /// binary) beats theirs; the others are counted and left out of the totals and
+        /// --stats, as Mesa's statistics leave them out.
+        #[arg(long)]
+        keep_all_simd32: bool,
         /// With --regalloc (or --stop-after final): write each shader's final code into
         /// --emit-dir, as Mesa's listing (`asm`: NAME.asm, asm.txt's format, disassembled
         /// from the bytes) or as the binary (`bin`: NAME.bin).
@@ -310,6 +317,7 @@ fn main() -> ExitCode {
             from,
             schedule,
             keep_spilling_variants,
+            keep_all_simd32,
             emit,
             emit_dir,
             no_post_ra_schedule,
@@ -377,6 +385,7 @@ fn main() -> ExitCode {
                     schedule: eubatch_regalloc::strategy::modes_named(&schedule)
                         .expect("clap checked the name"),
                     keep_spilling_variants,
+                    keep_all_simd32,
                     emit: emit.zip(emit_dir).map(|(kind, dir)| {
                         let kind = if kind == "asm" {
                             compile::Emit::Asm

@@ -46,6 +46,7 @@ fn main() {
             from_pre_ra: false,
             schedule: Vec::new(),
             keep_spilling_variants: false,
+            keep_all_simd32: false,
             post_ra_schedule: true,
             bank_conflicts: true,
         };

@@ -26,10 +26,24 @@ const FLAGS: usize = 8;
 const DEPS: usize = FLAG0 + FLAGS;
 
 /// The estimate: whole program and per block (indexed by block number), in cycles.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Estimate {
     pub cycles: u32,
     pub blocks: Vec<u32>,
+    /// The busiest back-end unit's time, weighted as the cycles are (Mesa's `unit_busy`,
+    /// a float there too): what bounds the threads per cycle when it exceeds `cycles`.
+    pub busiest_unit: f32,
+}
+
+impl Estimate {
+    /// Mesa's `performance::throughput` for a program of `dispatch_width` channels:
+    /// channels per cycle, `dispatch_width / max(cycles, busiest unit)`
+    /// (`calculate_thread_throughput`, in Mesa's float and double arithmetic), which
+    /// `brw_compile_fs` compares to keep a SIMD32 variant.
+    pub fn throughput(&self, dispatch_width: u32) -> f32 {
+        let busy = (self.cycles as f32).max(self.busiest_unit);
+        dispatch_width as f32 * (1.0f64 / busy as f64) as f32
+    }
 }
 
 /// Mesa's `state`: when each unit is ready and when each dependency is satisfied.
@@ -37,6 +51,8 @@ struct State {
     /// Front end, then the back-end units.
     fe: u32,
     unit_ready: [u32; Unit::COUNT],
+    /// Each back-end unit's busy time, weighted (`unit_busy`).
+    unit_busy: [f32; Unit::COUNT],
     dep_ready: [u32; DEPS],
     weight: f32,
 }
@@ -51,6 +67,7 @@ impl State {
         if let Some(u) = p.unit.index() {
             self.fe = self.fe.max(self.unit_ready[u]);
             self.unit_ready[u] = self.fe.wrapping_add_signed(p.db);
+            self.unit_busy[u] += p.db as f32 * self.weight;
         }
     }
 }
@@ -91,6 +108,7 @@ pub fn estimate_traced(
     let mut st = State {
         fe: 0,
         unit_ready: [0; Unit::COUNT],
+        unit_busy: [0.0; Unit::COUNT],
         dep_ready: [0; DEPS],
         weight: 1.0,
     };
@@ -134,6 +152,7 @@ pub fn estimate_traced(
     Ok(Estimate {
         cycles: elapsed,
         blocks,
+        busiest_unit: st.unit_busy.iter().fold(0.0f32, |a, &b| a.max(b)),
     })
 }
 
