@@ -49,6 +49,7 @@ fn main() {
             keep_all_simd32: false,
             post_ra_schedule: true,
             bank_conflicts: true,
+            emit: None,
         };
         let mut best = f64::INFINITY;
         let mut insts = 0;
