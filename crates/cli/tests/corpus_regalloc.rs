@@ -21,10 +21,10 @@ use common::{eubatch, line_starting};
 
 /// Variants Mesa 22.3.6 kept of shaderdb-skl (its stats.txt files).
 const MESA_22_KEPT: usize = 1648;
-/// Variants eubatch keeps by Mesa's rules, when last raised (fewer than Mesa: 13 SIMD16
-/// variants Mesa fits need spilling here, and eubatch's throughput decides 43 SIMD32
+/// Variants eubatch keeps by Mesa's rules, when last raised (fewer than Mesa: every
+/// SIMD16 variant Mesa kept is kept, but eubatch's throughput estimate decides 37 SIMD32
 /// variants against and 11 for where Mesa's decided the other way).
-const KEPT_FLOOR: usize = 1603;
+const KEPT_FLOOR: usize = 1622;
 
 #[test]
 fn mesa_allocates_shaderdb_skl_without_spilling() {
