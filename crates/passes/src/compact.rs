@@ -10,16 +10,15 @@
 use index_vec::IndexVec;
 
 use eubatch_ir::size_read::size_read;
-use eubatch_ir::{Backend, RegFile, Shader, Vgrf};
+use eubatch_ir::{Backend, Opcode, RegFile, Shader, Vgrf};
 
-use crate::analysis::access::{Slot, SLOT};
 use crate::analysis::changed::Changed;
 use crate::PassCx;
 
 /// Any code: it renumbers VGRFs and reads no region.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::ANY;
 
-pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let n = shader.vgrfs.len();
     let mut used = vec![false; n];
     let insts: Vec<_> = shader.layout.insts().collect();
@@ -34,7 +33,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             }
         }
     }
-    let trimmed = shader.backend == Backend::Scalar && trim(shader, cx, &insts, &used);
+    let trimmed = shader.backend == Backend::Scalar && trim(shader, &insts, &used);
     if used.iter().all(|u| *u) {
         return if trimmed {
             Changed::VARIABLES
@@ -65,44 +64,35 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     Changed::VARIABLES | Changed::INSTRUCTION_DATA_FLOW
 }
 
-/// Cuts each VGRF back to the last component an instruction reads or writes: the furthest
-/// of the slots the access analysis gives (a logical message reads to the end of each VGRF
-/// it names, an opaque instruction the whole VGRF: those keep their size) and of what each
-/// operand names (`size_read`, at least one element: what the verifier bounds). Whether any
-/// was.
-fn trim(shader: &mut Shader, cx: &mut PassCx, insts: &[eubatch_ir::Inst], used: &[bool]) -> bool {
-    let table = cx.access(shader);
-    let slots = &table.slots;
+/// Cuts each VGRF back to the last component an instruction reads or writes: what each
+/// operand names (`size_read` or `size_written`, at least one element: what the verifier
+/// bounds), except that a logical message and an Align16 instruction are taken to read and
+/// write every VGRF they name to its end (the access analysis's rule for them: their
+/// payload layouts and swizzles are not regions). Whether any was.
+fn trim(shader: &mut Shader, insts: &[eubatch_ir::Inst], used: &[bool]) -> bool {
     let mut end = vec![0u32; shader.vgrfs.len()];
-    let mut note = |run: std::ops::Range<Slot>| {
-        if run.start >= run.end || run.end.get() > slots.vgrf_slots {
-            return;
-        }
-        let v = slots.base.partition_point(|&b| b <= run.start) - 1;
-        let e = &mut end[v];
-        *e = (*e).max((run.end.get() - slots.base[v].get()) * SLOT);
-    };
     for &inst in insts {
-        for (run, _, _) in table.def_runs(inst) {
-            note(run);
-        }
-        for run in table.use_runs(inst) {
-            note(run);
-        }
-    }
-    // And what each operand names, as the verifier bounds it (a scalar byte a message
-    // reads is an operand the slot model may not list).
-    for &inst in insts {
-        let d = &shader.insts.dst[inst];
-        if d.file == RegFile::Vgrf && (d.nr as usize) < end.len() {
-            let e = &mut end[d.nr as usize];
-            *e = (*e).max(d.offset + shader.insts.size_written[inst]);
-        }
-        for (k, o) in shader.srcs(inst).iter().enumerate() {
+        let op = shader.insts.opcode[inst];
+        let whole = shader.insts.control[inst].align16()
+            || (op.is_message()
+                && !matches!(
+                    op,
+                    Opcode::Send | Opcode::Sendc | Opcode::Sends | Opcode::Sendsc
+                ));
+        let mut note = |o: &eubatch_ir::Operand, bytes: u32| {
             if o.file == RegFile::Vgrf && (o.nr as usize) < end.len() {
-                let e = &mut end[o.nr as usize];
-                *e = (*e).max(o.offset + size_read(shader, inst, k).max(o.ty.size()));
+                let v = o.nr as usize;
+                let e = if whole {
+                    shader.vgrfs[Vgrf::from_usize(v)].size()
+                } else {
+                    o.offset + bytes.max(o.ty.size())
+                };
+                end[v] = end[v].max(e);
             }
+        };
+        note(&shader.insts.dst[inst], shader.insts.size_written[inst]);
+        for (k, o) in shader.srcs(inst).iter().enumerate() {
+            note(o, size_read(shader, inst, k));
         }
     }
     let mut trimmed = false;
