@@ -89,13 +89,7 @@ proptest! {
 fn some_random_binaries_are_compared() {
     let mut compared = 0;
     for seed in 0..64u64 {
-        let bytes: Vec<u8> = (0..1024u64)
-            .map(|i| {
-                (i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                    .wrapping_add(seed * 7919)
-                    >> 13) as u8
-            })
-            .collect();
+        let bytes = eubatch_ir::generate::fixed_sample(seed, 1024);
         compared += check(&bytes).unwrap_or_else(|e| panic!("seed {seed}: {e}")) as u32;
     }
     println!("{compared} of 64 random shaders compared as binaries");

@@ -103,6 +103,19 @@ const MAX_INSTS: u32 = 120;
 /// The target every generated shader is for.
 const TARGET: &str = "skl";
 
+/// `len` bytes for [`shader`] that depend only on `seed`: the fixed samples that tests run
+/// beside their property tests, so that a property that must not be vacuous (some shader
+/// changed, some compared in the simulator) is checked on the same inputs every run.
+pub fn fixed_sample(seed: u64, len: u64) -> Vec<u8> {
+    (0..len)
+        .map(|i| {
+            (i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .wrapping_add(seed * 7919)
+                >> 13) as u8
+        })
+        .collect()
+}
+
 /// A random valid shader in eubatch's text format.
 pub fn shader_text(u: &mut Unstructured<'_>) -> Result<String> {
     let width = *u.choose(&[8u32, 16, 32])?;

@@ -96,13 +96,7 @@ fn some_random_shaders_get_registers_moved_and_still_agree() {
     // conflicts the pass removes, and run in the simulator.
     let (mut changed, mut compared, mut before, mut after) = (0, 0, 0, 0);
     for seed in 0..96u64 {
-        let bytes: Vec<u8> = (0..1536u64)
-            .map(|i| {
-                (i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                    .wrapping_add(seed * 104_729)
-                    >> 17) as u8
-            })
-            .collect();
+        let bytes = eubatch_ir::generate::fixed_sample(seed, 1536);
         let Ok(Some((start, allocated, code))) = shaders(&bytes) else {
             continue;
         };

@@ -74,13 +74,7 @@ fn some_random_shaders_are_compared() {
     // The property above on a fixed sample: some of them must run in the simulator.
     let (mut compared, mut reordered) = (0, 0);
     for seed in 0..64u64 {
-        let bytes: Vec<u8> = (0..1024u64)
-            .map(|i| {
-                (i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                    .wrapping_add(seed * 7919)
-                    >> 13) as u8
-            })
-            .collect();
+        let bytes = eubatch_ir::generate::fixed_sample(seed, 1024);
         let Ok(Some((start, code))) = register_form(&bytes) else {
             continue;
         };
