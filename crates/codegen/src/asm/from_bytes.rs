@@ -23,6 +23,8 @@
 //! A binary lacks what its listing's header, statistics line and block markers say:
 //! the caller gives them ([`Frame`]).
 
+use std::sync::OnceLock;
+
 use eubatch_ir::operand::arf;
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Gen, Mods, Opcode, Operand, Stage, Type};
@@ -35,7 +37,7 @@ use super::operand::{arf_reg, build, grf, indirect, make_imm, Channels, Spelled,
 use super::{AsmBlock, AsmProgram, AsmStats, Partial};
 use crate::compact::uncompact;
 use crate::encode::codec::{col_of, decode_fields, encode};
-use crate::encode::field::{Col, Field, NativeInst};
+use crate::encode::field::{Col, Field, NativeInst, COLS};
 use crate::encode::inst::{Ctrl, Desc, Form, Inst, Reg, Src, Src3, Three};
 use crate::encode::opcode::{self, OpDesc};
 use crate::encode::print::jump_unit;
@@ -232,7 +234,7 @@ fn inst_of(
                 }
             }
         }
-        hardware_opcode(desc.name)?
+        ir_opcode(col, hw, desc.name)?
     };
     let mut inst = new_inst(op, control);
     inst.has_options = true;
@@ -348,6 +350,22 @@ fn inst_of(
         set_send_function(&mut inst, sfid);
     }
     Ok(inst)
+}
+
+/// The IR opcode of hardware opcode `hw` named `name`: [`hardware_opcode`] of its name,
+/// looked up once per column and opcode (the name lookup scans the IR's opcode names).
+fn ir_opcode(col: Col, hw: u8, name: &str) -> Result<Opcode, String> {
+    static BY_HW: [OnceLock<[Option<Opcode>; 128]>; COLS] = [const { OnceLock::new() }; COLS];
+    let table = BY_HW[col as usize].get_or_init(|| {
+        std::array::from_fn(|h| {
+            opcode::by_hw(col, h as u8).and_then(|d| hardware_opcode(d.name).ok())
+        })
+    });
+    match table.get(hw as usize).copied().flatten() {
+        Some(op) => Ok(op),
+        // Not an instruction the reader takes: the lookup's own error.
+        None => hardware_opcode(name),
+    }
 }
 
 /// The flag register the disassembly names (`f0.1`).
