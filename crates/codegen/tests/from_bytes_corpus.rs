@@ -10,11 +10,12 @@
 
 #[path = "../../ir/tests/common/mod.rs"]
 mod common;
+mod listings;
 
 use std::collections::BTreeMap;
 
 use eubatch_codegen::asm::from_bytes::{read_binary, Frame};
-use eubatch_codegen::asm::{encoding, read_asm, AsmProgram};
+use eubatch_codegen::asm::{encoding, AsmProgram};
 use eubatch_ir::{Gen, Shader};
 
 /// The bytes of each program of a listing (its instruction lines' hex columns, in order).
@@ -114,18 +115,14 @@ struct Tally {
 }
 
 fn walk(corpus: &str, gen: Gen) -> Option<Tally> {
-    let dir = common::corpus(corpus)?;
     let mut t = Tally::default();
-    for path in common::files_named(&dir, "asm.txt") {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let name = path.display().to_string();
-        let programs = read_asm(&text, &name, gen).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let bytes = program_bytes(&text);
+    listings::each_listing(corpus, gen, |name, text, programs| {
+        let bytes = program_bytes(text);
         assert_eq!(bytes.len(), programs.len(), "{name}: program count");
         for (index, (p, b)) in programs.iter().zip(&bytes).enumerate() {
             t.programs += 1;
             t.insts += p.encoded as u64;
-            match compare(p, b, &name, index, gen) {
+            match compare(p, b, name, index, gen) {
                 None => {
                     t.same += 1;
                     t.same_insts += p.encoded as u64;
@@ -140,7 +137,7 @@ fn walk(corpus: &str, gen: Gen) -> Option<Tally> {
                 }
             }
         }
-    }
+    })?;
     eprintln!(
         "{corpus}: {} programs, {} read the same from their bytes; {} instructions, {} in those ({:.3}%)",
         t.programs,
@@ -155,44 +152,27 @@ fn walk(corpus: &str, gen: Gen) -> Option<Tally> {
     Some(t)
 }
 
-/// Every program reads the same from its bytes as from its text; `programs` and `insts`
-/// are the corpus's counts (a change in them is a change in the corpus).
-fn same(corpus: &str, gen: Gen, programs: u64, insts: u64) {
-    let Some(t) = walk(corpus, gen) else { return };
-    assert_eq!((t.programs, t.insts), (programs, insts), "{corpus}: counts");
-    assert_eq!(t.same, t.programs, "{corpus}: programs read differently");
-}
-
+/// Every program of every corpus reads the same from its bytes as from its text, with the
+/// corpus's counts of programs and instructions. (One test: the eight take seconds.)
 #[test]
-fn shaderdb_skl() {
-    same("shaderdb-skl", Gen::Gen9, 1648, 272_064);
-}
-
-#[test]
-fn shaderdb_bdw() {
-    same("shaderdb-bdw", Gen::Gen8, 1610, 266_378);
-}
-
-#[test]
-fn shaderdb_hsw() {
-    same("shaderdb-hsw", Gen::Gen75, 1613, 314_012);
-}
-
-#[test]
-fn piglit_fp64() {
-    same("piglit-fp64-skl", Gen::Gen9, 2726, 85_350);
-    same("piglit-fp64-hsw", Gen::Gen75, 2698, 165_692);
-}
-
-#[test]
-fn vulkan_fp16() {
-    same("vulkan-fp16-skl", Gen::Gen9, 261, 29_176);
-    same("vulkan-fp16-bdw", Gen::Gen8, 261, 29_574);
-}
-
-#[test]
-fn shaderdb_skl_mesa25() {
-    same("shaderdb-skl-mesa25", Gen::Gen9, 1652, 295_396);
+fn every_program_reads_the_same_from_its_bytes() {
+    let mut wrong = Vec::new();
+    for l in &listings::CORPORA {
+        let Some(t) = walk(l.corpus, l.gen) else {
+            return;
+        };
+        if (t.programs, t.insts) != (l.programs, l.insts) {
+            wrong.push(format!("{}: counts {} {}", l.corpus, t.programs, t.insts));
+        }
+        if t.same != t.programs {
+            wrong.push(format!(
+                "{}: {} programs read differently",
+                l.corpus,
+                t.programs - t.same
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// Bytes that are no program are an error naming the instruction, never a panic: a word
