@@ -1,7 +1,7 @@
 //! Reader of a final binary straight from its bytes: each instruction (8 bytes compacted,
 //! 16 native) uncompacted and decoded ([`crate::encode::codec::decode_fields`]), then made
 //! the [`AsmInst`] the listing reader ([`super::read_asm`]) would have read from Mesa's
-//! disassembly of it, and the program built by the same [`super::build`]: the same
+//! disassembly of it, and the program built by the same `asm::build`: the same
 //! IR instructions, operands, send descriptors, hints and pseudo-instructions, with no text
 //! in between. `final_code` reads eubatch's own binaries back this way (writing and parsing
 //! a listing was most of its cost); `tests/from_bytes_corpus.rs` holds it to the text reader
@@ -11,7 +11,7 @@
 //! ([`super::operand::Spelled`], [`super::operand::build`], [`super::operand::make_imm`]),
 //! instructions by [`super::inst`]'s rules (opcode names, destination regions, send
 //! descriptors and shared functions, channel groups, unary math), programs by
-//! [`super::build`]. What this file adds is what Mesa's printer (`brw_disasm.c`, eubatch's
+//! `asm::build`. What this file adds is what Mesa's printer (`brw_disasm.c`, eubatch's
 //! [`crate::encode::print`] and [`crate::encode::print_operand`]) would show of a decoded
 //! field, since the text reader reads only that: a sub-register in elements of the type
 //! (`subnr / size`, 16 / size in Align16), the null register without its number, a

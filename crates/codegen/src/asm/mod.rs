@@ -23,6 +23,11 @@
 //! the encoded instruction count less the NOPs its generator inserted for hardware
 //! workarounds (`before_size / 16 - nop_count`); the listing does not tell those NOPs from
 //! others, so [`AsmProgram`] keeps both the figure and the encoded count.
+//!
+//! [`from_bytes`] reads a binary into the same [`AsmProgram`] without text: the text reader
+//! parses each operand into its spelling ([`operand::Spelled`]) and each instruction with
+//! [`inst`]'s rules, and `build` makes the program; the binary reader gives the same
+//! spelling and rules what Mesa's printer would have shown of the decoded fields.
 
 pub mod from_bytes;
 pub mod inst;
