@@ -312,7 +312,7 @@ fn inst_of(
             ops.push(
                 ud(
                     dst,
-                    (s.dst.subnr != 0).then(|| s.dst.subnr as u32 / 16),
+                    (s.dst.subnr != 0).then_some(s.dst.subnr as u32 / 16),
                     None,
                 ),
                 true,
