@@ -3,9 +3,10 @@
 //! verify without panicking and print and parse back to the same IR, and whatever verifies
 //! must simulate without panicking (errors are fine) and deterministically. The EU
 //! encoder too: each line assembled, disassembled and assembled again to the same bytes,
-//! and the bytes decoded as instructions of every generation. The property
-//! tests in `crates/ir/tests/no_panic.rs` and `crates/codegen/tests/no_panic.rs` check the
-//! same on mutated real dumps and listings.
+//! and the bytes decoded as instructions of every generation and read as a final binary.
+//! The property tests in `crates/ir/tests/no_panic.rs` and
+//! `crates/codegen/tests/no_panic.rs` check the same on mutated real dumps, listings and
+//! binaries.
 //!
 //! `cargo fuzz run readers` (nightly, cargo-fuzz), seeds in `fuzz/corpus/readers`.
 
@@ -18,6 +19,7 @@ use eubatch_ir::Gen;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    check_binary(data);
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -52,6 +54,27 @@ fuzz_target!(|data: &[u8]| {
     }
     check_encoder(data, text);
 });
+
+/// The bytes as a final binary of every generation (`asm::from_bytes`, what `final_code`
+/// reads back): nothing may panic, and a program read verifies without panicking.
+fn check_binary(data: &[u8]) {
+    use eubatch_codegen::asm::from_bytes::{read_binary, Frame};
+    for gen in [Gen::Gen7, Gen::Gen75, Gen::Gen8, Gen::Gen9] {
+        let frame = Frame {
+            name: "binary",
+            index: 0,
+            stage: eubatch_ir::Stage::Fs,
+            program: "binary".into(),
+            width: 8,
+            vec4: false,
+            stats: Default::default(),
+            blocks: Vec::new(),
+        };
+        if let Ok(p) = read_binary(data, gen, frame) {
+            let _ = verify(&p.shader);
+        }
+    }
+}
 
 /// The encoder on arbitrary input: each line of the text as a listing line, and the bytes
 /// as instructions, for every generation. Nothing may panic; what assembles disassembles,

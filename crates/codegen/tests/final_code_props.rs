@@ -1,15 +1,19 @@
 //! The whole back end on random shaders from the shared generator
 //! (`eubatch_ir::generate`): lowered, allocated by `linear`, checked, put in register form,
 //! scheduled after allocation, expanded as Mesa's generator does and encoded
-//! (`final_code`). Every expanded shader must encode, its listing must read back with as
-//! many instructions as were encoded, and where the register form runs in the simulator
-//! against the start IR, the binary decoded from its bytes must compute the same.
+//! (`final_code`). Every expanded shader must encode, the program read back from its bytes
+//! must have as many instructions as were encoded and be what the listing reader reads
+//! from its listing (the binary reader against the text reader, on shaders no corpus has),
+//! and where the register form runs in the simulator against the start IR, the binary
+//! decoded from its bytes must compute the same.
 
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 
-use eubatch_codegen::final_code::final_code;
+use eubatch_codegen::asm::{read_asm, AsmProgram};
+use eubatch_codegen::final_code::{final_code, FinalCode};
 use eubatch_codegen::generate;
+use eubatch_ir::text::print_shader;
 use eubatch_ir::Shader;
 use eubatch_sim::crosscheck::{crosscheck, Verdict};
 
@@ -32,6 +36,39 @@ fn expanded(bytes: &[u8]) -> Result<Option<(Shader, Shader)>, String> {
     Ok(Some((start, code)))
 }
 
+/// The program `final_code` read from the bytes is the one the listing reader reads from
+/// the listing: instructions, hints, NOPs, blocks and statistics.
+fn same_as_listing(f: &FinalCode, code: &Shader) -> Result<(), String> {
+    let listing = f.listing.as_deref().ok_or("no listing")?;
+    let mut read = read_asm(listing, &code.name, code.target)
+        .map_err(|e| format!("listing not read: {e}\n{listing}"))?;
+    let text = match (read.pop(), read.is_empty()) {
+        (Some(p), true) => p,
+        _ => return Err("the listing is not one program".into()),
+    };
+    let d = &f.decoded;
+    let (a, b) = (print_shader(&text.shader), print_shader(&d.shader));
+    if a != b {
+        return Err(format!(
+            "read from the listing:\n{a}\nread from the bytes:\n{b}"
+        ));
+    }
+    let span = |p: &AsmProgram| -> Vec<(u32, u32, u32)> {
+        p.blocks.iter().map(|b| (b.num, b.first, b.end)).collect()
+    };
+    let fields = [
+        ("hints", text.hints == d.hints),
+        ("encoded", text.encoded == d.encoded),
+        ("nops", text.nops == d.nops),
+        ("blocks", span(&text) == span(d)),
+        ("stats", text.stats == d.stats),
+    ];
+    match fields.iter().find(|(_, same)| !same) {
+        Some((what, _)) => Err(format!("{what} differ between the listing and the bytes")),
+        None => Ok(()),
+    }
+}
+
 /// Shaders whose binary was compared in the simulator (the test is not vacuous).
 fn check(bytes: &[u8]) -> Result<bool, String> {
     let Some((start, code)) = expanded(bytes)? else {
@@ -45,9 +82,10 @@ fn check(bytes: &[u8]) -> Result<bool, String> {
         "unnamed fragment shader t",
         n,
         (0, 0),
-        false,
+        true,
     )
     .map_err(|e| format!("not encoded: {e}\n{text}"))?;
+    same_as_listing(&f, &code).map_err(|e| format!("{e}\n{text}"))?;
     let decoded = f.decoded.shader.layout.insts().count();
     if f.program.encoded.len() != generate::encoded_instruction_count(&code) {
         return Err(format!(

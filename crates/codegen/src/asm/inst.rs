@@ -52,8 +52,149 @@ pub(crate) const MATH: [(&str, Opcode); 10] = [
     ("intmod", Opcode::IntRem),
 ];
 
-fn math_opcode(name: &str) -> Option<Opcode> {
-    MATH.iter().find(|(n, _)| *n == name).map(|(_, o)| *o)
+/// The opcode of math function `name` (`math_function`'s name).
+pub(crate) fn math_opcode(name: &str) -> Result<Opcode, String> {
+    MATH.iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, o)| *o)
+        .ok_or_else(|| format!("math function `{name}` is not supported"))
+}
+
+/// The opcode Mesa's disassembly names `name` (not `math`, whose function names it).
+/// Final code holds EU instructions only: a virtual opcode's name (`tg4_logical`) in a
+/// listing is an error, not an instruction of the program.
+pub(crate) fn hardware_opcode(name: &str) -> Result<Opcode, String> {
+    match Opcode::from_name(name) {
+        Some(op) if op.is_hardware() => Ok(op),
+        Some(_) => Err(format!(
+            "`{name}` is not a hardware instruction (a listing holds Mesa's final code)"
+        )),
+        None => Err(format!("unknown opcode `{name}`")),
+    }
+}
+
+/// An instruction before its operands: `opcode` with `control` as its name, modifiers and
+/// execution size say.
+pub(crate) fn new_inst(opcode: Opcode, control: Control) -> AsmInst {
+    AsmInst {
+        opcode,
+        control,
+        dst: Operand::NULL,
+        srcs: Vec::new(),
+        send: None,
+        jip: None,
+        uip: None,
+        has_options: false,
+        hints: AsmHints::default(),
+    }
+}
+
+/// Whether `op` is a jump, whose operands are its JIP and UIP labels.
+pub(crate) fn is_jump(op: Opcode) -> bool {
+    use eubatch_ir::opcode::ControlFlow as F;
+    matches!(
+        op.control_flow(),
+        F::If | F::Else | F::Endif | F::While | F::Break | F::Continue | F::Halt
+    )
+}
+
+/// Sets the destination. A destination region is its stride: rows of at most eight
+/// elements, no wider than the instruction.
+pub(crate) fn set_destination(inst: &mut AsmInst, mut op: Operand) {
+    let h = op.region.hstride;
+    let w = inst.control.exec_size.clamp(1, 8);
+    let swizzle = op.region.swizzle;
+    op.region = eubatch_ir::Region::new(w * h, w, h);
+    op.region.swizzle = swizzle;
+    inst.dst = op;
+}
+
+/// A send's descriptors from what its disassembly prints after the payloads: the
+/// immediate `descriptors` in order (at most two), and whether an address register came
+/// before the first of them. A descriptor in the address register (`a0<0,1,0>UD`,
+/// "MsgDesc: indirect") leaves only the extended descriptor printed; a split send prints
+/// `a0<0>UD 0x...` (descriptor in a0.0) or `0x... a0.1<0>UD` (extended descriptor in a0).
+pub(crate) fn send_descriptors(inst: &mut AsmInst, descriptors: &[u32], address_before_hex: bool) {
+    let indirect = inst
+        .srcs
+        .iter()
+        .any(|s| s.file == eubatch_ir::RegFile::Arf && s.nr == eubatch_ir::operand::arf::ADDRESS);
+    let split = matches!(inst.opcode, Opcode::Sends | Opcode::Sendsc);
+    let (desc, ex_desc) = if indirect && split && !address_before_hex {
+        (descriptors.first().copied().unwrap_or(0), 0)
+    } else if indirect {
+        (0, descriptors.first().copied().unwrap_or(0))
+    } else {
+        (
+            descriptors.first().copied().unwrap_or(0),
+            descriptors.get(1).copied().unwrap_or(0),
+        )
+    };
+    inst.send = Some(SendInfo {
+        desc,
+        ex_desc,
+        ..SendInfo::default()
+    });
+}
+
+/// What follows from the operands once read: unary math prints a null second source
+/// (logical math takes one source); `align16` (the access mode) marks a non-send
+/// instruction (a send's options set it).
+pub(crate) fn complete(inst: &mut AsmInst, align16: bool) {
+    if matches!(
+        inst.opcode,
+        Opcode::Rcp
+            | Opcode::Log2
+            | Opcode::Exp2
+            | Opcode::Sqrt
+            | Opcode::Rsq
+            | Opcode::Sin
+            | Opcode::Cos
+    ) && inst.srcs.len() == 2
+        && inst.srcs[1].is_null()
+    {
+        inst.srcs.pop();
+    }
+    if align16 && !is_send(inst.opcode) {
+        inst.control.set(Control::ALIGN16, true);
+    }
+}
+
+/// A send's shared function (its descriptor line), and what its descriptors say of it.
+/// Message and response lengths and the header bit live in the descriptor (PRM Vol. 2a,
+/// "Message Descriptor"); the extended message length in the extended descriptor of a
+/// split send. An indirect descriptor (`a0`) leaves them unknown here. To call once the
+/// send's options are read: its operands were read accepting Align16 syntax, and an
+/// Align1 send has no writemask or swizzle.
+pub(crate) fn set_send_function(inst: &mut AsmInst, sfid: u8) {
+    let send = inst.send.get_or_insert_with(Default::default);
+    send.sfid = sfid;
+    send.mlen = ((send.desc >> 25) & 0xf) as u8;
+    send.header_size = ((send.desc >> 19) & 1) as u8;
+    if matches!(inst.opcode, Opcode::Sends | Opcode::Sendsc) {
+        send.ex_mlen = ((send.ex_desc >> 6) & 0xf) as u8;
+    }
+    if !inst.control.align16() {
+        for op in std::iter::once(&mut inst.dst).chain(inst.srcs.iter_mut()) {
+            op.region.swizzle = eubatch_ir::Region::XYZW;
+        }
+    }
+}
+
+/// The channel group of a quarter (`Q`, 8 channels), half (`H`, 16) or nibble (`N`, 4)
+/// control `n` (1-based, brw_disasm.c `qtr_ctrl`): the channels the instruction executes
+/// for.
+pub(crate) fn channel_group(n: u8, unit: u8) -> Result<u8, String> {
+    let size = match unit {
+        b'Q' => 8,
+        b'H' => 16,
+        b'N' => 4,
+        _ => return Err(format!("unknown channel group unit `{}`", unit as char)),
+    };
+    if n == 0 || n > 8 {
+        return Err(format!("channel group `{n}{}` out of range", unit as char));
+    }
+    Ok((n - 1) * size)
 }
 
 /// Parses the disassembly of one instruction. `imm_bits`: the immediate field of the
@@ -64,45 +205,24 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
     eubatch_ir::text::inst::parse_predicate(c, &mut control)?;
     let name_col = c.pos;
     let name = c.take_while(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let line = c.line;
     let mut opcode = if name == "math" {
         None
     } else {
-        // Final code holds EU instructions only: a virtual opcode's name (`tg4_logical`)
-        // in a listing is an error, not an instruction of the program.
-        let op = Opcode::from_name(name).filter(|op| op.is_hardware());
-        Some(op.ok_or_else(|| {
-            let what = if Opcode::from_name(name).is_some() {
-                format!(
-                    "`{name}` is not a hardware instruction (a listing holds Mesa's final code)"
-                )
-            } else {
-                format!("unknown opcode `{name}`")
-            };
-            eubatch_ir::error::ParseError::new(c.line, name_col as u32 + 1, what)
-        })?)
+        Some(
+            hardware_opcode(name)
+                .map_err(|m| eubatch_ir::error::ParseError::new(line, name_col as u32 + 1, m))?,
+        )
     };
     parse_mods(c, &mut control)?;
     if opcode.is_none() {
         c.expect(" ")?;
         let f = c.take_while(|b| b.is_ascii_alphanumeric());
-        opcode = Some(
-            math_opcode(f)
-                .ok_or_else(|| c.error(format!("math function `{f}` is not supported")))?,
-        );
+        opcode = Some(math_opcode(f).map_err(|m| c.error(m))?);
         parse_mods(c, &mut control)?;
     }
     let opcode = opcode.unwrap();
-    let mut inst = AsmInst {
-        opcode,
-        control,
-        dst: Operand::NULL,
-        srcs: Vec::new(),
-        send: None,
-        jip: None,
-        uip: None,
-        has_options: false,
-        hints: AsmHints::default(),
-    };
+    let mut inst = new_inst(opcode, control);
     if opcode == Opcode::Nop {
         c.skip_spaces();
         c.eat(";");
@@ -117,16 +237,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
     // A send's options come on its descriptor line: read its operands accepting either
     // mode's syntax, and settle the mode there.
     let align16 = c.rest().contains("align16") || is_send(opcode);
-    if matches!(
-        opcode.control_flow(),
-        eubatch_ir::opcode::ControlFlow::If
-            | eubatch_ir::opcode::ControlFlow::Else
-            | eubatch_ir::opcode::ControlFlow::Endif
-            | eubatch_ir::opcode::ControlFlow::While
-            | eubatch_ir::opcode::ControlFlow::Break
-            | eubatch_ir::opcode::ControlFlow::Continue
-            | eubatch_ir::opcode::ControlFlow::Halt
-    ) {
+    if is_jump(opcode) {
         inst.dst = Operand::bad(Type::UD);
         c.skip_spaces();
         if c.eat("JIP:") {
@@ -163,7 +274,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
                 continue;
             }
             match parse_operand(c, first, align16)? {
-                Parsed::Operand(mut op) => {
+                Parsed::Operand(op) => {
                     if descriptors.is_empty()
                         && op.file == eubatch_ir::RegFile::Arf
                         && op.nr == eubatch_ir::operand::arf::ADDRESS
@@ -174,14 +285,7 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
                         return Err(c.error("a destination register, not an immediate"));
                     }
                     if first {
-                        // A destination region is its stride: rows of at most eight
-                        // elements, no wider than the instruction.
-                        let h = op.region.hstride;
-                        let w = inst.control.exec_size.clamp(1, 8);
-                        let swizzle = op.region.swizzle;
-                        op.region = eubatch_ir::Region::new(w * h, w, h);
-                        op.region.swizzle = swizzle;
-                        inst.dst = op;
+                        set_destination(&mut inst, op);
                     } else {
                         inst.srcs.push(op);
                     }
@@ -190,59 +294,23 @@ pub fn parse_inst(c: &mut Cursor<'_>, imm_bits: Option<u32>) -> PResult<AsmInst>
                     let bits = imm_bits.ok_or_else(|| {
                         c.error("`Half Float IMM` without its encoding (the value is not printed)")
                     })?;
-                    inst.srcs
-                        .push(Operand::imm(Type::HF, (bits & 0xffff) as u64 * 0x1_0001));
+                    inst.srcs.push(
+                        super::operand::make_imm(Type::HF, bits as u64, false)
+                            .expect("HF immediates exist"),
+                    );
                 }
             }
             first = false;
         }
         if is_send(opcode) {
-            // A descriptor in the address register (`a0<0,1,0>UD`, "MsgDesc: indirect")
-            // leaves only the extended descriptor printed.
-            let indirect = inst.srcs.iter().any(|s| {
-                s.file == eubatch_ir::RegFile::Arf && s.nr == eubatch_ir::operand::arf::ADDRESS
-            });
-            let split = matches!(opcode, Opcode::Sends | Opcode::Sendsc);
-            let (desc, ex_desc) = if indirect && split && !address_before_hex {
-                // `0x... a0.1<0>UD`: the descriptor printed, the extended one in a0.
-                (descriptors.first().copied().unwrap_or(0), 0)
-            } else if indirect {
-                (0, descriptors.first().copied().unwrap_or(0))
-            } else {
-                (
-                    descriptors.first().copied().unwrap_or(0),
-                    descriptors.get(1).copied().unwrap_or(0),
-                )
-            };
-            inst.send = Some(SendInfo {
-                desc,
-                ex_desc,
-                ..SendInfo::default()
-            });
+            send_descriptors(&mut inst, &descriptors, address_before_hex);
         }
     }
     c.skip_spaces();
     if c.rest().starts_with('{') {
         parse_options(c, &mut inst)?;
     }
-    // Unary math prints a null second source; logical math takes one source.
-    if matches!(
-        opcode,
-        Opcode::Rcp
-            | Opcode::Log2
-            | Opcode::Exp2
-            | Opcode::Sqrt
-            | Opcode::Rsq
-            | Opcode::Sin
-            | Opcode::Cos
-    ) && inst.srcs.len() == 2
-        && inst.srcs[1].is_null()
-    {
-        inst.srcs.pop();
-    }
-    if align16 && !is_send(opcode) {
-        inst.control.set(Control::ALIGN16, true);
-    }
+    complete(&mut inst, align16);
     Ok(inst)
 }
 
@@ -307,7 +375,6 @@ pub fn parse_options(c: &mut Cursor<'_>, inst: &mut AsmInst) -> PResult<()> {
             return Err(c.expected("an instruction option or `}`"));
         }
         for w in word.split(',') {
-            let exec = inst.control.exec_size;
             match w {
                 "align1" => {}
                 "align16" => inst.control.set(Control::ALIGN16, true),
@@ -325,19 +392,11 @@ pub fn parse_options(c: &mut Cursor<'_>, inst: &mut AsmInst) -> PResult<()> {
                     let n: u8 = n
                         .parse()
                         .map_err(|_| c.error(format!("unknown instruction option `{w}`")))?;
-                    // Quarter (8 channels), half (16) or nibble (4) control: the channel
-                    // group the instruction executes for (brw_disasm.c `qtr_ctrl`).
-                    let size = match unit {
-                        "Q" => 8,
-                        "H" => 16,
-                        "N" => 4,
+                    let unit = match unit.as_bytes() {
+                        [u @ (b'Q' | b'H' | b'N')] => *u,
                         _ => return Err(c.error(format!("unknown instruction option `{w}`"))),
                     };
-                    if n == 0 || n > 8 {
-                        return Err(c.error(format!("channel group `{w}` out of range")));
-                    }
-                    let _ = exec;
-                    inst.control.group = (n - 1) * size;
+                    inst.control.group = channel_group(n, unit).map_err(|m| c.error(m))?;
                 }
             }
         }

@@ -23,7 +23,13 @@
 //! the encoded instruction count less the NOPs its generator inserted for hardware
 //! workarounds (`before_size / 16 - nop_count`); the listing does not tell those NOPs from
 //! others, so [`AsmProgram`] keeps both the figure and the encoded count.
+//!
+//! [`from_bytes`] reads a binary into the same [`AsmProgram`] without text: the text reader
+//! parses each operand into its spelling ([`operand::Spelled`]) and each instruction with
+//! [`inst`]'s rules, and `build` makes the program; the binary reader gives the same
+//! spelling and rules what Mesa's printer would have shown of the decoded fields.
 
+pub mod from_bytes;
 pub mod inst;
 pub mod operand;
 
@@ -34,7 +40,7 @@ use eubatch_ir::shader::InstBuilder;
 use eubatch_ir::text::cursor::Cursor;
 use eubatch_ir::{Backend, Control, Gen, Inst, Opcode, Operand, Shader, Stage};
 
-use inst::{is_send, parse_inst, parse_options, AsmHints, AsmInst};
+use inst::{is_send, parse_inst, parse_options, set_send_function, AsmHints, AsmInst};
 
 /// The statistics line of a program, as Mesa printed it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -101,21 +107,21 @@ pub(crate) const SFIDS: [(&str, u8); 13] = [
     ("dp data 1", 12),
 ];
 
-/// A program being read.
-struct Partial {
-    line: u32,
-    stage: Stage,
-    program: String,
-    vec4: bool,
-    width: u8,
-    stats: Option<AsmStats>,
-    insts: Vec<AsmInst>,
+/// A program being read: by the text reader, or from its bytes ([`from_bytes`]).
+pub(crate) struct Partial {
+    pub(crate) line: u32,
+    pub(crate) stage: Stage,
+    pub(crate) program: String,
+    pub(crate) vec4: bool,
+    pub(crate) width: u8,
+    pub(crate) stats: Option<AsmStats>,
+    pub(crate) insts: Vec<AsmInst>,
     /// Label number → index of the instruction it precedes.
-    labels: Vec<(u32, usize)>,
-    nops: u32,
+    pub(crate) labels: Vec<(u32, usize)>,
+    pub(crate) nops: u32,
     /// A send whose decode line has not come yet.
-    pending_send: bool,
-    blocks: Vec<AsmBlock>,
+    pub(crate) pending_send: bool,
+    pub(crate) blocks: Vec<AsmBlock>,
 }
 
 /// Reads every program of a listing. `name` names the listing in the shaders' names.
@@ -381,34 +387,17 @@ fn read_send_decode(line: &str, line_no: u32, inst: &mut AsmInst) -> Result<(), 
         .find(|(n, _)| *n == sfid_name)
         .map(|(_, s)| *s)
         .ok_or_else(|| err(format!("unknown shared function `{sfid_name}`")))?;
-    let send = inst.send.get_or_insert_with(Default::default);
-    send.sfid = sfid;
-    // Message and response lengths and the header bit live in the descriptor (PRM Vol. 2a,
-    // "Message Descriptor"); the extended message length in the extended descriptor of a
-    // split send. An indirect descriptor (`a0`) leaves them unknown here.
-    send.mlen = ((send.desc >> 25) & 0xf) as u8;
-    send.header_size = ((send.desc >> 19) & 1) as u8;
-    if matches!(inst.opcode, Opcode::Sends | Opcode::Sendsc) {
-        send.ex_mlen = ((send.ex_desc >> 6) & 0xf) as u8;
-    }
     let brace = line
         .find('{')
         .ok_or_else(|| err("expected the send's `{ ... }` options".into()))?;
     let mut c = Cursor::new(line, line_no);
     c.pos = brace;
     parse_options(&mut c, inst)?;
-    // The operands were read accepting Align16 syntax; an Align1 send has no writemask or
-    // swizzle.
-    if !inst.control.align16() {
-        for op in std::iter::once(&mut inst.dst).chain(inst.srcs.iter_mut()) {
-            op.region.swizzle = eubatch_ir::Region::XYZW;
-        }
-    }
+    set_send_function(inst, sfid);
     Ok(())
 }
 
-/// Builds the shader of a program: pseudo-instructions for loop heads and halt targets,
-/// columns, and the block layout.
+/// The program a listing's text has given, once complete.
 fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgram, ParseError> {
     if p.pending_send {
         return Err(ParseError::new(
@@ -417,21 +406,33 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
             "the program ends after a send, without the send's descriptor line",
         ));
     }
-    let stats = p
-        .stats
-        .ok_or_else(|| ParseError::new(p.line + 1, 1, "program without its statistics line"))?;
-    let label_at = |n: u32| -> Result<usize, ParseError> {
+    if p.stats.is_none() {
+        return Err(ParseError::new(
+            p.line + 1,
+            1,
+            "program without its statistics line",
+        ));
+    }
+    let line = p.line;
+    build(p, name, index, target).map_err(|m| ParseError::new(line, 1, m))
+}
+
+/// Builds the shader of a program, the IR-building half both readers share:
+/// pseudo-instructions for loop heads and halt targets, columns, and the block layout.
+/// Errors: jumps to labels the program lacks, halts to different targets.
+pub(crate) fn build(
+    p: Partial,
+    name: &str,
+    index: usize,
+    target: Gen,
+) -> Result<AsmProgram, String> {
+    let stats = p.stats.clone().unwrap_or_default();
+    let label_at = |n: u32| -> Result<usize, String> {
         p.labels
             .iter()
             .find(|(l, _)| *l == n)
             .map(|(_, at)| *at)
-            .ok_or_else(|| {
-                ParseError::new(
-                    p.line,
-                    1,
-                    format!("jump to LABEL{n}, which the program does not define"),
-                )
-            })
+            .ok_or_else(|| format!("jump to LABEL{n}, which the program does not define"))
     };
     // Pseudo-instructions to insert before instruction index `at`: (at, order key, inst).
     let mut inserts: Vec<(usize, usize, AsmInst)> = Vec::new();
@@ -455,9 +456,9 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
         };
         match inst.opcode.control_flow() {
             ControlFlow::While => {
-                let jip = inst.jip.ok_or_else(|| {
-                    ParseError::new(p.line, 1, format!("while (instruction {i}) without a JIP"))
-                })?;
+                let jip = inst
+                    .jip
+                    .ok_or_else(|| format!("while (instruction {i}) without a JIP"))?;
                 // The outer loop (the later `while`) opens first.
                 inserts.push((label_at(jip)?, usize::MAX - i, pseudo(Opcode::Do)));
             }
@@ -465,11 +466,7 @@ fn finish(p: Partial, name: &str, index: usize, target: Gen) -> Result<AsmProgra
                 if let Some(uip) = inst.uip {
                     let at = label_at(uip)?;
                     if halt_target.is_some_and(|h| h != at) {
-                        return Err(ParseError::new(
-                            p.line,
-                            1,
-                            "halts jump to different targets",
-                        ));
+                        return Err("halts jump to different targets".into());
                     }
                     if halt_target.is_none() {
                         halt_target = Some(at);

@@ -27,6 +27,86 @@ pub enum Parsed {
     HalfFloatImm,
 }
 
+/// A register operand as the disassembly spells it: what [`build`] makes an IR operand
+/// of. The text reader fills it from the text ([`parse_operand`]), the binary reader
+/// ([`super::from_bytes`]) from the decoded instruction, with what Mesa's printer would
+/// have shown, so that both readers give the same operand by the same rules.
+#[derive(Clone, Copy, Debug)]
+pub struct Spelled {
+    /// The register: file and number (an indirect operand's address sub-register and
+    /// signed byte offset); region, type and sub-register are set by [`build`].
+    pub reg: Operand,
+    pub mods: u8,
+    /// The printed sub-register (`g4.2`), in elements of the operand's type.
+    pub sub: Option<u32>,
+    pub region: Option<SpelledRegion>,
+    /// Align16 channels after the region: a writemask (destination) or a swizzle.
+    pub channels: Option<Channels>,
+    pub ty: Type,
+}
+
+/// A printed region: `<h>` (destination) or `<v>` (Align16 source), or `<v,w,h>`.
+#[derive(Clone, Copy, Debug)]
+pub enum SpelledRegion {
+    One(u8),
+    Three(u8, u8, u8),
+}
+
+/// Align16 channel letters, read: a destination's writemask (bit per channel), or a
+/// source's swizzle (two bits per channel, x first).
+#[derive(Clone, Copy, Debug)]
+pub enum Channels {
+    Writemask(u8),
+    Swizzle(u8),
+}
+
+/// The IR operand of a spelled one. `align16`: the instruction's access mode (a send's
+/// operands are read as Align16 until its options say otherwise).
+pub fn build(sp: &Spelled, is_dst: bool, align16: bool) -> Result<Operand, String> {
+    let mut op = sp.reg;
+    op.mods = Mods(sp.mods);
+    match sp.region {
+        Some(SpelledRegion::Three(v, w, h)) => {
+            op.region = Region::new(v, w, h);
+            op.stride = h;
+        }
+        Some(SpelledRegion::One(v)) if is_dst => {
+            // `<h>`: the destination's horizontal stride; element i at i * h.
+            op.region = Region::new(8 * v, 8, v);
+            op.stride = v;
+        }
+        Some(SpelledRegion::One(v)) if align16 => {
+            // Align16 `<v>`: four elements a row, horizontal stride 1.
+            op.region = Region::new(v, 4, 1);
+            op.stride = 1;
+        }
+        Some(SpelledRegion::One(_)) => {
+            return Err("an Align1 source region needs `<v,w,h>`".into());
+        }
+        None => {
+            // Send payloads and `sends` destinations print no region: whole registers.
+            op.region = Region::new(8, 8, 1);
+            op.stride = 1;
+        }
+    }
+    if align16 {
+        if is_dst {
+            op.region.swizzle = Region::WRITEMASK_XYZW;
+        }
+        match sp.channels {
+            Some(Channels::Writemask(m)) if is_dst => op.region.swizzle = m,
+            Some(Channels::Swizzle(s)) if !is_dst => op.region.swizzle = s,
+            Some(_) => return Err("a writemask on a source or a swizzle on a destination".into()),
+            None => {}
+        }
+    }
+    op.ty = sp.ty;
+    if let Some(s) = sp.sub {
+        op.offset = s * sp.ty.size();
+    }
+    Ok(op)
+}
+
 /// Parses one operand. `align16`: the instruction's access mode.
 pub fn parse_operand(c: &mut Cursor<'_>, is_dst: bool, align16: bool) -> PResult<Parsed> {
     c.skip_spaces();
@@ -40,6 +120,7 @@ pub fn parse_operand(c: &mut Cursor<'_>, is_dst: bool, align16: bool) -> PResult
     if r.starts_with(|ch: char| ch.is_ascii_digit()) || digit_after_minus {
         return parse_imm(c).map(Parsed::Operand);
     }
+    let start = c.pos;
     let mut mods = 0u8;
     if c.eat("-") || c.eat("~") {
         mods |= Mods::NEGATE;
@@ -47,17 +128,17 @@ pub fn parse_operand(c: &mut Cursor<'_>, is_dst: bool, align16: bool) -> PResult
     if c.eat("(abs)") {
         mods |= Mods::ABS;
     }
-    let mut op = parse_register(c)?;
-    op.mods = Mods(mods);
-    let sub = if op.file == RegFile::Indirect {
+    let reg = parse_register(c)?;
+    let sub = if reg.file == RegFile::Indirect {
         None
     } else {
         c.dot_number("a subregister number")?
     };
     // Region.
+    let mut region = None;
     if c.eat("<") {
         use eubatch_ir::region_rules::{HORIZONTAL_STRIDES, VERTICAL_STRIDES, WIDTHS};
-        // Each field one the encoding holds (so `8 * h` below stays small).
+        // Each field one the encoding holds (so `8 * h` in `build` stays small).
         let field = |c: &mut Cursor<'_>, what: &str, legal: &[u8]| -> PResult<u8> {
             let n = c.number_u8(what)?;
             if legal.contains(&n) {
@@ -66,7 +147,7 @@ pub fn parse_operand(c: &mut Cursor<'_>, is_dst: bool, align16: bool) -> PResult
                 Err(c.error(format!("{what} of {n}: expected one of {legal:?}")))
             }
         };
-        let v = if op.file == RegFile::Indirect && c.eat("VxH") {
+        let v = if reg.file == RegFile::Indirect && c.eat("VxH") {
             Region::VXH
         } else if is_dst {
             // A destination prints its horizontal stride alone (brw_disasm.c `dest`).
@@ -78,58 +159,43 @@ pub fn parse_operand(c: &mut Cursor<'_>, is_dst: bool, align16: bool) -> PResult
             let w = field(c, "a region width", &WIDTHS)?;
             c.expect(",")?;
             let h = field(c, "a horizontal stride", &HORIZONTAL_STRIDES)?;
-            op.region = Region::new(v, w, h);
-            op.stride = h;
-        } else if is_dst {
-            // `<h>`: the destination's horizontal stride; element i at i * h.
-            op.region = Region::new(8 * v, 8, v);
-            op.stride = v;
-        } else if align16 {
-            // Align16 `<v>`: four elements a row, horizontal stride 1.
-            op.region = Region::new(v, 4, 1);
-            op.stride = 1;
+            region = Some(SpelledRegion::Three(v, w, h));
         } else {
-            return Err(c.error("an Align1 source region needs `<v,w,h>`"));
+            region = Some(SpelledRegion::One(v));
         }
         c.expect(">")?;
-    } else {
-        // Send payloads and `sends` destinations print no region: whole registers.
-        op.region = Region::new(8, 8, 1);
-        op.stride = 1;
     }
     // Writemask (destination) or swizzle (source) in Align16.
-    if align16 {
-        if is_dst {
-            op.region.swizzle = Region::WRITEMASK_XYZW;
+    let mut channels = None;
+    if align16 && c.peek() == Some(b'.') {
+        c.pos += 1;
+        let letters = c.take_while(|b| matches!(b, b'x' | b'y' | b'z' | b'w'));
+        if letters.is_empty() {
+            return Err(c.expected("a writemask or swizzle"));
         }
-        if c.peek() == Some(b'.') {
-            c.pos += 1;
-            let letters = c.take_while(|b| matches!(b, b'x' | b'y' | b'z' | b'w'));
-            if letters.is_empty() {
-                return Err(c.expected("a writemask or swizzle"));
-            }
-            if is_dst {
-                let mut mask = 0u8;
-                for ch in letters.bytes() {
-                    mask |= 1 << chan(ch);
-                }
-                op.region.swizzle = mask;
-            } else {
-                let chans: Vec<u8> = letters.bytes().map(chan).collect();
-                op.region.swizzle = match chans.len() {
-                    1 => chans[0] * 0b01_01_01_01,
-                    4 => chans[0] | chans[1] << 2 | chans[2] << 4 | chans[3] << 6,
-                    _ => return Err(c.error("a swizzle has one or four channels")),
-                };
-            }
-        }
+        channels = Some(if is_dst {
+            Channels::Writemask(letters.bytes().fold(0, |m, ch| m | 1 << chan(ch)))
+        } else {
+            let chans: Vec<u8> = letters.bytes().map(chan).collect();
+            Channels::Swizzle(match chans.len() {
+                1 => chans[0] * 0b01_01_01_01,
+                4 => chans[0] | chans[1] << 2 | chans[2] << 4 | chans[3] << 6,
+                _ => return Err(c.error("a swizzle has one or four channels")),
+            })
+        });
     }
     let ty = parse_type(c)?;
-    op.ty = ty;
-    if let Some(s) = sub {
-        op.offset = s * ty.size();
-    }
-    Ok(Parsed::Operand(op))
+    let spelled = Spelled {
+        reg,
+        mods,
+        sub,
+        region,
+        channels,
+        ty,
+    };
+    build(&spelled, is_dst, align16)
+        .map(Parsed::Operand)
+        .map_err(|m| eubatch_ir::error::ParseError::new(c.line, start as u32 + 1, m))
 }
 
 fn chan(ch: u8) -> u8 {
@@ -154,27 +220,21 @@ fn parse_register(c: &mut Cursor<'_>) -> PResult<Operand> {
             imm = if neg { -v } else { v };
         }
         c.expect("]")?;
-        return Ok(Operand {
-            file: RegFile::Indirect,
-            nr,
-            offset: imm as u32,
-            ..Operand::fixed(0, 0, Type::UD, Region::new(8, 8, 1))
-        });
+        return Ok(indirect(nr, imm));
     }
     let start = c.pos;
     // `null` runs into its type when no region follows (`nullUD` in split sends).
     if c.eat("null") {
-        return Ok(Operand::arf(arf::NULL, 0, Type::UD, Region::new(8, 8, 1)));
+        return Ok(arf_reg(arf::NULL));
     }
     let word = c.take_while(|b| b.is_ascii_alphabetic() || b == b'_');
-    let fixed = |nr: u32| Operand::fixed(nr, 0, Type::UD, Region::new(8, 8, 1));
     let arf_class = match word {
         "g" => {
             let nr = c.number("a register number")?;
             if nr >= 128 {
                 return Err(c.error(format!("g{nr} is outside the register file (g0..g127)")));
             }
-            return Ok(fixed(nr));
+            return Ok(grf(nr));
         }
         "m" => {
             // Gen7 and later have no message register file (Mesa gives the messages it
@@ -186,7 +246,7 @@ fn parse_register(c: &mut Cursor<'_>) -> PResult<Operand> {
                 "m{nr}: final code for gen7 and later has no message registers"
             )));
         }
-        "ip" => return Ok(Operand::arf(arf::IP, 0, Type::UD, Region::new(8, 8, 1))),
+        "ip" => return Ok(arf_reg(arf::IP)),
         "acc" => arf::ACCUMULATOR,
         "f" => arf::FLAG,
         "a" => arf::ADDRESS,
@@ -207,12 +267,27 @@ fn parse_register(c: &mut Cursor<'_>) -> PResult<Operand> {
     if n > 15 {
         return Err(c.error("architecture register number out of range"));
     }
-    Ok(Operand::arf(
-        arf_class | n,
-        0,
-        Type::UD,
-        Region::new(8, 8, 1),
-    ))
+    Ok(arf_reg(arf_class | n))
+}
+
+/// General register `nr` (below 128), before [`build`] gives it a region and type.
+pub fn grf(nr: u32) -> Operand {
+    Operand::fixed(nr, 0, Type::UD, Region::new(8, 8, 1))
+}
+
+/// Architecture register `nr` (class and number, `arf::FLAG | 1`), before [`build`].
+pub fn arf_reg(nr: u32) -> Operand {
+    Operand::arf(nr, 0, Type::UD, Region::new(8, 8, 1))
+}
+
+/// `g[a0.S IMM]`: through address sub-register `sub`, at signed byte offset `imm`.
+pub fn indirect(sub: u32, imm: i32) -> Operand {
+    Operand {
+        file: RegFile::Indirect,
+        nr: sub,
+        offset: imm as u32,
+        ..grf(0)
+    }
 }
 
 /// The type letters after an operand (`brw_reg_type_to_letters`).
@@ -255,7 +330,7 @@ fn parse_imm(c: &mut Cursor<'_>) -> PResult<Operand> {
 /// The immediate operand of `ty` with `bits` (W/UW/HF replicated in both halves, as Mesa
 /// stores them). A 64-bit payload printed with a 32-bit float type (`dim`'s) is a DF.
 /// Byte immediates do not exist (the hardware's immediate types are 16 bits and wider).
-fn make_imm(ty: Type, bits: u64, wide: bool) -> Option<Operand> {
+pub fn make_imm(ty: Type, bits: u64, wide: bool) -> Option<Operand> {
     Some(match ty {
         Type::W | Type::UW | Type::HF => {
             let h = bits & 0xffff;

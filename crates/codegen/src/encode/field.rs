@@ -197,28 +197,27 @@ impl Field {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NativeInst(pub [u64; 2]);
 
-fn bits(words: &[u64; 2], hi: u8, lo: u8) -> u64 {
+/// The instruction as one 128-bit number: a piece may straddle the two words, and a
+/// shift of the whole is a few machine instructions where a loop over bits was one per bit
+/// (the encoder and decoder read and write some forty fields an instruction).
+fn wide(words: &[u64; 2]) -> u128 {
+    (words[1] as u128) << 64 | words[0] as u128
+}
+
+/// The mask of a piece's bits (`hi` ≥ `lo`, at most 64 of them) in place.
+fn mask(hi: u8, lo: u8) -> u128 {
     let n = (hi - lo) as u32 + 1;
-    let mut v = 0u64;
-    for i in 0..n {
-        let b = lo as u32 + i;
-        v |= ((words[(b / 64) as usize] >> (b % 64)) & 1) << i;
-    }
-    v
+    ((1u128 << n) - 1) << lo
+}
+
+fn bits(words: &[u64; 2], hi: u8, lo: u8) -> u64 {
+    ((wide(words) & mask(hi, lo)) >> lo) as u64
 }
 
 fn set_bits(words: &mut [u64; 2], hi: u8, lo: u8, value: u64) {
-    let n = (hi - lo) as u32 + 1;
-    for i in 0..n {
-        let b = lo as u32 + i;
-        let w = &mut words[(b / 64) as usize];
-        let m = 1u64 << (b % 64);
-        if (value >> i) & 1 == 1 {
-            *w |= m;
-        } else {
-            *w &= !m;
-        }
-    }
+    let m = mask(hi, lo);
+    let w = (wide(words) & !m) | ((value as u128) << lo & m);
+    *words = [w as u64, (w >> 64) as u64];
 }
 
 impl NativeInst {
@@ -266,6 +265,35 @@ mod tests {
     fn the_table_is_in_enum_order() {
         for (i, (f, _, _)) in TABLE.iter().enumerate() {
             assert_eq!(*f as usize, i, "{}", f.name());
+        }
+    }
+
+    /// A piece across the two words, and pieces of 1 and 64 bits, against a bit-by-bit
+    /// reference.
+    #[test]
+    fn pieces_read_and_write_only_their_bits() {
+        let reference = |w: &[u64; 2], hi: u8, lo: u8| -> u64 {
+            (lo..=hi)
+                .rev()
+                .fold(0, |v, b| v << 1 | (w[b as usize / 64] >> (b % 64)) & 1)
+        };
+        let start = [0x0123_4567_89ab_cdefu64, 0xfedc_ba98_7654_3210];
+        for (hi, lo) in [
+            (70u8, 60u8),
+            (64, 64),
+            (63, 63),
+            (127, 64),
+            (63, 0),
+            (100, 37),
+        ] {
+            assert_eq!(bits(&start, hi, lo), reference(&start, hi, lo), "{hi}:{lo}");
+            let mut w = start;
+            set_bits(&mut w, hi, lo, u64::MAX);
+            assert_eq!(bits(&w, hi, lo), reference(&w, hi, lo));
+            let n = (hi - lo) as u32 + 1;
+            assert_eq!(bits(&w, hi, lo), u64::MAX >> (64 - n), "{hi}:{lo}");
+            set_bits(&mut w, hi, lo, bits(&start, hi, lo));
+            assert_eq!(w, start, "{hi}:{lo}: other bits changed");
         }
     }
 
