@@ -109,7 +109,7 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
     if cands.iter().all(|c| c.is_empty()) {
         return None;
     }
-    let insts: Vec<_> = shader.layout.insts().collect();
+    let insts: Vec<_> = shader.layout.order();
     let mut check = |op: &Operand, end: u32| {
         if op.file != RegFile::Vgrf || (op.nr as usize) >= n {
             return;
