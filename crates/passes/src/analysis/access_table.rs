@@ -405,8 +405,7 @@ impl AccessTable {
                 return false;
             }
             if old_sizes[a] != sizes[b]
-                || old.unmasked_of(a, old_sizes[a].div_ceil(super::access::SLOT))
-                    != new.unmasked_of(b, sizes[b].div_ceil(super::access::SLOT))
+                || !old.same_unmasked(a, new, b, sizes[b].div_ceil(super::access::SLOT))
             {
                 return false;
             }
