@@ -20,8 +20,10 @@ use hashbrown::HashSet;
 
 use eubatch_ir::{Inst, RegFile, Shader, Vgrf};
 
-use crate::analysis::access::{SlotRange, SLOT};
+use crate::analysis::access::{Slot, SlotRange, SLOT};
+use crate::analysis::bitset::BitSet;
 use crate::analysis::changed::Changed;
+use crate::analysis::intervals::LiveIntervals;
 use crate::analysis::liveness::Liveness;
 use crate::analysis::range_lists::RangeLists;
 use crate::PassCx;
@@ -104,11 +106,30 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let Some(live) = cx.liveness(shader) else {
         return Changed::NOTHING;
     };
-    let iv = cx.intervals(shader).expect("liveness was computed");
     let points = cx.points(shader);
     let order = points.order();
-    let writes = Writes::new(&live, order);
     let slots = &live.access.slots;
+    // Only the intervals of the two ends of each move between VGRFs are asked for (below
+    // and in `merge_componentwise`): computed for their slots alone.
+    let mut wanted: BitSet<Slot> = BitSet::new(slots.count());
+    for &inst in order {
+        if !shader.is_raw_move(inst) {
+            continue;
+        }
+        let (dst, src) = (shader.insts.dst[inst], shader.srcs(inst)[0]);
+        if dst.file == RegFile::Vgrf && src.file == RegFile::Vgrf {
+            for nr in [dst.nr, src.nr] {
+                if (nr as usize) < slots.base.len() {
+                    let r = slots.vgrf(shader, nr);
+                    if !r.is_empty() {
+                        wanted.insert_range(r);
+                    }
+                }
+            }
+        }
+    }
+    let iv = LiveIntervals::compute_within(shader, &live, &points, Some(&wanted));
+    let writes = Writes::new(&live, order);
     // First and last position (program point) of slots `r` together.
     let range = |r: SlotRange| -> (u32, u32) {
         let i = iv.slots(r);

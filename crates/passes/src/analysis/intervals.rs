@@ -15,6 +15,7 @@ use eubatch_ir::{Block, Shader, Vgrf};
 
 use crate::analysis::access::{Slot, SlotRange};
 use crate::analysis::access_table::AccessTable;
+use crate::analysis::bitset::BitSet;
 use crate::analysis::liveness::Liveness;
 use crate::analysis::points::Point;
 use crate::analysis::points::Points;
@@ -69,6 +70,20 @@ pub struct LiveIntervals {
 
 impl LiveIntervals {
     pub fn compute(shader: &Shader, live: &Liveness, points: &Points) -> LiveIntervals {
+        Self::compute_within(shader, live, points, None)
+    }
+
+    /// The intervals of the slots in `wanted` (every slot when `None`): exactly what
+    /// [`LiveIntervals::compute`] gives them; the other slots' are left out or partial, and
+    /// must not be asked for. The walk over the accesses passes over every run of slots
+    /// that holds none of them — a pass that asks about a few VGRFs (coalescing: the two
+    /// ends of each move) does not pay for every access of the shader (issue 15).
+    pub fn compute_within(
+        shader: &Shader,
+        live: &Liveness,
+        points: &Points,
+        wanted: Option<&BitSet<Slot>>,
+    ) -> LiveIntervals {
         let table = &live.access;
         let n = table.slots.count() as usize;
         let (mut start, mut end) = (vec![u32::MAX; n], vec![0u32; n]);
@@ -82,6 +97,11 @@ impl LiveIntervals {
             let ip = ip as u32;
             let (defs, uses) = table.runs(inst);
             let mut touch = |r: SlotRange| {
+                // (A run touching a wanted slot is filled whole: the rest of it is
+                // never asked for.)
+                if wanted.is_some_and(|w| !w.intersects_range(r.clone())) {
+                    return;
+                }
                 let r = r.start.get() as usize..r.end.get() as usize;
                 start[r.clone()].fill(ip);
                 for e in &mut end[r] {
