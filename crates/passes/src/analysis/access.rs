@@ -153,6 +153,20 @@ impl Slots {
     /// Whether the first `slots` slots of VGRF `nr` here and of VGRF `other_nr` in `other`
     /// have the same [`Slots::read_unmasked`] flags (word-level).
     pub fn same_unmasked(&self, nr: usize, other: &Slots, other_nr: usize, slots: u32) -> bool {
+        // A VGRF no instruction reads unmasked has no such slot (the flags are set only
+        // on the slots of VGRFs `any_unmasked` names): mostly both, and no bit is read.
+        if !self.any_unmasked[nr] && !other.any_unmasked[other_nr] {
+            debug_assert!(
+                !self
+                    .read_unmasked
+                    .intersects_range(self.base[nr]..self.base[nr] + slots)
+                    && !other
+                        .read_unmasked
+                        .intersects_range(other.base[other_nr]..other.base[other_nr] + slots),
+                "slots read unmasked in a VGRF that any_unmasked does not name"
+            );
+            return true;
+        }
         self.read_unmasked.same_run(
             self.base[nr],
             &other.read_unmasked,
