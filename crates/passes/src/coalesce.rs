@@ -216,7 +216,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             }
         }
     }
-    let iv = LiveIntervals::compute_within(shader, &live, &points, Some(&wanted));
+    let iv = LiveIntervals::compute_within(shader, &live, &points, Some(wanted));
     let writes = Writes::new(&live, order);
     // First and last position (program point) of slots `r` together.
     let range = |r: SlotRange| -> (u32, u32) {
