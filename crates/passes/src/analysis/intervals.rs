@@ -6,6 +6,9 @@
 //! into a block is live from the block's first instruction, live out of it to its last, so
 //! a value live around a loop covers the whole loop. Coalescing asks about parts of VGRFs
 //! (one component), register allocation about whole VGRFs; both read the per-slot column.
+//! A pass that asks about a few slots only (coalescing: the ends of its moves) computes the
+//! intervals of those alone ([`LiveIntervals::compute_within`]: columns for them, and the
+//! accesses of other slots passed over).
 
 use std::rc::Rc;
 
