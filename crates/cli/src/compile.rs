@@ -1115,7 +1115,7 @@ fn compile_one(
         // hsw emitted after its own integer-multiply lowering.)
         // Lowered code must be in hardware form: a rule nothing could meet is an error
         // naming the instruction, the rule and the target.
-        if let Some(e) = eubatch_ir::verify::verify_hardware(&shader).first() {
+        if let Some(e) = eubatch_ir::verify::hardware_form_errors(&shader).first() {
             out.failure = Some(format!("{name}: not in hardware form after lowering: {e}").into());
         }
     }

@@ -43,19 +43,26 @@ pub fn ends_block(cf: ControlFlow) -> bool {
 /// Splits a flat instruction sequence into blocks at the control-flow boundaries.
 pub fn split_blocks(insts: &[Inst], opcode: impl Fn(Inst) -> Opcode) -> Layout {
     let mut blocks: IndexVec<Block, BlockData> = IndexVec::new();
-    let mut cur = BlockData::default();
-    for &inst in insts {
+    // Each block is copied whole from `insts[start..]` once its end is found (a vector of
+    // its exact size, not grown instruction by instruction: passes that remove
+    // instructions re-split the whole layout).
+    let mut start = 0;
+    let block = |from: usize, to: usize| BlockData {
+        insts: insts[from..to].to_vec(),
+    };
+    for (i, &inst) in insts.iter().enumerate() {
         let cf = opcode(inst).control_flow();
-        if starts_block(cf) && !cur.insts.is_empty() {
-            blocks.push(std::mem::take(&mut cur));
+        if starts_block(cf) && start < i {
+            blocks.push(block(start, i));
+            start = i;
         }
-        cur.insts.push(inst);
         if ends_block(cf) {
-            blocks.push(std::mem::take(&mut cur));
+            blocks.push(block(start, i + 1));
+            start = i + 1;
         }
     }
-    if !cur.insts.is_empty() || blocks.is_empty() {
-        blocks.push(cur);
+    if start < insts.len() || blocks.is_empty() {
+        blocks.push(block(start, insts.len()));
     }
     Layout { blocks }
 }

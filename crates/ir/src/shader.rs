@@ -306,6 +306,17 @@ impl Layout {
     pub fn num_insts(&self) -> usize {
         self.blocks.iter().map(|b| b.insts.len()).sum()
     }
+
+    /// Every instruction in layout order, in a vector of the exact size copied block by
+    /// block ([`Layout::insts`] collected grows its vector as it goes: passes take this
+    /// order once per run).
+    pub fn order(&self) -> Vec<Inst> {
+        let mut order = Vec::with_capacity(self.num_insts());
+        for b in self.blocks.iter() {
+            order.extend_from_slice(&b.insts);
+        }
+        order
+    }
 }
 
 /// A shader: the unit eubatch compiles.

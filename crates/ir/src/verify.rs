@@ -76,6 +76,15 @@ impl std::fmt::Display for VerifyError {
 /// [`verify`], plus the hardware-form rules lowered code must meet (invariant 6).
 pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
     let mut errs = verify(shader);
+    errs.extend(hardware_form_errors(shader));
+    errs
+}
+
+/// The hardware-form rules alone, without [`verify`]'s: for a caller that has verified
+/// the shader already (the compile driver, which checks the IR and then the hardware form
+/// of the same result, and would otherwise walk it through `verify` twice).
+pub fn hardware_form_errors(shader: &Shader) -> Vec<VerifyError> {
+    let mut errs = Vec::new();
     for inst in shader.layout.insts() {
         let exec = shader.insts.control[inst].exec_size as u32;
         if let (width, Some(rule)) = crate::width_rules::max_width(shader, inst) {

@@ -102,7 +102,7 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let mut progress = false;
     let mut remove = Vec::new();
-    for inst in shader.layout.insts().collect::<Vec<_>>() {
+    for inst in shader.layout.order() {
         let op = shader.insts.opcode[inst];
         let srcs = shader.srcs(inst).to_vec();
         let dst = shader.insts.dst[inst];

@@ -11,7 +11,9 @@
 //!
 //! Live ranges are linear intervals of instruction positions per 4-byte slot
 //! ([`crate::analysis::intervals`], from liveness across block boundaries), so a half-float
-//! component with padding coalesces into a padded component of the same shape. Rules that limit it:
+//! component with padding coalesces into a padded component of the same shape; they are
+//! computed only when some move has a shape that could coalesce, and only for the slots of
+//! such moves' VGRFs (issue 15). Rules that limit it:
 //! the move has no modifiers, saturate, predicate or conditional modifier, copies a stride-one
 //! region of the same type size, and covers exactly one component of A whose data and padding equal
 //! B's; a pair coalesces once per run (intervals change), the optimization loop repeats.
@@ -20,8 +22,10 @@ use hashbrown::HashSet;
 
 use eubatch_ir::{Inst, RegFile, Shader, Vgrf};
 
-use crate::analysis::access::{SlotRange, SLOT};
+use crate::analysis::access::{Slot, SlotRange, SLOT};
+use crate::analysis::bitset::BitSet;
 use crate::analysis::changed::Changed;
+use crate::analysis::intervals::LiveIntervals;
 use crate::analysis::liveness::Liveness;
 use crate::analysis::range_lists::RangeLists;
 use crate::PassCx;
@@ -100,15 +104,120 @@ impl Writes {
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
+/// How a move between VGRFs can coalesce, by its shape alone (the live ranges decide the
+/// rest).
+#[derive(Clone, Copy)]
+enum Shape {
+    /// B, the source, is one component copied whole into `part` bytes of A: B takes A's
+    /// storage.
+    IntoA { part: u32 },
+    /// A, the destination, is one component filled whole from a component of B: A takes
+    /// B's component.
+    IntoB,
+}
+
+/// A move's control, destination and source.
+type Move = (
+    eubatch_ir::Control,
+    eubatch_ir::Operand,
+    eubatch_ir::Operand,
+);
+
+/// A move that could coalesce, by its shape alone: its position, the move, how it could
+/// coalesce into or from a one-component VGRF, and the component of B it copies whole
+/// (`merge_componentwise`).
+type Candidate = (u32, Inst, Option<Shape>, Option<u32>);
+
+/// The control, destination and source of `inst` if it is a raw move of stride-one
+/// regions from one VGRF into another: what both kinds of coalescing start from.
+fn vgrf_move(shader: &Shader, inst: Inst) -> Option<Move> {
+    if !shader.is_raw_move(inst) {
+        return None;
+    }
+    let dst = shader.insts.dst[inst];
+    let src = shader.srcs(inst)[0];
+    (dst.file == RegFile::Vgrf
+        && src.file == RegFile::Vgrf
+        && src.nr != dst.nr
+        && src.stride == 1
+        && dst.stride == 1)
+        .then(|| (shader.insts.control[inst], dst, src))
+}
+
+/// The shape of a move (`vgrf_move`'s) that could coalesce (see the module doc).
+fn shape(shader: &Shader, (ctl, dst, src): Move) -> Option<Shape> {
+    let lb = shader.vgrfs[src.vgrf_nr()];
+    let la = shader.vgrfs[dst.vgrf_nr()];
+    let bytes = ctl.exec_size as u32 * dst.ty.size();
+    // B is one component; the move copies all its data into one component of A of
+    // the same shape.
+    let pitch = la.pitch();
+    let whole_b = lb.components == 1 && src.offset == 0 && bytes == lb.data as u32;
+    let same_shape = la.data == lb.data && la.padding == lb.padding;
+    // The other way round: A is one component, all of it written by the move from
+    // one component of B; A takes B's component as its storage.
+    let whole_a = la.components == 1
+        && dst.offset == 0
+        && bytes == la.data as u32
+        && lb.components > 1
+        && src.offset % lb.pitch().max(1) == 0;
+    if whole_a && same_shape && !whole_b {
+        return Some(Shape::IntoB);
+    }
+    // B whole into a part of a flat A (a payload laid out as bytes): the part is B's
+    // size.
+    let into_flat = whole_b
+        && lb.padding == 0
+        && la.components == 1
+        && la.padding == 0
+        && dst.offset % SLOT == 0
+        && dst.offset + bytes <= la.data as u32;
+    if into_flat {
+        Some(Shape::IntoA { part: bytes })
+    } else if whole_b && same_shape && dst.offset % pitch.max(1) == 0 {
+        Some(Shape::IntoA { part: pitch })
+    } else {
+        None
+    }
+}
+
 pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
+    // The VGRFs at either end of a move that could coalesce, by its shape alone: the only
+    // ones whose live ranges are asked for (below and in `merge_componentwise`). With
+    // none, nothing can coalesce, and neither liveness nor intervals are computed.
+    let points = cx.points(shader);
+    let order = points.order();
+    let mut ends = vec![false; shader.vgrfs.len()];
+    let mut moves: Vec<Candidate> = Vec::new();
+    for (ip, &inst) in order.iter().enumerate() {
+        let Some(m) = vgrf_move(shader, inst) else {
+            continue;
+        };
+        let (how, k) = (shape(shader, m), component_copy(shader, m));
+        if how.is_some() || k.is_some() {
+            moves.push((ip as u32, inst, how, k));
+            ends[m.1.nr as usize] = true;
+            ends[m.2.nr as usize] = true;
+        }
+    }
+    if moves.is_empty() {
+        return Changed::NOTHING;
+    }
     let Some(live) = cx.liveness(shader) else {
         return Changed::NOTHING;
     };
-    let iv = cx.intervals(shader).expect("liveness was computed");
-    let points = cx.points(shader);
-    let order = points.order();
-    let writes = Writes::new(&live, order);
     let slots = &live.access.slots;
+    let mut wanted: BitSet<Slot> = BitSet::new(slots.count());
+    for (nr, _) in ends.iter().enumerate().filter(|(_, e)| **e) {
+        if nr < slots.base.len() {
+            let r = slots.vgrf(shader, nr as u32);
+            if !r.is_empty() {
+                wanted.insert_range(r);
+            }
+        }
+    }
+    let iv = LiveIntervals::compute_within(shader, &live, &points, Some(wanted));
+    let writes = Writes::new(&live, order);
     // First and last position (program point) of slots `r` together.
     let range = |r: SlotRange| -> (u32, u32) {
         let i = iv.slots(r);
@@ -121,69 +230,33 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let mut targets: HashSet<u32> = HashSet::new();
     // (mov, B, A, byte offset of the component in A)
     let mut merges: Vec<(Inst, u32, u32, u32)> = Vec::new();
-    for (ip, &inst) in order.iter().enumerate() {
-        let ip = ip as u32;
-        let ctl = shader.insts.control[inst];
-        if !shader.is_raw_move(inst) {
+    for &(ip, inst, how, _) in &moves {
+        let Some(shape) = how else {
             continue;
-        }
+        };
         let dst = shader.insts.dst[inst];
         let src = shader.srcs(inst)[0];
-        if dst.file != RegFile::Vgrf
-            || src.file != RegFile::Vgrf
-            || src.nr == dst.nr
-            || src.stride != 1
-            || dst.stride != 1
-            || touched.contains(&src.nr)
-            || touched.contains(&dst.nr)
-        {
+        if touched.contains(&src.nr) || touched.contains(&dst.nr) {
             continue;
         }
-        let lb = shader.vgrfs[src.vgrf_nr()];
-        let la = shader.vgrfs[dst.vgrf_nr()];
-        let bytes = ctl.exec_size as u32 * dst.ty.size();
-        // B is one component; the move copies all its data into one component of A of
-        // the same shape.
-        let pitch = la.pitch();
-        let whole_b = lb.components == 1 && src.offset == 0 && bytes == lb.data as u32;
-        let same_shape = la.data == lb.data && la.padding == lb.padding;
-        // The other way round: A is one component, all of it written by the move from
-        // one component of B; A takes B's component as its storage.
-        let whole_a = la.components == 1
-            && dst.offset == 0
-            && bytes == la.data as u32
-            && lb.components > 1
-            && src.offset % lb.pitch().max(1) == 0;
-        if whole_a && same_shape && !whole_b {
-            if targets.contains(&dst.nr) {
+        let part = match shape {
+            Shape::IntoB => {
+                if targets.contains(&dst.nr) {
+                    continue;
+                }
+                let pb = shader.vgrfs[src.vgrf_nr()].pitch();
+                let b_first = slots.base[src.nr as usize] + src.offset / SLOT;
+                let (_, b_end) = range(b_first..b_first + pb.div_ceil(SLOT));
+                let a_slots = slots.vgrf(shader, dst.nr);
+                let (a_start, _) = range(a_slots);
+                if b_end <= ip && a_start >= ip {
+                    merges.push((inst, dst.nr, src.nr, src.offset));
+                    touched.insert(dst.nr);
+                    targets.insert(src.nr);
+                }
                 continue;
             }
-            let pb = lb.pitch();
-            let b_first = slots.base[src.nr as usize] + src.offset / SLOT;
-            let (_, b_end) = range(b_first..b_first + pb.div_ceil(SLOT));
-            let a_slots = slots.vgrf(shader, dst.nr);
-            let (a_start, _) = range(a_slots);
-            if b_end <= ip && a_start >= ip {
-                merges.push((inst, dst.nr, src.nr, src.offset));
-                touched.insert(dst.nr);
-                targets.insert(src.nr);
-            }
-            continue;
-        }
-        // B whole into a part of a flat A (a payload laid out as bytes): the part is B's
-        // size.
-        let into_flat = whole_b
-            && lb.padding == 0
-            && la.components == 1
-            && la.padding == 0
-            && dst.offset % SLOT == 0
-            && dst.offset + bytes <= la.data as u32;
-        let part = if into_flat {
-            bytes
-        } else if whole_b && same_shape && dst.offset % pitch.max(1) == 0 {
-            pitch
-        } else {
-            continue;
+            Shape::IntoA { part } => part,
         };
         if targets.contains(&src.nr) {
             continue;
@@ -211,6 +284,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
         shader,
         slots,
         order,
+        &moves,
         &range,
         &mut touched,
         &mut targets,
@@ -249,6 +323,7 @@ fn merge_componentwise(
     shader: &Shader,
     slots: &crate::analysis::access::Slots,
     order: &[Inst],
+    moves: &[Candidate],
     range: &dyn Fn(SlotRange) -> (u32, u32),
     touched: &mut HashSet<u32>,
     targets: &mut HashSet<u32>,
@@ -261,44 +336,16 @@ fn merge_componentwise(
     for (b, block) in shader.layout.blocks.iter_enumerated() {
         block_of.extend(std::iter::repeat_n(b.index() as u32, block.insts.len()));
     }
-    for (ip, &inst) in order.iter().enumerate() {
-        let ctl = shader.insts.control[inst];
-        if !shader.is_raw_move(inst) {
+    for &(ip, inst, _, k) in moves {
+        let Some(k) = k else {
             continue;
-        }
+        };
         let dst = shader.insts.dst[inst];
         let src = shader.srcs(inst)[0];
-        if dst.file != RegFile::Vgrf
-            || src.file != RegFile::Vgrf
-            || src.nr == dst.nr
-            || src.stride != 1
-            || dst.stride != 1
-        {
-            continue;
-        }
-        let lb = shader.vgrfs[src.vgrf_nr()];
-        let la = shader.vgrfs[dst.vgrf_nr()];
-        let pitch = lb.pitch().max(1);
-        let bytes = ctl.exec_size as u32 * dst.ty.size();
-        // A of B's component shape, or a flat A (a message payload laid out as bytes)
-        // that B's unpadded components fill side by side.
-        let flat_a = la.components == 1 && la.padding == 0 && lb.padding == 0;
-        if lb.components < 2
-            || !((la.data == lb.data && la.padding == lb.padding) || flat_a)
-            || bytes != lb.data as u32
-            || src.offset % pitch != 0
-            || dst.offset < src.offset
-        {
-            continue;
-        }
-        let k = src.offset / pitch;
-        copies.entry(src.nr).or_default().push((
-            ip as u32,
-            inst,
-            k,
-            dst.nr,
-            dst.offset - src.offset,
-        ));
+        copies
+            .entry(src.nr)
+            .or_default()
+            .push((ip, inst, k, dst.nr, dst.offset - src.offset));
     }
     let mut keys: Vec<u32> = copies.keys().copied().collect();
     keys.sort_unstable();
@@ -350,4 +397,26 @@ fn merge_componentwise(
         merges.push((list[0].1, b, a, delta));
         removed.extend(list.iter().map(|c| c.1));
     }
+}
+
+/// The component of B that a move (`vgrf_move`'s) copies whole, if it is one of a
+/// VGRF B of several into A, of B's component shape or side by side into a flat A
+/// (`merge_componentwise`).
+fn component_copy(shader: &Shader, (ctl, dst, src): Move) -> Option<u32> {
+    let lb = shader.vgrfs[src.vgrf_nr()];
+    let la = shader.vgrfs[dst.vgrf_nr()];
+    let pitch = lb.pitch().max(1);
+    let bytes = ctl.exec_size as u32 * dst.ty.size();
+    // A of B's component shape, or a flat A (a message payload laid out as bytes)
+    // that B's unpadded components fill side by side.
+    let flat_a = la.components == 1 && la.padding == 0 && lb.padding == 0;
+    if lb.components < 2
+        || !((la.data == lb.data && la.padding == lb.padding) || flat_a)
+        || bytes != lb.data as u32
+        || src.offset % pitch != 0
+        || dst.offset < src.offset
+    {
+        return None;
+    }
+    Some(src.offset / pitch)
 }

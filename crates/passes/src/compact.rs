@@ -21,7 +21,7 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope::ANY;
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let n = shader.vgrfs.len();
     let mut used = vec![false; n];
-    let insts: Vec<_> = shader.layout.insts().collect();
+    let insts: Vec<_> = shader.layout.order();
     for &inst in &insts {
         let d = shader.insts.dst[inst];
         if d.file == RegFile::Vgrf && (d.nr as usize) < n {

@@ -25,7 +25,7 @@ use crate::PassCx;
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
-    let order: Vec<Inst> = shader.layout.insts().collect();
+    let order: Vec<Inst> = shader.layout.order();
     let cf = |i: Inst| shader.insts.opcode[i].control_flow();
     let has_halt = order.iter().any(|&i| cf(i) == ControlFlow::Halt);
     let mut remove = vec![false; order.len()];

@@ -195,7 +195,7 @@ impl PassCx {
 
 /// Makes every source that reads a VGRF in `renames` read its replacement instead.
 pub fn rename_sources(shader: &mut Shader, renames: &hashbrown::HashMap<Vgrf, Vgrf>) {
-    let order: Vec<eubatch_ir::Inst> = shader.layout.insts().collect();
+    let order: Vec<eubatch_ir::Inst> = shader.layout.order();
     for inst in order {
         for s in shader.srcs_mut(inst) {
             if let Some(&to) = s.as_vgrf().and_then(|v| renames.get(&v)) {
@@ -208,21 +208,29 @@ pub fn rename_sources(shader: &mut Shader, renames: &hashbrown::HashMap<Vgrf, Vg
 /// Removes the instructions of `order` (the layout order) marked in `remove`, and re-splits
 /// the blocks; what that changed ([`relayout`]).
 pub fn remove_marked(shader: &mut Shader, order: &[eubatch_ir::Inst], remove: &[bool]) -> Changed {
-    let gone: hashbrown::HashSet<eubatch_ir::Inst> = order
-        .iter()
-        .zip(remove)
-        .filter(|(_, r)| **r)
-        .map(|(i, _)| *i)
-        .collect();
-    remove_set(shader, &gone)
+    let mut gone = vec![false; shader.insts.opcode.len()];
+    for (i, _) in order.iter().zip(remove).filter(|(_, r)| **r) {
+        gone[i.index()] = true;
+    }
+    remove_flagged(shader, &gone)
 }
 
 /// Removes the instructions in `gone` and re-splits the blocks; what that changed
 /// ([`relayout`]).
 pub fn remove_set(shader: &mut Shader, gone: &hashbrown::HashSet<eubatch_ir::Inst>) -> Changed {
+    let mut flagged = vec![false; shader.insts.opcode.len()];
+    for i in gone {
+        flagged[i.index()] = true;
+    }
+    remove_flagged(shader, &flagged)
+}
+
+/// Removes the instructions flagged in `gone` (by instruction number: a look-up per
+/// instruction of the layout, not a hash) and re-splits the blocks.
+fn remove_flagged(shader: &mut Shader, gone: &[bool]) -> Changed {
     let before = Snapshot::blocks(shader);
     for b in shader.layout.blocks.iter_mut() {
-        b.insts.retain(|i| !gone.contains(i));
+        b.insts.retain(|i| !gone[i.index()]);
     }
     relayout(shader, &before)
 }
@@ -232,7 +240,7 @@ pub fn remove_set(shader: &mut Shader, gone: &hashbrown::HashSet<eubatch_ir::Ins
 /// too when they differ from `before` ([`Snapshot::blocks`] of the shader before the
 /// removal) as the control-flow graph sees them: what it returns.
 pub fn relayout(shader: &mut Shader, before: &[BlockShape]) -> Changed {
-    let order: Vec<_> = shader.layout.insts().collect();
+    let order: Vec<_> = shader.layout.order();
     shader.layout = split_blocks(&order, |i| shader.insts.opcode[i]);
     if Snapshot::blocks(shader) == before {
         Changed::INSTRUCTION_IDENTITY

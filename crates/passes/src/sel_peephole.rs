@@ -52,7 +52,7 @@ fn may_overlap(a: &Operand, a_len: u32, b: &Operand, b_len: u32) -> bool {
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
-    let order: Vec<Inst> = shader.layout.insts().collect();
+    let order: Vec<Inst> = shader.layout.order();
     let mut out: Vec<Inst> = Vec::with_capacity(order.len());
     let mut progress = false;
     let mut i = 0;

@@ -109,8 +109,14 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
     if cands.iter().all(|c| c.is_empty()) {
         return None;
     }
-    let insts: Vec<_> = shader.layout.insts().collect();
-    let mut check = |op: &Operand, end: u32| {
+    let insts: Vec<_> = shader.layout.order();
+    // Whether `op` names a VGRF that may still split: an instruction naming none cannot
+    // hold one together, and is passed over without working out where its operands end
+    // (after the first round, most instructions).
+    let open = |cands: &[Pitches], op: &Operand| {
+        op.file == RegFile::Vgrf && (op.nr as usize) < n && !cands[op.nr as usize].is_empty()
+    };
+    let check = |cands: &mut [Pitches], op: &Operand, end: u32| {
         if op.file != RegFile::Vgrf || (op.nr as usize) >= n {
             return;
         }
@@ -118,9 +124,12 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
         cands[op.nr as usize].retain(|pitch| op.offset / pitch == (end - 1) / pitch);
     };
     for &inst in &insts {
+        let dst = shader.insts.dst[inst];
+        if !open(&cands, &dst) && !shader.srcs(inst).iter().any(|s| open(&cands, s)) {
+            continue;
+        }
         let opc = shader.insts.opcode[inst];
         let exec = shader.insts.control[inst].exec_size as u32;
-        let dst = shader.insts.dst[inst];
         // A whole-VGRF `undef` does not hold the VGRF together: it becomes one per part.
         if is_whole_undef(shader, inst) {
             continue;
@@ -130,7 +139,7 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
         } else {
             dst.offset + dst.span(exec)
         };
-        check(&dst, dend);
+        check(&mut cands, &dst, dend);
         let plain = opc.alu_arity().is_some();
         for (k, s) in shader.srcs(inst).iter().enumerate() {
             let end = if plain {
@@ -142,7 +151,7 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
             } else {
                 0
             };
-            check(s, end);
+            check(&mut cands, s, end);
         }
     }
     // The piece size of each VGRF that splits (the smallest that held), 0 if none.

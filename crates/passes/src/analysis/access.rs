@@ -21,6 +21,7 @@
 //! live through both, where reading elements by offset and stride alone would see two full
 //! overwrites.
 
+use crate::analysis::bitset::BitSet;
 use eubatch_ir::operand::arf;
 use eubatch_ir::shader::Predicate;
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
@@ -54,7 +55,9 @@ pub struct Slots {
     /// a send payload whose header register is written NoMask inside a loop keeps its data
     /// registers, written under the mask and read by the message only in enabled channels,
     /// fully defined by those writes (Mesa's liveness ignores the mask altogether).
-    pub read_unmasked: Vec<bool>,
+    /// (A set of bits, not a `bool` per slot: it is made, and compared with the last
+    /// table's, on every update of the access table.)
+    pub read_unmasked: BitSet<Slot>,
     /// Per VGRF: whether any of its slots is [`Slots::read_unmasked`] (most are not, and
     /// their writes need no look at each slot).
     pub any_unmasked: Vec<bool>,
@@ -79,14 +82,17 @@ impl Slots {
             any_unmasked: vec![false; base.len()],
             base,
             vgrf_slots: n,
-            read_unmasked: Vec::new(),
+            read_unmasked: BitSet::new(0),
         };
-        let mut read_unmasked = vec![false; n as usize];
+        let mut read_unmasked: BitSet<Slot> = BitSet::new(n);
         let mut any_unmasked = std::mem::take(&mut slots.any_unmasked);
         // (Flag slots, past the VGRFs', are not kept.)
         let mut mark = |r: SlotRange| {
             let end = r.end.get().min(n);
-            read_unmasked[r.start.get().min(end) as usize..end as usize].fill(true);
+            let start = r.start.get().min(end);
+            if start < end {
+                read_unmasked.insert_range(Slot::new(start)..Slot::new(end));
+            }
         };
         // Which block writes each VGRF, found when a broadcast first needs it.
         let mut write_blocks: Option<Vec<u32>> = None;
@@ -135,16 +141,38 @@ impl Slots {
 
     /// Whether slot `s`'s values cross the channel mask ([`Slots::read_unmasked`]).
     pub fn unmasked(&self, s: Slot) -> bool {
-        self.read_unmasked
-            .get(s.get() as usize)
-            .copied()
-            .unwrap_or(false)
+        s.get() < self.vgrf_slots && self.read_unmasked.contains(s)
     }
 
-    /// [`Slots::read_unmasked`] of VGRF `nr`'s slots.
-    pub fn unmasked_of(&self, nr: usize, slots: u32) -> &[bool] {
-        let b = self.base[nr].get() as usize;
-        &self.read_unmasked[b..b + slots as usize]
+    /// [`Slots::read_unmasked`] of VGRF `nr`'s first `slots` slots.
+    pub fn unmasked_of(&self, nr: usize, slots: u32) -> Vec<bool> {
+        let b = self.base[nr];
+        Slot::each(b..b + slots).map(|s| self.unmasked(s)).collect()
+    }
+
+    /// Whether the first `slots` slots of VGRF `nr` here and of VGRF `other_nr` in `other`
+    /// have the same [`Slots::read_unmasked`] flags (word-level).
+    pub fn same_unmasked(&self, nr: usize, other: &Slots, other_nr: usize, slots: u32) -> bool {
+        // A VGRF no instruction reads unmasked has no such slot (the flags are set only
+        // on the slots of VGRFs `any_unmasked` names): mostly both, and no bit is read.
+        if !self.any_unmasked[nr] && !other.any_unmasked[other_nr] {
+            debug_assert!(
+                !self
+                    .read_unmasked
+                    .intersects_range(self.base[nr]..self.base[nr] + slots)
+                    && !other
+                        .read_unmasked
+                        .intersects_range(other.base[other_nr]..other.base[other_nr] + slots),
+                "slots read unmasked in a VGRF that any_unmasked does not name"
+            );
+            return true;
+        }
+        self.read_unmasked.same_run(
+            self.base[nr],
+            &other.read_unmasked,
+            other.base[other_nr],
+            slots,
+        )
     }
 
     pub fn count(&self) -> u32 {
@@ -741,7 +769,7 @@ block0:
         let unmasked = |src: &str| {
             let s = shader(src);
             let slots = Slots::of(&s, &crate::analysis::nesting::Nesting::compute(&s));
-            slots.unmasked_of(0, 8).to_vec()
+            slots.unmasked_of(0, 8)
         };
         assert!(unmasked("arf0.0<0>:UD").iter().all(|&u| !u));
         assert!(unmasked("mask0<0>:UD").iter().all(|&u| !u));

@@ -330,8 +330,11 @@ impl AccessTable {
     /// Copies the runs and the sources of the instructions in the layout into fresh arrays,
     /// dropping those no span of this version refers to.
     fn compact(&mut self, shader: &Shader) {
-        let mut pool = Vec::with_capacity(self.pool.len() / 2);
-        let mut srcs = Vec::with_capacity(self.srcs.len() / 2);
+        // As much room as the arrays had: the updates that follow append what they compute
+        // again without growing them (each growth copied the whole pool) until the next
+        // compaction is due.
+        let mut pool = Vec::with_capacity(self.pool.capacity());
+        let mut srcs = Vec::with_capacity(self.srcs.capacity());
         for block in shader.layout.blocks.iter() {
             for &inst in &block.insts {
                 let (sp, f) = (
@@ -405,8 +408,7 @@ impl AccessTable {
                 return false;
             }
             if old_sizes[a] != sizes[b]
-                || old.unmasked_of(a, old_sizes[a].div_ceil(super::access::SLOT))
-                    != new.unmasked_of(b, sizes[b].div_ceil(super::access::SLOT))
+                || !old.same_unmasked(a, new, b, sizes[b].div_ceil(super::access::SLOT))
             {
                 return false;
             }

@@ -439,6 +439,34 @@ impl<T: Member> BitSet<T> {
             .sum()
     }
 
+    /// The 64 bits from `start` on (bit k of the result: whether `start + k` is a member;
+    /// none past the set's room): a run of members read a word at a time.
+    pub fn bits_from(&self, start: u32) -> u64 {
+        let (k, sh) = ((start / 64) as usize, start % 64);
+        let lo = self.words.get(k).copied().unwrap_or(0) >> sh;
+        let hi = match sh {
+            0 => 0,
+            _ => self.words.get(k + 1).copied().unwrap_or(0) << (64 - sh),
+        };
+        lo | hi
+    }
+
+    /// Whether members `a..a + len` of `self` are, in order, members `b..b + len` of
+    /// `other`: compared a word at a time.
+    pub fn same_run(&self, a: T, other: &BitSet<T>, b: T, len: u32) -> bool {
+        let (a, b) = (a.bit(), b.bit());
+        let mut k = 0;
+        while k < len {
+            let n = (len - k).min(64);
+            let mask = !0u64 >> (64 - n);
+            if (self.bits_from(a + k) ^ other.bits_from(b + k)) & mask != 0 {
+                return false;
+            }
+            k += n;
+        }
+        true
+    }
+
     /// Removes every member.
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);

@@ -132,7 +132,7 @@ impl Snapshot {
     pub fn of(shader: &Shader) -> Snapshot {
         let mut end = 0;
         Snapshot {
-            order: shader.layout.insts().collect(),
+            order: shader.layout.order(),
             block_ends: shader
                 .layout
                 .blocks

@@ -6,15 +6,17 @@
 //! into a block is live from the block's first instruction, live out of it to its last, so
 //! a value live around a loop covers the whole loop. Coalescing asks about parts of VGRFs
 //! (one component), register allocation about whole VGRFs; both read the per-slot column.
+//! A pass that asks about a few slots only (coalescing: the ends of its moves) computes the
+//! intervals of those alone ([`LiveIntervals::compute_within`]: columns for them, and the
+//! accesses of other slots passed over).
 
 use std::rc::Rc;
-
-use index_vec::IndexVec;
 
 use eubatch_ir::{Block, Shader, Vgrf};
 
 use crate::analysis::access::{Slot, SlotRange};
 use crate::analysis::access_table::AccessTable;
+use crate::analysis::bitset::BitSet;
 use crate::analysis::liveness::Liveness;
 use crate::analysis::points::Point;
 use crate::analysis::points::Points;
@@ -63,15 +65,48 @@ pub struct LiveIntervals {
     pub access: Rc<AccessTable>,
     /// Per slot, the first position it is live or accessed at (`u32::MAX` for none) and the
     /// last (0 for none): two columns, each filled a run of slots at a time.
-    start: IndexVec<Slot, u32>,
-    end: IndexVec<Slot, u32>,
+    start: Vec<u32>,
+    end: Vec<u32>,
+    /// When only some slots were wanted ([`LiveIntervals::compute_within`]): those slots
+    /// and the rank table of the set; the columns then hold the wanted slots alone, a slot
+    /// at its rank among them (so the wanted slots of a run of slots are a run of
+    /// columns).
+    dense: Option<(BitSet<Slot>, Vec<u32>)>,
 }
 
 impl LiveIntervals {
     pub fn compute(shader: &Shader, live: &Liveness, points: &Points) -> LiveIntervals {
+        Self::compute_within(shader, live, points, None)
+    }
+
+    /// The intervals of the slots in `wanted` (every slot when `None`): exactly what
+    /// [`LiveIntervals::compute`] gives them; the other slots' are left out or partial, and
+    /// must not be asked for. The walk over the accesses passes over every run of slots
+    /// that holds none of them — a pass that asks about a few VGRFs (coalescing: the two
+    /// ends of each move) does not pay for every access of the shader (issue 15).
+    pub fn compute_within(
+        shader: &Shader,
+        live: &Liveness,
+        points: &Points,
+        wanted: Option<BitSet<Slot>>,
+    ) -> LiveIntervals {
         let table = &live.access;
-        let n = table.slots.count() as usize;
+        let dense = wanted.map(|w| {
+            let ranks = w.rank_table();
+            (w, ranks)
+        });
+        // Columns for the wanted slots only: as many as there are, not one per slot of
+        // the shader.
+        let n = match &dense {
+            Some((_, ranks)) => *ranks.last().unwrap() as usize,
+            None => table.slots.count() as usize,
+        };
         let (mut start, mut end) = (vec![u32::MAX; n], vec![0u32; n]);
+        let cols = |r: SlotRange| columns(&dense, r);
+        let col = |s: Slot| match &dense {
+            Some((w, ranks)) => w.contains(s).then(|| w.rank(ranks, s) as usize),
+            None => Some(s.get() as usize),
+        };
         // The accesses, run by run, in one backward walk over the positions: the first
         // position that touches a slot is the last written to its start (whole slices
         // stored), the last is the first written to its end (a slot's end, 0 until then,
@@ -82,7 +117,15 @@ impl LiveIntervals {
             let ip = ip as u32;
             let (defs, uses) = table.runs(inst);
             let mut touch = |r: SlotRange| {
-                let r = r.start.get() as usize..r.end.get() as usize;
+                // (The wanted slots of the run: a run of columns; a word-level test first
+                // passes over most runs when few slots are wanted.)
+                if dense
+                    .as_ref()
+                    .is_some_and(|(w, _)| !w.intersects_range(r.clone()))
+                {
+                    return;
+                }
+                let r = cols(r);
                 start[r.clone()].fill(ip);
                 for e in &mut end[r] {
                     *e = if *e == 0 { ip } else { *e };
@@ -123,31 +166,39 @@ impl LiveIntervals {
         if nb > 0 {
             let at = bound(0).1;
             live.add_new_live_out(Block::from_usize(0), &mut seen, |s| {
-                start[s.get() as usize] = start[s.get() as usize].min(at)
+                if let Some(c) = col(s) {
+                    start[c] = start[c].min(at)
+                }
             });
         }
         for b in 1..nb {
             let at = bound(b).0;
             live.add_new_live_in(Block::from_usize(b), &mut seen, |s| {
-                start[s.get() as usize] = start[s.get() as usize].min(at)
+                if let Some(c) = col(s) {
+                    start[c] = start[c].min(at)
+                }
             });
         }
         seen.clear();
         for b in (0..nb).rev() {
             let at = bound(b).1;
             live.add_new_live_out(Block::from_usize(b), &mut seen, |s| {
-                end[s.get() as usize] = end[s.get() as usize].max(at)
+                if let Some(c) = col(s) {
+                    end[c] = end[c].max(at)
+                }
             });
         }
         LiveIntervals {
             access: live.access.clone(),
-            start: IndexVec::from_vec(start),
-            end: IndexVec::from_vec(end),
+            start,
+            end,
+            dense,
         }
     }
 
     /// The interval of slots `r` together.
     pub fn slots(&self, r: SlotRange) -> Interval {
+        let r = columns(&self.dense, r);
         Interval {
             start: Point::new(
                 self.start[r.clone()]
@@ -169,6 +220,14 @@ impl LiveIntervals {
     /// interferes with it).
     pub fn interfere(&self, shader: &Shader, a: Vgrf, b: Vgrf) -> bool {
         a != b && self.vgrf(shader, a).overlaps(&self.vgrf(shader, b))
+    }
+}
+
+/// The columns of slots `r` ([`LiveIntervals::dense`]): the wanted slots among them.
+fn columns(dense: &Option<(BitSet<Slot>, Vec<u32>)>, r: SlotRange) -> std::ops::Range<usize> {
+    match dense {
+        Some((w, ranks)) => w.rank(ranks, r.start) as usize..w.rank(ranks, r.end) as usize,
+        None => r.start.get() as usize..r.end.get() as usize,
     }
 }
 

@@ -55,7 +55,7 @@ pub(super) fn propagate_global(
     }
     let held = |v: u32| global.get(v as usize).and_then(|c| c.as_ref());
     let mut progress = false;
-    let insts: Vec<Inst> = shader.layout.insts().collect();
+    let insts: Vec<Inst> = shader.layout.order();
     for inst in insts {
         // Only a VGRF source that holds such copies can change: an instruction without one
         // is passed over without a look at each source's copies.
@@ -65,9 +65,7 @@ pub(super) fn propagate_global(
                 .iter()
                 .any(|s| s.file == RegFile::Vgrf && held(s.nr).is_some())
         {
-            progress |= rewrite_sources(shader, inst, |v| {
-                held(v).map(|c| c.iter().collect()).unwrap_or_default()
-            });
+            progress |= rewrite_sources(shader, inst, |v| held(v).into_iter().flatten());
         }
     }
     progress

@@ -91,16 +91,19 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             // Propagate into this instruction's sources: the copies of each VGRF, newest
             // first (those made in the block, then those available at its start).
             if any_entry || !acp.is_empty() {
-                let copies = |v: u32| -> Vec<&Copy> {
+                // (Walked lazily where a pass takes the first that fits, as ALU sources do:
+                // no list per source read; collected only for messages, which look twice.)
+                let dead = &dead;
+                let copies = |v: u32| {
                     let local = by_dst.iter(v).filter_map(|i| acp[i as usize].as_ref());
-                    let at_entry = entry.iter().flat_map(|e| {
+                    let at_entry = entry.iter().flat_map(move |e| {
                         e.by_dst
                             .iter(v)
                             .map(CopyId::new)
                             .filter(|&id| avail.contains(id) && !dead.contains(id))
                             .map(move |id| &e.copies[id])
                     });
-                    local.chain(at_entry).collect()
+                    local.chain(at_entry)
                 };
                 if op.is_message() {
                     // Every available copy, oldest first: gathered only when a payload is
@@ -117,7 +120,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
                             .chain(acp.iter().flatten())
                             .collect()
                     };
-                    progress |= rewrite_message_sources(shader, slots, inst, &all, copies);
+                    progress |= rewrite_message_sources(shader, slots, inst, &all, |v| {
+                        copies(v).collect::<Vec<_>>()
+                    });
                 }
                 if op == Opcode::Broadcast {
                     progress |= rewrite_broadcast(shader, inst, copies);

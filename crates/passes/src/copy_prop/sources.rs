@@ -10,10 +10,10 @@ use super::copies::*;
 
 /// Replaces each VGRF source of `inst` that one of the copies `copies(vgrf)` (newest
 /// first) covers by what the copy read, where the instruction takes it.
-pub(super) fn rewrite_sources<'a>(
+pub(super) fn rewrite_sources<'a, I: IntoIterator<Item = &'a Copy>>(
     shader: &mut Shader,
     inst: Inst,
-    copies: impl Fn(u32) -> Vec<&'a Copy>,
+    copies: impl Fn(u32) -> I,
 ) -> bool {
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
@@ -133,10 +133,10 @@ pub(super) fn rewrite_sources<'a>(
 /// `broadcast dst, value, index` reads `value` in any channel and `index` as a scalar:
 /// only a copy made in every channel (NoMask) of a register, without modifiers, can stand
 /// in for either.
-pub(super) fn rewrite_broadcast<'a>(
+pub(super) fn rewrite_broadcast<'a, I: IntoIterator<Item = &'a Copy>>(
     shader: &mut Shader,
     inst: Inst,
-    copies: impl Fn(u32) -> Vec<&'a Copy>,
+    copies: impl Fn(u32) -> I,
 ) -> bool {
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;

@@ -225,7 +225,7 @@ fn lower_all(shader: &mut Shader, cx: &mut PassCx) -> bool {
         .iter()
         .flat_map(|&(v, ..)| cands[v].defs.iter().copied())
         .collect();
-    let order: Vec<Inst> = shader.layout.insts().collect();
+    let order: Vec<Inst> = shader.layout.order();
     for inst in order {
         for s in shader.srcs_mut(inst) {
             if s.file != RegFile::Vgrf {

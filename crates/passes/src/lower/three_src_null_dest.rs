@@ -21,7 +21,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let mut changed = false;
     let regs = (shader.dispatch_width as u32 / 8).max(1);
     let bytes = regs * shader.reg_size();
-    let insts: Vec<_> = shader.layout.insts().collect();
+    let insts: Vec<_> = shader.layout.order();
     for inst in insts {
         let op = shader.insts.opcode[inst];
         let dst = shader.insts.dst[inst];
