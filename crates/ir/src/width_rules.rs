@@ -279,10 +279,16 @@ pub const MESSAGE_WIDTH_RULES: &[WidthRule] = &[
     },
     WidthRule {
         name: "surface message width",
-        source: "untyped surface and byte-scattered messages are SIMD16 at most (brw_fs.cpp, \
-                 get_lowered_simd_width: SHADER_OPCODE_UNTYPED_SURFACE_*_LOGICAL, \
-                 SHADER_OPCODE_BYTE_SCATTERED_*_LOGICAL)",
+        source: "untyped surface, atomic, byte- and dword-scattered messages are SIMD16 at \
+                 most (brw_fs.cpp, get_lowered_simd_width: SHADER_OPCODE_UNTYPED_*_LOGICAL, \
+                 SHADER_OPCODE_*_SCATTERED_*_LOGICAL)",
         limit: |c| is_surface_message(c.op).then_some(16),
+    },
+    WidthRule {
+        name: "typed message width",
+        source: "typed surface reads, writes and atomics are SIMD8 on gen7-9 (brw_fs.cpp, \
+                 get_lowered_simd_width: SHADER_OPCODE_TYPED_*_LOGICAL)",
+        limit: |c| is_typed_message(c.op).then_some(8),
     },
     WidthRule {
         name: "URB write width",
@@ -292,7 +298,9 @@ pub const MESSAGE_WIDTH_RULES: &[WidthRule] = &[
     },
 ];
 
-/// The logical untyped surface and byte-scattered messages (`message::surface`).
+/// The logical surface messages of Mesa's `enum surface_logical_srcs` (`message::surface`,
+/// `message::typed`, `message::atomic`): untyped and typed reads, writes and atomics,
+/// byte- and dword-scattered reads and writes.
 pub fn is_surface_message(op: Opcode) -> bool {
     matches!(
         op,
@@ -300,6 +308,20 @@ pub fn is_surface_message(op: Opcode) -> bool {
             | Opcode::UntypedSurfaceWriteLogical
             | Opcode::ByteScatteredReadLogical
             | Opcode::ByteScatteredWriteLogical
+            | Opcode::DwordScatteredReadLogical
+            | Opcode::DwordScatteredWriteLogical
+            | Opcode::UntypedAtomicLogical
+            | Opcode::UntypedAtomicFloatLogical
+    ) || is_typed_message(op)
+}
+
+/// The logical typed messages (`message::typed`, `message::atomic`): SIMD8 on gen7-9.
+pub fn is_typed_message(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::TypedSurfaceReadLogical
+            | Opcode::TypedSurfaceWriteLogical
+            | Opcode::TypedAtomicLogical
     )
 }
 

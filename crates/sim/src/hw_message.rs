@@ -16,6 +16,11 @@
 //! - Sampler messages (SFID 2): decoded with [`eubatch_ir::message::sampler`] and answered
 //!   by [`crate::sampler::texel`], the function logical texturing uses.
 //!
+//! - Surface messages (SFID 10, 12, and 5 for Ivy Bridge's typed ones): untyped, scattered
+//!   and typed reads and writes, untyped and typed atomics, decoded with
+//!   [`eubatch_ir::message::surface`], [`eubatch_ir::message::typed`] and
+//!   [`eubatch_ir::message::atomic`] and run on [`crate::memory`], as the logical ones.
+//!
 //! Anything else stops the run with "not modelled yet".
 
 use eubatch_ir::shader::SendInfo;
@@ -106,7 +111,16 @@ pub fn send(
         SFID_DATA if eubatch_ir::message::scratch::is_scratch_block(desc) => scratch_block(&m, t)?,
         SFID_DATA if desc >> 17 & 3 == 2 => gfx7_scratch_read(&m, t)?,
         sfid if eubatch_ir::message::surface::decode(sfid, desc).is_some() => {
-            surface_access(&m, t, out)?
+            let (shape, width) = eubatch_ir::message::surface::decode(sfid, desc).unwrap();
+            surface_access(&m, t, out, DataPort::Access(shape), width, 0)?
+        }
+        sfid if eubatch_ir::message::typed::decode(sfid, desc).is_some() => {
+            let (shape, half) = eubatch_ir::message::typed::decode(sfid, desc).unwrap();
+            surface_access(&m, t, out, DataPort::Access(shape), 8, half)?
+        }
+        sfid if eubatch_ir::message::atomic::decode(sfid, desc).is_some() => {
+            let (a, width, half) = eubatch_ir::message::atomic::decode(sfid, desc).unwrap();
+            surface_access(&m, t, out, DataPort::Atomic(a), width, half)?
         }
         SFID_SAMPLER => crate::sampler::sample_raw(shader, t, inst, enabled, &m.regs, desc)?,
         // A compute thread's end: the message only tells the thread spawner the thread is
@@ -479,39 +493,128 @@ fn block_header_dword2(m: &RawSend, t: &mut Thread, missing: &str) -> Result<u64
     m.read(t, &element(&header, 8, Type::UD))
 }
 
-/// Untyped surface and byte-scattered reads and writes (the memory model of the logical
-/// messages, [`crate::memory`]): the addresses (a register per 8 channels), then for writes
-/// each component's data.
-fn surface_access(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result<(), SimError> {
-    let (shape, width) = eubatch_ir::message::surface::decode(m.info.sfid, m.info.desc)
-        .ok_or_else(|| m.fail("not a surface message"))?;
+/// What a surface message of the data port does.
+enum DataPort {
+    Access(eubatch_ir::message::surface::Shape),
+    Atomic(eubatch_ir::message::atomic::Atomic),
+}
+
+/// Surface messages: untyped, scattered and typed reads and writes, untyped and typed
+/// atomics (the memory model of the logical messages, [`crate::memory`]), of `width`
+/// channels. The payload: a header where the descriptor says so (typed messages before
+/// gen9: dword 7 the sample mask, of which the message takes the 8 bits of `half`), the
+/// address (a register per 8 channels for each coordinate: one, or an image's, as many as
+/// the payload leaves room for), then each component of the data.
+fn surface_access(
+    m: &RawSend,
+    t: &mut Thread,
+    out: &mut Outputs,
+    what: DataPort,
+    width: u32,
+    half: u32,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::surface::Kind;
     let exec = m.exec;
     if width != exec {
         return Err(m.fail(format!(
             "a SIMD{width} surface message at execution size {exec}"
         )));
     }
+    let (kind, data_comps) = match &what {
+        DataPort::Access(s) => (s.kind, if s.write { s.comps } else { 0 }),
+        DataPort::Atomic(a) => (
+            if a.kind == eubatch_ir::message::atomic::Kind::Typed {
+                Kind::Typed
+            } else {
+                Kind::Untyped
+            },
+            a.data_components(),
+        ),
+    };
+    let header =
+        (m.info.header_size > 0 || eubatch_ir::message::header_present(m.info.desc)) as usize;
     let per = exec.div_ceil(8) as usize;
-    let need = per * (1 + if shape.write { shape.comps as usize } else { 0 });
+    let after_header = m.regs.len().saturating_sub(header);
+    // A typed message's coordinates are what the payload holds besides header and data
+    // (the image's surface state says how many; the send does not).
+    let dims = match kind {
+        Kind::Typed => {
+            let rest = after_header.saturating_sub(per * data_comps as usize);
+            if rest % per != 0 || !(1..=4).contains(&(rest / per)) {
+                return Err(m.fail(format!(
+                    "a typed message payload of {} registers: no room for 1 to 4 coordinates",
+                    m.regs.len()
+                )));
+            }
+            (rest / per) as u32
+        }
+        _ => 1,
+    };
+    let need = header + per * (dims + data_comps) as usize;
     if m.regs.len() < need {
         return Err(m.fail(format!(
             "a surface message payload of {} registers ({need} needed)",
             m.regs.len()
         )));
     }
-    let surface = (m.info.desc & 0xff) as u64;
+    // The header's sample mask disables the channels it leaves out.
+    let mut enabled = m.enabled;
+    if header > 0 && kind == Kind::Typed {
+        let mask = m.read(
+            t,
+            &element(
+                &m.regs[0],
+                4 * eubatch_ir::message::typed::HEADER_SAMPLE_MASK_DWORD,
+                Type::UD,
+            ),
+        )?;
+        for i in 0..exec {
+            if (mask >> (8 * half + i)) & 1 == 0 {
+                enabled &= !(1 << (m.group + i));
+            }
+        }
+    }
+    let space = if kind == Kind::Typed {
+        crate::memory::TYPED_SPACE
+    } else {
+        0
+    };
+    let surface = space + (m.info.desc & 0xff) as u64;
     let reg_dword =
         |t: &mut Thread, r: usize, i: u32| m.read(t, &element(&m.regs[r], (i % 8) * 4, Type::UD));
-    let reads = crate::memory::run(
-        t,
-        (m.group, exec),
-        m.enabled,
-        shape,
-        out,
-        |_, _| Ok(surface),
-        |t, i| reg_dword(t, (i / 8) as usize, i),
-        |t, k, i| reg_dword(t, per * (1 + k as usize) + (i / 8) as usize, i),
-    )?;
+    let address = |t: &mut Thread, i: u32| {
+        crate::memory::address_of(kind, dims, |k| {
+            reg_dword(t, header + per * k as usize + (i / 8) as usize, i)
+        })
+    };
+    let data = |t: &mut Thread, k: u32, i: u32| {
+        reg_dword(t, header + per * (dims + k) as usize + (i / 8) as usize, i)
+    };
+    let reads = match what {
+        DataPort::Access(shape) => crate::memory::run(
+            t,
+            (m.group, exec),
+            enabled,
+            shape,
+            out,
+            |_, _| Ok(surface),
+            address,
+            data,
+        )?,
+        DataPort::Atomic(a) => crate::memory::atomic_run(
+            t,
+            (m.group, exec),
+            enabled,
+            a,
+            out,
+            |_, _| Ok(surface),
+            address,
+            data,
+        )?
+        .into_iter()
+        .map(|(i, v)| (0, i, v))
+        .collect(),
+    };
     if !m.dst.is_null() {
         for (k, i, v) in reads {
             let reg = nth_register(&m.dst, k * per as u32 + i / 8, m.reg_size);

@@ -1,11 +1,20 @@
-//! Buffer memory for untyped surface and byte-scattered messages.
+//! Buffer and image memory for the surface messages: untyped surface reads and writes,
+//! byte- and dword-scattered ones, typed surface reads and writes, untyped and typed
+//! atomics.
 //!
 //! Sources of Mesa 22.3's surface messages (`enum surface_logical_srcs`, brw_eu_defines.h):
 //! surface, surface handle, address, data, dimensions (immediate) and the argument
-//! (immediate: components for untyped messages, bits for byte-scattered ones), then whether
-//! the sample mask applies. Memory not yet written reads as a seeded function of (surface,
-//! address); every write is an output record `memory_write` holding the surface, the
-//! address and the data, in channel order.
+//! (immediate: components for untyped and typed messages, bits for scattered ones, the
+//! operation for atomics), then whether the sample mask applies. Memory not yet written
+//! reads as a seeded function of (surface, address); every write is an output record
+//! `memory_write` holding the surface, the address and the data, every atomic a record
+//! `memory_atomic` holding the surface, the address and the value stored, in channel
+//! order.
+//!
+//! An image (typed messages) is modelled as texels of four dwords, whatever its format
+//! (no format conversion): texel (x, y, z, lod) is at [`typed_address`] of a space of its
+//! own ([`TYPED_SPACE`]). Bounds are not modelled: what the hardware drops out of bounds
+//! is stored here, the same for a logical message and its send.
 
 use eubatch_ir::{Inst, Operand, RegFile, Shader, Type};
 
@@ -17,8 +26,36 @@ use crate::{Outputs, Record, SimError};
 /// into results.
 pub type Memory = std::collections::HashMap<(u64, u64), u8>;
 
-use eubatch_ir::message::surface::src::{ADDRESS, DATA, SURFACE};
-use eubatch_ir::message::surface::{logical_shape, Shape};
+use eubatch_ir::message::atomic::{self, Atomic};
+use eubatch_ir::message::surface::src::{ADDRESS, DATA, IMM_DIMS, SURFACE};
+use eubatch_ir::message::surface::{logical_shape, Kind, Shape};
+
+/// Added to an image's binding table index: images and buffers of the same index are
+/// different memories.
+pub const TYPED_SPACE: u64 = 1 << 33;
+
+/// The byte address of dword 0 of texel (x, y, z, lod) (`coords`, missing ones 0): 16
+/// bytes a texel, each coordinate's low 16 bits (the LOD's low 8) in a field of its own.
+/// Coordinates past those bits alias, the same for a logical message and its send.
+pub fn typed_address(coords: &[u64]) -> u64 {
+    let c = |k: usize| coords.get(k).copied().unwrap_or(0);
+    (c(0) & 0xffff) << 4 | (c(1) & 0xffff) << 20 | (c(2) & 0xffff) << 36 | (c(3) & 0xff) << 52
+}
+
+/// The address of a message of `kind` from its address components (`coord(k)`, of
+/// `dims`): the typed texel's, else the one byte address.
+pub fn address_of(
+    kind: Kind,
+    dims: u32,
+    mut coord: impl FnMut(u32) -> Result<u64, SimError>,
+) -> Result<u64, SimError> {
+    if kind == Kind::Typed {
+        let coords = (0..dims).map(&mut coord).collect::<Result<Vec<_>, _>>()?;
+        Ok(typed_address(&coords))
+    } else {
+        Ok(coord(0)? & 0xffff_ffff)
+    }
+}
 
 fn read_byte(mem: &Memory, seed: u64, surface: u64, addr: u64) -> u8 {
     mem.get(&(surface, addr)).copied().unwrap_or_else(|| {
@@ -39,8 +76,7 @@ fn element(op: &Operand, k: u32, exec: u32) -> Operand {
     o
 }
 
-/// Executes a logical untyped surface or byte-scattered read or write for the `enabled`
-/// channels.
+/// Executes a logical surface message (read, write or atomic) for the `enabled` channels.
 pub fn access(
     shader: &Shader,
     t: &mut Thread,
@@ -60,28 +96,76 @@ pub fn access(
             srcs.len()
         )));
     }
-    let shape = logical_shape(op, srcs).ok_or_else(|| {
-        fail("a surface message with a non-immediate or unmodelled argument".into())
-    })?;
     let dst = shader.insts.dst[inst];
+    let has_dst = !dst.is_null() && !dst.is_bad();
     let (surface, address, data) = (srcs[SURFACE], srcs[ADDRESS], srcs[DATA]);
-    let reads = run(
-        t,
-        (ctl.group as u32, exec),
-        enabled,
-        shape,
-        out,
-        |t, i| match surface {
-            s if s.file == RegFile::Imm => Ok(s.imm_bits()),
-            s => Ok(t.read(&s, i).map_err(|e| e.with_inst(inst))? & 0xffff_ffff),
-        },
-        |t, i| Ok(t.read(&address, i).map_err(|e| e.with_inst(inst))? & 0xffff_ffff),
-        |t, k, i| {
-            t.read(&element(&data, k, exec), i)
+    let atomic = atomic::logical(op, srcs, has_dst);
+    let shape = match atomic {
+        Some(_) => None,
+        None => Some(logical_shape(op, srcs).ok_or_else(|| {
+            fail("a surface message with a non-immediate or unmodelled argument".into())
+        })?),
+    };
+    let kind = match (atomic, shape) {
+        (Some(a), _) if a.kind == atomic::Kind::Typed => Kind::Typed,
+        (_, Some(s)) => s.kind,
+        _ => Kind::Untyped,
+    };
+    let dims = match kind {
+        Kind::Typed => Some(srcs[IMM_DIMS])
+            .filter(|d| d.file == RegFile::Imm && (1..=4).contains(&d.imm_bits()))
+            .map(|d| d.imm_bits() as u32)
+            .ok_or_else(|| fail("a typed message whose dimensions are not 1 to 4".into()))?,
+        _ => 1,
+    };
+    let space = if kind == Kind::Typed { TYPED_SPACE } else { 0 };
+    let surface_of = |t: &mut Thread, i: u32| -> Result<u64, SimError> {
+        Ok(space
+            + match surface {
+                s if s.file == RegFile::Imm => s.imm_bits(),
+                s => t.read(&s, i).map_err(|e| e.with_inst(inst))? & 0xffff_ffff,
+            })
+    };
+    let addr_of = |t: &mut Thread, i: u32| {
+        address_of(kind, dims, |k| {
+            t.read(&element(&address, k, exec), i)
                 .map_err(|e| e.with_inst(inst))
-        },
-    )?;
-    if !dst.is_null() {
+        })
+    };
+    let data_of = |t: &mut Thread, k: u32, i: u32| {
+        t.read(&element(&data, k, exec), i)
+            .map_err(|e| e.with_inst(inst))
+    };
+    let group = ctl.group as u32;
+    let reads = match (atomic, shape) {
+        (Some(a), _) => atomic_run(
+            t,
+            (group, exec),
+            enabled,
+            a,
+            out,
+            surface_of,
+            addr_of,
+            data_of,
+        )?
+        .into_iter()
+        .map(|(i, v)| (0, i, v))
+        .collect(),
+        (None, shape) => {
+            let shape = shape.ok_or_else(|| fail("neither an atomic nor an access".into()))?;
+            run(
+                t,
+                (group, exec),
+                enabled,
+                shape,
+                out,
+                surface_of,
+                addr_of,
+                data_of,
+            )?
+        }
+    };
+    if has_dst {
         for (k, i, v) in reads {
             t.write(&element(&dst, k, exec), i, v)
                 .map_err(|e| e.with_inst(inst))?;
@@ -90,8 +174,127 @@ pub fn access(
     Ok(())
 }
 
-/// The memory accesses of one surface message, channel by channel: `surface`, `address`
-/// and `data` read channel `i`'s (component `k`'s) operands. Returns what reads fetched,
+/// The value an atomic stores from the old value and its operands (PRM Vol. 2d "Atomic
+/// Operations"; `BRW_AOP_*`), 32 bits.
+fn atomic_result(a: Atomic, old: u32, src0: u32, src1: u32) -> u32 {
+    use atomic::op::*;
+    if a.float() {
+        let (o, s) = (f32::from_bits(old), f32::from_bits(src0));
+        // Maximum and minimum of the two, -0 below +0, a NaN operand losing to a number
+        // (IEEE 754 maxNum/minNum).
+        let pick_max = |x: f32, y: f32| {
+            if x.is_nan() {
+                y
+            } else if y.is_nan() || x > y || (x == y && y.is_sign_negative()) {
+                x
+            } else {
+                y
+            }
+        };
+        return match a.op {
+            FMAX => pick_max(o, s).to_bits(),
+            FMIN => {
+                let neg = |x: f32| -x;
+                neg(pick_max(neg(o), neg(s))).to_bits()
+            }
+            // FCMPWR: compared as floats (a NaN equals nothing, -0 equals +0).
+            _ => {
+                if o == s {
+                    src1
+                } else {
+                    old
+                }
+            }
+        };
+    }
+    match a.op {
+        AND => old & src0,
+        OR => old | src0,
+        XOR => old ^ src0,
+        MOV => src0,
+        INC => old.wrapping_add(1),
+        DEC | PREDEC => old.wrapping_sub(1),
+        ADD => old.wrapping_add(src0),
+        SUB => old.wrapping_sub(src0),
+        REVSUB => src0.wrapping_sub(old),
+        IMAX => (old as i32).max(src0 as i32) as u32,
+        IMIN => (old as i32).min(src0 as i32) as u32,
+        UMAX => old.max(src0),
+        UMIN => old.min(src0),
+        // CMPWR
+        _ => {
+            if old == src0 {
+                src1
+            } else {
+                old
+            }
+        }
+    }
+}
+
+/// The atomics of one message, channel by channel in order (a later channel sees what an
+/// earlier one stored): `surface`, `address` and `data` read channel `i`'s (operand
+/// `k`'s) operands. Returns what comes back per channel: the old value (PREDEC: the new
+/// one), as (channel, value); each store is an output record `memory_atomic`.
+#[allow(clippy::too_many_arguments)]
+pub fn atomic_run(
+    t: &mut Thread,
+    (group, exec): (u32, u32),
+    enabled: u32,
+    a: Atomic,
+    out: &mut Outputs,
+    surface: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    address: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    data: impl Fn(&mut Thread, u32, u32) -> Result<u64, SimError>,
+) -> Result<Vec<(u32, u64)>, SimError> {
+    let mut mem = std::mem::take(&mut t.memory);
+    let mut results = Vec::new();
+    let mut result = Ok(());
+    for i in 0..exec {
+        let ch = group + i;
+        if enabled & (1 << ch) == 0 {
+            continue;
+        }
+        let step = (|| -> Result<(), SimError> {
+            let surface = surface(t, i)?;
+            let addr = address(t, i)?;
+            let mut src = [0u32; 2];
+            for k in 0..a.data_components() {
+                src[k as usize] = data(t, k, i)? as u32;
+            }
+            let mut old = 0u32;
+            for b in 0..4u64 {
+                old |= (read_byte(&mem, t.seed, surface, addr + b) as u32) << (8 * b);
+            }
+            let new = atomic_result(a, old, src[0], src[1]);
+            for b in 0..4u64 {
+                mem.insert((surface, addr + b), (new >> (8 * b)) as u8);
+            }
+            let back = if !a.float() && a.op == atomic::op::PREDEC {
+                new
+            } else {
+                old
+            };
+            results.push((i, back as u64));
+            out.records.push(Record {
+                message: "memory_atomic".into(),
+                channel: ch,
+                values: vec![surface, addr, new as u64],
+                undefined: 0,
+            });
+            Ok(())
+        })();
+        if step.is_err() {
+            result = step;
+            break;
+        }
+    }
+    t.memory = mem;
+    result.map(|()| results)
+}
+
+/// The memory accesses of one surface message (not an atomic), channel by channel:
+/// `surface`, `address` and `data` read channel `i`'s (component `k`'s) operands. Returns what reads fetched,
 /// as (component, channel, value); writes are output records.
 #[allow(clippy::too_many_arguments)]
 pub fn run(

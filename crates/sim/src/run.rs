@@ -638,7 +638,14 @@ fn execute(
         Opcode::UntypedSurfaceReadLogical
         | Opcode::UntypedSurfaceWriteLogical
         | Opcode::ByteScatteredReadLogical
-        | Opcode::ByteScatteredWriteLogical => {
+        | Opcode::ByteScatteredWriteLogical
+        | Opcode::DwordScatteredReadLogical
+        | Opcode::DwordScatteredWriteLogical
+        | Opcode::TypedSurfaceReadLogical
+        | Opcode::TypedSurfaceWriteLogical
+        | Opcode::UntypedAtomicLogical
+        | Opcode::UntypedAtomicFloatLogical
+        | Opcode::TypedAtomicLogical => {
             crate::memory::access(shader, t, inst, enabled & pred, out)?;
             Ok(false)
         }

@@ -11,7 +11,9 @@
 //! - `pull_constants.rs`: `varying_pull_const_logical`, `uniform_pull_const` and Mesa 25's
 //!   constant block `memory_load`.
 //! - `sampler.rs`: the sampler messages.
-//! - `surface.rs`: untyped surface and byte-scattered reads and writes.
+//! - `surface.rs`: every surface message (untyped surface, byte- and dword-scattered
+//!   reads and writes here; the payload and `send` of them all), with `atomic.rs` (untyped
+//!   and typed atomics, integer and float) and `typed.rs` (typed surface reads and writes).
 //! - `urb.rs`: URB reads and writes.
 //! - `framebuffer.rs`: render target writes (`fb_write_logical`).
 //! - `payload.rs`: the payloads of them all, one run of registers or two.
@@ -26,11 +28,13 @@
 //! coordinate, a colour), the send reads that VGRF and no move is made. Anything else is
 //! left logical: [`Outcome::left_logical`] counts it, with the reason.
 
+mod atomic;
 mod framebuffer;
 mod payload;
 mod pull_constants;
 mod sampler;
 mod surface;
+mod typed;
 mod urb;
 
 use eubatch_ir::message::message_desc;
@@ -121,7 +125,8 @@ enum Family {
     UniformPull,
     /// Mesa 25's `memory_load` (`pull_constants.rs`).
     MemoryLoad,
-    /// Untyped surface and byte-scattered messages (`surface.rs`).
+    /// Surface messages: untyped and typed, reads, writes and atomics, scattered
+    /// (`surface.rs`, `atomic.rs`, `typed.rs`).
     Surface,
     /// The sampler messages (`sampler.rs`).
     Sampler,
