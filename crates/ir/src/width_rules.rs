@@ -291,6 +291,28 @@ pub const MESSAGE_WIDTH_RULES: &[WidthRule] = &[
         limit: |c| is_typed_message(c.op).then_some(8),
     },
     WidthRule {
+        name: "A64 message width",
+        source: "A64 untyped and byte-scattered reads and writes are SIMD8 on gen8 and SIMD16 \
+                 at most on gen9, A64 atomics SIMD8 without LSC (brw_fs.cpp, \
+                 get_lowered_simd_width: SHADER_OPCODE_A64_*_LOGICAL)",
+        limit: |c| {
+            if !is_a64_message(c.op) {
+                return None;
+            }
+            let atomic = matches!(
+                crate::message::a64::logical(c.op, c.srcs, false),
+                Some(crate::message::a64::Msg::Atomic(_))
+            ) || !matches!(
+                c.op,
+                Opcode::A64UntypedReadLogical
+                    | Opcode::A64UntypedWriteLogical
+                    | Opcode::A64ByteScatteredReadLogical
+                    | Opcode::A64ByteScatteredWriteLogical
+            );
+            Some(if atomic || c.gen <= Gen::Gen8 { 8 } else { 16 })
+        },
+    },
+    WidthRule {
         name: "URB write width",
         source: "URB writes are SIMD8 messages (brw_fs.cpp, get_lowered_simd_width: \
                  SHADER_OPCODE_URB_WRITE_*_LOGICAL)",
@@ -313,6 +335,25 @@ pub fn is_surface_message(op: Opcode) -> bool {
             | Opcode::UntypedAtomicLogical
             | Opcode::UntypedAtomicFloatLogical
     ) || is_typed_message(op)
+}
+
+/// The logical A64 reads, writes and atomics (`message::a64`; the OWord block ones keep
+/// their width, Mesa's rule).
+pub fn is_a64_message(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::A64UntypedReadLogical
+            | Opcode::A64UntypedWriteLogical
+            | Opcode::A64ByteScatteredReadLogical
+            | Opcode::A64ByteScatteredWriteLogical
+            | Opcode::A64UntypedAtomicLogical
+            | Opcode::A64UntypedAtomicFloatLogical
+            | Opcode::A64UntypedAtomicInt16Logical
+            | Opcode::A64UntypedAtomicInt64Logical
+            | Opcode::A64UntypedAtomicFloat16Logical
+            | Opcode::A64UntypedAtomicFloat32Logical
+            | Opcode::A64UntypedAtomicFloat64Logical
+    )
 }
 
 /// The logical typed messages (`message::typed`, `message::atomic`): SIMD8 on gen7-9.
@@ -369,6 +410,7 @@ pub fn alu_width_rules_apply(op: Opcode) -> bool {
 pub fn message_width_rules_apply(op: Opcode) -> bool {
     is_sampler_message(op)
         || is_surface_message(op)
+        || is_a64_message(op)
         || matches!(
             op,
             Opcode::VaryingPullConstLogical | Opcode::FbWriteLogical | Opcode::UrbWriteLogical

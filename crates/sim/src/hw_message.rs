@@ -19,7 +19,8 @@
 //! - Surface messages (SFID 10, 12, and 5 for Ivy Bridge's typed ones): untyped, scattered
 //!   and typed reads and writes, untyped and typed atomics, decoded with
 //!   [`eubatch_ir::message::surface`], [`eubatch_ir::message::typed`] and
-//!   [`eubatch_ir::message::atomic`] and run on [`crate::memory`], as the logical ones.
+//!   [`eubatch_ir::message::atomic`] and run on [`crate::memory`], as the logical ones;
+//!   A64 reads, writes and atomics ([`eubatch_ir::message::a64`]) likewise.
 //!
 //! Anything else stops the run with "not modelled yet".
 
@@ -117,6 +118,10 @@ pub fn send(
         sfid if eubatch_ir::message::typed::decode(sfid, desc).is_some() => {
             let (shape, half) = eubatch_ir::message::typed::decode(sfid, desc).unwrap();
             surface_access(&m, t, out, DataPort::Access(shape), 8, half)?
+        }
+        sfid if eubatch_ir::message::a64::decode(sfid, desc).is_some() => {
+            let (msg, width) = eubatch_ir::message::a64::decode(sfid, desc).unwrap();
+            a64_access(&m, t, out, msg, width)?
         }
         sfid if eubatch_ir::message::atomic::decode(sfid, desc).is_some() => {
             let (a, width, half) = eubatch_ir::message::atomic::decode(sfid, desc).unwrap();
@@ -590,6 +595,23 @@ fn surface_access(
     let data = |t: &mut Thread, k: u32, i: u32| {
         reg_dword(t, header + per * (dims + k) as usize + (i / 8) as usize, i)
     };
+    run_dataport(m, t, out, what, enabled, surface, address, data)
+}
+
+/// Runs a decoded data-port message on [`crate::memory`] for the `enabled` channels and
+/// writes what it answers into the response (a register per 8 channels per component).
+#[allow(clippy::too_many_arguments)]
+fn run_dataport(
+    m: &RawSend,
+    t: &mut Thread,
+    out: &mut Outputs,
+    what: DataPort,
+    enabled: u32,
+    surface: u64,
+    address: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    data: impl Fn(&mut Thread, u32, u32) -> Result<u64, SimError>,
+) -> Result<(), SimError> {
+    let exec = m.exec;
     let reads = match what {
         DataPort::Access(shape) => crate::memory::run(
             t,
@@ -616,12 +638,56 @@ fn surface_access(
         .collect(),
     };
     if !m.dst.is_null() {
+        let per = exec.div_ceil(8);
         for (k, i, v) in reads {
-            let reg = nth_register(&m.dst, k * per as u32 + i / 8, m.reg_size);
+            let reg = nth_register(&m.dst, k * per + i / 8, m.reg_size);
             m.write(t, &element(&reg, (i % 8) * 4, Type::UD), v)?;
         }
     }
     Ok(())
+}
+
+/// A64 reads, writes and atomics ([`eubatch_ir::message::a64`]): the address a qword per
+/// channel (two registers per 8 channels), then each component of the data; the memory
+/// is [`crate::memory`]'s A64 space, addressed by the whole 64-bit address.
+fn a64_access(
+    m: &RawSend,
+    t: &mut Thread,
+    out: &mut Outputs,
+    msg: eubatch_ir::message::a64::Msg,
+    width: u32,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::a64::Msg;
+    let exec = m.exec;
+    if width != exec {
+        return Err(m.fail(format!(
+            "a SIMD{width} A64 message at execution size {exec}"
+        )));
+    }
+    let per = exec.div_ceil(8) as usize;
+    let need = per * (2 + msg.data_components() as usize);
+    if m.regs.len() < need {
+        return Err(m.fail(format!(
+            "an A64 message payload of {} registers ({need} needed)",
+            m.regs.len()
+        )));
+    }
+    let address = |t: &mut Thread, i: u32| {
+        m.read(
+            t,
+            &element(&m.regs[(i / 4) as usize], (i % 4) * 8, Type::UQ),
+        )
+    };
+    let data = |t: &mut Thread, k: u32, i: u32| {
+        let r = per * (2 + k as usize) + (i / 8) as usize;
+        m.read(t, &element(&m.regs[r], (i % 8) * 4, Type::UD))
+    };
+    let what = match msg {
+        Msg::Access(s) => DataPort::Access(s),
+        Msg::Atomic(a) => DataPort::Atomic(a),
+    };
+    let space = crate::memory::A64_SPACE;
+    run_dataport(m, t, out, what, m.enabled, space, address, data)
 }
 
 /// Register `k` of the run of registers starting at `base` (a whole fixed register, or a

@@ -33,6 +33,8 @@ use eubatch_ir::message::surface::{logical_shape, Kind, Shape};
 /// Added to an image's binding table index: images and buffers of the same index are
 /// different memories.
 pub const TYPED_SPACE: u64 = 1 << 33;
+/// The surface of A64 messages: one memory addressed by 64-bit addresses.
+pub const A64_SPACE: u64 = 1 << 34;
 
 /// The byte address of dword 0 of texel (x, y, z, lod) (`coords`, missing ones 0): 16
 /// bytes a texel, each coordinate's low 16 bits (the LOD's low 8) in a field of its own.
@@ -164,6 +166,69 @@ pub fn access(
                 data_of,
             )?
         }
+    };
+    if has_dst {
+        for (k, i, v) in reads {
+            t.write(&element(&dst, k, exec), i, v)
+                .map_err(|e| e.with_inst(inst))?;
+        }
+    }
+    Ok(())
+}
+
+/// Executes a logical A64 read, write or atomic (Mesa's `enum a64_logical_srcs`:
+/// address, data, argument) for the `enabled` channels.
+pub fn a64_access(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    enabled: u32,
+    out: &mut Outputs,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::a64::{self, src, Msg};
+    let op = shader.insts.opcode[inst];
+    let srcs = shader.srcs(inst);
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let dst = shader.insts.dst[inst];
+    let has_dst = !dst.is_null() && !dst.is_bad();
+    let msg = a64::logical(op, srcs, has_dst).ok_or_else(|| {
+        SimError::at(
+            inst,
+            format!(
+                "`{}` of this data size or with a non-immediate argument is not modelled yet",
+                op.name()
+            ),
+        )
+    })?;
+    let mut address = srcs[src::ADDRESS];
+    if address.ty.size() != 8 {
+        return Err(SimError::at(inst, "an A64 address that is not 64-bit"));
+    }
+    address.ty = Type::UQ;
+    let data = srcs[src::DATA];
+    let addr_of = |t: &mut Thread, i: u32| t.read(&address, i).map_err(|e| e.with_inst(inst));
+    let data_of = |t: &mut Thread, k: u32, i: u32| {
+        t.read(&element(&data, k, exec), i)
+            .map_err(|e| e.with_inst(inst))
+    };
+    let space = |_: &mut Thread, _: u32| Ok(A64_SPACE);
+    let group = ctl.group as u32;
+    let reads = match msg {
+        Msg::Atomic(a) => atomic_run(t, (group, exec), enabled, a, out, space, addr_of, data_of)?
+            .into_iter()
+            .map(|(i, v)| (0, i, v))
+            .collect(),
+        Msg::Access(shape) => run(
+            t,
+            (group, exec),
+            enabled,
+            shape,
+            out,
+            space,
+            addr_of,
+            data_of,
+        )?,
     };
     if has_dst {
         for (k, i, v) in reads {

@@ -649,6 +649,16 @@ fn execute(
             crate::memory::access(shader, t, inst, enabled & pred, out)?;
             Ok(false)
         }
+        Opcode::A64UntypedReadLogical
+        | Opcode::A64UntypedWriteLogical
+        | Opcode::A64ByteScatteredReadLogical
+        | Opcode::A64ByteScatteredWriteLogical
+        | Opcode::A64UntypedAtomicLogical
+        | Opcode::A64UntypedAtomicFloatLogical
+        | Opcode::A64UntypedAtomicFloat32Logical => {
+            crate::memory::a64_access(shader, t, inst, enabled & pred, out)?;
+            Ok(false)
+        }
         Opcode::MemoryFence => logical_messages::memory_fence(&s, t),
         // A barrier waits for the other threads of the work group, which the simulator
         // does not run (what they leave in shared memory is a seeded input): for one

@@ -3,6 +3,7 @@
 //! passes and the simulator both use these, so a logical message and its lowered `send`
 //! mean the same thing by construction.
 
+pub mod a64;
 pub mod atomic;
 pub mod memory;
 pub mod sampler;
@@ -48,6 +49,7 @@ pub fn only_reads(sfid: u8, desc: u32, eot: bool, desc_in_register: bool) -> boo
         sfid::DATA_CACHE | sfid::DATA_CACHE_1 | sfid::RENDER_CACHE => {
             surface::decode(sfid, desc).is_some_and(|(shape, _)| !shape.write)
                 || typed::decode(sfid, desc).is_some_and(|(shape, _)| !shape.write)
+                || matches!(a64::decode(sfid, desc), Some((a64::Msg::Access(s), _)) if !s.write)
         }
         _ => false,
     }
@@ -187,6 +189,9 @@ pub fn source_components(op: crate::Opcode, srcs: &[Operand], i: usize) -> u32 {
             },
             _ => 1,
         };
+    }
+    if crate::width_rules::is_a64_message(op) && i == a64::src::DATA {
+        return a64::logical(op, srcs, false).map_or(1, |m| m.data_components().max(1));
     }
     if op == crate::Opcode::FbWriteLogical {
         let comps = imm(render_target::src::COMPONENTS).unwrap_or(4);

@@ -14,6 +14,7 @@
 //! - `surface.rs`: every surface message (untyped surface, byte- and dword-scattered
 //!   reads and writes here; the payload and `send` of them all), with `atomic.rs` (untyped
 //!   and typed atomics, integer and float) and `typed.rs` (typed surface reads and writes).
+//! - `a64.rs`: A64 (64-bit address) reads, writes and atomics.
 //! - `urb.rs`: URB reads and writes.
 //! - `framebuffer.rs`: render target writes (`fb_write_logical`).
 //! - `payload.rs`: the payloads of them all, one run of registers or two.
@@ -28,6 +29,7 @@
 //! coordinate, a colour), the send reads that VGRF and no move is made. Anything else is
 //! left logical: [`Outcome::left_logical`] counts it, with the reason.
 
+mod a64;
 mod atomic;
 mod framebuffer;
 mod payload;
@@ -92,6 +94,7 @@ pub fn lower(shader: &mut Shader) -> Outcome {
                 Family::UniformPull => pull_constants::uniform_pull(shader, inst),
                 Family::MemoryLoad => pull_constants::memory_load(shader, inst),
                 Family::Surface => surface::surface_message(shader, inst, &new),
+                Family::A64 => a64::a64_message(shader, inst, &new),
                 Family::Sampler => sampler::sampler_message(shader, inst, &new, &low_samplers),
                 Family::UrbWrite => urb::urb_write(shader, inst, &new, &mut urb_headers),
                 Family::UrbRead => urb::urb_read(shader, inst),
@@ -128,6 +131,8 @@ enum Family {
     /// Surface messages: untyped and typed, reads, writes and atomics, scattered
     /// (`surface.rs`, `atomic.rs`, `typed.rs`).
     Surface,
+    /// A64 reads, writes and atomics (`a64.rs`).
+    A64,
     /// The sampler messages (`sampler.rs`).
     Sampler,
     /// `urb_write_logical` (`urb.rs`).
@@ -149,6 +154,7 @@ impl Family {
             Opcode::UrbReadLogical => Family::UrbRead,
             Opcode::FbWriteLogical => Family::FbWrite,
             op if eubatch_ir::width_rules::is_surface_message(op) => Family::Surface,
+            op if eubatch_ir::width_rules::is_a64_message(op) => Family::A64,
             op if eubatch_ir::width_rules::is_sampler_message(op) => Family::Sampler,
             _ => return None,
         })
