@@ -119,6 +119,10 @@ pub fn send(
             let (shape, half) = eubatch_ir::message::typed::decode(sfid, desc).unwrap();
             surface_access(&m, t, out, DataPort::Access(shape), 8, half)?
         }
+        sfid if eubatch_ir::message::block::decode(sfid, desc).is_some() => {
+            let b = eubatch_ir::message::block::decode(sfid, desc).unwrap();
+            block_access(&m, t, out, b)?
+        }
         sfid if eubatch_ir::message::a64::decode(sfid, desc).is_some() => {
             let (msg, width) = eubatch_ir::message::a64::decode(sfid, desc).unwrap();
             a64_access(&m, t, out, msg, width)?
@@ -688,6 +692,46 @@ fn a64_access(
     };
     let space = crate::memory::A64_SPACE;
     run_dataport(m, t, out, what, m.enabled, space, address, data)
+}
+
+/// OWord block reads and writes ([`eubatch_ir::message::block`]): the address in the
+/// header (dwords 0-1 for A64, dword 2 in OWords or, unaligned, bytes otherwise), a
+/// write's dwords in the registers after it, a read's in the response.
+fn block_access(
+    m: &RawSend,
+    t: &mut Thread,
+    out: &mut Outputs,
+    b: eubatch_ir::message::block::Block,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::block::HEADER_ADDRESS_DWORD;
+    let header = *m
+        .regs
+        .first()
+        .ok_or_else(|| m.fail("a block message without its header"))?;
+    let (surface, addr) = if b.a64 {
+        let a = m.read(t, &element(&header, 0, Type::UQ))?;
+        (crate::memory::A64_SPACE, a)
+    } else {
+        let d2 = m.read(t, &element(&header, 4 * HEADER_ADDRESS_DWORD, Type::UD))?;
+        let a = if b.aligned { d2 * 16 } else { d2 };
+        ((m.info.desc & 0xff) as u64, a)
+    };
+    let reg_dwords = m.reg_size / 4;
+    if b.write && m.regs.len() < 1 + (b.dwords / reg_dwords) as usize {
+        return Err(m.fail("a block write shorter than its block"));
+    }
+    let channels = ((1u64 << m.exec) - 1) as u32;
+    let active = m.enabled & (channels << m.group) != 0;
+    let read = crate::memory::block_run(t, active, b, surface, addr, out, |t, j| {
+        let r = m.regs[1 + (j / reg_dwords) as usize];
+        m.read(t, &element(&r, (j % reg_dwords) * 4, Type::UD))
+    })?;
+    for (j, v) in read.into_iter().enumerate() {
+        let j = j as u32;
+        let reg = nth_register(&m.dst, j / reg_dwords, m.reg_size);
+        m.write(t, &element(&reg, (j % reg_dwords) * 4, Type::UD), v)?;
+    }
+    Ok(())
 }
 
 /// Register `k` of the run of registers starting at `base` (a whole fixed register, or a

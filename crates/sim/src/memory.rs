@@ -239,6 +239,109 @@ pub fn a64_access(
     Ok(())
 }
 
+/// Executes a logical OWord block read or write ([`eubatch_ir::message::block`]): one
+/// block of dwords at the address (channel 0's: Mesa's is a scalar) for the whole message,
+/// when any of its channels is enabled.
+pub fn block_access(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    enabled: u32,
+    out: &mut Outputs,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::{a64, block, surface::src as ssrc};
+    let op = shader.insts.opcode[inst];
+    let srcs = shader.srcs(inst);
+    let ctl = shader.insts.control[inst];
+    let fail = |m: &str| SimError::at(inst, m.to_string());
+    let b = block::logical(op, srcs)
+        .ok_or_else(|| fail("a block message whose size is not 4, 8, 16 or 32 dwords"))?;
+    let (surface, address, data) = if b.a64 {
+        let d = srcs.get(a64::src::DATA).copied();
+        (A64_SPACE, srcs[a64::src::ADDRESS], d)
+    } else {
+        if srcs.len() < 7 {
+            return Err(fail("a block message with fewer than 7 sources"));
+        }
+        let s = srcs[ssrc::SURFACE];
+        if s.file != RegFile::Imm {
+            return Err(fail(
+                "a block message on a run-time surface is not modelled yet",
+            ));
+        }
+        (s.imm_bits(), srcs[ssrc::ADDRESS], Some(srcs[ssrc::DATA]))
+    };
+    let mut a = address;
+    a.ty = if b.a64 { Type::UQ } else { Type::UD };
+    let addr = t.read(&a, 0).map_err(|e| e.with_inst(inst))?;
+    let dword = |op: &Operand, j: u32| {
+        let mut o = *op;
+        o.ty = Type::UD;
+        o.offset += 4 * j;
+        o
+    };
+    let channels = ((1u64 << ctl.exec_size) - 1) as u32;
+    let active = enabled & (channels << ctl.group) != 0;
+    let dst = shader.insts.dst[inst];
+    let read = block_run(t, active, b, surface, addr, out, |t, j| {
+        let d = data
+            .filter(|d| !d.is_bad())
+            .ok_or_else(|| fail("a block write without data"))?;
+        t.read(&dword(&d, j), 0).map_err(|e| e.with_inst(inst))
+    })?;
+    for (j, v) in read.into_iter().enumerate() {
+        t.write(&dword(&dst, j as u32), 0, v)
+            .map_err(|e| e.with_inst(inst))?;
+    }
+    Ok(())
+}
+
+/// One OWord block message: `b.dwords` consecutive dwords at byte address `addr` (its low
+/// four bits dropped where the message is aligned) of `surface`, when `active`. A write
+/// stores `data(j)` as dword `j` and is one output record `memory_block_write` (surface,
+/// address, the dwords); a read returns the dwords.
+pub fn block_run(
+    t: &mut Thread,
+    active: bool,
+    b: eubatch_ir::message::block::Block,
+    surface: u64,
+    addr: u64,
+    out: &mut Outputs,
+    data: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+) -> Result<Vec<u64>, SimError> {
+    if !active {
+        return Ok(Vec::new());
+    }
+    let addr = if b.aligned { addr & !15 } else { addr };
+    let mut values = vec![surface, addr];
+    let mut read = Vec::new();
+    for j in 0..b.dwords {
+        let at = addr.wrapping_add(4 * j as u64);
+        if b.write {
+            let v = data(t, j)? & 0xffff_ffff;
+            for k in 0..4u64 {
+                t.memory.insert((surface, at + k), (v >> (8 * k)) as u8);
+            }
+            values.push(v);
+        } else {
+            let mut v = 0u64;
+            for k in 0..4u64 {
+                v |= (read_byte(&t.memory, t.seed, surface, at + k) as u64) << (8 * k);
+            }
+            read.push(v);
+        }
+    }
+    if b.write {
+        out.records.push(Record {
+            message: "memory_block_write".into(),
+            channel: 0,
+            values,
+            undefined: 0,
+        });
+    }
+    Ok(read)
+}
+
 /// The value an atomic stores from the old value and its operands (PRM Vol. 2d "Atomic
 /// Operations"; `BRW_AOP_*`), 32 bits.
 fn atomic_result(a: Atomic, old: u32, src0: u32, src1: u32) -> u32 {

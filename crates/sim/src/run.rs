@@ -659,6 +659,14 @@ fn execute(
             crate::memory::a64_access(shader, t, inst, enabled & pred, out)?;
             Ok(false)
         }
+        Opcode::UnalignedOwordBlockReadLogical
+        | Opcode::OwordBlockWriteLogical
+        | Opcode::A64OwordBlockReadLogical
+        | Opcode::A64UnalignedOwordBlockReadLogical
+        | Opcode::A64OwordBlockWriteLogical => {
+            crate::memory::block_access(shader, t, inst, enabled & pred, out)?;
+            Ok(false)
+        }
         Opcode::MemoryFence => logical_messages::memory_fence(&s, t),
         // A barrier waits for the other threads of the work group, which the simulator
         // does not run (what they leave in shared memory is a seeded input): for one

@@ -5,6 +5,7 @@
 
 pub mod a64;
 pub mod atomic;
+pub mod block;
 pub mod memory;
 pub mod sampler;
 pub mod scratch;
@@ -50,6 +51,7 @@ pub fn only_reads(sfid: u8, desc: u32, eot: bool, desc_in_register: bool) -> boo
             surface::decode(sfid, desc).is_some_and(|(shape, _)| !shape.write)
                 || typed::decode(sfid, desc).is_some_and(|(shape, _)| !shape.write)
                 || matches!(a64::decode(sfid, desc), Some((a64::Msg::Access(s), _)) if !s.write)
+                || block::decode(sfid, desc).is_some_and(|b| !b.write)
         }
         _ => false,
     }

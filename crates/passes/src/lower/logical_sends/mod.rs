@@ -15,6 +15,7 @@
 //!   reads and writes here; the payload and `send` of them all), with `atomic.rs` (untyped
 //!   and typed atomics, integer and float) and `typed.rs` (typed surface reads and writes).
 //! - `a64.rs`: A64 (64-bit address) reads, writes and atomics.
+//! - `block.rs`: OWord block reads and writes, by binding table entry and A64.
 //! - `urb.rs`: URB reads and writes.
 //! - `framebuffer.rs`: render target writes (`fb_write_logical`).
 //! - `payload.rs`: the payloads of them all, one run of registers or two.
@@ -31,6 +32,7 @@
 
 mod a64;
 mod atomic;
+mod block;
 mod framebuffer;
 mod payload;
 mod pull_constants;
@@ -95,6 +97,7 @@ pub fn lower(shader: &mut Shader) -> Outcome {
                 Family::MemoryLoad => pull_constants::memory_load(shader, inst),
                 Family::Surface => surface::surface_message(shader, inst, &new),
                 Family::A64 => a64::a64_message(shader, inst, &new),
+                Family::Block => block::block_message(shader, inst, &new),
                 Family::Sampler => sampler::sampler_message(shader, inst, &new, &low_samplers),
                 Family::UrbWrite => urb::urb_write(shader, inst, &new, &mut urb_headers),
                 Family::UrbRead => urb::urb_read(shader, inst),
@@ -133,6 +136,8 @@ enum Family {
     Surface,
     /// A64 reads, writes and atomics (`a64.rs`).
     A64,
+    /// OWord block reads and writes (`block.rs`).
+    Block,
     /// The sampler messages (`sampler.rs`).
     Sampler,
     /// `urb_write_logical` (`urb.rs`).
@@ -155,6 +160,7 @@ impl Family {
             Opcode::FbWriteLogical => Family::FbWrite,
             op if eubatch_ir::width_rules::is_surface_message(op) => Family::Surface,
             op if eubatch_ir::width_rules::is_a64_message(op) => Family::A64,
+            op if eubatch_ir::message::block::is_block_message(op) => Family::Block,
             op if eubatch_ir::width_rules::is_sampler_message(op) => Family::Sampler,
             _ => return None,
         })
