@@ -313,6 +313,32 @@ pub const MESSAGE_WIDTH_RULES: &[WidthRule] = &[
         },
     },
     WidthRule {
+        name: "memory message width",
+        source: "Mesa 25's memory_load/store/atomic before Xe2: typed ones SIMD8, A64 (flat) \
+                 atomics SIMD8 without LSC, else SIMD16 at most (Mesa 25 brw_fs.cpp, \
+                 get_lowered_simd_width: SHADER_OPCODE_MEMORY_*_LOGICAL)",
+        limit: |c| {
+            use crate::message::memory::{self, src};
+            if !matches!(
+                c.op,
+                Opcode::MemoryLoadLogical
+                    | Opcode::MemoryStoreLogical
+                    | Opcode::MemoryAtomicLogical
+            ) || c.srcs.len() != src::COUNT
+            {
+                return None;
+            }
+            let imm = |k: usize| {
+                let s = c.srcs[k];
+                (s.file == RegFile::Imm).then(|| s.imm_bits() as u32)
+            };
+            let typed = imm(src::MODE) == Some(memory::MODE_TYPED);
+            let flat_atomic = imm(src::BINDING_TYPE) == Some(memory::SURFTYPE_FLAT)
+                && c.op == Opcode::MemoryAtomicLogical;
+            Some(if typed || flat_atomic { 8 } else { 16 })
+        },
+    },
+    WidthRule {
         name: "URB write width",
         source: "URB writes are SIMD8 messages (brw_fs.cpp, get_lowered_simd_width: \
                  SHADER_OPCODE_URB_WRITE_*_LOGICAL)",
@@ -413,7 +439,12 @@ pub fn message_width_rules_apply(op: Opcode) -> bool {
         || is_a64_message(op)
         || matches!(
             op,
-            Opcode::VaryingPullConstLogical | Opcode::FbWriteLogical | Opcode::UrbWriteLogical
+            Opcode::VaryingPullConstLogical
+                | Opcode::FbWriteLogical
+                | Opcode::UrbWriteLogical
+                | Opcode::MemoryLoadLogical
+                | Opcode::MemoryStoreLogical
+                | Opcode::MemoryAtomicLogical
         )
 }
 

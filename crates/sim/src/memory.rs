@@ -239,6 +239,93 @@ pub fn a64_access(
     Ok(())
 }
 
+/// Executes a per-channel Mesa 25 memory message (`memory_load`, `memory_store`,
+/// `memory_atomic` of a buffer, shared local memory, an image or a 64-bit address) for the
+/// `enabled` channels, as the gen9 message it lowers to
+/// ([`eubatch_ir::message::memory::per_channel`]) runs.
+pub fn memory_access(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    enabled: u32,
+    out: &mut Outputs,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::memory::{per_channel, src, Legacy, Target};
+    let op = shader.insts.opcode[inst];
+    let srcs = shader.srcs(inst);
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    let dst = shader.insts.dst[inst];
+    let has_dst = !dst.is_null() && !dst.is_bad();
+    let m = per_channel(srcs, has_dst).ok_or_else(|| {
+        SimError::at(
+            inst,
+            format!(
+                "a `{}` other than a constant block load or a per-channel access is not \
+                 modelled yet",
+                op.name()
+            ),
+        )
+    })?;
+    let comps = srcs[src::COMPONENTS].imm_bits() as u32;
+    let (data0, data1) = (srcs[src::DATA0], srcs[src::DATA1]);
+    let mut address = srcs[src::ADDRESS];
+    let (surface, kind) = match m.target {
+        Target::Bti(s) => (s as u64, Kind::Untyped),
+        Target::Typed(s) => (TYPED_SPACE + s as u64, Kind::Typed),
+        Target::Flat => {
+            address.ty = Type::UQ;
+            (A64_SPACE, Kind::Untyped)
+        }
+    };
+    let flat = m.target == Target::Flat;
+    let addr_of = |t: &mut Thread, i: u32| {
+        if flat {
+            return t.read(&address, i).map_err(|e| e.with_inst(inst));
+        }
+        address_of(kind, m.coord_components, |k| {
+            t.read(&element(&address, k, exec), i)
+                .map_err(|e| e.with_inst(inst))
+        })
+    };
+    let data_of = |t: &mut Thread, k: u32, i: u32| {
+        let (d, k) = if k < comps {
+            (data0, k)
+        } else {
+            (data1, k - comps)
+        };
+        t.read(&element(&d, k, exec), i)
+            .map_err(|e| e.with_inst(inst))
+    };
+    let space = |_: &mut Thread, _: u32| Ok(surface);
+    let group = ctl.group as u32;
+    let reads = match m.op {
+        Legacy::Atomic(a) => {
+            atomic_run(t, (group, exec), enabled, a, out, space, addr_of, data_of)?
+                .into_iter()
+                .map(|(i, v)| (0, i, v))
+                .collect()
+        }
+        Legacy::Access(shape) => run(
+            t,
+            (group, exec),
+            enabled,
+            shape,
+            out,
+            space,
+            addr_of,
+            data_of,
+        )?,
+    };
+    if has_dst {
+        for (k, i, v) in reads {
+            t.write(&element(&dst, k, exec), i, v)
+                .map_err(|e| e.with_inst(inst))?;
+        }
+    }
+    Ok(())
+}
+
 /// Executes a logical OWord block read or write ([`eubatch_ir::message::block`]): one
 /// block of dwords at the address (channel 0's: Mesa's is a scalar) for the whole message,
 /// when any of its channels is enabled.

@@ -192,6 +192,27 @@ pub fn source_components(op: crate::Opcode, srcs: &[Operand], i: usize) -> u32 {
             _ => 1,
         };
     }
+    if matches!(
+        op,
+        crate::Opcode::MemoryLoadLogical
+            | crate::Opcode::MemoryStoreLogical
+            | crate::Opcode::MemoryAtomicLogical
+    ) && srcs.len() == memory::src::COUNT
+    {
+        // Mesa 25's memory messages: the address's coordinates, each data operand's
+        // components (a block's data is not split by channels: one).
+        use memory::src;
+        let block = imm(src::FLAGS).is_some_and(|f| f & memory::FLAG_TRANSPOSE != 0);
+        return match i {
+            src::ADDRESS if !block => imm(src::COORD_COMPONENTS)
+                .filter(|n| (1..=4).contains(n))
+                .unwrap_or(1),
+            src::DATA0 | src::DATA1 if !block => imm(src::COMPONENTS)
+                .filter(|n| (1..=4).contains(n))
+                .unwrap_or(1),
+            _ => 1,
+        };
+    }
     if crate::width_rules::is_a64_message(op) && i == a64::src::DATA {
         return a64::logical(op, srcs, false).map_or(1, |m| m.data_components().max(1));
     }

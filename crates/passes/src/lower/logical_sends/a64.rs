@@ -11,7 +11,6 @@
 //! the fragment's mask of live channels (`emit_fragment_mask`), not lowered here.
 
 use eubatch_ir::message::a64::{self, src};
-use eubatch_ir::message::sampler::ParamType;
 use eubatch_ir::message::sfid;
 use eubatch_ir::shader::Stage;
 use eubatch_ir::{Builder, Gen, Inst, Operand, RegFile, Shader, Type, VgrfLayout};
@@ -33,6 +32,32 @@ pub(super) fn a64_message(
             srcs.len()
         ));
     }
+    let dst = shader.insts.dst[inst];
+    let has_dst = !dst.is_null() && !dst.is_bad();
+    let msg = a64::logical(op, &srcs, has_dst).ok_or_else(|| {
+        "an A64 message of 16- or 64-bit atomics or a non-immediate argument (not lowered)"
+            .to_string()
+    })?;
+    let ctl = shader.insts.control[inst];
+    let data_comps = msg.data_components();
+    let data = srcs[src::DATA];
+    if data_comps > 0 && data.is_bad() {
+        return Err("an A64 write or atomic without its data".into());
+    }
+    let parts = super::surface::components(data, data_comps, ctl);
+    lower_a64(shader, inst, prior, msg, srcs[src::ADDRESS], parts)
+}
+
+/// Lowers the A64 message `msg` of `inst` (Mesa 22.3's A64 opcodes, Mesa 25's flat
+/// `memory_*`): the 64-bit `addr` per channel, then `parts` (the data).
+pub(super) fn lower_a64(
+    shader: &mut Shader,
+    inst: Inst,
+    prior: &[Inst],
+    msg: a64::Msg,
+    addr: Operand,
+    parts: Vec<Part>,
+) -> Result<Vec<Inst>, String> {
     if shader.stage == Stage::Fs {
         return Err(
             "a fragment-shader A64 message (predicated on the fragment mask; not lowered yet)"
@@ -41,10 +66,6 @@ pub(super) fn a64_message(
     }
     let dst = shader.insts.dst[inst];
     let has_dst = !dst.is_null() && !dst.is_bad();
-    let msg = a64::logical(op, &srcs, has_dst).ok_or_else(|| {
-        "an A64 message of 16- or 64-bit atomics or a non-immediate argument (not lowered)"
-            .to_string()
-    })?;
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let desc = a64::descriptor(shader.target, msg, exec).ok_or_else(|| {
@@ -53,30 +74,13 @@ pub(super) fn a64_message(
             shader.target
         )
     })?;
-    let addr = srcs[src::ADDRESS];
     if addr.ty.size() != 8 {
         return Err(format!(
             "an A64 address of {} bits (64 expected)",
             addr.ty.size() * 8
         ));
     }
-    let data_comps = msg.data_components();
-    let data = srcs[src::DATA];
-    if data_comps > 0 && data.is_bad() {
-        return Err("an A64 write or atomic without its data".into());
-    }
-    let parts: Vec<Part> = (0..data_comps)
-        .map(|k| {
-            let mut v = data;
-            if v.file == RegFile::Vgrf {
-                v.offset += k * exec * 4;
-            }
-            if v.ty.size() == 4 && v.ty.is_float() {
-                v.ty = Type::UD;
-            }
-            Part::Value(v, ParamType::Int)
-        })
-        .collect();
+    let data_comps = parts.len() as u32;
     let response = msg.response_components();
     if has_dst {
         shader.insts.size_written[inst] = response * exec * 4;

@@ -9,16 +9,14 @@
 //! the header of [`super::typed`] before gen9.
 
 use eubatch_ir::message::atomic::{self, Atomic, Kind};
-use eubatch_ir::message::surface::src;
-use eubatch_ir::{Operand, Shader};
+use eubatch_ir::Shader;
 
 use super::surface::Plan;
-use super::typed::{address_components, header_mask};
+use super::typed::header_mask;
 
 pub(super) fn plan(
     shader: &Shader,
     a: Atomic,
-    srcs: &[Operand],
     exec: u32,
     group: u32,
     allow_sample_mask: bool,
@@ -30,15 +28,9 @@ pub(super) fn plan(
         )
     })?;
     let typed = a.kind == Kind::Typed;
-    let data_comps = a.data_components();
-    if data_comps > 0 && srcs[src::DATA].is_bad() {
-        return Err(format!("an atomic operation {} without its operands", a.op));
-    }
     Ok(Plan {
         sfid,
         desc,
-        addr_comps: if typed { address_components(srcs)? } else { 1 },
-        data_comps,
         header_mask: if typed {
             header_mask(shader.target, allow_sample_mask)
         } else {

@@ -10,6 +10,9 @@
 //! family it lowers and which hardware rules limit it:
 //! - `pull_constants.rs`: `varying_pull_const_logical`, `uniform_pull_const` and Mesa 25's
 //!   constant block `memory_load`.
+//! - `memory.rs`: Mesa 25's `memory_load`, `memory_store`, `memory_atomic` (per-channel
+//!   accesses of buffers, shared memory, images and 64-bit addresses, as the surface and
+//!   A64 messages).
 //! - `sampler.rs`: the sampler messages.
 //! - `surface.rs`: every surface message (untyped surface, byte- and dword-scattered
 //!   reads and writes here; the payload and `send` of them all), with `atomic.rs` (untyped
@@ -34,6 +37,7 @@ mod a64;
 mod atomic;
 mod block;
 mod framebuffer;
+mod memory;
 mod payload;
 mod pull_constants;
 mod sampler;
@@ -94,7 +98,7 @@ pub fn lower(shader: &mut Shader) -> Outcome {
             let result = match family {
                 Family::VaryingPull => pull_constants::varying_pull(shader, inst),
                 Family::UniformPull => pull_constants::uniform_pull(shader, inst),
-                Family::MemoryLoad => pull_constants::memory_load(shader, inst),
+                Family::Memory => memory::memory_message(shader, inst, &new),
                 Family::Surface => surface::surface_message(shader, inst, &new),
                 Family::A64 => a64::a64_message(shader, inst, &new),
                 Family::Block => block::block_message(shader, inst, &new),
@@ -129,8 +133,8 @@ enum Family {
     VaryingPull,
     /// `uniform_pull_const` (`pull_constants.rs`).
     UniformPull,
-    /// Mesa 25's `memory_load` (`pull_constants.rs`).
-    MemoryLoad,
+    /// Mesa 25's `memory_load`, `memory_store`, `memory_atomic` (`memory.rs`).
+    Memory,
     /// Surface messages: untyped and typed, reads, writes and atomics, scattered
     /// (`surface.rs`, `atomic.rs`, `typed.rs`).
     Surface,
@@ -154,7 +158,9 @@ impl Family {
         Some(match op {
             Opcode::VaryingPullConstLogical => Family::VaryingPull,
             Opcode::UniformPullConst => Family::UniformPull,
-            Opcode::MemoryLoadLogical => Family::MemoryLoad,
+            Opcode::MemoryLoadLogical
+            | Opcode::MemoryStoreLogical
+            | Opcode::MemoryAtomicLogical => Family::Memory,
             Opcode::UrbWriteLogical => Family::UrbWrite,
             Opcode::UrbReadLogical => Family::UrbRead,
             Opcode::FbWriteLogical => Family::FbWrite,

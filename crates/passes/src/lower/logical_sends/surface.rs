@@ -2,8 +2,9 @@
 //! surface_logical_srcs` (Mesa: `lower_surface_logical_send`): untyped surface reads and
 //! writes, byte- and dword-scattered reads and writes (here), untyped and typed atomics
 //! (`atomic.rs`), typed surface reads and writes (`typed.rs`). Each family says its shared
-//! function, descriptor, header and how many components its address and data take
-//! ([`Plan`]); this file builds the payload and the `send` the same way for all: the
+//! function, descriptor and header ([`Plan`]); this file builds the payload and the
+//! `send` the same way for all ([`lower_request`], which Mesa 25's `memory_*` messages
+//! reach too, from `memory.rs`): the
 //! header (typed messages before gen9), the address, then the data, split after the
 //! address where the target has split sends and there is no header.
 //!
@@ -27,10 +28,6 @@ pub(super) struct Plan {
     pub(super) sfid: u8,
     /// The descriptor without surface and lengths.
     pub(super) desc: u32,
-    /// Components of the address (the image's coordinates for typed messages) and of the
-    /// data (what a write writes, an atomic's operands).
-    pub(super) addr_comps: u32,
-    pub(super) data_comps: u32,
     /// A header (typed messages before gen9) and the sample mask in its dword 7.
     pub(super) header_mask: Option<u32>,
     /// Components per channel of the response (0: none).
@@ -60,7 +57,88 @@ pub(super) fn surface_message(
     }
     let surface_index = immediate(&srcs[src::SURFACE], "surface")?;
     let allow_sample_mask = immediate(&srcs[src::ALLOW_SAMPLE_MASK], "allow-sample-mask")? != 0;
-    if allow_sample_mask && shader.stage == Stage::Fs {
+    let dst = shader.insts.dst[inst];
+    let has_dst = !dst.is_null() && !dst.is_bad();
+    let what = match eubatch_ir::message::atomic::logical(op, &srcs, has_dst) {
+        Some(a) => What::Atomic(a),
+        None => What::Access(
+            surface::logical_shape(op, &srcs)
+                .ok_or_else(|| "a non-immediate or unsupported size argument".to_string())?,
+        ),
+    };
+    let typed = match what {
+        What::Atomic(a) => a.kind == eubatch_ir::message::atomic::Kind::Typed,
+        What::Access(s) => s.kind == Kind::Typed,
+    };
+    let dims = if typed {
+        typed::address_components(&srcs)?
+    } else {
+        1
+    };
+    let data = srcs[src::DATA];
+    let data_comps = match what {
+        What::Atomic(a) => a.data_components(),
+        What::Access(s) if s.write => s.comps,
+        What::Access(_) => 0,
+    };
+    let request = Request {
+        what,
+        surface: surface_index,
+        allow_sample_mask,
+        address: components(srcs[src::ADDRESS], dims, shader.insts.control[inst]),
+        data: components(data, data_comps, shader.insts.control[inst]),
+    };
+    if data_comps > 0 && data.is_bad() {
+        return Err("a surface write or atomic without its data".into());
+    }
+    lower_request(shader, inst, prior, request)
+}
+
+/// What a surface message does.
+#[derive(Clone, Copy)]
+pub(super) enum What {
+    Access(surface::Shape),
+    Atomic(eubatch_ir::message::atomic::Atomic),
+}
+
+/// A surface message to lower, whatever logical instruction it came from (Mesa 22.3's
+/// surface opcodes, Mesa 25's `memory_*`): what it does, the binding table entry, whether
+/// it allows the sample mask, and its address and data as payload parts.
+pub(super) struct Request {
+    pub(super) what: What,
+    pub(super) surface: u32,
+    pub(super) allow_sample_mask: bool,
+    pub(super) address: Vec<Part>,
+    pub(super) data: Vec<Part>,
+}
+
+/// The `n` components of `v` (a value per channel each, `exec` channels of dwords apart)
+/// as payload parts, 32-bit floats moved as their bits.
+pub(super) fn components(v: Operand, n: u32, ctl: eubatch_ir::Control) -> Vec<Part> {
+    let exec = ctl.exec_size as u32;
+    (0..n)
+        .map(|k| {
+            let mut v = v;
+            if v.file == RegFile::Vgrf {
+                v.offset += k * exec * 4;
+            }
+            if v.ty.size() == 4 && v.ty.is_float() {
+                v.ty = Type::UD;
+            }
+            Part::Value(v, ParamType::Int)
+        })
+        .collect()
+}
+
+/// Lowers `request`, the message of `inst`: the family's [`Plan`], the payload (header,
+/// address, data) and the `send`.
+pub(super) fn lower_request(
+    shader: &mut Shader,
+    inst: Inst,
+    prior: &[Inst],
+    request: Request,
+) -> Result<Vec<Inst>, String> {
+    if request.allow_sample_mask && shader.stage == Stage::Fs {
         return Err(
             "a fragment-shader message predicated on the sample mask (not lowered yet)".into(),
         );
@@ -70,14 +148,13 @@ pub(super) fn surface_message(
     let group = ctl.group as u32;
     let dst = shader.insts.dst[inst];
     let has_dst = !dst.is_null() && !dst.is_bad();
-    let plan = if let Some(a) = eubatch_ir::message::atomic::logical(op, &srcs, has_dst) {
-        atomic::plan(shader, a, &srcs, exec, group, allow_sample_mask)?
-    } else {
-        let shape = surface::logical_shape(op, &srcs)
-            .ok_or_else(|| "a non-immediate or unsupported size argument".to_string())?;
-        if shape.kind == Kind::Typed {
-            typed::plan(shader, shape, &srcs, exec, group, allow_sample_mask)?
-        } else {
+    let allow = request.allow_sample_mask;
+    let plan = match request.what {
+        What::Atomic(a) => atomic::plan(shader, a, exec, group, allow)?,
+        What::Access(shape) if shape.kind == Kind::Typed => {
+            typed::plan(shader, shape, exec, group, allow)?
+        }
+        What::Access(shape) => {
             let (sfid, desc) =
                 surface::descriptor(shader.target, shape, 0, exec).ok_or_else(|| {
                     format!(
@@ -88,27 +165,13 @@ pub(super) fn surface_message(
             Plan {
                 sfid,
                 desc,
-                addr_comps: 1,
-                data_comps: if shape.write { shape.comps } else { 0 },
                 header_mask: None,
                 response_comps: if shape.write { 0 } else { shape.comps },
             }
         }
     };
-    let part = |v: Operand, k: u32| {
-        let mut v = v;
-        if v.file == RegFile::Vgrf {
-            v.offset += k * exec * 4;
-        }
-        if v.ty.size() == 4 && v.ty.is_float() {
-            v.ty = Type::UD;
-        }
-        Part::Value(v, ParamType::Int)
-    };
-    let mut parts: Vec<Part> = (0..plan.addr_comps)
-        .map(|k| part(srcs[src::ADDRESS], k))
-        .collect();
-    parts.extend((0..plan.data_comps).map(|k| part(srcs[src::DATA], k)));
+    let mut parts = request.address;
+    parts.extend(request.data);
     // The response is what the message answers (the logical instruction may say less
     // when its text omitted the size).
     if has_dst {
@@ -126,7 +189,7 @@ pub(super) fn surface_message(
         inst,
         p,
         plan.sfid,
-        plan.desc | (surface_index & 0xff),
+        plan.desc | (request.surface & 0xff),
     ));
     Ok(out)
 }

@@ -15,7 +15,6 @@ use super::surface::Plan;
 pub(super) fn plan(
     shader: &Shader,
     shape: Shape,
-    srcs: &[Operand],
     exec: u32,
     group: u32,
     allow_sample_mask: bool,
@@ -25,8 +24,6 @@ pub(super) fn plan(
     Ok(Plan {
         sfid,
         desc,
-        addr_comps: address_components(srcs)?,
-        data_comps: if shape.write { shape.comps } else { 0 },
         header_mask: header_mask(shader.target, allow_sample_mask),
         response_comps: if shape.write { 0 } else { shape.comps },
     })
