@@ -502,11 +502,7 @@ fn block_header_dword2(m: &RawSend, t: &mut Thread, missing: &str) -> Result<u64
     m.read(t, &element(&header, 8, Type::UD))
 }
 
-/// What a surface message of the data port does.
-enum DataPort {
-    Access(eubatch_ir::message::surface::Shape),
-    Atomic(eubatch_ir::message::atomic::Atomic),
-}
+use crate::memory::Op as DataPort;
 
 /// Surface messages: untyped, scattered and typed reads and writes, untyped and typed
 /// atomics (the memory model of the logical messages, [`crate::memory`]), of `width`
@@ -549,7 +545,7 @@ fn surface_access(
     let dims = match kind {
         Kind::Typed => {
             let rest = after_header.saturating_sub(per * data_comps as usize);
-            if rest % per != 0 || !(1..=4).contains(&(rest / per)) {
+            if !rest.is_multiple_of(per) || !(1..=4).contains(&(rest / per)) {
                 return Err(m.fail(format!(
                     "a typed message payload of {} registers: no room for 1 to 4 coordinates",
                     m.regs.len()
@@ -616,31 +612,16 @@ fn run_dataport(
     data: impl Fn(&mut Thread, u32, u32) -> Result<u64, SimError>,
 ) -> Result<(), SimError> {
     let exec = m.exec;
-    let reads = match what {
-        DataPort::Access(shape) => crate::memory::run(
-            t,
-            (m.group, exec),
-            enabled,
-            shape,
-            out,
-            |_, _| Ok(surface),
-            address,
-            data,
-        )?,
-        DataPort::Atomic(a) => crate::memory::atomic_run(
-            t,
-            (m.group, exec),
-            enabled,
-            a,
-            out,
-            |_, _| Ok(surface),
-            address,
-            data,
-        )?
-        .into_iter()
-        .map(|(i, v)| (0, i, v))
-        .collect(),
-    };
+    let reads = crate::memory::run_op(
+        t,
+        (m.group, exec),
+        enabled,
+        what,
+        out,
+        |_, _| Ok(surface),
+        address,
+        data,
+    )?;
     if !m.dst.is_null() {
         let per = exec.div_ceil(8);
         for (k, i, v) in reads {
@@ -661,7 +642,6 @@ fn a64_access(
     msg: eubatch_ir::message::a64::Msg,
     width: u32,
 ) -> Result<(), SimError> {
-    use eubatch_ir::message::a64::Msg;
     let exec = m.exec;
     if width != exec {
         return Err(m.fail(format!(
@@ -686,10 +666,7 @@ fn a64_access(
         let r = per * (2 + k as usize) + (i / 8) as usize;
         m.read(t, &element(&m.regs[r], (i % 8) * 4, Type::UD))
     };
-    let what = match msg {
-        Msg::Access(s) => DataPort::Access(s),
-        Msg::Atomic(a) => DataPort::Atomic(a),
-    };
+    let what = msg;
     let space = crate::memory::A64_SPACE;
     run_dataport(m, t, out, what, m.enabled, space, address, data)
 }

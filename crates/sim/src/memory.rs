@@ -138,42 +138,68 @@ pub fn access(
         t.read(&element(&data, k, exec), i)
             .map_err(|e| e.with_inst(inst))
     };
-    let group = ctl.group as u32;
-    let reads = match (atomic, shape) {
-        (Some(a), _) => atomic_run(
-            t,
-            (group, exec),
-            enabled,
-            a,
-            out,
-            surface_of,
-            addr_of,
-            data_of,
-        )?
-        .into_iter()
-        .map(|(i, v)| (0, i, v))
-        .collect(),
-        (None, shape) => {
-            let shape = shape.ok_or_else(|| fail("neither an atomic nor an access".into()))?;
-            run(
-                t,
-                (group, exec),
-                enabled,
-                shape,
-                out,
-                surface_of,
-                addr_of,
-                data_of,
-            )?
-        }
+    let what = match (atomic, shape) {
+        (Some(a), _) => Op::Atomic(a),
+        (None, Some(s)) => Op::Access(s),
+        (None, None) => return Err(fail("neither an atomic nor an access".into())),
     };
-    if has_dst {
+    run_logical(
+        shader, t, inst, enabled, out, what, surface_of, addr_of, data_of,
+    )
+}
+
+/// What a surface, A64 or memory message does per channel: an access ([`run`]) or an
+/// atomic ([`atomic_run`]).
+pub use eubatch_ir::message::surface::Op;
+
+/// Runs `what` for the `enabled` channels of logical message `inst`, `surface`, `address`
+/// and `data` reading channel `i`'s (component `k`'s) operands, and writes what it answers
+/// into the instruction's destination, a component after another.
+#[allow(clippy::too_many_arguments)]
+fn run_logical(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    enabled: u32,
+    out: &mut Outputs,
+    what: Op,
+    surface: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    address: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    data: impl Fn(&mut Thread, u32, u32) -> Result<u64, SimError>,
+) -> Result<(), SimError> {
+    let ctl = shader.insts.control[inst];
+    let (group, exec) = (ctl.group as u32, ctl.exec_size as u32);
+    let reads = run_op(t, (group, exec), enabled, what, out, surface, address, data)?;
+    let dst = shader.insts.dst[inst];
+    if !dst.is_null() && !dst.is_bad() {
         for (k, i, v) in reads {
             t.write(&element(&dst, k, exec), i, v)
                 .map_err(|e| e.with_inst(inst))?;
         }
     }
     Ok(())
+}
+
+/// [`run`] or [`atomic_run`], by what `what` is: what comes back as (component, channel,
+/// value).
+#[allow(clippy::too_many_arguments)]
+pub fn run_op(
+    t: &mut Thread,
+    channels: (u32, u32),
+    enabled: u32,
+    what: Op,
+    out: &mut Outputs,
+    surface: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    address: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    data: impl Fn(&mut Thread, u32, u32) -> Result<u64, SimError>,
+) -> Result<Vec<(u32, u32, u64)>, SimError> {
+    Ok(match what {
+        Op::Access(shape) => run(t, channels, enabled, shape, out, surface, address, data)?,
+        Op::Atomic(a) => atomic_run(t, channels, enabled, a, out, surface, address, data)?
+            .into_iter()
+            .map(|(i, v)| (0, i, v))
+            .collect(),
+    })
 }
 
 /// Executes a logical A64 read, write or atomic (Mesa's `enum a64_logical_srcs`:
@@ -185,7 +211,7 @@ pub fn a64_access(
     enabled: u32,
     out: &mut Outputs,
 ) -> Result<(), SimError> {
-    use eubatch_ir::message::a64::{self, src, Msg};
+    use eubatch_ir::message::a64::{self, src};
     let op = shader.insts.opcode[inst];
     let srcs = shader.srcs(inst);
     let ctl = shader.insts.control[inst];
@@ -196,7 +222,8 @@ pub fn a64_access(
         SimError::at(
             inst,
             format!(
-                "`{}` of this data size or with a non-immediate argument is not modelled yet",
+                "message `{}` is not modelled yet (16- and 64-bit A64 atomics, a non-immediate \
+                 argument)",
                 op.name()
             ),
         )
@@ -213,30 +240,7 @@ pub fn a64_access(
             .map_err(|e| e.with_inst(inst))
     };
     let space = |_: &mut Thread, _: u32| Ok(A64_SPACE);
-    let group = ctl.group as u32;
-    let reads = match msg {
-        Msg::Atomic(a) => atomic_run(t, (group, exec), enabled, a, out, space, addr_of, data_of)?
-            .into_iter()
-            .map(|(i, v)| (0, i, v))
-            .collect(),
-        Msg::Access(shape) => run(
-            t,
-            (group, exec),
-            enabled,
-            shape,
-            out,
-            space,
-            addr_of,
-            data_of,
-        )?,
-    };
-    if has_dst {
-        for (k, i, v) in reads {
-            t.write(&element(&dst, k, exec), i, v)
-                .map_err(|e| e.with_inst(inst))?;
-        }
-    }
-    Ok(())
+    run_logical(shader, t, inst, enabled, out, msg, space, addr_of, data_of)
 }
 
 /// Executes a per-channel Mesa 25 memory message (`memory_load`, `memory_store`,
@@ -250,7 +254,7 @@ pub fn memory_access(
     enabled: u32,
     out: &mut Outputs,
 ) -> Result<(), SimError> {
-    use eubatch_ir::message::memory::{per_channel, src, Legacy, Target};
+    use eubatch_ir::message::memory::{per_channel, src, Target};
     let op = shader.insts.opcode[inst];
     let srcs = shader.srcs(inst);
     let ctl = shader.insts.control[inst];
@@ -298,32 +302,7 @@ pub fn memory_access(
             .map_err(|e| e.with_inst(inst))
     };
     let space = |_: &mut Thread, _: u32| Ok(surface);
-    let group = ctl.group as u32;
-    let reads = match m.op {
-        Legacy::Atomic(a) => {
-            atomic_run(t, (group, exec), enabled, a, out, space, addr_of, data_of)?
-                .into_iter()
-                .map(|(i, v)| (0, i, v))
-                .collect()
-        }
-        Legacy::Access(shape) => run(
-            t,
-            (group, exec),
-            enabled,
-            shape,
-            out,
-            space,
-            addr_of,
-            data_of,
-        )?,
-    };
-    if has_dst {
-        for (k, i, v) in reads {
-            t.write(&element(&dst, k, exec), i, v)
-                .map_err(|e| e.with_inst(inst))?;
-        }
-    }
-    Ok(())
+    run_logical(shader, t, inst, enabled, out, m.op, space, addr_of, data_of)
 }
 
 /// Executes a logical OWord block read or write ([`eubatch_ir::message::block`]): one

@@ -657,21 +657,11 @@ fn execute(
             crate::memory::access(shader, t, inst, enabled & pred, out)?;
             Ok(false)
         }
-        Opcode::A64UntypedReadLogical
-        | Opcode::A64UntypedWriteLogical
-        | Opcode::A64ByteScatteredReadLogical
-        | Opcode::A64ByteScatteredWriteLogical
-        | Opcode::A64UntypedAtomicLogical
-        | Opcode::A64UntypedAtomicFloatLogical
-        | Opcode::A64UntypedAtomicFloat32Logical => {
+        op if eubatch_ir::width_rules::is_a64_message(op) => {
             crate::memory::a64_access(shader, t, inst, enabled & pred, out)?;
             Ok(false)
         }
-        Opcode::UnalignedOwordBlockReadLogical
-        | Opcode::OwordBlockWriteLogical
-        | Opcode::A64OwordBlockReadLogical
-        | Opcode::A64UnalignedOwordBlockReadLogical
-        | Opcode::A64OwordBlockWriteLogical => {
+        op if eubatch_ir::message::block::is_block_message(op) => {
             crate::memory::block_access(shader, t, inst, enabled & pred, out)?;
             Ok(false)
         }

@@ -39,32 +39,8 @@ pub const SCATTERED_WRITE: u32 = 0x1a;
 pub const UNTYPED_ATOMIC: u32 = 0x12;
 pub const UNTYPED_ATOMIC_FLOAT: u32 = 0x1d;
 
-/// What an A64 message does.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Msg {
-    Access(Shape),
-    Atomic(Atomic),
-}
-
-impl Msg {
-    /// Components of data per channel the payload carries after the address.
-    pub fn data_components(self) -> u32 {
-        match self {
-            Msg::Access(s) if s.write => s.comps,
-            Msg::Access(_) => 0,
-            Msg::Atomic(a) => a.data_components(),
-        }
-    }
-
-    /// Components per channel the response holds.
-    pub fn response_components(self) -> u32 {
-        match self {
-            Msg::Access(s) if !s.write => s.comps,
-            Msg::Access(_) => 0,
-            Msg::Atomic(a) => a.response as u32,
-        }
-    }
-}
+/// What an A64 message does: the binding-table messages' [`super::surface::Op`].
+pub type Msg = super::surface::Op;
 
 /// The message a logical A64 instruction describes, if this table has it: the 32-bit
 /// forms (Mesa's int16, int64, float16 and float64 atomics are not here).

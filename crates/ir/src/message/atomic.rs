@@ -166,7 +166,7 @@ pub fn descriptor(gen: Gen, atomic: Atomic, exec: u32, group: u32) -> Option<(u8
         Kind::Typed => {
             // Typed messages are SIMD8; which half of a SIMD16 thread's sample mask they
             // take comes from the group.
-            if exec != 8 || group % 8 != 0 {
+            if exec != 8 || !group.is_multiple_of(8) {
                 return None;
             }
             let high = ((group / 8) % 2) << 4;

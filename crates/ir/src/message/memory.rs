@@ -120,11 +120,7 @@ pub enum Target {
 
 /// What a Mesa 25 memory message does, as the gen9 data-port message
 /// `lower_hdc_memory_logical_send` turns it into.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Legacy {
-    Access(super::surface::Shape),
-    Atomic(super::atomic::Atomic),
-}
+pub type Legacy = super::surface::Op;
 
 /// A per-channel (not block, not scratch) Mesa 25 memory message in its pre-LSC form: the
 /// target, what it does, the coordinates per channel.

@@ -63,6 +63,34 @@ pub struct Shape {
     pub bytes: u32,
 }
 
+/// What a data-port message does per channel, whichever opcode and dump syntax it came
+/// from: move data ([`Shape`]) or an atomic operation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Access(Shape),
+    Atomic(super::atomic::Atomic),
+}
+
+impl Op {
+    /// Components of data per channel the payload carries after the address.
+    pub fn data_components(self) -> u32 {
+        match self {
+            Op::Access(s) if s.write => s.comps,
+            Op::Access(_) => 0,
+            Op::Atomic(a) => a.data_components(),
+        }
+    }
+
+    /// Components per channel the response holds.
+    pub fn response_components(self) -> u32 {
+        match self {
+            Op::Access(s) if !s.write => s.comps,
+            Op::Access(_) => 0,
+            Op::Atomic(a) => a.response as u32,
+        }
+    }
+}
+
 /// The shape of a logical surface message, from its opcode and immediate argument
 /// (components for untyped and typed messages, bits for scattered ones: 32 for
 /// dword-scattered ones, Mesa asserts it).

@@ -49,7 +49,7 @@ pub fn header_sample_mask(allow_sample_mask: bool) -> u32 {
 /// Shared function and descriptor (without surface and lengths) of a typed read or write
 /// of `shape` on `gen`, of the 8 channels from `group`; `None` at another width.
 pub fn descriptor(gen: Gen, shape: Shape, exec: u32, group: u32) -> Option<(u8, u32)> {
-    if shape.kind != Kind::Typed || exec != 8 || group % 8 != 0 {
+    if shape.kind != Kind::Typed || exec != 8 || !group.is_multiple_of(8) {
         return None;
     }
     let half = (group / 8) % 2;

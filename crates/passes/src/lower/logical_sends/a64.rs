@@ -137,7 +137,7 @@ fn in_place(shader: &Shader, addr: &Operand, exec: u32) -> Option<Operand> {
     let fits = addr.file == RegFile::Vgrf
         && addr.stride == 1
         && addr.mods == eubatch_ir::Mods::NONE
-        && addr.offset % shader.reg_size() == 0
+        && addr.offset.is_multiple_of(shader.reg_size())
         && crate::lower::inside_vgrf(shader, addr, addr.span(exec));
     fits.then(|| Operand::vgrf(addr.nr, addr.offset, Type::F, 1))
 }

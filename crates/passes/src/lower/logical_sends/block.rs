@@ -12,11 +12,10 @@
 //! holds one address for the message: Mesa reads component 0).
 
 use eubatch_ir::message::block::{self, HEADER_ADDRESS_DWORD};
-use eubatch_ir::message::sampler::ParamType;
 use eubatch_ir::message::{a64, surface};
 use eubatch_ir::{Builder, Inst, Operand, RegFile, Shader, Type, VgrfLayout};
 
-use super::payload::{payload, resolve_parts, Part, Payload};
+use super::payload::{payload, resolve_parts, Payload};
 use super::{immediate, send};
 
 pub(super) fn block_message(
@@ -92,19 +91,7 @@ pub(super) fn block_message(
         let data = data
             .filter(|d| !d.is_bad())
             .ok_or_else(|| "a block write without data".to_string())?;
-        let comps = b.dwords / exec;
-        let parts: Vec<Part> = (0..comps)
-            .map(|k| {
-                let mut v = data;
-                if v.file == RegFile::Vgrf {
-                    v.offset += k * exec * 4;
-                }
-                if v.ty.size() == 4 && v.ty.is_float() {
-                    v.ty = Type::UD;
-                }
-                Part::Value(v, ParamType::Int)
-            })
-            .collect();
+        let parts = super::surface::components(data, b.dwords / exec, ctl);
         let parts = resolve_parts(shader, prior, ctl, &parts);
         p.second = Some(payload(shader, &mut out, ctl, &parts)?);
         p.ex_mlen = b.dwords * 4 / reg;

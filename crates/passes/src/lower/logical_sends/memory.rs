@@ -11,11 +11,10 @@
 //! table entry computed at run time are left logical, as are fragment-shader stores and
 //! atomics (Mesa predicates them on the sample mask) and 16/64-bit atomics.
 
-use eubatch_ir::message::a64;
 use eubatch_ir::message::memory::{self, src, Legacy, Target};
 use eubatch_ir::{Gen, Inst, Opcode, Shader};
 
-use super::surface::{components, lower_request, Request, What};
+use super::surface::{components, lower_request, Request};
 
 pub(super) fn memory_message(
     shader: &mut Shader,
@@ -67,23 +66,13 @@ pub(super) fn memory_message(
     // Mesa 25: `allow_sample_mask = has_side_effects && mode != MEMORY_MODE_SCRATCH`.
     let side_effects = op != Opcode::MemoryLoadLogical;
     match m.target {
-        Target::Flat => {
-            let msg = match m.op {
-                Legacy::Access(s) => a64::Msg::Access(s),
-                Legacy::Atomic(a) => a64::Msg::Atomic(a),
-            };
-            super::a64::lower_a64(shader, inst, prior, msg, address, data)
-        }
+        Target::Flat => super::a64::lower_a64(shader, inst, prior, m.op, address, data),
         Target::Bti(surface) | Target::Typed(surface) => {
-            let what = match m.op {
-                Legacy::Access(s) => What::Access(s),
-                Legacy::Atomic(a) => What::Atomic(a),
-            };
             if address.ty.size() != 4 {
                 return Err("a 64-bit address on a binding table surface".into());
             }
             let request = Request {
-                what,
+                what: m.op,
                 surface,
                 allow_sample_mask: side_effects,
                 address: components(address, m.coord_components, ctl),

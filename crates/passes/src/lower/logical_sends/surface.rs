@@ -95,11 +95,7 @@ pub(super) fn surface_message(
 }
 
 /// What a surface message does.
-#[derive(Clone, Copy)]
-pub(super) enum What {
-    Access(surface::Shape),
-    Atomic(eubatch_ir::message::atomic::Atomic),
-}
+pub(super) use eubatch_ir::message::surface::Op as What;
 
 /// A surface message to lower, whatever logical instruction it came from (Mesa 22.3's
 /// surface opcodes, Mesa 25's `memory_*`): what it does, the binding table entry, whether
