@@ -181,6 +181,12 @@ opcodes! {
     A64ByteScatteredWriteLogical => "a64_byte_scattered_write_logical",
     A64UntypedAtomicLogical => "a64_untyped_atomic_logical",
     A64UntypedAtomicFloatLogical => "a64_untyped_atomic_float_logical",
+    // Mesa 22.3's A64 atomics by data size (brw_shader.cpp `brw_instruction_name`).
+    A64UntypedAtomicInt16Logical => "a64_untyped_atomic_int16_logical",
+    A64UntypedAtomicInt64Logical => "a64_untyped_atomic_int64_logical",
+    A64UntypedAtomicFloat16Logical => "a64_untyped_atomic_float16_logical",
+    A64UntypedAtomicFloat32Logical => "a64_untyped_atomic_float32_logical",
+    A64UntypedAtomicFloat64Logical => "a64_untyped_atomic_float64_logical",
     TypedAtomicLogical => "typed_atomic_logical",
     TypedSurfaceReadLogical => "typed_surface_read_logical",
     TypedSurfaceWriteLogical => "typed_surface_write_logical",
@@ -431,6 +437,11 @@ impl Opcode {
                 | A64ByteScatteredWriteLogical
                 | A64UntypedAtomicLogical
                 | A64UntypedAtomicFloatLogical
+                | A64UntypedAtomicInt16Logical
+                | A64UntypedAtomicInt64Logical
+                | A64UntypedAtomicFloat16Logical
+                | A64UntypedAtomicFloat32Logical
+                | A64UntypedAtomicFloat64Logical
                 | TypedAtomicLogical
                 | TypedSurfaceReadLogical
                 | TypedSurfaceWriteLogical

@@ -279,10 +279,64 @@ pub const MESSAGE_WIDTH_RULES: &[WidthRule] = &[
     },
     WidthRule {
         name: "surface message width",
-        source: "untyped surface and byte-scattered messages are SIMD16 at most (brw_fs.cpp, \
-                 get_lowered_simd_width: SHADER_OPCODE_UNTYPED_SURFACE_*_LOGICAL, \
-                 SHADER_OPCODE_BYTE_SCATTERED_*_LOGICAL)",
+        source: "untyped surface, atomic, byte- and dword-scattered messages are SIMD16 at \
+                 most (brw_fs.cpp, get_lowered_simd_width: SHADER_OPCODE_UNTYPED_*_LOGICAL, \
+                 SHADER_OPCODE_*_SCATTERED_*_LOGICAL)",
         limit: |c| is_surface_message(c.op).then_some(16),
+    },
+    WidthRule {
+        name: "typed message width",
+        source: "typed surface reads, writes and atomics are SIMD8 on gen7-9 (brw_fs.cpp, \
+                 get_lowered_simd_width: SHADER_OPCODE_TYPED_*_LOGICAL)",
+        limit: |c| is_typed_message(c.op).then_some(8),
+    },
+    WidthRule {
+        name: "A64 message width",
+        source: "A64 untyped and byte-scattered reads and writes are SIMD8 on gen8 and SIMD16 \
+                 at most on gen9, A64 atomics SIMD8 without LSC (brw_fs.cpp, \
+                 get_lowered_simd_width: SHADER_OPCODE_A64_*_LOGICAL)",
+        limit: |c| {
+            if !is_a64_message(c.op) {
+                return None;
+            }
+            let atomic = matches!(
+                crate::message::a64::logical(c.op, c.srcs, false),
+                Some(crate::message::a64::Msg::Atomic(_))
+            ) || !matches!(
+                c.op,
+                Opcode::A64UntypedReadLogical
+                    | Opcode::A64UntypedWriteLogical
+                    | Opcode::A64ByteScatteredReadLogical
+                    | Opcode::A64ByteScatteredWriteLogical
+            );
+            Some(if atomic || c.gen <= Gen::Gen8 { 8 } else { 16 })
+        },
+    },
+    WidthRule {
+        name: "memory message width",
+        source: "Mesa 25's memory_load/store/atomic before Xe2: typed ones SIMD8, A64 (flat) \
+                 atomics SIMD8 without LSC, else SIMD16 at most (Mesa 25 brw_fs.cpp, \
+                 get_lowered_simd_width: SHADER_OPCODE_MEMORY_*_LOGICAL)",
+        limit: |c| {
+            use crate::message::memory::{self, src};
+            if !matches!(
+                c.op,
+                Opcode::MemoryLoadLogical
+                    | Opcode::MemoryStoreLogical
+                    | Opcode::MemoryAtomicLogical
+            ) || c.srcs.len() != src::COUNT
+            {
+                return None;
+            }
+            let imm = |k: usize| {
+                let s = c.srcs[k];
+                (s.file == RegFile::Imm).then(|| s.imm_bits() as u32)
+            };
+            let typed = imm(src::MODE) == Some(memory::MODE_TYPED);
+            let flat_atomic = imm(src::BINDING_TYPE) == Some(memory::SURFTYPE_FLAT)
+                && c.op == Opcode::MemoryAtomicLogical;
+            Some(if typed || flat_atomic { 8 } else { 16 })
+        },
     },
     WidthRule {
         name: "URB write width",
@@ -292,7 +346,9 @@ pub const MESSAGE_WIDTH_RULES: &[WidthRule] = &[
     },
 ];
 
-/// The logical untyped surface and byte-scattered messages (`message::surface`).
+/// The logical surface messages of Mesa's `enum surface_logical_srcs` (`message::surface`,
+/// `message::typed`, `message::atomic`): untyped and typed reads, writes and atomics,
+/// byte- and dword-scattered reads and writes.
 pub fn is_surface_message(op: Opcode) -> bool {
     matches!(
         op,
@@ -300,6 +356,39 @@ pub fn is_surface_message(op: Opcode) -> bool {
             | Opcode::UntypedSurfaceWriteLogical
             | Opcode::ByteScatteredReadLogical
             | Opcode::ByteScatteredWriteLogical
+            | Opcode::DwordScatteredReadLogical
+            | Opcode::DwordScatteredWriteLogical
+            | Opcode::UntypedAtomicLogical
+            | Opcode::UntypedAtomicFloatLogical
+    ) || is_typed_message(op)
+}
+
+/// The logical A64 reads, writes and atomics (`message::a64`; the OWord block ones keep
+/// their width, Mesa's rule).
+pub fn is_a64_message(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::A64UntypedReadLogical
+            | Opcode::A64UntypedWriteLogical
+            | Opcode::A64ByteScatteredReadLogical
+            | Opcode::A64ByteScatteredWriteLogical
+            | Opcode::A64UntypedAtomicLogical
+            | Opcode::A64UntypedAtomicFloatLogical
+            | Opcode::A64UntypedAtomicInt16Logical
+            | Opcode::A64UntypedAtomicInt64Logical
+            | Opcode::A64UntypedAtomicFloat16Logical
+            | Opcode::A64UntypedAtomicFloat32Logical
+            | Opcode::A64UntypedAtomicFloat64Logical
+    )
+}
+
+/// The logical typed messages (`message::typed`, `message::atomic`): SIMD8 on gen7-9.
+pub fn is_typed_message(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::TypedSurfaceReadLogical
+            | Opcode::TypedSurfaceWriteLogical
+            | Opcode::TypedAtomicLogical
     )
 }
 
@@ -347,9 +436,15 @@ pub fn alu_width_rules_apply(op: Opcode) -> bool {
 pub fn message_width_rules_apply(op: Opcode) -> bool {
     is_sampler_message(op)
         || is_surface_message(op)
+        || is_a64_message(op)
         || matches!(
             op,
-            Opcode::VaryingPullConstLogical | Opcode::FbWriteLogical | Opcode::UrbWriteLogical
+            Opcode::VaryingPullConstLogical
+                | Opcode::FbWriteLogical
+                | Opcode::UrbWriteLogical
+                | Opcode::MemoryLoadLogical
+                | Opcode::MemoryStoreLogical
+                | Opcode::MemoryAtomicLogical
         )
 }
 

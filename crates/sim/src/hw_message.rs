@@ -16,6 +16,12 @@
 //! - Sampler messages (SFID 2): decoded with [`eubatch_ir::message::sampler`] and answered
 //!   by [`crate::sampler::texel`], the function logical texturing uses.
 //!
+//! - Surface messages (SFID 10, 12, and 5 for Ivy Bridge's typed ones): untyped, scattered
+//!   and typed reads and writes, untyped and typed atomics, decoded with
+//!   [`eubatch_ir::message::surface`], [`eubatch_ir::message::typed`] and
+//!   [`eubatch_ir::message::atomic`] and run on [`crate::memory`], as the logical ones;
+//!   A64 reads, writes and atomics ([`eubatch_ir::message::a64`]) likewise.
+//!
 //! Anything else stops the run with "not modelled yet".
 
 use eubatch_ir::shader::SendInfo;
@@ -106,7 +112,24 @@ pub fn send(
         SFID_DATA if eubatch_ir::message::scratch::is_scratch_block(desc) => scratch_block(&m, t)?,
         SFID_DATA if desc >> 17 & 3 == 2 => gfx7_scratch_read(&m, t)?,
         sfid if eubatch_ir::message::surface::decode(sfid, desc).is_some() => {
-            surface_access(&m, t, out)?
+            let (shape, width) = eubatch_ir::message::surface::decode(sfid, desc).unwrap();
+            surface_access(&m, t, out, DataPort::Access(shape), width, 0)?
+        }
+        sfid if eubatch_ir::message::typed::decode(sfid, desc).is_some() => {
+            let (shape, half) = eubatch_ir::message::typed::decode(sfid, desc).unwrap();
+            surface_access(&m, t, out, DataPort::Access(shape), 8, half)?
+        }
+        sfid if eubatch_ir::message::block::decode(sfid, desc).is_some() => {
+            let b = eubatch_ir::message::block::decode(sfid, desc).unwrap();
+            block_access(&m, t, out, b)?
+        }
+        sfid if eubatch_ir::message::a64::decode(sfid, desc).is_some() => {
+            let (msg, width) = eubatch_ir::message::a64::decode(sfid, desc).unwrap();
+            a64_access(&m, t, out, msg, width)?
+        }
+        sfid if eubatch_ir::message::atomic::decode(sfid, desc).is_some() => {
+            let (a, width, half) = eubatch_ir::message::atomic::decode(sfid, desc).unwrap();
+            surface_access(&m, t, out, DataPort::Atomic(a), width, half)?
         }
         SFID_SAMPLER => crate::sampler::sample_raw(shader, t, inst, enabled, &m.regs, desc)?,
         // A compute thread's end: the message only tells the thread spawner the thread is
@@ -479,44 +502,211 @@ fn block_header_dword2(m: &RawSend, t: &mut Thread, missing: &str) -> Result<u64
     m.read(t, &element(&header, 8, Type::UD))
 }
 
-/// Untyped surface and byte-scattered reads and writes (the memory model of the logical
-/// messages, [`crate::memory`]): the addresses (a register per 8 channels), then for writes
-/// each component's data.
-fn surface_access(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result<(), SimError> {
-    let (shape, width) = eubatch_ir::message::surface::decode(m.info.sfid, m.info.desc)
-        .ok_or_else(|| m.fail("not a surface message"))?;
+use crate::memory::Op as DataPort;
+
+/// Surface messages: untyped, scattered and typed reads and writes, untyped and typed
+/// atomics (the memory model of the logical messages, [`crate::memory`]), of `width`
+/// channels. The payload: a header where the descriptor says so (typed messages before
+/// gen9: dword 7 the sample mask, of which the message takes the 8 bits of `half`), the
+/// address (a register per 8 channels for each coordinate: one, or an image's, as many as
+/// the payload leaves room for), then each component of the data.
+fn surface_access(
+    m: &RawSend,
+    t: &mut Thread,
+    out: &mut Outputs,
+    what: DataPort,
+    width: u32,
+    half: u32,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::surface::Kind;
     let exec = m.exec;
     if width != exec {
         return Err(m.fail(format!(
             "a SIMD{width} surface message at execution size {exec}"
         )));
     }
+    let (kind, data_comps) = match &what {
+        DataPort::Access(s) => (s.kind, if s.write { s.comps } else { 0 }),
+        DataPort::Atomic(a) => (
+            if a.kind == eubatch_ir::message::atomic::Kind::Typed {
+                Kind::Typed
+            } else {
+                Kind::Untyped
+            },
+            a.data_components(),
+        ),
+    };
+    let header =
+        (m.info.header_size > 0 || eubatch_ir::message::header_present(m.info.desc)) as usize;
     let per = exec.div_ceil(8) as usize;
-    let need = per * (1 + if shape.write { shape.comps as usize } else { 0 });
+    let after_header = m.regs.len().saturating_sub(header);
+    // A typed message's coordinates are what the payload holds besides header and data
+    // (the image's surface state says how many; the send does not).
+    let dims = match kind {
+        Kind::Typed => {
+            let rest = after_header.saturating_sub(per * data_comps as usize);
+            if !rest.is_multiple_of(per) || !(1..=4).contains(&(rest / per)) {
+                return Err(m.fail(format!(
+                    "a typed message payload of {} registers: no room for 1 to 4 coordinates",
+                    m.regs.len()
+                )));
+            }
+            (rest / per) as u32
+        }
+        _ => 1,
+    };
+    let need = header + per * (dims + data_comps) as usize;
     if m.regs.len() < need {
         return Err(m.fail(format!(
             "a surface message payload of {} registers ({need} needed)",
             m.regs.len()
         )));
     }
-    let surface = (m.info.desc & 0xff) as u64;
+    // The header's sample mask disables the channels it leaves out.
+    let mut enabled = m.enabled;
+    if header > 0 && kind == Kind::Typed {
+        let mask = m.read(
+            t,
+            &element(
+                &m.regs[0],
+                4 * eubatch_ir::message::typed::HEADER_SAMPLE_MASK_DWORD,
+                Type::UD,
+            ),
+        )?;
+        for i in 0..exec {
+            if (mask >> (8 * half + i)) & 1 == 0 {
+                enabled &= !(1 << (m.group + i));
+            }
+        }
+    }
+    let space = if kind == Kind::Typed {
+        crate::memory::TYPED_SPACE
+    } else {
+        0
+    };
+    let surface = space + (m.info.desc & 0xff) as u64;
     let reg_dword =
         |t: &mut Thread, r: usize, i: u32| m.read(t, &element(&m.regs[r], (i % 8) * 4, Type::UD));
-    let reads = crate::memory::run(
+    let address = |t: &mut Thread, i: u32| {
+        crate::memory::address_of(kind, dims, |k| {
+            reg_dword(t, header + per * k as usize + (i / 8) as usize, i)
+        })
+    };
+    let data = |t: &mut Thread, k: u32, i: u32| {
+        reg_dword(t, header + per * (dims + k) as usize + (i / 8) as usize, i)
+    };
+    run_dataport(m, t, out, what, enabled, surface, address, data)
+}
+
+/// Runs a decoded data-port message on [`crate::memory`] for the `enabled` channels and
+/// writes what it answers into the response (a register per 8 channels per component).
+#[allow(clippy::too_many_arguments)]
+fn run_dataport(
+    m: &RawSend,
+    t: &mut Thread,
+    out: &mut Outputs,
+    what: DataPort,
+    enabled: u32,
+    surface: u64,
+    address: impl Fn(&mut Thread, u32) -> Result<u64, SimError>,
+    data: impl Fn(&mut Thread, u32, u32) -> Result<u64, SimError>,
+) -> Result<(), SimError> {
+    let exec = m.exec;
+    let reads = crate::memory::run_op(
         t,
         (m.group, exec),
-        m.enabled,
-        shape,
+        enabled,
+        what,
         out,
         |_, _| Ok(surface),
-        |t, i| reg_dword(t, (i / 8) as usize, i),
-        |t, k, i| reg_dword(t, per * (1 + k as usize) + (i / 8) as usize, i),
+        address,
+        data,
     )?;
     if !m.dst.is_null() {
+        let per = exec.div_ceil(8);
         for (k, i, v) in reads {
-            let reg = nth_register(&m.dst, k * per as u32 + i / 8, m.reg_size);
+            let reg = nth_register(&m.dst, k * per + i / 8, m.reg_size);
             m.write(t, &element(&reg, (i % 8) * 4, Type::UD), v)?;
         }
+    }
+    Ok(())
+}
+
+/// A64 reads, writes and atomics ([`eubatch_ir::message::a64`]): the address a qword per
+/// channel (two registers per 8 channels), then each component of the data; the memory
+/// is [`crate::memory`]'s A64 space, addressed by the whole 64-bit address.
+fn a64_access(
+    m: &RawSend,
+    t: &mut Thread,
+    out: &mut Outputs,
+    msg: eubatch_ir::message::a64::Msg,
+    width: u32,
+) -> Result<(), SimError> {
+    let exec = m.exec;
+    if width != exec {
+        return Err(m.fail(format!(
+            "a SIMD{width} A64 message at execution size {exec}"
+        )));
+    }
+    let per = exec.div_ceil(8) as usize;
+    let need = per * (2 + msg.data_components() as usize);
+    if m.regs.len() < need {
+        return Err(m.fail(format!(
+            "an A64 message payload of {} registers ({need} needed)",
+            m.regs.len()
+        )));
+    }
+    let address = |t: &mut Thread, i: u32| {
+        m.read(
+            t,
+            &element(&m.regs[(i / 4) as usize], (i % 4) * 8, Type::UQ),
+        )
+    };
+    let data = |t: &mut Thread, k: u32, i: u32| {
+        let r = per * (2 + k as usize) + (i / 8) as usize;
+        m.read(t, &element(&m.regs[r], (i % 8) * 4, Type::UD))
+    };
+    let what = msg;
+    let space = crate::memory::A64_SPACE;
+    run_dataport(m, t, out, what, m.enabled, space, address, data)
+}
+
+/// OWord block reads and writes ([`eubatch_ir::message::block`]): the address in the
+/// header (dwords 0-1 for A64, dword 2 in OWords or, unaligned, bytes otherwise), a
+/// write's dwords in the registers after it, a read's in the response.
+fn block_access(
+    m: &RawSend,
+    t: &mut Thread,
+    out: &mut Outputs,
+    b: eubatch_ir::message::block::Block,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::block::HEADER_ADDRESS_DWORD;
+    let header = *m
+        .regs
+        .first()
+        .ok_or_else(|| m.fail("a block message without its header"))?;
+    let (surface, addr) = if b.a64 {
+        let a = m.read(t, &element(&header, 0, Type::UQ))?;
+        (crate::memory::A64_SPACE, a)
+    } else {
+        let d2 = m.read(t, &element(&header, 4 * HEADER_ADDRESS_DWORD, Type::UD))?;
+        let a = if b.aligned { d2 * 16 } else { d2 };
+        ((m.info.desc & 0xff) as u64, a)
+    };
+    let reg_dwords = m.reg_size / 4;
+    if b.write && m.regs.len() < 1 + (b.dwords / reg_dwords) as usize {
+        return Err(m.fail("a block write shorter than its block"));
+    }
+    let channels = ((1u64 << m.exec) - 1) as u32;
+    let active = m.enabled & (channels << m.group) != 0;
+    let read = crate::memory::block_run(t, active, b, surface, addr, out, |t, j| {
+        let r = m.regs[1 + (j / reg_dwords) as usize];
+        m.read(t, &element(&r, (j % reg_dwords) * 4, Type::UD))
+    })?;
+    for (j, v) in read.into_iter().enumerate() {
+        let j = j as u32;
+        let reg = nth_register(&m.dst, j / reg_dwords, m.reg_size);
+        m.write(t, &element(&reg, (j % reg_dwords) * 4, Type::UD), v)?;
     }
     Ok(())
 }

@@ -621,7 +621,15 @@ fn execute(
         Opcode::FbWriteLogical => logical_messages::fb_write(&s, t, out),
         Opcode::UrbWriteLogical => logical_messages::urb_write(&s, t, out),
         Opcode::UrbReadLogical => logical_messages::urb_read(&s, t),
-        Opcode::MemoryLoadLogical => logical_messages::memory_load(&s, t),
+        Opcode::MemoryLoadLogical
+            if eubatch_ir::message::memory::constant_block(s.srcs).is_some() =>
+        {
+            logical_messages::memory_load(&s, t)
+        }
+        Opcode::MemoryLoadLogical | Opcode::MemoryStoreLogical | Opcode::MemoryAtomicLogical => {
+            crate::memory::memory_access(shader, t, inst, enabled & pred, out)?;
+            Ok(false)
+        }
         Opcode::UniformPullConst => logical_messages::uniform_pull_constant(&s, t),
         Opcode::VaryingPullConstLogical => logical_messages::varying_pull_constant(&s, t),
         Opcode::TexLogical
@@ -638,8 +646,23 @@ fn execute(
         Opcode::UntypedSurfaceReadLogical
         | Opcode::UntypedSurfaceWriteLogical
         | Opcode::ByteScatteredReadLogical
-        | Opcode::ByteScatteredWriteLogical => {
+        | Opcode::ByteScatteredWriteLogical
+        | Opcode::DwordScatteredReadLogical
+        | Opcode::DwordScatteredWriteLogical
+        | Opcode::TypedSurfaceReadLogical
+        | Opcode::TypedSurfaceWriteLogical
+        | Opcode::UntypedAtomicLogical
+        | Opcode::UntypedAtomicFloatLogical
+        | Opcode::TypedAtomicLogical => {
             crate::memory::access(shader, t, inst, enabled & pred, out)?;
+            Ok(false)
+        }
+        op if eubatch_ir::width_rules::is_a64_message(op) => {
+            crate::memory::a64_access(shader, t, inst, enabled & pred, out)?;
+            Ok(false)
+        }
+        op if eubatch_ir::message::block::is_block_message(op) => {
+            crate::memory::block_access(shader, t, inst, enabled & pred, out)?;
             Ok(false)
         }
         Opcode::MemoryFence => logical_messages::memory_fence(&s, t),

@@ -146,13 +146,13 @@ fn bad_runs_end_with_errors_naming_the_instruction() {
     let e = run(&s, 0, None).unwrap_err();
     assert!(e.msg.contains("infinite loop") && e.inst.is_some(), "{e}");
     let s = shader(
-        "    typed_atomic_logical(8) vgrf0:F, g2<8,8,1>:F, (null):UD, 0u\n",
+        "    a64_untyped_atomic_int64_logical(8) vgrf0:F, g2<8,8,1>:F, (null):UD, 0u\n",
         "vgrf0 4x32\n",
     );
     let e = run(&s, 0, None).unwrap_err();
     assert!(
         e.to_string()
-            .contains("inst0: message `typed_atomic_logical` is not modelled yet"),
+            .contains("inst0: message `a64_untyped_atomic_int64_logical` is not modelled yet"),
         "{e}"
     );
     let s = shader("    mov(8) vgrf0:F, vgrf1:F\n    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u\n", "vgrf0 1x32\nvgrf1 1x32\n");

@@ -92,3 +92,229 @@ pub fn constant_block_desc(block: &ConstantBlock) -> Option<u32> {
             | UNALIGNED_OWORD_BLOCK_READ << 14,
     )
 }
+
+/// `MEMORY_MODE_TYPED`, `MEMORY_MODE_UNTYPED`, `MEMORY_MODE_SHARED_LOCAL`,
+/// `MEMORY_MODE_SCRATCH` (`enum memory_logical_mode`).
+pub const MODE_TYPED: u32 = 0;
+pub const MODE_UNTYPED: u32 = 1;
+pub const MODE_SHARED: u32 = 2;
+pub const MODE_SCRATCH: u32 = 3;
+/// `LSC_ADDR_SURFTYPE_FLAT`: a 64-bit address, no surface.
+pub const SURFTYPE_FLAT: u32 = 0;
+/// `GFX7_BTI_SLM`: shared local memory's binding table index.
+pub const BTI_SLM: u32 = 254;
+/// `LSC_OP_STORE`.
+pub const OP_STORE: u32 = 4;
+
+/// Where a Mesa 25 memory message goes before LSC hardware (Mesa 25
+/// brw_lower_logical_sends.cpp `lower_hdc_memory_logical_send`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A binding table entry (shared local memory: [`BTI_SLM`]).
+    Bti(u32),
+    /// An image's binding table entry (typed messages).
+    Typed(u32),
+    /// A 64-bit address (A64 messages).
+    Flat,
+}
+
+/// What a Mesa 25 memory message does, as the gen9 data-port message
+/// `lower_hdc_memory_logical_send` turns it into.
+pub type Legacy = super::surface::Op;
+
+/// A per-channel (not block, not scratch) Mesa 25 memory message in its pre-LSC form: the
+/// target, what it does, the coordinates per channel.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PerChannel {
+    pub target: Target,
+    pub op: Legacy,
+    pub coord_components: u32,
+}
+
+/// The legacy atomic operation of an LSC one (Mesa `lsc_op_to_legacy_atomic`), and
+/// whether it is a float one: `None` for operations gen9 has no message for (float add
+/// and subtract, atomic load and store).
+pub fn legacy_atomic(lsc_op: u32) -> Option<(bool, u32)> {
+    use super::atomic::op;
+    Some(match lsc_op {
+        8 => (false, op::INC),
+        9 => (false, op::DEC),
+        12 => (false, op::ADD),
+        13 => (false, op::SUB),
+        14 => (false, op::IMIN),
+        15 => (false, op::IMAX),
+        16 => (false, op::UMIN),
+        17 => (false, op::UMAX),
+        18 => (false, op::CMPWR),
+        21 => (true, op::FMIN),
+        22 => (true, op::FMAX),
+        23 => (true, op::FCMPWR),
+        24 => (false, op::AND),
+        25 => (false, op::OR),
+        26 => (false, op::XOR),
+        _ => return None,
+    })
+}
+
+/// The per-channel message `srcs` (a `memory_load`, `memory_store` or `memory_atomic`)
+/// describes, if it is one gen9 has: 32-bit data (8- and 16-bit loads and stores as
+/// byte-scattered messages of one component), a binding table entry as an immediate or a
+/// flat 64-bit address, not scratch (its header is the scratch one), not a block
+/// (transpose) load; `has_dst` says whether an atomic returns its old value.
+pub fn per_channel(srcs: &[Operand], has_dst: bool) -> Option<PerChannel> {
+    use super::atomic::{Atomic, Kind as AtomicKind};
+    use super::surface::{Kind, Shape};
+    if srcs.len() != src::COUNT {
+        return None;
+    }
+    let imm = |k: usize| (srcs[k].file == RegFile::Imm).then(|| srcs[k].imm_bits() as u32);
+    let (op, mode, surftype) = (imm(src::OPCODE)?, imm(src::MODE)?, imm(src::BINDING_TYPE)?);
+    let (coords, align, size, comps) = (
+        imm(src::COORD_COMPONENTS)?,
+        imm(src::ALIGNMENT)?,
+        imm(src::DATA_SIZE)?,
+        imm(src::COMPONENTS)?,
+    );
+    if imm(src::FLAGS)? & FLAG_TRANSPOSE != 0 || !(1..=4).contains(&comps) {
+        return None;
+    }
+    let target = match (mode, surftype) {
+        (MODE_SHARED, _) => Target::Bti(BTI_SLM),
+        (MODE_TYPED, SURFTYPE_BTI) => Target::Typed(imm(src::BINDING)?),
+        (MODE_UNTYPED, SURFTYPE_BTI) => Target::Bti(imm(src::BINDING)?),
+        (MODE_UNTYPED, SURFTYPE_FLAT) => Target::Flat,
+        _ => return None,
+    };
+    // Bits of data per component (`lsc_data_size`: d8, d16, d32; d8u32 and d16u32 the
+    // low bits of a dword).
+    let bits = match size {
+        0 | 4 => 8,
+        1 | 5 => 16,
+        2 => 32,
+        _ => return None,
+    };
+    let typed = matches!(target, Target::Typed(_));
+    let legacy = if let Some((float, aop)) = legacy_atomic(op) {
+        if bits != 32 || comps != 1 {
+            return None;
+        }
+        let kind = match (typed, float) {
+            (true, false) => AtomicKind::Typed,
+            (false, false) => AtomicKind::Untyped,
+            (false, true) => AtomicKind::UntypedFloat,
+            (true, true) => return None,
+        };
+        Legacy::Atomic(Atomic {
+            kind,
+            op: aop,
+            response: has_dst,
+        })
+    } else if op == OP_LOAD || op == OP_STORE {
+        let write = op == OP_STORE;
+        // `byte_scattered = data_bit_size < 32 || (alignment != 0 && alignment < 4)`.
+        let byte = bits < 32 || (align != 0 && align < 4);
+        let shape = match (typed, byte) {
+            (true, false) => Shape {
+                kind: Kind::Typed,
+                write,
+                comps,
+                bytes: 4,
+            },
+            (false, false) => Shape {
+                kind: Kind::Untyped,
+                write,
+                comps,
+                bytes: 4,
+            },
+            (false, true) if comps == 1 => Shape {
+                kind: Kind::ByteScattered,
+                write,
+                comps: 1,
+                bytes: bits / 8,
+            },
+            _ => return None,
+        };
+        Legacy::Access(shape)
+    } else {
+        return None;
+    };
+    let coords_ok = match target {
+        Target::Typed(_) => (1..=4).contains(&coords),
+        _ => coords == 1,
+    };
+    coords_ok.then_some(PerChannel {
+        target,
+        op: legacy,
+        coord_components: coords,
+    })
+}
+
+#[cfg(test)]
+mod per_channel_tests {
+    use super::*;
+    use crate::types::Type;
+
+    fn srcs(op: u32, mode: u32, surf: u32, size: u32, comps: u32) -> Vec<Operand> {
+        let i = |v: u32| Operand::imm(Type::UD, v as u64);
+        let addr = Operand::vgrf(1, 0, Type::UD, 1);
+        vec![
+            i(op),
+            i(mode),
+            i(surf),
+            if surf == SURFTYPE_FLAT {
+                Operand::bad(Type::UD)
+            } else {
+                i(3)
+            },
+            addr,
+            i(1),
+            i(4),
+            i(size),
+            i(comps),
+            i(0),
+            Operand::bad(Type::UD),
+            Operand::bad(Type::UD),
+        ]
+    }
+
+    #[test]
+    fn mesa25_memory_messages_map_to_gen9_ones() {
+        use crate::message::surface::Kind;
+        let untyped_load = per_channel(&srcs(OP_LOAD, MODE_UNTYPED, SURFTYPE_BTI, 2, 3), true);
+        assert!(matches!(
+            untyped_load,
+            Some(PerChannel {
+                target: Target::Bti(3),
+                op: Legacy::Access(s),
+                ..
+            }) if s.kind == Kind::Untyped && s.comps == 3 && !s.write
+        ));
+        let byte_store = per_channel(&srcs(OP_STORE, MODE_SHARED, SURFTYPE_BTI, 1, 1), false);
+        assert!(matches!(
+            byte_store,
+            Some(PerChannel {
+                target: Target::Bti(BTI_SLM),
+                op: Legacy::Access(s),
+                ..
+            }) if s.kind == Kind::ByteScattered && s.bytes == 2 && s.write
+        ));
+        let cmpxchg = per_channel(&srcs(18, MODE_UNTYPED, SURFTYPE_FLAT, 2, 1), true);
+        assert!(matches!(
+            cmpxchg,
+            Some(PerChannel {
+                target: Target::Flat,
+                op: Legacy::Atomic(a),
+                ..
+            }) if a.op == crate::message::atomic::op::CMPWR && a.response
+        ));
+        // Float add has no gen9 message; scratch has its own header.
+        assert_eq!(
+            per_channel(&srcs(19, MODE_UNTYPED, SURFTYPE_BTI, 2, 1), true),
+            None
+        );
+        assert_eq!(
+            per_channel(&srcs(OP_LOAD, MODE_SCRATCH, SURFTYPE_BTI, 2, 1), true),
+            None
+        );
+    }
+}

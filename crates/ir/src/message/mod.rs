@@ -3,10 +3,14 @@
 //! passes and the simulator both use these, so a logical message and its lowered `send`
 //! mean the same thing by construction.
 
+pub mod a64;
+pub mod atomic;
+pub mod block;
 pub mod memory;
 pub mod sampler;
 pub mod scratch;
 pub mod surface;
+pub mod typed;
 pub mod urb;
 
 use crate::operand::{Operand, RegFile};
@@ -43,8 +47,11 @@ pub fn only_reads(sfid: u8, desc: u32, eot: bool, desc_in_register: bool) -> boo
     match sfid {
         sfid::SAMPLER | sfid::CONSTANT_CACHE => true,
         sfid::URB => urb::decode(desc).opcode == urb::SIMD8_READ,
-        sfid::DATA_CACHE | sfid::DATA_CACHE_1 => {
+        sfid::DATA_CACHE | sfid::DATA_CACHE_1 | sfid::RENDER_CACHE => {
             surface::decode(sfid, desc).is_some_and(|(shape, _)| !shape.write)
+                || typed::decode(sfid, desc).is_some_and(|(shape, _)| !shape.write)
+                || matches!(a64::decode(sfid, desc), Some((a64::Msg::Access(s), _)) if !s.write)
+                || block::decode(sfid, desc).is_some_and(|b| !b.write)
         }
         _ => false,
     }
@@ -171,8 +178,43 @@ pub fn source_components(op: crate::Opcode, srcs: &[Operand], i: usize) -> u32 {
             _ => 1,
         };
     }
-    if crate::width_rules::is_surface_message(op) && i == surface::src::DATA {
-        return surface::logical_shape(op, srcs).map_or(1, |s| s.comps);
+    if crate::width_rules::is_surface_message(op) {
+        // The address: the image's coordinates for typed messages (`IMM_DIMS`), one
+        // address for the others; the data: what the message writes, the atomic's
+        // operands (Mesa `fs_inst::components_read`).
+        let dims = imm(surface::src::IMM_DIMS).filter(|d| (1..=4).contains(d));
+        return match i {
+            surface::src::ADDRESS => dims.unwrap_or(1),
+            surface::src::DATA => match atomic::logical(op, srcs, false) {
+                Some(a) => a.data_components(),
+                None => surface::logical_shape(op, srcs).map_or(1, |s| s.comps),
+            },
+            _ => 1,
+        };
+    }
+    if matches!(
+        op,
+        crate::Opcode::MemoryLoadLogical
+            | crate::Opcode::MemoryStoreLogical
+            | crate::Opcode::MemoryAtomicLogical
+    ) && srcs.len() == memory::src::COUNT
+    {
+        // Mesa 25's memory messages: the address's coordinates, each data operand's
+        // components (a block's data is not split by channels: one).
+        use memory::src;
+        let block = imm(src::FLAGS).is_some_and(|f| f & memory::FLAG_TRANSPOSE != 0);
+        return match i {
+            src::ADDRESS if !block => imm(src::COORD_COMPONENTS)
+                .filter(|n| (1..=4).contains(n))
+                .unwrap_or(1),
+            src::DATA0 | src::DATA1 if !block => imm(src::COMPONENTS)
+                .filter(|n| (1..=4).contains(n))
+                .unwrap_or(1),
+            _ => 1,
+        };
+    }
+    if crate::width_rules::is_a64_message(op) && i == a64::src::DATA {
+        return a64::logical(op, srcs, false).map_or(1, |m| m.data_components().max(1));
     }
     if op == crate::Opcode::FbWriteLogical {
         let comps = imm(render_target::src::COMPONENTS).unwrap_or(4);

@@ -256,6 +256,9 @@ pub fn parse_inst(c: &mut Cursor<'_>, mut d: Dialect, out: &mut ParsedInst) -> P
     );
     if d.syntax == Syntax::Mesa25 && memory {
         super::memory::parse_mesa25_memory_sources(c, d, out)?;
+        // The line may end here (no NoMask, no group: an atomic in the shader's channels),
+        // after the trailing space Mesa's printer leaves.
+        c.skip_spaces();
     }
     loop {
         if c.at_end() || c.looking_at("NoMask") || c.looking_at("group") {

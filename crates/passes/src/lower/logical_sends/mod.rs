@@ -10,8 +10,15 @@
 //! family it lowers and which hardware rules limit it:
 //! - `pull_constants.rs`: `varying_pull_const_logical`, `uniform_pull_const` and Mesa 25's
 //!   constant block `memory_load`.
+//! - `memory.rs`: Mesa 25's `memory_load`, `memory_store`, `memory_atomic` (per-channel
+//!   accesses of buffers, shared memory, images and 64-bit addresses, as the surface and
+//!   A64 messages).
 //! - `sampler.rs`: the sampler messages.
-//! - `surface.rs`: untyped surface and byte-scattered reads and writes.
+//! - `surface.rs`: every surface message (untyped surface, byte- and dword-scattered
+//!   reads and writes here; the payload and `send` of them all), with `atomic.rs` (untyped
+//!   and typed atomics, integer and float) and `typed.rs` (typed surface reads and writes).
+//! - `a64.rs`: A64 (64-bit address) reads, writes and atomics.
+//! - `block.rs`: OWord block reads and writes, by binding table entry and A64.
 //! - `urb.rs`: URB reads and writes.
 //! - `framebuffer.rs`: render target writes (`fb_write_logical`).
 //! - `payload.rs`: the payloads of them all, one run of registers or two.
@@ -26,11 +33,16 @@
 //! coordinate, a colour), the send reads that VGRF and no move is made. Anything else is
 //! left logical: [`Outcome::left_logical`] counts it, with the reason.
 
+mod a64;
+mod atomic;
+mod block;
 mod framebuffer;
+mod memory;
 mod payload;
 mod pull_constants;
 mod sampler;
 mod surface;
+mod typed;
 mod urb;
 
 use eubatch_ir::message::message_desc;
@@ -86,8 +98,10 @@ pub fn lower(shader: &mut Shader) -> Outcome {
             let result = match family {
                 Family::VaryingPull => pull_constants::varying_pull(shader, inst),
                 Family::UniformPull => pull_constants::uniform_pull(shader, inst),
-                Family::MemoryLoad => pull_constants::memory_load(shader, inst),
+                Family::Memory => memory::memory_message(shader, inst, &new),
                 Family::Surface => surface::surface_message(shader, inst, &new),
+                Family::A64 => a64::a64_message(shader, inst, &new),
+                Family::Block => block::block_message(shader, inst, &new),
                 Family::Sampler => sampler::sampler_message(shader, inst, &new, &low_samplers),
                 Family::UrbWrite => urb::urb_write(shader, inst, &new, &mut urb_headers),
                 Family::UrbRead => urb::urb_read(shader, inst),
@@ -119,10 +133,15 @@ enum Family {
     VaryingPull,
     /// `uniform_pull_const` (`pull_constants.rs`).
     UniformPull,
-    /// Mesa 25's `memory_load` (`pull_constants.rs`).
-    MemoryLoad,
-    /// Untyped surface and byte-scattered messages (`surface.rs`).
+    /// Mesa 25's `memory_load`, `memory_store`, `memory_atomic` (`memory.rs`).
+    Memory,
+    /// Surface messages: untyped and typed, reads, writes and atomics, scattered
+    /// (`surface.rs`, `atomic.rs`, `typed.rs`).
     Surface,
+    /// A64 reads, writes and atomics (`a64.rs`).
+    A64,
+    /// OWord block reads and writes (`block.rs`).
+    Block,
     /// The sampler messages (`sampler.rs`).
     Sampler,
     /// `urb_write_logical` (`urb.rs`).
@@ -139,11 +158,15 @@ impl Family {
         Some(match op {
             Opcode::VaryingPullConstLogical => Family::VaryingPull,
             Opcode::UniformPullConst => Family::UniformPull,
-            Opcode::MemoryLoadLogical => Family::MemoryLoad,
+            Opcode::MemoryLoadLogical
+            | Opcode::MemoryStoreLogical
+            | Opcode::MemoryAtomicLogical => Family::Memory,
             Opcode::UrbWriteLogical => Family::UrbWrite,
             Opcode::UrbReadLogical => Family::UrbRead,
             Opcode::FbWriteLogical => Family::FbWrite,
             op if eubatch_ir::width_rules::is_surface_message(op) => Family::Surface,
+            op if eubatch_ir::width_rules::is_a64_message(op) => Family::A64,
+            op if eubatch_ir::message::block::is_block_message(op) => Family::Block,
             op if eubatch_ir::width_rules::is_sampler_message(op) => Family::Sampler,
             _ => return None,
         })

@@ -1,67 +1,235 @@
-//! Surface messages of the logical sends: untyped surface and byte-scattered reads and
-//! writes (Mesa: `lower_surface_logical_send`), header-less: the addresses, then for
-//! writes the data.
+//! Surface messages of the logical sends, every message of Mesa's `enum
+//! surface_logical_srcs` (Mesa: `lower_surface_logical_send`): untyped surface reads and
+//! writes, byte- and dword-scattered reads and writes (here), untyped and typed atomics
+//! (`atomic.rs`), typed surface reads and writes (`typed.rs`). Each family says its shared
+//! function, descriptor and header ([`Plan`]); this file builds the payload and the
+//! `send` the same way for all ([`lower_request`], which Mesa 25's `memory_*` messages
+//! reach too, from `memory.rs`): the
+//! header (typed messages before gen9), the address, then the data, split after the
+//! address where the target has split sends and there is no header.
 //!
-//! Rules that limit it: Haswell on (before it there is no data cache 1); the surface is an
-//! immediate binding table index (a bindless surface handle is left logical) and the size
-//! argument an immediate; writes outside fragment shaders only (Mesa predicates a fragment
-//! shader's writes on the sample mask, which is not done here).
+//! Rules that limit it: the surface is an immediate binding table index (a bindless
+//! surface handle or a surface computed at run time is left logical) and the size
+//! arguments immediates; in fragment shaders, messages that allow the sample mask
+//! (`SURFACE_LOGICAL_SRC_ALLOW_SAMPLE_MASK`, what Mesa sets on writes and atomics) are left
+//! logical: Mesa predicates them on the sample mask (`brw_emit_predicate_on_sample_mask`)
+//! or puts the sample mask register in the typed header, neither of which is done here.
 
 use eubatch_ir::message::sampler::ParamType;
-use eubatch_ir::{Gen, Inst, Operand, RegFile, Shader, Type};
+use eubatch_ir::message::surface::{self, src, Kind};
+use eubatch_ir::shader::Stage;
+use eubatch_ir::{Builder, Inst, Operand, RegFile, Shader, Type};
 
-use super::payload::{payloads, Part};
-use super::{immediate, send};
+use super::payload::{payload_moves, payloads, resolve_parts, Part, Payload};
+use super::{atomic, immediate, send, typed};
 
-/// An untyped surface or byte-scattered read or write: the addresses, then for writes the
-/// data, split after the addresses where the target has split sends (Mesa:
-/// `lower_surface_logical_send`; in fragment shaders Mesa also predicates writes on the
-/// sample mask, which is not done here: those are left logical).
+/// How one surface message is sent: what a family decides, the rest being shared.
+pub(super) struct Plan {
+    pub(super) sfid: u8,
+    /// The descriptor without surface and lengths.
+    pub(super) desc: u32,
+    /// A header (typed messages before gen9) and the sample mask in its dword 7.
+    pub(super) header_mask: Option<u32>,
+    /// Components per channel of the response (0: none).
+    pub(super) response_comps: u32,
+}
+
+/// A surface message of any family: checks what every family shares, asks the family for
+/// its [`Plan`] and builds the payload and the `send`.
 pub(super) fn surface_message(
     shader: &mut Shader,
     inst: Inst,
     prior: &[Inst],
 ) -> Result<Vec<Inst>, String> {
-    use eubatch_ir::message::surface::{self, src};
     let op = shader.insts.opcode[inst];
     let srcs = shader.srcs(inst).to_vec();
-    let shape = surface::logical_shape(op, &srcs)
-        .ok_or_else(|| "a non-immediate or unsupported size argument".to_string())?;
+    if srcs.len() < src::COUNT {
+        return Err(format!(
+            "`{}` with {} sources ({} expected: surface, surface handle, address, data, \
+             dimensions, argument, allow sample mask)",
+            op.name(),
+            srcs.len(),
+            src::COUNT
+        ));
+    }
     if !srcs[src::SURFACE_HANDLE].is_bad() {
         return Err("a bindless surface handle (not lowered yet)".into());
     }
     let surface_index = immediate(&srcs[src::SURFACE], "surface")?;
-    if shape.write && shader.stage == eubatch_ir::shader::Stage::Fs {
-        return Err("a fragment-shader write (the sample-mask predicate is not lowered)".into());
+    let allow_sample_mask = immediate(&srcs[src::ALLOW_SAMPLE_MASK], "allow-sample-mask")? != 0;
+    let dst = shader.insts.dst[inst];
+    let has_dst = !dst.is_null() && !dst.is_bad();
+    let what = match eubatch_ir::message::atomic::logical(op, &srcs, has_dst) {
+        Some(a) => What::Atomic(a),
+        None => What::Access(
+            surface::logical_shape(op, &srcs)
+                .ok_or_else(|| "a non-immediate or unsupported size argument".to_string())?,
+        ),
+    };
+    let typed = match what {
+        What::Atomic(a) => a.kind == eubatch_ir::message::atomic::Kind::Typed,
+        What::Access(s) => s.kind == Kind::Typed,
+    };
+    let dims = if typed {
+        typed::address_components(&srcs)?
+    } else {
+        1
+    };
+    let data = srcs[src::DATA];
+    let data_comps = match what {
+        What::Atomic(a) => a.data_components(),
+        What::Access(s) if s.write => s.comps,
+        What::Access(_) => 0,
+    };
+    let request = Request {
+        what,
+        surface: surface_index,
+        allow_sample_mask,
+        address: components(srcs[src::ADDRESS], dims, shader.insts.control[inst]),
+        data: components(data, data_comps, shader.insts.control[inst]),
+    };
+    if data_comps > 0 && data.is_bad() {
+        return Err("a surface write or atomic without its data".into());
     }
-    if shader.target < Gen::Gen75 {
-        return Err("surface messages before Haswell (no data cache 1)".into());
+    lower_request(shader, inst, prior, request)
+}
+
+/// What a surface message does.
+pub(super) use eubatch_ir::message::surface::Op as What;
+
+/// A surface message to lower, whatever logical instruction it came from (Mesa 22.3's
+/// surface opcodes, Mesa 25's `memory_*`): what it does, the binding table entry, whether
+/// it allows the sample mask, and its address and data as payload parts.
+pub(super) struct Request {
+    pub(super) what: What,
+    pub(super) surface: u32,
+    pub(super) allow_sample_mask: bool,
+    pub(super) address: Vec<Part>,
+    pub(super) data: Vec<Part>,
+}
+
+/// The `n` components of `v` (a value per channel each, `exec` channels of dwords apart)
+/// as payload parts, 32-bit floats moved as their bits.
+pub(super) fn components(v: Operand, n: u32, ctl: eubatch_ir::Control) -> Vec<Part> {
+    let exec = ctl.exec_size as u32;
+    (0..n)
+        .map(|k| {
+            let mut v = v;
+            if v.file == RegFile::Vgrf {
+                v.offset += k * exec * 4;
+            }
+            if v.ty.size() == 4 && v.ty.is_float() {
+                v.ty = Type::UD;
+            }
+            Part::Value(v, ParamType::Int)
+        })
+        .collect()
+}
+
+/// Lowers `request`, the message of `inst`: the family's [`Plan`], the payload (header,
+/// address, data) and the `send`.
+pub(super) fn lower_request(
+    shader: &mut Shader,
+    inst: Inst,
+    prior: &[Inst],
+    request: Request,
+) -> Result<Vec<Inst>, String> {
+    if request.allow_sample_mask && shader.stage == Stage::Fs {
+        return Err(
+            "a fragment-shader message predicated on the sample mask (not lowered yet)".into(),
+        );
     }
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
-    let (sfid, desc) = surface::descriptor(shape, surface_index, exec)
-        .ok_or_else(|| format!("a SIMD{exec} surface message"))?;
-    let part = |v: Operand, k: u32| {
-        let mut v = v;
-        if v.file == RegFile::Vgrf {
-            v.offset += k * exec * 4;
+    let group = ctl.group as u32;
+    let dst = shader.insts.dst[inst];
+    let has_dst = !dst.is_null() && !dst.is_bad();
+    let allow = request.allow_sample_mask;
+    let plan = match request.what {
+        What::Atomic(a) => atomic::plan(shader, a, exec, group, allow)?,
+        What::Access(shape) if shape.kind == Kind::Typed => {
+            typed::plan(shader, shape, exec, group, allow)?
         }
-        if v.ty.size() == 4 && v.ty.is_float() {
-            v.ty = Type::UD;
+        What::Access(shape) => {
+            let (sfid, desc) =
+                surface::descriptor(shader.target, shape, 0, exec).ok_or_else(|| {
+                    format!(
+                        "a SIMD{exec} {:?} surface message on {:?} (Mesa has none)",
+                        shape.kind, shader.target
+                    )
+                })?;
+            Plan {
+                sfid,
+                desc,
+                header_mask: None,
+                response_comps: if shape.write { 0 } else { shape.comps },
+            }
         }
-        Part::Value(v, ParamType::Int)
     };
-    let mut parts = vec![part(srcs[src::ADDRESS], 0)];
-    if shape.write {
-        parts.extend((0..shape.comps).map(|k| part(srcs[src::DATA], k)));
-    }
-    // A read answers every component it asks for (the logical instruction may say less
+    let mut parts = request.address;
+    parts.extend(request.data);
+    // The response is what the message answers (the logical instruction may say less
     // when its text omitted the size).
-    if !shape.write && !shader.insts.dst[inst].is_null() {
-        shader.insts.size_written[inst] = shape.comps * exec * 4;
+    if has_dst {
+        shader.insts.size_written[inst] = plan.response_comps * exec * 4;
+    } else if plan.response_comps > 0 {
+        return Err("a surface read without a destination".into());
     }
     let mut out = Vec::new();
-    let p = payloads(shader, &mut out, ctl, &parts, prior)?;
-    out.push(send(shader, inst, p, sfid, desc));
+    let p = match plan.header_mask {
+        None => payloads(shader, &mut out, ctl, &parts, prior)?,
+        Some(mask) => with_header(shader, &mut out, ctl, &parts, prior, mask)?,
+    };
+    out.push(send(
+        shader,
+        inst,
+        p,
+        plan.sfid,
+        plan.desc | (request.surface & 0xff),
+    ));
     Ok(out)
+}
+
+/// A payload of one run of registers, a header first (zeros but dword 7, the sample mask
+/// `mask`) and then `parts`: the typed messages before gen9 (which have no split sends).
+/// Mesa builds the header in a register of its own (`ubld.MOV(header, 0)`, `MOV
+/// (component(header, 7), sample_mask)`) and copies it in with `LOAD_PAYLOAD`, which its
+/// register coalescing merges: here it is built in place.
+fn with_header(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    ctl: eubatch_ir::Control,
+    parts: &[Part],
+    prior: &[Inst],
+    mask: u32,
+) -> Result<Payload, String> {
+    let reg = shader.reg_size();
+    let parts = &resolve_parts(shader, prior, ctl, parts)[..];
+    super::payload::check_parts(shader, ctl, parts)?;
+    let tmp = payload_moves(shader, out, ctl, parts, reg)?;
+    let header = Operand::vgrf(tmp, 0, Type::UD, 1);
+    out.push(
+        Builder::new(8)
+            .exec_all()
+            .mov(shader, header, Operand::imm(Type::UD, 0)),
+    );
+    let dword7 = Operand::vgrf(
+        tmp,
+        4 * eubatch_ir::message::typed::HEADER_SAMPLE_MASK_DWORD,
+        Type::UD,
+        1,
+    );
+    out.push(
+        Builder::new(1)
+            .exec_all()
+            .mov(shader, dword7, Operand::imm(Type::UD, mask as u64)),
+    );
+    let regs_per_part = ctl.exec_size as u32 / 8;
+    Ok(Payload {
+        first: Operand::vgrf(tmp, 0, Type::F, 1),
+        second: None,
+        mlen: 1 + parts.len() as u32 * regs_per_part,
+        ex_mlen: 0,
+        header: 1,
+    })
 }
