@@ -60,16 +60,7 @@ fuzz_target!(|data: &[u8]| {
 fn check_binary(data: &[u8]) {
     use eubatch_codegen::asm::from_bytes::{read_binary, Frame};
     for gen in [Gen::Gen7, Gen::Gen75, Gen::Gen8, Gen::Gen9] {
-        let frame = Frame {
-            name: "binary",
-            index: 0,
-            stage: eubatch_ir::Stage::Fs,
-            program: "binary".into(),
-            width: 8,
-            vec4: false,
-            stats: Default::default(),
-            blocks: Vec::new(),
-        };
+        let frame = Frame::scalar("binary", eubatch_ir::Stage::Fs, 8);
         if let Ok(p) = read_binary(data, gen, frame) {
             let _ = verify(&p.shader);
         }

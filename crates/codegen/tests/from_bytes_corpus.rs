@@ -179,16 +179,7 @@ fn every_program_reads_the_same_from_its_bytes() {
 /// cut short, an opcode the generation lacks, a jump into the middle of an instruction.
 #[test]
 fn bad_bytes_are_errors() {
-    let frame = || Frame {
-        name: "t",
-        index: 0,
-        stage: eubatch_ir::Stage::Fs,
-        program: "t".into(),
-        width: 8,
-        vec4: false,
-        stats: Default::default(),
-        blocks: Vec::new(),
-    };
+    let frame = || Frame::scalar("t", eubatch_ir::Stage::Fs, 8);
     // `mov(8) g121<1>F 0x3f800000F` and `while(8) JIP: ...` from shaderdb-skl.
     let mov: [u8; 16] = [
         0x01, 0x00, 0x60, 0x00, 0xe8, 0x3e, 0x20, 0x2f, 0x00, 0x00, 0x00, 0x38, 0x00, 0x00, 0x80,

@@ -246,14 +246,8 @@ fn check_binary(bytes: &[u8]) {
             .map(|p| p.stats.clone())
             .unwrap_or_default();
         let frame = Frame {
-            name: "t",
-            index: 0,
-            stage: eubatch_ir::Stage::Fs,
-            program: "t".into(),
-            width: 8,
-            vec4: false,
             stats,
-            blocks: Vec::new(),
+            ..Frame::scalar("t", eubatch_ir::Stage::Fs, 8)
         };
         // (Not the round trip through eubatch's format, which `check` holds the listing
         // reader to: a V immediate whose hex starts with a letter, `fc00fc00V`, prints in

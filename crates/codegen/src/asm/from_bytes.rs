@@ -66,6 +66,23 @@ pub struct Frame<'a> {
     pub blocks: Vec<AsmBlock>,
 }
 
+impl<'a> Frame<'a> {
+    /// A scalar program `name` of `width` channels, the first of its listing, of which
+    /// nothing else is known: statistics 0, no blocks.
+    pub fn scalar(name: &'a str, stage: Stage, width: u8) -> Frame<'a> {
+        Frame {
+            name,
+            index: 0,
+            stage,
+            program: name.to_string(),
+            width,
+            vec4: false,
+            stats: AsmStats::default(),
+            blocks: Vec::new(),
+        }
+    }
+}
+
 /// Why bytes do not read as a program: the instruction (its index and byte offset; the
 /// end for a program cut short) and the reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
