@@ -11,7 +11,7 @@
 //! generation; the table is the same for gen7, gen8 and gen9.
 
 use crate::message::sfid;
-use crate::{Gen, Opcode};
+use crate::{Gen, Opcode, Operand, RegFile};
 
 /// Cycles before a dependent instruction can use the result of an instruction of opcode
 /// `op` on `gen`; `send` is a raw send's shared function and descriptor (`None` for other
@@ -155,6 +155,17 @@ pub fn issue_time(exec_size: u32, dst_bytes: u32, conflict: bool, reg_size: u32)
 /// the register number).
 pub fn bank_of(reg: u32) -> u32 {
     (reg & 0x40) >> 5 | (reg & 1)
+}
+
+/// The registers the first three of `srcs` start in, in register-form code with
+/// `reg_size`-byte registers (`None`: not a general register, or no such source): what the
+/// bank rules ([`bank_conflict`], [`conflict_optimized_out`]) read of an instruction.
+pub fn source_grfs(srcs: &[Operand], reg_size: u32) -> [Option<u32>; 3] {
+    std::array::from_fn(|k| {
+        srcs.get(k)
+            .filter(|o| o.file == RegFile::FixedGrf)
+            .map(|o| o.nr + o.offset / reg_size)
+    })
 }
 
 /// Mesa's `has_bank_conflict` for a three-source instruction whose sources are in

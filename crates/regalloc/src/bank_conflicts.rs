@@ -39,7 +39,7 @@
 //! either); registers past g127 are not moved. Cost: linear in the instructions, plus
 //! quadratic in the atoms (at most 128).
 
-use eubatch_ir::latency::{bank_conflict, bank_of, conflict_optimized_out};
+use eubatch_ir::latency::{bank_conflict, bank_of, conflict_optimized_out, source_grfs};
 use eubatch_ir::size_read::size_read;
 use eubatch_ir::{Gen, Inst, Opcode, Operand, RegFile, Shader};
 
@@ -118,7 +118,7 @@ pub fn count_conflicts(code: &Shader) -> u32 {
             let srcs = code.srcs(i);
             code.insts.opcode[i].alu_arity() == Some(3)
                 && srcs.len() == 3
-                && bank_conflict(gen, [reg_of(&srcs[0]), reg_of(&srcs[1]), reg_of(&srcs[2])])
+                && bank_conflict(gen, source_grfs(srcs, REG))
         })
         .count() as u32
 }
@@ -280,7 +280,7 @@ impl Weights {
                 Opcode::While => block_scale /= 10,
                 op if op.alu_arity() == Some(3) => {
                     let srcs = code.srcs(inst);
-                    let regs = [reg_of(&srcs[0]), reg_of(&srcs[1]), reg_of(&srcs[2])];
+                    let regs = source_grfs(srcs, REG);
                     let (Some(r1), Some(r2)) = (regs[1], regs[2]) else {
                         continue;
                     };

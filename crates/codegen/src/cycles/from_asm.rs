@@ -353,7 +353,10 @@ pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
                 f.writes.push(b);
             }
             if !v.vec4 && is_3src(v.op) && v.srcs.len() == 3 {
-                f.sizes.conflict = if bank_conflict(gen, v.srcs) {
+                f.sizes.conflict = if eubatch_ir::latency::bank_conflict(
+                    gen,
+                    eubatch_ir::latency::source_grfs(v.srcs, REG),
+                ) {
                     f.sizes.dst
                 } else {
                     0
@@ -414,13 +417,6 @@ pub fn inst_facts(v: &View<'_>, gen: Gen) -> Result<InstFacts, String> {
 /// A destination's `size_written` in bytes (`component_size` of its stride).
 fn scalar_backend_bytes_dst(dst: &Operand, exec: u32) -> u32 {
     exec * hstride(dst).max(1) * dst.ty.size()
-}
-
-/// `has_bank_conflict` ([`eubatch_ir::latency::bank_conflict`], the rule the post-RA
-/// scheduler's issue times read too) on the first three sources.
-fn bank_conflict(gen: Gen, srcs: &[Operand]) -> bool {
-    let reg = |o: &Operand| (o.file == RegFile::FixedGrf).then(|| o.nr + o.offset / REG);
-    eubatch_ir::latency::bank_conflict(gen, [reg(&srcs[0]), reg(&srcs[1]), reg(&srcs[2])])
 }
 
 /// Flags read and written (`flags_read`/`flags_written`; vec4: `reads_flag` /

@@ -290,10 +290,9 @@ fn costs(shader: &Shader, inst: Inst, gen: eubatch_ir::Gen, reg: u32) -> (u32, u
     let send = shader.send_info(inst).map(|s| (s.sfid, s.desc));
     let exec = shader.insts.control[inst].exec_size as u32;
     let srcs = shader.srcs(inst);
-    let conflict = op.alu_arity() == Some(3) && srcs.len() == 3 && {
-        let at = |o: &Operand| (o.file == RegFile::FixedGrf).then(|| o.nr + o.offset / reg);
-        latency::bank_conflict(gen, [at(&srcs[0]), at(&srcs[1]), at(&srcs[2])])
-    };
+    let conflict = op.alu_arity() == Some(3)
+        && srcs.len() == 3
+        && latency::bank_conflict(gen, latency::source_grfs(srcs, reg));
     let dst_bytes = shader.insts.dst[inst].component_size(exec);
     (
         latency::latency(gen, op, send),
