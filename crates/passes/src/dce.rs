@@ -32,7 +32,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let slots = &table.slots;
     let mut progress = false;
     // The live set walking backwards through a block: one for the run.
-    let mut l = crate::analysis::bitset::BitSet::new(slots.count());
+    let mut l = crate::analysis::scratch_set::ScratchSet::new(slots.count());
     // Per slot, what the rest of the block does to it first (for `undef`s).
     let mut next = NextAccess::new(slots.count());
     let mut insts = Vec::new();

@@ -35,6 +35,7 @@ use eubatch_ir::{Block, Inst, Shader, Vgrf};
 use eubatch_passes::analysis::access::{Slot, Slots, SLOT};
 use eubatch_passes::analysis::bitset::BitSet;
 use eubatch_passes::analysis::liveness::{GlobalSlot, Liveness};
+use eubatch_passes::analysis::scratch_set::ScratchSet;
 use eubatch_passes::PassCx;
 
 use crate::constraints::{self, Constraints, Rule};
@@ -524,7 +525,7 @@ struct Walk<'a> {
     reached: &'a Reached,
     owner: Vec<u32>,
     occupied: BitSet<Slot>,
-    live_out: BitSet<Slot>,
+    live_out: ScratchSet<Slot>,
     /// Per slot: where in the current block it is first written (`u32::MAX`: not).
     first_write: Vec<u32>,
     touched: Vec<usize>,
@@ -547,7 +548,7 @@ impl<'a> Walk<'a> {
             reached,
             owner: vec![0u32; (c.grf_count * c.reg_size) as usize],
             occupied: BitSet::new(ns as u32),
-            live_out: BitSet::new(live.access.slots.count()),
+            live_out: ScratchSet::new(live.access.slots.count()),
             first_write: vec![u32::MAX; ns],
             touched: Vec::new(),
         }
@@ -639,7 +640,7 @@ impl<'a> Walk<'a> {
         let din = &reached.def_in[b.index()];
         let n = insts.len() as u32;
         let last = *insts.last().unwrap();
-        let mut live_out = std::mem::replace(&mut self.live_out, BitSet::new(0));
+        let mut live_out = std::mem::replace(&mut self.live_out, ScratchSet::new(0));
         live.load_live_out(b, &mut live_out);
         for s in live_out.iter().map(|s| s.index()) {
             if s < ns && self.defined_before(din, s, n) && self.placed(s, at_inst(last, true))? {

@@ -28,6 +28,7 @@ use eubatch_ir::{Block, Shader};
 use crate::analysis::access::{Slot, SlotRange};
 use crate::analysis::access_table::AccessTable;
 use crate::analysis::bitset::BitSet;
+use crate::analysis::scratch_set::ScratchSet;
 
 crate::dense_index! {
     /// A global slot's number: a slot that some block reads before fully defining it, the
@@ -271,8 +272,10 @@ impl Liveness {
     /// Makes `set` (over every slot) the slots live at the end of `b`: stretch by stretch
     /// of consecutive live global slots in one run of consecutive slots (a live component
     /// of a VGRF, mostly), found by word-level scans, each added as a range: not member by
-    /// member, nor a look at every run of the shader.
-    pub fn load_live_out(&self, b: Block, set: &mut BitSet<Slot>) {
+    /// member, nor a look at every run of the shader. Emptying `set` first costs what was
+    /// put in it since it was last emptied ([`ScratchSet`]): a walk per block over a large
+    /// shader does not pay for every slot of it at every block.
+    pub fn load_live_out(&self, b: Block, set: &mut ScratchSet<Slot>) {
         set.clear();
         let out = &self.live_out[b];
         let mut run = 0;

@@ -9,8 +9,8 @@
 //! - [`liveness`]: which slots are live into and out of every block; [`pressure`] counts
 //!   them per instruction in registers; [`intervals`] turns it into a linear live interval
 //!   per slot and per VGRF, and says which VGRFs interfere.
-//! - [`bitset`], [`slot_lists`] and [`range_lists`]: the dense sets and the per-slot and
-//!   per-run lists the analyses and passes are made of.
+//! - [`bitset`], [`scratch_set`], [`slot_lists`] and [`range_lists`]: the dense sets and
+//!   the per-slot and per-run lists the analyses and passes are made of.
 //!
 //! Each analysis is computed at most once per version of the shader, on demand, through
 //! [`crate::PassCx`]; a pass returns what it changed ([`changed::Changed`], Mesa's
@@ -31,4 +31,5 @@ pub mod nesting;
 pub mod points;
 pub mod pressure;
 pub mod range_lists;
+pub mod scratch_set;
 pub mod slot_lists;

@@ -7,8 +7,8 @@ use eubatch_ir::{Inst, Shader};
 use index_vec::{IndexSlice, IndexVec};
 
 use crate::analysis::access::{Slot, SlotRange, SLOT};
-use crate::analysis::bitset::BitSet;
 use crate::analysis::liveness::{GlobalSlot, Liveness};
+use crate::analysis::scratch_set::ScratchSet;
 
 pub struct Pressure {
     /// Registers live just after each instruction, in layout order.
@@ -55,7 +55,7 @@ impl Pressure {
         let mut touched: Vec<usize> = Vec::new();
         let mut per_inst = Vec::with_capacity(shader.num_insts());
         let mut max = 0;
-        let mut l: BitSet<Slot> = BitSet::new(slots.count());
+        let mut l: ScratchSet<Slot> = ScratchSet::new(slots.count());
         for (b, block) in shader.layout.blocks.iter_enumerated() {
             live.load_live_out(b, &mut l);
             // The registers of what is live out, counted per VGRF over the block's

@@ -49,12 +49,12 @@ fn lower_all(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let mut progress = false;
     let nesting = cx.nesting(shader);
     let mut removed = hashbrown::HashSet::new();
+    let mut l = crate::analysis::scratch_set::ScratchSet::new(table.slots.count());
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let insts = shader.layout.blocks[block].insts.clone();
         // Per instruction: whether its destination's old value is dead just before it.
         let mut fresh = vec![false; insts.len()];
-        let mut l = crate::analysis::bitset::BitSet::new(table.slots.count());
         live.load_live_out(block, &mut l);
         for (k, &inst) in insts.iter().enumerate().rev() {
             for (s, full) in table.defs(inst) {
