@@ -436,12 +436,35 @@ fn parse_any_operand(c: &mut Cursor<'_>, d: Dialect, is_dst: bool) -> PResult<(O
     Ok((op, shown))
 }
 
-/// Whether `s` starts an immediate: a digit, `inf` or `nan`, after an optional `-`.
-/// Tested on bytes: an ASCII digit is one byte, and starts no longer character.
+/// Whether `s` starts an immediate: a digit, `inf` or `nan`, after an optional `-`, or a
+/// vector immediate, whose eight hex digits (`%08xV`, `%08xUV`: Mesa's printers) may start
+/// with a letter (`fc00fc00V`). Tested on bytes: an ASCII digit is one byte, and starts no
+/// longer character.
 fn starts_immediate(s: &str) -> bool {
     let s = s.as_bytes();
     let s = s.strip_prefix(b"-").unwrap_or(s);
-    s.first().is_some_and(u8::is_ascii_digit) || s.starts_with(b"inf") || s.starts_with(b"nan")
+    s.first().is_some_and(u8::is_ascii_digit)
+        || s.starts_with(b"inf")
+        || s.starts_with(b"nan")
+        || starts_vector_immediate(s)
+}
+
+/// Eight hex digits, then `V` or `UV` ending the token.
+fn starts_vector_immediate(s: &[u8]) -> bool {
+    if s.len() < 9 || !s[..8].iter().all(u8::is_ascii_hexdigit) {
+        return false;
+    }
+    let rest = &s[8..];
+    let after = if rest.starts_with(b"UV") {
+        &rest[2..]
+    } else if rest.starts_with(b"V") {
+        &rest[1..]
+    } else {
+        return false;
+    };
+    !after
+        .first()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
 }
 
 /// A scalar immediate (`1.5F`, `-3d`, `0x7fu`, `nan(0x7fc00000)F`), typed by its suffix.
@@ -927,5 +950,32 @@ mod tests {
             }
         }
         assert!(fast > 1000, "{fast}");
+    }
+
+    /// Mesa prints vector immediates as eight hex digits (`%08xV`): one starting with a
+    /// letter is an immediate too, and reads back as printed; a register or a longer word
+    /// that merely starts with eight hex digits is not one.
+    #[test]
+    fn vector_immediates_starting_with_a_letter() {
+        let d = Dialect {
+            syntax: Syntax::Mesa22,
+            align16: false,
+        };
+        for (text, ty, bits) in [
+            ("fc00fc00V", Type::V, 0xfc00fc00u64),
+            ("abcdef01UV", Type::UV, 0xabcdef01),
+            ("76543210V", Type::V, 0x76543210),
+        ] {
+            let mut c = Cursor::new(text, 1);
+            let (op, _) = parse_any_operand(&mut c, d, false).unwrap();
+            assert_eq!(op, Operand::imm(ty, bits), "{text}");
+            assert!(c.at_end(), "{text}");
+            let mut printed = String::new();
+            super::super::imm::format_imm(&op, &mut printed);
+            assert_eq!(printed, text);
+        }
+        for text in ["fc00fc00", "fc00fc00Vx", "fc00fc0V", "deadbeefUVW"] {
+            assert!(!starts_immediate(text), "{text}");
+        }
     }
 }
