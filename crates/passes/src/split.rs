@@ -9,10 +9,11 @@
 //!
 //! A whole-VGRF `undef` becomes one `undef` per part.
 //!
-//! Rules that limit it: what a logical message, payload builder or virtual opcode reads is
-//! taken to reach the end of the VGRF (its layout is the message's; a raw `send` reads its
-//! mlen and ex_mlen registers), and what it writes is its `size_written`; such VGRFs are
-//! split only where those stay inside one component.
+//! Rules that limit it: what a logical message or virtual opcode reads is taken to reach
+//! the end of the VGRF (its layout is the message's; a raw `send` reads its mlen and
+//! ex_mlen registers; a payload builder's source is one value, or one register for a
+//! header source, as Mesa's `size_read` has it), and what it writes is its `size_written`;
+//! such VGRFs are split only where those stay inside one component.
 
 use index_vec::IndexVec;
 
@@ -146,6 +147,11 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
                 s.offset + s.span(exec)
             } else if let Some(len) = eubatch_ir::size_read::payload_len(shader, inst, k) {
                 s.offset + len
+            } else if opc == eubatch_ir::Opcode::LoadPayload {
+                // A payload builder's source is one value for the channels (a header
+                // source, one register): Mesa's `size_read`, what its split_virtual_grfs
+                // looks at. The payload's layout is its destination's, not its sources'.
+                s.offset + eubatch_ir::size_read::size_read(shader, inst, k)
             } else if s.file == RegFile::Vgrf && (s.nr as usize) < n {
                 shader.vgrfs[s.vgrf_nr()].size()
             } else {
