@@ -1424,6 +1424,8 @@ fn allocate_registers(
         &opts.schedule,
         &RaOptions {
             mesa25_ir,
+            // Mesa's pre-RA dumps keep its UNDEFs; eubatch's `dce` removes them.
+            mesa_undefs: opts.from_pre_ra,
             ..RaOptions::default()
         },
         allow_spilling,

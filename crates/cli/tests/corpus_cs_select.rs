@@ -21,8 +21,8 @@ use eubatch::stats::read;
 /// (corpus, target, compute shaders, shaders whose kept width is Mesa's when last raised,
 /// per allocator in [`ALLOCATORS`]' order).
 const CORPORA: [(&str, &str, usize, [usize; 3]); 2] = [
-    ("vulkan-fp16-skl", "skl", 261, [259, 261, 261]),
-    ("vulkan-fp16-bdw", "bdw", 261, [259, 261, 261]),
+    ("vulkan-fp16-skl", "skl", 261, [261, 261, 261]),
+    ("vulkan-fp16-bdw", "bdw", 261, [261, 261, 261]),
 ];
 
 const ALLOCATORS: [&str; 3] = ["mesa", "linear", "subreg"];
