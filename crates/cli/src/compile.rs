@@ -8,7 +8,10 @@
 //! failure) and, with `--verify`, every spilled shader against the unspilled one in the
 //! simulator, and prints registers used, spills and fills; a SIMD16/SIMD32 variant Mesa
 //! does not let spill (fragment; compute with a narrower variant) and that does not fit is
-//! dropped and counted, as Mesa drops it, unless `--keep-spilling-variants`. `--stats`
+//! dropped and counted, as Mesa drops it, unless `--keep-spilling-variants`; of the
+//! variants that allocate, a SIMD32 fragment one is kept as Mesa's `brw_compile_fs` keeps
+//! it ([`simd32_fate`]) and one per compute shader as `brw_compile_cs` chooses it
+//! ([`crate::simd_select`]) unless `--keep-all-simd32` / `--keep-all-cs-variants`. `--stats`
 //! then has each shader's spills and fills. The register-form code is scheduled in Mesa's
 //! post-RA mode before the generator (`eubatch_passes::schedule::post_ra`) unless
 //! `--no-post-ra-schedule`.
@@ -59,6 +62,9 @@ pub struct Options {
     /// With `regalloc`: keep every SIMD32 fragment variant that allocates, where Mesa keeps
     /// one only when it is faster than the narrower ones ([`simd32_fate`]).
     pub keep_all_simd32: bool,
+    /// With `regalloc`: keep every compute variant that allocates, where Mesa's
+    /// `brw_compile_cs` keeps one per shader ([`crate::simd_select`]).
+    pub keep_all_cs_variants: bool,
     /// With `regalloc`: schedule the register-form code for latency before the generator
     /// (Mesa's `SCHEDULE_POST`, `eubatch_passes::schedule::post_ra`).
     pub post_ra_schedule: bool,
@@ -99,6 +105,10 @@ pub struct RaTotals {
     /// not keep them given their SIMD8 and SIMD16 siblings, by reason ([`simd32_fate`]);
     /// their other totals are not counted.
     pub simd32_dropped: std::collections::BTreeMap<&'static str, u64>,
+    /// Compute variants allocated but not kept, as Mesa's `brw_compile_cs` keeps one per
+    /// shader, by reason ([`crate::simd_select::cs_not_kept`]); their other totals are not
+    /// counted.
+    pub cs_not_kept: std::collections::BTreeMap<String, u64>,
     /// With `--verify`: spilled shaders compared with the unspilled ones in the simulator
     /// (equal), and those it could not run.
     pub spills_simulated: u64,
@@ -175,6 +185,9 @@ impl RaTotals {
         self.dropped += o.dropped;
         for (why, n) in &o.simd32_dropped {
             *self.simd32_dropped.entry(why).or_default() += n;
+        }
+        for (why, n) in &o.cs_not_kept {
+            *self.cs_not_kept.entry(why.clone()).or_default() += n;
         }
         self.spills_simulated += o.spills_simulated;
         self.spills_not_simulated += o.spills_not_simulated;
@@ -454,6 +467,16 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
                 if n > 0 { ":" } else { "" }
             );
             for (why, n) in &ra.simd32_dropped {
+                println!("  {n:6}  {why}");
+            }
+        }
+        if !opts.keep_all_cs_variants {
+            let n: u64 = ra.cs_not_kept.values().sum();
+            println!(
+                "compute variants allocated and not kept, as Mesa's brw_compile_cs keeps one per shader (brw_simd_select; not counted above or below; --keep-all-cs-variants keeps them): {n}{}",
+                if n > 0 { ":" } else { "" }
+            );
+            for (why, n) in &ra.cs_not_kept {
                 println!("  {n:6}  {why}");
             }
         }
@@ -791,7 +814,8 @@ fn sibling_beside(
 /// The driver proper: compiles `files` (found under `roots`) on `opts.jobs` threads and
 /// returns what each gave, in the order of `files`, and every thread's totals. With
 /// `--regalloc` a fragment shader's variants are compiled together, narrowest first, so
-/// that its SIMD32 variant is kept or not as Mesa decides it ([`simd32_fate`]).
+/// that its SIMD32 variant is kept or not as Mesa decides it ([`simd32_fate`]), and so are
+/// a compute shader's, of which Mesa keeps one ([`crate::simd_select`]).
 pub fn compile_files(
     files: &[PathBuf],
     roots: &[PathBuf],
@@ -800,7 +824,12 @@ pub fn compile_files(
     bar: &indicatif::ProgressBar,
 ) -> (Vec<Compiled>, Vec<Worker>) {
     let inject_panic = std::env::var(INJECT_PANIC).ok().filter(|s| !s.is_empty());
-    let groups = variant_groups(files, !opts.regalloc.is_empty() && !opts.keep_all_simd32);
+    let allocating = !opts.regalloc.is_empty();
+    let groups = variant_groups(
+        files,
+        allocating && !opts.keep_all_simd32,
+        allocating && !opts.keep_all_cs_variants,
+    );
     let one = |w: &mut Worker, path: &PathBuf| {
         // A panic in a pass is a bug to report, not the end of the run.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -840,6 +869,45 @@ pub fn compile_files(
         |w, group| {
             bar.inc(group.len() as u64 - 1);
             let mut done: Vec<Compiled> = Vec::with_capacity(group.len());
+            if group.len() > 1 && group[0].compute {
+                // A compute shader's variants each with totals of their own, then those
+                // of the one Mesa keeps (and of the failed ones, counted as dropped).
+                let mut parts = Vec::with_capacity(group.len());
+                for v in group {
+                    let fresh = vec![RaTotals::default(); opts.regalloc.len()];
+                    let totals = std::mem::replace(&mut w.ra, fresh);
+                    done.push(one(w, &files[v.file]));
+                    parts.push(std::mem::replace(&mut w.ra, totals));
+                }
+                for k in 0..opts.regalloc.len() {
+                    let fates: Vec<(u8, Fate)> = group
+                        .iter()
+                        .zip(&done)
+                        .map(|(v, c)| (v.width, c.fates.get(k).copied().unwrap_or_default()))
+                        .collect();
+                    let why = crate::simd_select::cs_not_kept(&fates);
+                    for (j, why) in why.into_iter().enumerate() {
+                        let Some(why) = why else {
+                            w.ra[k].add(&parts[j][k]);
+                            continue;
+                        };
+                        count(&mut w.ra[k].cs_not_kept, why);
+                        let r = &mut done[j];
+                        r.fates[k].kept = false;
+                        if let Some(stats) = r.stats.as_mut() {
+                            stats[k] = None;
+                        }
+                        if let (0, Some((kind, dir))) = (k, &opts.emit) {
+                            let _ = std::fs::remove_file(emitted_file(
+                                dir,
+                                *kind,
+                                &files[group[j].file],
+                            ));
+                        }
+                    }
+                }
+                return done;
+            }
             for v in group {
                 let path = &files[v.file];
                 if v.width != 32 || group.len() == 1 {
@@ -890,17 +958,20 @@ pub fn compile_files(
     (results, workers)
 }
 
-/// One file of a group of variants: its index in the input and its dispatch width.
+/// One file of a group of variants: its index in the input, its dispatch width, and
+/// whether it is a compute shader's.
 #[derive(Clone, Copy, Debug)]
 pub struct Variant {
     pub file: usize,
     pub width: u8,
+    pub compute: bool,
 }
 
-/// The input as groups compiled together: when `by_shader`, the SIMD8, SIMD16 and SIMD32
-/// variants of one fragment shader (same directory, program and dump) in that order, every
-/// other file alone; otherwise each file alone.
-pub fn variant_groups(files: &[PathBuf], by_shader: bool) -> Vec<Vec<Variant>> {
+/// The input as groups compiled together: the SIMD8, SIMD16 and SIMD32 variants of one
+/// shader (same directory, stage, program and dump) in that order, for fragment shaders
+/// when `fs` ([`simd32_fate`]) and compute shaders when `cs`
+/// ([`crate::simd_select`]); every other file alone.
+pub fn variant_groups(files: &[PathBuf], fs: bool, cs: bool) -> Vec<Vec<Variant>> {
     use eubatch_ir::import::DumpName;
     let mut groups: Vec<Vec<Variant>> = Vec::new();
     let mut index = std::collections::HashMap::<(PathBuf, String), usize>::new();
@@ -909,24 +980,41 @@ pub fn variant_groups(files: &[PathBuf], by_shader: bool) -> Vec<Vec<Variant>> {
             .file_name()
             .and_then(|n| n.to_str())
             .and_then(DumpName::parse);
-        let fs = name.filter(|n| by_shader && n.stage == eubatch_ir::Stage::Fs);
-        let Some((mut name, width)) = fs.and_then(|n| n.width.map(|w| (n, w))) else {
-            groups.push(vec![Variant { file, width: 0 }]);
+        let grouped = name.filter(|n| match n.stage {
+            eubatch_ir::Stage::Fs => fs,
+            eubatch_ir::Stage::Cs => cs,
+            _ => false,
+        });
+        let Some((mut name, width)) = grouped.and_then(|n| n.width.map(|w| (n, w))) else {
+            groups.push(vec![Variant {
+                file,
+                width: 0,
+                compute: false,
+            }]);
             continue;
         };
         name.width = None;
+        let compute = name.stage == eubatch_ir::Stage::Cs;
         let key = (
             path.parent().map(Path::to_path_buf).unwrap_or_default(),
             format!(
-                "{}-{}-{}-{}",
-                name.program, name.iteration, name.pass_num, name.pass
+                "{}-{}-{}-{}-{}",
+                name.stage.abbrev(),
+                name.program,
+                name.iteration,
+                name.pass_num,
+                name.pass
             ),
         );
         let g = *index.entry(key).or_insert_with(|| {
             groups.push(Vec::new());
             groups.len() - 1
         });
-        groups[g].push(Variant { file, width });
+        groups[g].push(Variant {
+            file,
+            width,
+            compute,
+        });
     }
     for g in &mut groups {
         g.sort_by_key(|v| v.width);
@@ -1336,6 +1424,8 @@ fn allocate_registers(
         &opts.schedule,
         &RaOptions {
             mesa25_ir,
+            // Mesa's pre-RA dumps keep its UNDEFs; eubatch's `dce` removes them.
+            mesa_undefs: opts.from_pre_ra,
             ..RaOptions::default()
         },
         allow_spilling,

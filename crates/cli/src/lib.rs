@@ -9,5 +9,6 @@ pub mod parallel;
 pub mod pre_ra;
 pub mod report;
 pub mod report_html;
+pub mod simd_select;
 pub mod simulate;
 pub mod stats;

@@ -140,6 +140,12 @@ enum Cmd {
         /// --stats, as Mesa's statistics leave them out.
         #[arg(long)]
         keep_all_simd32: bool,
+        /// With --regalloc: keep every compute variant that allocates. By default one per
+        /// shader is kept, as Mesa's brw_compile_cs keeps it (brw_simd_select): the widest
+        /// that allocated without spilling, no wider width tried once a narrower one
+        /// spilled; the others are counted and left out of the totals and --stats.
+        #[arg(long)]
+        keep_all_cs_variants: bool,
         /// With --regalloc (or --stop-after final): write each shader's final code into
         /// --emit-dir, as Mesa's listing (`asm`: NAME.asm, asm.txt's format, disassembled
         /// from the bytes) or as the binary (`bin`: NAME.bin).
@@ -318,6 +324,7 @@ fn main() -> ExitCode {
             schedule,
             keep_spilling_variants,
             keep_all_simd32,
+            keep_all_cs_variants,
             emit,
             emit_dir,
             no_post_ra_schedule,
@@ -386,6 +393,7 @@ fn main() -> ExitCode {
                         .expect("clap checked the name"),
                     keep_spilling_variants,
                     keep_all_simd32,
+                    keep_all_cs_variants,
                     emit: emit.zip(emit_dir).map(|(kind, dir)| {
                         let kind = if kind == "asm" {
                             compile::Emit::Asm

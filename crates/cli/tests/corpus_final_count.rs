@@ -77,9 +77,10 @@ fn final_instruction_counts_match_mesas() {
             "mesa",
             "--from",
             "pre-ra",
-            // Every variant Mesa allocated, whatever Mesa's SIMD32 rule says of eubatch's
-            // binary: what is compared is code, not the choice of variants.
+            // Every variant Mesa allocated, whatever Mesa's SIMD32 and compute-width rules
+            // say of eubatch's results: what is compared is code, not the choice of variants.
             "--keep-all-simd32",
+            "--keep-all-cs-variants",
             "--verify",
             "-j",
             "2",

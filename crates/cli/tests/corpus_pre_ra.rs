@@ -47,9 +47,10 @@ fn pre_ra_dumps_allocate_and_run_against_their_start_ir() {
             &ALLOCATORS.join(","),
             "--from",
             "pre-ra",
-            // Every variant Mesa allocated, whatever Mesa's SIMD32 rule says of eubatch's
-            // binary: what is compared is code, not the choice of variants.
+            // Every variant Mesa allocated, whatever Mesa's SIMD32 and compute-width rules
+            // say of eubatch's results: what is compared is code, not the choice of variants.
             "--keep-all-simd32",
+            "--keep-all-cs-variants",
             "--verify",
             "-j",
             "2",

@@ -47,6 +47,7 @@ fn main() {
             schedule: Vec::new(),
             keep_spilling_variants: false,
             keep_all_simd32: false,
+            keep_all_cs_variants: false,
             post_ra_schedule: true,
             bank_conflicts: true,
             emit: None,

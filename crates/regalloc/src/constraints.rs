@@ -175,6 +175,11 @@ pub struct Options {
     /// ([`crate::mesa::live`]), which are that version's liveness (Mesa 25's is not
     /// modelled).
     pub mesa25_ir: bool,
+    /// The IR holds Mesa's UNDEFs (Mesa 22.3's own pre-RA dumps): Mesa 22.3's liveness
+    /// reads them as they are. Otherwise (eubatch's pipeline, whose `dce` removes them) a
+    /// register written by one instruction stands for an SSA value and its UNDEF
+    /// ([`crate::mesa::live`]).
+    pub mesa_undefs: bool,
 }
 
 /// The first register of the message registers a spill uses before gen9, for a shader of
@@ -243,6 +248,8 @@ pub struct Constraints {
     /// Whether the `mesa` allocator widens live intervals to Mesa 22.3's
     /// ([`crate::mesa::live`]; not for Mesa 25's IR, [`Options::mesa25_ir`]).
     pub mesa22_liveness: bool,
+    /// With `mesa22_liveness`: the IR lost Mesa's UNDEFs ([`Options::mesa_undefs`]).
+    pub undefs_removed: bool,
 }
 
 impl Constraints {
@@ -351,6 +358,7 @@ impl Constraints {
             eot_only,
             unspillable,
             mesa22_liveness: !options.mesa25_ir,
+            undefs_removed: !options.mesa_undefs,
         })
     }
 

@@ -279,7 +279,7 @@ pub fn run(input: &Input<'_>) -> Outcome {
     // Mesa's live ranges: the analysis layer's widened where Mesa's register-granular
     // liveness keeps a value live longer ([`live`]).
     let wide = if c.mesa22_liveness {
-        live::widen(shader, &input.intervals.access, &p.live)
+        live::widen(shader, &input.intervals.access, &p.live, c.undefs_removed)
     } else {
         p.live.clone()
     };

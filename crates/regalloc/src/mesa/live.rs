@@ -17,6 +17,15 @@
 //! descriptor in the IR, four such chains in the loop) that is 4 registers over 2,100
 //! instructions, the difference between fitting and Mesa's spills.
 //!
+//! In IR that lost Mesa's UNDEFs (eubatch's pipeline: its `dce` removes those Mesa's
+//! keeps), a register written by one instruction alone is defined where it is written,
+//! partial write or not: in Mesa it is an SSA value, which an UNDEF of the whole VGRF
+//! defines just before ([`undef_defined`]). Mesa's own pre-RA dumps keep their UNDEFs,
+//! read as Mesa reads them.
+//! Without that, every SIMD8 16-bit temporary of a loop (16 bytes written: partial) was
+//! live around the whole loop, and `mesa` spilled the SIMD8 kernels `gemm_sg` and
+//! `convolution_packed_gemm` of vulkan-fp16 that Mesa fits.
+//!
 //! [`widen`] gives each VGRF the union of both: the analysis layer's interval (which also
 //! knows where values cross the channel mask, which Mesa's liveness ignores) and Mesa's.
 //! A superset of the analysis layer's intervals, so what the checker proves holds.
@@ -46,10 +55,38 @@ fn partial_write(shader: &Shader, inst: eubatch_ir::Inst, reg_size: u32) -> bool
         || !d.offset.is_multiple_of(reg_size)
 }
 
+/// Whether a register written by `writers` instructions (an `undef` aside) is, in Mesa's
+/// IR, defined for the block by the UNDEF before its one write, whatever that write is.
+///
+/// Mesa 22.3 emits an UNDEF before the definition of every SSA value of NIR
+/// (brw_fs_nir.cpp `fs_visitor::get_nir_dest`: `bld.UNDEF(...)`), a write of the whole VGRF
+/// as UD (brw_fs_builder.h `UNDEF`: `retype(dst, BRW_REGISTER_TYPE_UD)`, `size_written`
+/// the VGRF's size), which `is_partial_write` never counts as partial at SIMD8 or wider.
+/// Mesa's dead-code elimination (brw_fs_dead_code_eliminate.cpp) keeps it, since the
+/// partial write after it does not end the register's liveness. So a SIMD8 16-bit value
+/// (`shuffle(8) vgrf160+0.0:W` after `undef(8) vgrf160:UD`, vulkan-fp16's kernels) is
+/// defined where it is written, and not live around an enclosing loop. eubatch's `dce`
+/// removes such `undef`s (slot-granular, the write after it covers every byte read), so
+/// the register written by one instruction stands for the SSA value that had one: a
+/// register written more than once (NIR registers, such as loop-carried values, and
+/// lowering chains like the `and(1)`/`shl(1)`/`or(1)` descriptor above) has no UNDEF in
+/// Mesa and keeps its partial writes' meaning. (A lowering temporary written once, which
+/// in Mesa has no UNDEF, is taken as one that has: the approximation this makes.)
+fn undef_defined(writers: u8) -> bool {
+    writers == 1
+}
+
 /// Per VGRF, `live[v]` widened to Mesa's live range of `v` (see the module doc); `access`
-/// is the access table `live` was computed from. `live` unchanged when the control flow
+/// is the access table `live` was computed from; `undefs_removed`: the IR lost Mesa's
+/// UNDEFs (eubatch's pipeline), which a register written once stands for
+/// ([`undef_defined`]), where Mesa's own IR has them. `live` unchanged when the control flow
 /// cannot be followed.
-pub fn widen(shader: &Shader, access: &AccessTable, live: &[Interval]) -> Vec<Interval> {
+pub fn widen(
+    shader: &Shader,
+    access: &AccessTable,
+    live: &[Interval],
+    undefs_removed: bool,
+) -> Vec<Interval> {
     let mut out = live.to_vec();
     // In one block no definition reaches the start: Mesa's ranges are its accesses, which
     // the analysis layer's intervals hold.
@@ -86,6 +123,28 @@ pub fn widen(shader: &Shader, access: &AccessTable, live: &[Interval]) -> Vec<In
             (v, Var::new(first_var[v] + reg))
         })
     };
+    // Registers one instruction alone writes (an `undef` aside): in Mesa, SSA values, whose
+    // definition is preceded by an UNDEF ([`undef_defined`]).
+    let mut writers = vec![0u8; n as usize];
+    let mut last = vec![u32::MAX; n as usize];
+    for (k, inst) in shader.layout.insts().enumerate() {
+        if shader.insts.dst[inst].file != RegFile::Vgrf
+            || shader.insts.opcode[inst] == Opcode::Undef
+        {
+            continue;
+        }
+        for (r, _, _) in access.def_runs(inst) {
+            for s in r.start.get()..r.end.get() {
+                if let Some((_, var)) = var_of(s) {
+                    let v = var.get() as usize;
+                    if last[v] != k as u32 {
+                        last[v] = k as u32;
+                        writers[v] = writers[v].saturating_add(1);
+                    }
+                }
+            }
+        }
+    }
     let nb = shader.layout.blocks.len();
     let (mut start, mut end) = (vec![u32::MAX; n as usize], vec![0u32; n as usize]);
     let mut touch = |var: Var, ip: u32| {
@@ -117,7 +176,9 @@ pub fn widen(shader: &Shader, access: &AccessTable, live: &[Interval]) -> Vec<In
                     for s in r.start.get()..r.end.get() {
                         if let Some((_, var)) = var_of(s) {
                             touch(var, ip);
-                            if !partial && !used[b].contains(var) {
+                            let defines = !partial
+                                || undefs_removed && undef_defined(writers[var.get() as usize]);
+                            if defines && !used[b].contains(var) {
                                 def[b].insert(var);
                             }
                             defout[b].insert(var);
@@ -244,9 +305,67 @@ block3:
         let iv = cx.intervals(&s).unwrap();
         let live: Vec<Interval> = (0..3).map(|v| iv.vgrf(&s, Vgrf::from_usize(v))).collect();
         assert_eq!(live[1], Interval::between(2, 4));
-        let wide = widen(&s, &iv.access, &live);
+        let wide = widen(&s, &iv.access, &live, true);
         assert_eq!(wide[0], live[0]);
         assert_eq!(wide[1], Interval::between(2, 6));
         assert_eq!(wide[2], live[2]);
+    }
+
+    /// Intervals of `text`'s VGRFs, then widened with and without the UNDEF rule.
+    fn three(text: &str, n: usize) -> [Vec<Interval>; 3] {
+        let s = eubatch_ir::text::parse_shader(text).unwrap();
+        let mut cx = PassCx::default();
+        let iv = cx.intervals(&s).unwrap();
+        let live: Vec<Interval> = (0..n).map(|v| iv.vgrf(&s, Vgrf::from_usize(v))).collect();
+        let removed = widen(&s, &iv.access, &live, true);
+        let kept = widen(&s, &iv.access, &live, false);
+        [live, removed, kept]
+    }
+
+    /// A SIMD8 16-bit value of a loop (16 bytes written: Mesa's partial write), written
+    /// once and read after in its block. Without its UNDEF, Mesa's rule makes it live
+    /// around the loop (2..4); written once in IR that lost the UNDEFs it stands for an SSA
+    /// value, defined where written (2..3); in Mesa's own IR its `undef` defines it.
+    #[test]
+    fn a_value_written_once_is_defined_as_its_undef_would_define_it() {
+        let [live, removed, kept] = three(
+            "shader \"u\" stage CS width 8 target skl
+vgrf0 1x32
+vgrf1 1x16+16
+block0:
+    mov(8) vgrf0:UD, g2<8,8,1>:UD
+block1:
+    do(8) (null):UD
+block2:
+    mov(8) vgrf1:HF, g4<8,8,1>:HF
+    add(8) vgrf0:UD, vgrf0:UD, vgrf1:UW
+    while(8) (null):UD
+block3:
+    mov(8) g10<8,8,1>:UD, vgrf0:UD
+",
+            2,
+        );
+        assert_eq!(live[1], Interval::between(2, 3));
+        assert_eq!(removed[1], live[1]);
+        assert_eq!(kept[1], Interval::between(2, 4));
+        let [live, _, kept] = three(
+            "shader \"u\" stage CS width 8 target skl
+vgrf0 1x32
+vgrf1 1x16+16
+block0:
+    mov(8) vgrf0:UD, g2<8,8,1>:UD
+block1:
+    do(8) (null):UD
+block2:
+    undef(8) vgrf1:UD
+    mov(8) vgrf1:HF, g4<8,8,1>:HF
+    add(8) vgrf0:UD, vgrf0:UD, vgrf1:UW
+    while(8) (null):UD
+block3:
+    mov(8) g10<8,8,1>:UD, vgrf0:UD
+",
+            2,
+        );
+        assert_eq!(kept[1], live[1]);
     }
 }
