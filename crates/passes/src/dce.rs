@@ -32,7 +32,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let slots = &table.slots;
     let mut progress = false;
     // The live set walking backwards through a block: one for the run.
-    let mut l = crate::analysis::scratch_set::ScratchSet::new(slots.count());
+    let mut l = crate::analysis::live_walk::LiveWalk::new(&live);
     // Per slot, what the rest of the block does to it first (for `undef`s).
     let mut next = NextAccess::new(slots.count());
     let mut insts = Vec::new();
@@ -41,7 +41,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let mut blocks_before = None;
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
-        live.load_live_out(block, &mut l);
+        l.start(block);
         next.clear();
         insts.clear();
         insts.extend_from_slice(&shader.layout.blocks[block].insts);
@@ -106,18 +106,18 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
                 progress = true;
                 for_each_def_run(shader, slots, inst, |r, full, _| {
                     if full {
-                        l.remove_range(r);
+                        l.write(r);
                     }
                 });
-                for_each_use_run(shader, slots, inst, |r| l.insert_range(r));
+                for_each_use_run(shader, slots, inst, |r| l.read(r));
             } else {
                 for (r, full, _) in table.def_runs(inst) {
                     if full {
-                        l.remove_range(r);
+                        l.write(r);
                     }
                 }
                 for r in table.use_runs(inst) {
-                    l.insert_range(r);
+                    l.read(r);
                 }
             }
             // What this instruction, removed or not, does first to each slot, as the

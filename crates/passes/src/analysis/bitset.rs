@@ -424,6 +424,17 @@ impl<T: Member> BitSet<T> {
         self.range_words(r).any(|(k, m)| self.words[k] & m != 0)
     }
 
+    /// Whether some member of `r` is in the set and not in `except` (of the same size).
+    pub fn intersects_range_excluding(&self, r: Range<T>, except: &BitSet<T>) -> bool {
+        let word = |k: usize| {
+            self.words.get(k).copied().unwrap_or(0) & !except.words.get(k).copied().unwrap_or(0)
+        };
+        if let Some((k, m)) = one_word(&r) {
+            return word(k) & m != 0;
+        }
+        self.range_words(r).any(|(k, m)| word(k) & m != 0)
+    }
+
     /// Whether every member of `r` is in the set (`r` within the set's size).
     pub fn contains_range(&self, r: Range<T>) -> bool {
         if let Some((k, m)) = one_word(&r) {

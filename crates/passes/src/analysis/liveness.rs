@@ -50,6 +50,10 @@ pub struct Liveness {
     runs: Vec<(Slot, GlobalSlot, u32)>,
     live_in: IndexVec<Block, BitSet<GlobalSlot>>,
     live_out: IndexVec<Block, BitSet<GlobalSlot>>,
+    /// The global slots, in the slot numbering, and its rank table: a run of slots maps to
+    /// the run of global numbers among them ([`Liveness::numbers`]).
+    is_global: BitSet<Slot>,
+    ranks: Vec<u32>,
 }
 
 impl Liveness {
@@ -67,6 +71,8 @@ impl Liveness {
                 runs: Vec::new(),
                 live_in: IndexVec::from_vec(vec![BitSet::new(0); nb]),
                 live_out: IndexVec::from_vec(vec![BitSet::new(0); nb]),
+                is_global: BitSet::new(0),
+                ranks: vec![0],
             };
         }
         // One walk over the accesses: per block, the runs of slots it reads before fully
@@ -266,7 +272,17 @@ impl Liveness {
             runs,
             live_in,
             live_out,
+            is_global,
+            ranks,
         }
+    }
+
+    /// The global numbers of the global slots among `r` (a run: global slots are numbered
+    /// in slot order).
+    #[inline]
+    pub fn numbers(&self, r: &SlotRange) -> std::ops::Range<GlobalSlot> {
+        GlobalSlot::new(self.is_global.rank(&self.ranks, r.start))
+            ..GlobalSlot::new(self.is_global.rank(&self.ranks, r.end))
     }
 
     /// Makes `set` (over every slot) the slots live at the end of `b`: stretch by stretch

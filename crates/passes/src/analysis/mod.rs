@@ -7,7 +7,8 @@
 //! - [`nesting`]: how deep in `if`/`do` constructs each instruction and block is;
 //!   [`points`]: each instruction's position in layout order (program points).
 //! - [`liveness`]: which slots are live into and out of every block; [`pressure`] counts
-//!   them per instruction in registers; [`intervals`] turns it into a linear live interval
+//!   them per instruction in registers; [`live_walk`] is the live set of a backward walk
+//!   through a block; [`intervals`] turns it into a linear live interval
 //!   per slot and per VGRF, and says which VGRFs interfere.
 //! - [`bitset`], [`scratch_set`], [`slot_lists`] and [`range_lists`]: the dense sets and
 //!   the per-slot and per-run lists the analyses and passes are made of.
@@ -26,6 +27,7 @@ pub mod bitset;
 pub mod changed;
 pub mod defs;
 pub mod intervals;
+pub mod live_walk;
 pub mod liveness;
 pub mod nesting;
 pub mod points;
