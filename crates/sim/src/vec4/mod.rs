@@ -5,7 +5,8 @@
 //! channels an instruction; what differs is kept here: where each channel of an operand
 //! lives ([`regs`]: halves, swizzles, writemasks, message registers, the vec4 input
 //! layouts), the instructions that read across a half (`dp2`..`dph`, [`ops`]), and the
-//! messages of vec4 vertex shaders ([`urb`]: URB writes; [`ops`]: pull constants).
+//! messages of vec4 vertex shaders ([`urb`]: URB writes; [`ops`]: pull constants;
+//! [`scratch`]: the final code's spills).
 //! A thread is vec4 when its shader is ([`eubatch_ir::Backend::Vec4`]) or when it is the
 //! final code of one ([`crate::HardwareInputs::vec4`]); in such a thread only Align16
 //! instructions use these rules (Mesa's generator emits a few Align1 ones, such as the URB
@@ -13,7 +14,9 @@
 
 pub mod layout;
 pub mod ops;
+pub mod profile;
 pub mod regs;
+pub mod scratch;
 pub mod urb;
 
 use eubatch_ir::{Operand, RegFile};
@@ -69,6 +72,14 @@ pub fn execute(
         }
         Opcode::Send => match shader.send_info(inst).map(|i| i.sfid) {
             Some(sfid::URB) => urb::urb_write_send(shader, t, inst, mask, out)?,
+            Some(sfid::DATA_CACHE)
+                if shader
+                    .send_info(inst)
+                    .is_some_and(|i| scratch::is_scratch(i.desc)) =>
+            {
+                scratch::access(shader, t, inst, mask)?;
+                false
+            }
             Some(sfid::SAMPLER) => {
                 ops::sampler_send(shader, t, inst, mask)?;
                 false
@@ -162,7 +173,7 @@ pub fn write(t: &mut Thread, op: &Operand, i: u32, bits: u64) -> Result<bool, Si
     let bytes = bits.to_le_bytes();
     if op.file == RegFile::Mrf {
         let b = (op.nr * t.reg_size) as usize + regs::vgrf_byte(op, i, true) as usize;
-        t.vec4.urb.note_write(b, sz);
+        t.vec4.urb.note_write(b, sz, true);
     }
     match op.file {
         RegFile::Vgrf => {
@@ -191,7 +202,15 @@ pub fn write(t: &mut Thread, op: &Operand, i: u32, bits: u64) -> Result<bool, Si
 
 /// Marks channel `i` of a VGRF destination undefined (a copy of undefined bytes).
 pub fn undefine(t: &mut Thread, op: &Operand, i: u32) -> Result<(), SimError> {
-    if op.file != RegFile::Vgrf || !regs::writes_channel(op, i) {
+    if !regs::writes_channel(op, i) {
+        return Ok(());
+    }
+    if op.file == RegFile::Mrf {
+        let b = (op.nr * t.reg_size) as usize + regs::vgrf_byte(op, i, true) as usize;
+        t.vec4.urb.note_write(b, op.ty.size() as usize, false);
+        return Ok(());
+    }
+    if op.file != RegFile::Vgrf {
         return Ok(());
     }
     let off = regs::vgrf_byte(op, i, true);

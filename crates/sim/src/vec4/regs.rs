@@ -80,7 +80,13 @@ pub fn mrf_byte(op: &Operand, i: u32, dst: bool, reg_size: u32) -> u64 {
 /// Logical input byte ([`input_byte`]) of channel `i` of a uniform or attribute source.
 pub fn input_addr(op: &Operand, i: u32) -> (Space, u64) {
     let (h, _) = half_comp(i);
-    let k = swizzled(op, i) * op.ty.size();
+    input_component_addr(op, h, swizzled(op, i))
+}
+
+/// Logical input byte of component `k` of half `h` of a uniform or attribute operand
+/// (its swizzle not applied).
+pub fn input_component_addr(op: &Operand, h: u32, k: u32) -> (Space, u64) {
+    let k = k * op.ty.size();
     match op.file {
         RegFile::Uniform if op.nr >= UBO_START => (
             Space::Uniform,

@@ -24,19 +24,25 @@ use crate::{Outputs, Record, SimError};
 /// and the slots written so far.
 #[derive(Clone, Debug, Default)]
 pub struct UrbState {
-    /// Bytes of m0..m15 written since the last URB write.
-    pub mrf_written: Vec<bool>,
+    /// Bytes of m0..m15 since the last URB write: [`UNTOUCHED`], [`DEFINED`] or
+    /// [`UNDEFINED`] (a copy of bytes never written, which any value matches).
+    pub mrf_written: Vec<u8>,
     /// VUE slots sent by earlier writes.
     pub slots_sent: u32,
 }
 
+pub const UNTOUCHED: u8 = 0;
+pub const DEFINED: u8 = 1;
+pub const UNDEFINED: u8 = 2;
+
 impl UrbState {
-    /// Notes a write of `len` bytes at message-register byte `byte` (from m0).
-    pub fn note_write(&mut self, byte: usize, len: usize) {
+    /// Notes a write of `len` bytes at message-register byte `byte` (from m0), of defined
+    /// data or not.
+    pub fn note_write(&mut self, byte: usize, len: usize, defined: bool) {
         if self.mrf_written.len() < byte + len {
-            self.mrf_written.resize(byte + len, false);
+            self.mrf_written.resize(byte + len, UNTOUCHED);
         }
-        self.mrf_written[byte..byte + len].fill(true);
+        self.mrf_written[byte..byte + len].fill(if defined { DEFINED } else { UNDEFINED });
     }
 }
 
@@ -95,7 +101,9 @@ pub fn vs_urb_write(
         .rev()
         .find(|m| {
             let end = ((m + 1) * reg).min(written.len());
-            written.get(m * reg..end).is_some_and(|b| b.contains(&true))
+            written
+                .get(m * reg..end)
+                .is_some_and(|b| b.iter().any(|&x| x != UNTOUCHED))
         })
         .ok_or_else(|| SimError::at(inst, "vs_urb_write with no VUE slot written (m2..)"))?;
     let mut slots = (last - 1) as u32;
@@ -108,7 +116,7 @@ pub fn vs_urb_write(
     let defined = |a: usize| {
         a.checked_sub(base)
             .and_then(|b| written.get(b).copied())
-            .unwrap_or(false)
+            .is_some_and(|x| x == DEFINED)
     };
     record_slots(t, out, base + 2 * reg, first_slot, slots, enabled, &defined)
         .map_err(|e| e.with_inst(inst))?;
