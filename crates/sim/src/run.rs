@@ -173,6 +173,7 @@ fn run_with(
     let mut masks = Masks::new(shader.dispatch_width as u32);
     let mut t = start_thread(shader, seed, hw, profile);
     t.vec4.thread = vec4;
+    t.vec4.gen7 = shader.target < eubatch_ir::Gen::Gen8;
     let mut out = Outputs::default();
     let mut pc = 0usize;
     let mut steps = 0u64;
@@ -202,6 +203,7 @@ fn run_with(
         };
         t.live = masks.cur;
         t.vec4.align16 = vec4 && shader.is_align16(inst);
+        t.vec4.exec = ctl.exec_size as u32;
         let pred = predicate_mask(&t, ctl, inst)?;
         let live = masks.cur & range;
         let done = execute(shader, &mut t, inst, enabled, live, pred, &mut out)?;

@@ -36,11 +36,17 @@ pub fn of(start: &Shader) -> Result<InputLayout, String> {
             if op.file != RegFile::Uniform {
                 continue;
             }
+            // The bytes it reads: up to its highest swizzled component.
+            let top = (0..4)
+                .map(|c| (op.region.swizzle >> (2 * c)) & 3)
+                .max()
+                .unwrap_or(3);
+            let end = op.offset + (top as u32 + 1) * op.ty.size();
             if op.nr >= UBO_START {
                 let r = (op.nr - UBO_START) as usize;
-                ubo_bytes[r] = ubo_bytes[r].max(op.offset + HALF_BYTES);
+                ubo_bytes[r] = ubo_bytes[r].max(end);
             } else {
-                slots = slots.max(op.nr + op.offset / HALF_BYTES + 1);
+                slots = slots.max(op.nr + end.div_ceil(HALF_BYTES));
             }
         }
     }
@@ -97,15 +103,19 @@ pub fn hardware_inputs(
     let profile = crate::profile::Profile::of(start);
     for inst in start.layout.insts() {
         for op in start.srcs(inst) {
-            if !matches!(op.file, RegFile::Uniform | RegFile::Attr) || op.ty.size() != 4 {
+            if !matches!(op.file, RegFile::Uniform | RegFile::Attr) {
                 continue;
             }
             for i in 0..8 {
                 let (space, a) = super::regs::input_addr(op, i);
-                let w = crate::state::counted_word(&profile, seed, space, a / 4);
                 let b = input_grf_byte(&layout, op, i)? as usize;
-                if let Some(d) = grf.get_mut(b..b + 4) {
-                    d.copy_from_slice(&w.to_le_bytes());
+                // Each dword of the element (two of a DF).
+                for d in 0..op.ty.size().div_ceil(4) as u64 {
+                    let w = crate::state::counted_word(&profile, seed, space, a / 4 + d);
+                    let b = b + 4 * d as usize;
+                    if let Some(x) = grf.get_mut(b..b + 4) {
+                        x.copy_from_slice(&w.to_le_bytes());
+                    }
                 }
             }
         }

@@ -12,6 +12,7 @@
 //! instructions use these rules (Mesa's generator emits a few Align1 ones, such as the URB
 //! header's `or(1)`).
 
+pub mod df;
 pub mod layout;
 pub mod ops;
 pub mod profile;
@@ -34,6 +35,11 @@ pub struct State {
     pub thread: bool,
     /// The instruction being run is Align16 (its operands follow [`regs`]).
     pub align16: bool,
+    /// The current instruction's execution size (DF regions depend on it).
+    pub exec: u32,
+    /// The target is gen7 (Ivybridge, Haswell): the second half of a compressed DF
+    /// instruction is one GRF on ([`regs::fixed_df_src_dwords`]).
+    pub gen7: bool,
     /// Message registers and URB slots ([`urb`]).
     pub urb: urb::UrbState,
 }
@@ -60,6 +66,10 @@ pub fn execute(
     Ok(Some(match shader.insts.opcode[inst] {
         Opcode::Dp2 | Opcode::Dp3 | Opcode::Dp4 | Opcode::Dph => {
             ops::dot(shader, t, inst, mask)?;
+            false
+        }
+        op if df::handles(op) => {
+            df::execute(shader, t, inst, mask)?;
             false
         }
         Opcode::PullConstantLoadGfx7 => {
@@ -122,6 +132,18 @@ pub fn read(t: &mut Thread, op: &Operand, i: u32) -> Result<u64, SimError> {
             buf[..sz].copy_from_slice(&t.vgrfs[op.nr as usize][r.clone()]);
             if t.defined[op.nr as usize][r].iter().any(|d| !d) {
                 t.poison_reads += 1;
+            }
+        }
+        RegFile::FixedGrf if sz == 8 => {
+            let (lo, hi) = regs::fixed_df_src_dwords(op, i, t.vec4.exec, t.vec4.gen7);
+            let base = op.nr as usize * t.reg_size as usize;
+            for (k, d) in [lo, hi].into_iter().enumerate() {
+                let a = base + d as usize;
+                let bytes = t
+                    .grf
+                    .get(a..a + 4)
+                    .ok_or_else(|| SimError::msg("read outside the register file"))?;
+                buf[4 * k..4 * k + 4].copy_from_slice(bytes);
             }
         }
         RegFile::Mrf | RegFile::FixedGrf => {
@@ -187,6 +209,8 @@ pub fn write(t: &mut Thread, op: &Operand, i: u32, bits: u64) -> Result<bool, Si
         _ => {
             let a = if op.file == RegFile::Mrf {
                 regs::mrf_byte(op, i, true, t.reg_size)
+            } else if sz == 8 {
+                op.nr as u64 * t.reg_size as u64 + regs::fixed_df_dst_byte(op, i)
             } else {
                 op.nr as u64 * t.reg_size as u64 + regs::vgrf_byte(op, i, true)
             } as usize;

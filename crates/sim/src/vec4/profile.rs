@@ -71,7 +71,7 @@ pub fn kinds(shader: &Shader) -> HashMap<(u8, u64), Kind> {
         }
         let float_count = op == Opcode::Cmp && depth > 0;
         for s in srcs {
-            let kind = if s.file == RegFile::Imm {
+            let kind = if s.file == RegFile::Imm || s.ty.size() != 4 {
                 continue;
             } else if !s.ty.is_float() {
                 Kind::Integer
