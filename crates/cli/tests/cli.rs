@@ -99,8 +99,8 @@ fn run_simulates_mesa_final_code_and_hardware_inputs() {
 }
 
 /// `--verify` says what the simulator could not check, and `--verify=strict` makes it a
-/// failure: here a vec4 shader with 64-bit (DF) operands, which `dce` handles and the
-/// simulator does not run yet.
+/// failure: here a vec4 shader reading a 64-bit (DF) attribute, which `dce` handles and
+/// the simulator does not run yet.
 #[test]
 fn verify_counts_what_it_could_not_check_and_strict_fails_on_it() {
     let dir = std::env::temp_dir().join(format!("eubatch-verify-{}", std::process::id()));
@@ -122,7 +122,7 @@ fn verify_counts_what_it_could_not_check_and_strict_fails_on_it() {
     assert!(
         out.contains("simulator: checked 0 of 1 compiled shaders")
             && out.contains("1 not run by the simulator:")
-            && out.contains("vec4 operands of 8-byte elements (DF) are not simulated yet"),
+            && out.contains("64-bit vec4 attributes are not simulated yet"),
         "{out}"
     );
     let (ok, out) = eubatch(&["compile", path, "--passes", "dce", "--verify=strict"]);
