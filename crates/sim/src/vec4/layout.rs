@@ -1,7 +1,9 @@
 //! Where a vec4 vertex shader's push constants and attributes sit at thread start, as
 //! Mesa 22.3's vec4 back end lays them out (brw_vec4.cpp `vec4_vs_visitor::setup_payload`,
 //! `setup_uniforms`, `convert_to_hw_regs`; brw_vec4_vs_visitor.cpp `setup_attributes`):
-//! - g0 is the thread header (URB handles); push constants start at g1.
+//! - g0 is the thread header (URB handles); push constants start at g1. A geometry
+//!   shader's payload is the same unless it reads the primitive ID (then in g1:
+//!   `vec4_gs_visitor::setup_payload`), which is refused.
 //! - Regular uniforms: `DIV_ROUND_UP(nr_params, 8)` registers, two 16-byte slots a
 //!   register: `uN+O` is register `1 + N / 2`, byte `(N % 2) * 16 + O`.
 //! - Pushed UBO ranges (`u65532`.. `UBO_START`): after the regular uniforms in range
@@ -22,13 +24,25 @@ use crate::SimError;
 
 /// The layout Mesa's vec4 back end gives `start` (a vec4 vertex shader's start IR).
 pub fn of(start: &Shader) -> Result<InputLayout, String> {
-    if start.stage != Stage::Vs {
+    if !matches!(start.stage, Stage::Vs | Stage::Gs) {
         return Err(format!(
             "the register layout of vec4 {} threads is not modelled yet",
             start.stage.abbrev()
         ));
     }
     let reg = start.reg_size();
+    if start.stage == Stage::Gs
+        && start.layout.insts().any(|i| {
+            start
+                .srcs(i)
+                .iter()
+                .any(|s| s.file == RegFile::FixedGrf && s.nr == 1)
+        })
+    {
+        return Err(
+            "a vec4 geometry shader reading g1 (the primitive ID) is not modelled yet".into(),
+        );
+    }
     let mut slots = 0u32;
     let mut ubo_bytes = [0u32; 4];
     for inst in start.layout.insts() {

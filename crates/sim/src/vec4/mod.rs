@@ -5,7 +5,8 @@
 //! channels an instruction; what differs is kept here: where each channel of an operand
 //! lives ([`regs`]: halves, swizzles, writemasks, message registers, the vec4 input
 //! layouts), the instructions that read across a half (`dp2`..`dph`, [`ops`]), and the
-//! messages of vec4 vertex shaders ([`urb`]: URB writes; [`ops`]: pull constants;
+//! messages of vec4 vertex and geometry shaders ([`urb`]: URB writes; [`gs`]: the
+//! geometry thread's header opcodes; [`ops`]: pull constants;
 //! [`scratch`]: the final code's spills).
 //! A thread is vec4 when its shader is ([`eubatch_ir::Backend::Vec4`]) or when it is the
 //! final code of one ([`crate::HardwareInputs::vec4`]); in such a thread only Align16
@@ -13,6 +14,7 @@
 //! header's `or(1)`).
 
 pub mod df;
+pub mod gs;
 pub mod layout;
 pub mod ops;
 pub mod profile;
@@ -77,9 +79,10 @@ pub fn execute(
             false
         }
         Opcode::VsUrbWrite => {
-            urb::vs_urb_write(t, inst, mask, out)?;
+            urb::start_urb_write(t, inst, mask, out, false)?;
             false
         }
+        op if gs::handles(op) => gs::execute(shader, t, inst, mask, out)?,
         Opcode::Send => match shader.send_info(inst).map(|i| i.sfid) {
             Some(sfid::URB) => urb::urb_write_send(shader, t, inst, mask, out)?,
             Some(sfid::DATA_CACHE)

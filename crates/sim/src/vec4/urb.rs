@@ -52,7 +52,7 @@ fn record_slots(
     t: &Thread,
     out: &mut Outputs,
     first: usize,
-    first_slot: u32,
+    first_slot: [u32; 2],
     slots: u32,
     enabled: u32,
     defined: &dyn Fn(usize) -> bool,
@@ -77,7 +77,7 @@ fn record_slots(
                 }
             }
             out.records.push(Record {
-                message: format!("urb slot {}", first_slot + s),
+                message: format!("urb slot {}", first_slot[h as usize] + s),
                 channel: h,
                 values,
                 undefined,
@@ -87,12 +87,32 @@ fn record_slots(
     Ok(())
 }
 
-/// `vs_urb_write` of the start IR (Mesa's VEC4_VS_OPCODE_URB_WRITE).
-pub fn vs_urb_write(
+/// Per-slot offsets of a URB header at register-file byte `header`: dwords 3 and 4, one
+/// per half, in 256-bit units (Mesa brw_vec4_generator.cpp `generate_gs_set_write_offset`
+/// writes them there: `suboffset(stride(dst, 2, 2, 1), 3)`).
+fn per_slot_offsets(t: &Thread, header: usize) -> Result<[u32; 2], SimError> {
+    let mut o = [0u32; 2];
+    for (h, x) in o.iter_mut().enumerate() {
+        let a = header + 4 * (3 + h);
+        let b = t
+            .grf
+            .get(a..a + 4)
+            .ok_or_else(|| SimError::msg("URB header outside the register file"))?;
+        *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    }
+    Ok(o)
+}
+
+/// `vs_urb_write` and `gs_urb_write` of the start IR (Mesa's VEC4_VS_OPCODE_URB_WRITE,
+/// GS_OPCODE_URB_WRITE): a geometry shader's writes carry per-slot offsets in the header
+/// (`per_slot`), at global offset 0 (Mesa's `control_data_header_size_hwords`, 0 without
+/// control data: a shader with control data is refused by [`super::gs`]).
+pub fn start_urb_write(
     t: &mut Thread,
     inst: Inst,
     enabled: u32,
     out: &mut Outputs,
+    per_slot: bool,
 ) -> Result<(), SimError> {
     let reg = t.reg_size as usize;
     let written = std::mem::take(&mut t.vec4.urb.mrf_written);
@@ -105,14 +125,20 @@ pub fn vs_urb_write(
                 .get(m * reg..end)
                 .is_some_and(|b| b.iter().any(|&x| x != UNTOUCHED))
         })
-        .ok_or_else(|| SimError::at(inst, "vs_urb_write with no VUE slot written (m2..)"))?;
+        .ok_or_else(|| SimError::at(inst, "a URB write with no VUE slot written (m2..)"))?;
     let mut slots = (last - 1) as u32;
     // `align_interleaved_urb_mlen`: header + data must be odd.
     if (1 + slots) % 2 != 1 {
         slots += 1;
     }
-    let first_slot = t.vec4.urb.slots_sent / 2 * 2;
     let base = MRF_START as usize * reg;
+    let first_slot = if per_slot {
+        let o = per_slot_offsets(t, base + reg).map_err(|e| e.with_inst(inst))?;
+        [o[0] * 2, o[1] * 2]
+    } else {
+        let f = t.vec4.urb.slots_sent / 2 * 2;
+        [f, f]
+    };
     let defined = |a: usize| {
         a.checked_sub(base)
             .and_then(|b| written.get(b).copied())
@@ -121,6 +147,34 @@ pub fn vs_urb_write(
     record_slots(t, out, base + 2 * reg, first_slot, slots, enabled, &defined)
         .map_err(|e| e.with_inst(inst))?;
     t.vec4.urb.slots_sent += (last - 1) as u32;
+    Ok(())
+}
+
+/// The vertex count a geometry thread's last URB write carries, per half: the words at
+/// bytes 8 and 10 of its header (Mesa `generate_gs_set_vertex_count`: `suboffset(stride(
+/// retype(dst, UW), 2, 2, 1), 4)`), recorded as `gs vertex count`.
+pub fn record_vertex_count(
+    t: &Thread,
+    header: usize,
+    enabled: u32,
+    out: &mut Outputs,
+) -> Result<(), SimError> {
+    for h in 0..2usize {
+        if enabled & (0xf << (4 * h)) == 0 {
+            continue;
+        }
+        let a = header + 8 + 2 * h;
+        let b = t
+            .grf
+            .get(a..a + 2)
+            .ok_or_else(|| SimError::msg("URB header outside the register file"))?;
+        out.records.push(Record {
+            message: "gs vertex count".into(),
+            channel: h as u32,
+            values: vec![u16::from_le_bytes([b[0], b[1]]) as u64],
+            undefined: 0,
+        });
+    }
     Ok(())
 }
 
@@ -153,11 +207,22 @@ pub fn urb_write_send(
         .first()
         .filter(|o| o.file == eubatch_ir::RegFile::FixedGrf && o.offset == 0)
         .ok_or_else(|| SimError::at(inst, "a URB write's payload must start at a register"))?;
-    let offset = d.offset;
     let reg = t.reg_size as usize;
-    let first = (payload.nr as usize + 1) * reg;
+    let header = payload.nr as usize * reg;
+    let eot = shader.insts.control[inst].eot();
     let slots = (info.mlen as u32).saturating_sub(1);
-    record_slots(t, out, first, offset * 2, slots, enabled, &|_| true)
+    if slots == 0 && eot && shader.stage == eubatch_ir::Stage::Gs {
+        // A geometry thread's end: its header's vertex count, no data.
+        record_vertex_count(t, header, enabled, out).map_err(|e| e.with_inst(inst))?;
+        return Ok(true);
+    }
+    let first_slot = if d.per_slot {
+        let o = per_slot_offsets(t, header).map_err(|e| e.with_inst(inst))?;
+        [(d.offset + o[0]) * 2, (d.offset + o[1]) * 2]
+    } else {
+        [d.offset * 2, d.offset * 2]
+    };
+    record_slots(t, out, header + reg, first_slot, slots, enabled, &|_| true)
         .map_err(|e| e.with_inst(inst))?;
-    Ok(shader.insts.control[inst].eot())
+    Ok(eot)
 }
