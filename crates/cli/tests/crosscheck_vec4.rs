@@ -31,12 +31,8 @@ const FLOORS: [Floor; 2] = [
         corpus: "shaderdb-hsw",
         // 507 vec4 VS: all but the two with `txl` and the one with `txs`.
         simulate: 504,
-        agree: 503,
-        known_differences: &[
-            // `add ..., -1.414214F`: Mesa's vec4 printer writes F immediates with six
-            // decimals; the final code has -1.41421354 (0xbfb504f3).
-            "/tesseract/96/",
-        ],
+        agree: 504,
+        known_differences: &[],
     },
     Floor {
         corpus: "piglit-fp64-hsw",
