@@ -130,3 +130,17 @@ fn verify_counts_what_it_could_not_check_and_strict_fails_on_it() {
     assert!(out.contains("not checked (--verify=strict)"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `run asm.txt` runs the vec4 programs of a Haswell listing SIMD4x2: the geometry
+/// shader's URB writes and its end-of-thread vertex count, per vertex half.
+#[test]
+fn run_simulates_vec4_final_code() {
+    let (ok, out) = eubatch(&[
+        "run",
+        "examples/corpus/piglit-fp64-hsw/generated_tests/spec/arb_gpu_shader_fp64/execution/built-in-functions/gs-abs-dvec2/asm.txt",
+    ]);
+    assert!(ok, "{out}");
+    assert!(out.contains("# program 1: GS GLSL1 vec4"), "{out}");
+    assert!(out.contains("urb slot 0 ch1:"), "{out}");
+    assert!(out.contains("gs vertex count ch1: 0x00000003"), "{out}");
+}

@@ -120,7 +120,7 @@ impl Outputs {
     }
 }
 
-pub use run::{run, run_hardware, run_limited, run_profiled, STEP_LIMIT};
+pub use run::{run, run_hardware, run_limited, run_limited_vec4, run_profiled, STEP_LIMIT};
 pub use state::HardwareInputs;
 
 /// Where two shaders' outputs first differ.

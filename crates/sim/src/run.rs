@@ -155,16 +155,40 @@ pub fn run_hardware(
     run_with(shader, seed, Some(hw), None, step_limit, trace)
 }
 
+/// [`run_limited`] of vec4 final code (a program of Mesa's listing compiled by the vec4
+/// back end, which the listing's IR does not mark): its Align16 instructions run SIMD4x2
+/// ([`crate::vec4`]).
+pub fn run_limited_vec4(
+    shader: &Shader,
+    seed: u64,
+    step_limit: u64,
+    trace: Option<&mut dyn FnMut(&str)>,
+) -> Result<Outputs, SimError> {
+    run_with_mode(shader, seed, None, None, step_limit, trace, true)
+}
+
 fn run_with(
     shader: &Shader,
     seed: u64,
     hw: Option<&HardwareInputs>,
     profile: Option<&crate::profile::Profile>,
     step_limit: u64,
+    trace: Option<&mut dyn FnMut(&str)>,
+) -> Result<Outputs, SimError> {
+    run_with_mode(shader, seed, hw, profile, step_limit, trace, false)
+}
+
+fn run_with_mode(
+    shader: &Shader,
+    seed: u64,
+    hw: Option<&HardwareInputs>,
+    profile: Option<&crate::profile::Profile>,
+    step_limit: u64,
     mut trace: Option<&mut dyn FnMut(&str)>,
+    vec4_code: bool,
 ) -> Result<Outputs, SimError> {
     // SIMD4x2 code: a vec4 shader, or the final code of one (crate::vec4).
-    let vec4 = shader.backend == Backend::Vec4 || hw.is_some_and(|h| h.vec4);
+    let vec4 = vec4_code || shader.backend == Backend::Vec4 || hw.is_some_and(|h| h.vec4);
     let order: Vec<Inst> = shader.layout.insts().collect();
     if !vec4 {
         refuse_align16_on_virtual_registers(shader, &order)?;
