@@ -143,3 +143,44 @@ fn vec4_start_dumps_simulate_and_agree_with_mesa() {
         assert!(differ <= f.known_differences.len(), "{out}");
     }
 }
+
+/// A vec4 pair of the example corpus agrees, and the cross-check catches a wrong swizzle or
+/// writemask planted in Mesa's final code: swizzles and writemasks are modelled, not
+/// passed over.
+#[test]
+fn a_planted_swizzle_or_writemask_error_is_caught() {
+    use eubatch_codegen::asm::read_asm;
+    use eubatch_sim::crosscheck::{crosscheck, Verdict};
+    let dir = common::root().join(
+        "examples/corpus/piglit-fp64-hsw/generated_tests/spec/arb_gpu_shader_fp64/execution/built-in-functions/gs-abs-dvec2",
+    );
+    let start = load_file(&dir.join("VS-GLSL1-00-00-start"), "start", Some(Gen::Gen75)).unwrap();
+    let text = std::fs::read_to_string(dir.join("asm.txt")).unwrap();
+    let programs = read_asm(&text, "asm.txt", Gen::Gen75).unwrap();
+    let vs = &programs
+        .iter()
+        .find(|p| p.vec4 && p.stage == eubatch_ir::Stage::Vs)
+        .unwrap()
+        .shader;
+    assert_eq!(crosscheck(&start, vs, 0..4, STEPS), Verdict::Agree);
+    // `mov(8) g116<1>F g1<4>F`: the attribute into the second VUE slot (m4).
+    let mov = vs
+        .layout
+        .insts()
+        .find(|&i| {
+            vs.insts.dst[i].file == eubatch_ir::RegFile::FixedGrf && vs.insts.dst[i].nr == 116
+        })
+        .unwrap();
+    // Its source read as `.yxzw`.
+    let mut swizzled = vs.clone();
+    swizzled.srcs_mut(mov)[0].region.swizzle = 0b11_10_00_01;
+    // Its destination written as `.xyz` (w keeps what g116 held).
+    let mut masked = vs.clone();
+    masked.insts.dst[mov].region.swizzle = 0b0111;
+    for (what, broken) in [("swizzle", swizzled), ("writemask", masked)] {
+        match crosscheck(&start, &broken, 0..4, STEPS) {
+            Verdict::Differ { what: w, .. } => assert!(w.contains("urb slot"), "{what}: {w}"),
+            v => panic!("the planted {what} error was not caught: {v:?}"),
+        }
+    }
+}

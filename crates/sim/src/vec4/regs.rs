@@ -174,9 +174,6 @@ pub fn is_vec4_file(op: &Operand) -> bool {
     )
 }
 
-/// The identity swizzle, for building operands of whole vec4s.
-pub const XYZW: u8 = Region::XYZW;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,6 @@
-//! The vec4 vertex shader's URB writes: `vs_urb_write` in the start IR and the URB `send`
-//! of the final code, recorded alike so the two runs compare.
+//! The vec4 vertex and geometry shaders' URB writes: `vs_urb_write` and `gs_urb_write` in
+//! the start IR and the URB `send`s of the final code, recorded alike so the two runs
+//! compare.
 //!
 //! Mesa's `vec4_visitor::emit_vertex` (brw_vec4_visitor.cpp) writes the VUE from message
 //! registers: m1 is the header (filled by the generator from g0), m2.. one VUE slot each;
@@ -11,8 +12,10 @@
 //!
 //! The start IR does not print `mlen` or the offset: its slots are the message registers
 //! written since the previous write, m2 up to the highest, padded as Mesa pads them (the
-//! padding slot undefined), and its offset the slots written before, halved. Each slot of
-//! each enabled vertex is a record `urb slot S` (channel: the vertex) of four dwords.
+//! padding slot undefined), and its offset the slots written before, halved. A geometry
+//! shader's writes carry per-slot offsets in their header (one per half, [`super::gs`]),
+//! added to the global offset. Each slot of each enabled vertex is a record `urb slot S`
+//! (channel: the half) of four dwords; a geometry thread's end records its vertex count.
 
 use eubatch_ir::{Inst, Shader};
 
