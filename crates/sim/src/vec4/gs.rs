@@ -10,6 +10,7 @@
 //!   ([`super::urb::start_urb_write`]).
 //! - `gs_thread_end` (`generate_gs_thread_end`): the last URB write, its header only; the
 //!   vertex count is recorded ([`super::urb::record_vertex_count`]) and the thread ends.
+//!
 //! All four header opcodes run NoMask in Align1, for both halves.
 
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};

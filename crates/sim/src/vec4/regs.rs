@@ -29,7 +29,7 @@
 //! amount of one GRF"), where gen8 follows the region. 64-bit attributes are refused by
 //! [`check_operand`].
 
-use eubatch_ir::{Operand, RegFile, Region};
+use eubatch_ir::{Operand, RegFile};
 
 use crate::inputs::{input_byte, Space};
 use crate::layout::UBO_START;
@@ -177,7 +177,7 @@ pub fn is_vec4_file(op: &Operand) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use eubatch_ir::Type;
+    use eubatch_ir::{Region, Type};
 
     #[test]
     fn swizzle_picks_the_component_within_each_half() {
