@@ -161,19 +161,14 @@ fn check_dir(asm: &Path, opts: &Options, tally: &Mutex<Tally>) {
     };
     for (name, path) in &starts {
         let stage = name.stage.abbrev();
-        let Some(width) = name.width else {
-            note(
-                stage,
-                "vec4 shaders are not cross-checked yet".into(),
-                path.display().to_string(),
-            );
-            continue;
-        };
+        // A vec4 dump (no width) pairs with the program's vec4 code.
         let Some(prog) = programs.iter().find(|p| {
             p.stage == name.stage
                 && p.program == name.program
-                && p.shader.dispatch_width == width
-                && !p.vec4
+                && match name.width {
+                    Some(w) => p.shader.dispatch_width == w && !p.vec4,
+                    None => p.vec4,
+                }
         }) else {
             // Mesa dropped this width (it keeps only the widths it will use).
             continue;

@@ -160,16 +160,25 @@ fn run_listing(path: &std::path::Path, opts: &RunOptions) -> ExitCode {
     };
     let mut status = ExitCode::SUCCESS;
     for (i, p) in programs.iter().enumerate() {
+        let width = if p.vec4 {
+            "vec4".to_string()
+        } else {
+            format!("SIMD{}", p.shader.dispatch_width)
+        };
         println!(
-            "# program {i}: {} {} SIMD{} (line {})",
+            "# program {i}: {} {} {width} (line {})",
             p.stage.abbrev(),
             p.program,
-            p.shader.dispatch_width,
             p.line
         );
         let mut tracer = |line: &str| eprintln!("{line}");
         let tr: Option<&mut dyn FnMut(&str)> = if opts.trace { Some(&mut tracer) } else { None };
-        match eubatch_sim::run_limited(&p.shader, opts.seed, opts.steps, tr) {
+        let run = if p.vec4 {
+            eubatch_sim::run_limited_vec4
+        } else {
+            eubatch_sim::run_limited
+        };
+        match run(&p.shader, opts.seed, opts.steps, tr) {
             Ok(out) => print!("{}", out.to_text()),
             Err(e) => {
                 eprintln!("error: {}: program {i}: {e}", path.display());

@@ -99,7 +99,8 @@ fn run_simulates_mesa_final_code_and_hardware_inputs() {
 }
 
 /// `--verify` says what the simulator could not check, and `--verify=strict` makes it a
-/// failure: here a vec4 shader, which `dce` handles and the simulator does not run yet.
+/// failure: here a vec4 shader reading a 64-bit (DF) attribute, which `dce` handles and
+/// the simulator does not run yet.
 #[test]
 fn verify_counts_what_it_could_not_check_and_strict_fails_on_it() {
     let dir = std::env::temp_dir().join(format!("eubatch-verify-{}", std::process::id()));
@@ -108,8 +109,8 @@ fn verify_counts_what_it_could_not_check_and_strict_fails_on_it() {
     std::fs::write(
         &file,
         "shader \"t\" stage VS width 8 target hsw backend vec4\n\
-         vgrf0 1x32\nvgrf1 1x32\nblock0:\n\
-         \x20   mov(8) vgrf0:F, attr0.xyzw:F\n\
+         vgrf0 2x32\nvgrf1 1x32\nblock0:\n\
+         \x20   mov(8) vgrf0:DF, attr0.xyzw:DF\n\
          \x20   mov(8) vgrf1:F, attr1.xyzw:F\n\
          \x20   mov(8) m3:F, vgrf0.xyzw:F\n\
          \x20   vs_urb_write(8) (null):UD\n",
@@ -121,11 +122,25 @@ fn verify_counts_what_it_could_not_check_and_strict_fails_on_it() {
     assert!(
         out.contains("simulator: checked 0 of 1 compiled shaders")
             && out.contains("1 not run by the simulator:")
-            && out.contains("vec4 (Align16) shaders are not simulated yet"),
+            && out.contains("64-bit vec4 attributes are not simulated yet"),
         "{out}"
     );
     let (ok, out) = eubatch(&["compile", path, "--passes", "dce", "--verify=strict"]);
     assert!(!ok, "{out}");
     assert!(out.contains("not checked (--verify=strict)"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `run asm.txt` runs the vec4 programs of a Haswell listing SIMD4x2: the geometry
+/// shader's URB writes and its end-of-thread vertex count, per vertex half.
+#[test]
+fn run_simulates_vec4_final_code() {
+    let (ok, out) = eubatch(&[
+        "run",
+        "examples/corpus/piglit-fp64-hsw/generated_tests/spec/arb_gpu_shader_fp64/execution/built-in-functions/gs-abs-dvec2/asm.txt",
+    ]);
+    assert!(ok, "{out}");
+    assert!(out.contains("# program 1: GS GLSL1 vec4"), "{out}");
+    assert!(out.contains("urb slot 0 ch1:"), "{out}");
+    assert!(out.contains("gs vertex count ch1: 0x00000003"), "{out}");
 }

@@ -5,8 +5,9 @@
 //! the seed, the ALU opcodes ([`alu`]), type conversions ([`value`]), predication, NoMask,
 //! channel groups, conditional modifiers and flags, and structured control flow with
 //! per-channel masks ([`run`]), sampler messages ([`sampler`]), pull constants, pixel
-//! coordinates and interpolation. Framebuffer and URB writes are recorded as outputs; other
-//! messages, vec4 code and the thread-payload opcodes (`pixel_x`, `linterp`, ...) end a run
+//! coordinates and interpolation; vec4 (SIMD4x2 Align16) code with [`vec4`]'s operand
+//! rules and messages. Framebuffer and URB writes are recorded as outputs; other
+//! messages and the thread-payload opcodes (`pixel_x`, `linterp`, ...) end a run
 //! with an error naming them until they are modelled.
 
 pub mod crosscheck;
@@ -19,6 +20,7 @@ pub mod run;
 pub mod sampler;
 pub mod state;
 pub mod urb;
+pub mod vec4;
 
 /// The value and ALU definitions, shared with constant folding.
 pub use eubatch_semantics::{alu, value};
@@ -118,7 +120,7 @@ impl Outputs {
     }
 }
 
-pub use run::{run, run_hardware, run_limited, run_profiled, STEP_LIMIT};
+pub use run::{run, run_hardware, run_limited, run_limited_vec4, run_profiled, STEP_LIMIT};
 pub use state::HardwareInputs;
 
 /// Where two shaders' outputs first differ.

@@ -54,6 +54,12 @@ pub fn input_word(op: &Operand) -> Option<(Space, u64)> {
 
 impl Profile {
     pub fn of(shader: &Shader) -> Profile {
+        if shader.backend == eubatch_ir::Backend::Vec4 {
+            return Profile {
+                kinds: crate::vec4::profile::kinds(shader),
+                fb: None,
+            };
+        }
         // Which input word (each) VGRF byte offset holds a raw copy of, and the copies
         // between VGRFs, so uses can be traced back to the input.
         let mut copied_from: HashMap<(u32, u32), Copy> = HashMap::new();

@@ -155,24 +155,49 @@ pub fn run_hardware(
     run_with(shader, seed, Some(hw), None, step_limit, trace)
 }
 
+/// [`run_limited`] of vec4 final code (a program of Mesa's listing compiled by the vec4
+/// back end, which the listing's IR does not mark): its Align16 instructions run SIMD4x2
+/// ([`crate::vec4`]).
+pub fn run_limited_vec4(
+    shader: &Shader,
+    seed: u64,
+    step_limit: u64,
+    trace: Option<&mut dyn FnMut(&str)>,
+) -> Result<Outputs, SimError> {
+    run_with_mode(shader, seed, None, None, step_limit, trace, true)
+}
+
 fn run_with(
     shader: &Shader,
     seed: u64,
     hw: Option<&HardwareInputs>,
     profile: Option<&crate::profile::Profile>,
     step_limit: u64,
-    mut trace: Option<&mut dyn FnMut(&str)>,
+    trace: Option<&mut dyn FnMut(&str)>,
 ) -> Result<Outputs, SimError> {
-    if shader.backend == Backend::Vec4 {
-        return Err(SimError::msg(
-            "vec4 (Align16) shaders are not simulated yet",
-        ));
-    }
+    run_with_mode(shader, seed, hw, profile, step_limit, trace, false)
+}
+
+fn run_with_mode(
+    shader: &Shader,
+    seed: u64,
+    hw: Option<&HardwareInputs>,
+    profile: Option<&crate::profile::Profile>,
+    step_limit: u64,
+    mut trace: Option<&mut dyn FnMut(&str)>,
+    vec4_code: bool,
+) -> Result<Outputs, SimError> {
+    // SIMD4x2 code: a vec4 shader, or the final code of one (crate::vec4).
+    let vec4 = vec4_code || shader.backend == Backend::Vec4 || hw.is_some_and(|h| h.vec4);
     let order: Vec<Inst> = shader.layout.insts().collect();
-    refuse_align16_on_virtual_registers(shader, &order)?;
+    if !vec4 {
+        refuse_align16_on_virtual_registers(shader, &order)?;
+    }
     let target = match_control_flow(shader, &order)?;
     let mut masks = Masks::new(shader.dispatch_width as u32);
     let mut t = start_thread(shader, seed, hw, profile);
+    t.vec4.thread = vec4;
+    t.vec4.gen7 = shader.target < eubatch_ir::Gen::Gen8;
     let mut out = Outputs::default();
     let mut pc = 0usize;
     let mut steps = 0u64;
@@ -201,6 +226,8 @@ fn run_with(
             masks.cur & range
         };
         t.live = masks.cur;
+        t.vec4.align16 = vec4 && shader.is_align16(inst);
+        t.vec4.exec = ctl.exec_size as u32;
         let pred = predicate_mask(&t, ctl, inst)?;
         let live = masks.cur & range;
         let done = execute(shader, &mut t, inst, enabled, live, pred, &mut out)?;
@@ -293,10 +320,8 @@ fn predicate_mask(t: &Thread, ctl: Control, inst: Inst) -> Result<u32, SimError>
             }
             Ok(m)
         }
-        _ => Err(SimError::at(
-            inst,
-            "Align16 predicates are not simulated yet",
-        )),
+        _ => crate::vec4::replicate_predicate(t, ctl)
+            .ok_or_else(|| SimError::at(inst, "this predicate is not simulated yet")),
     }
 }
 
@@ -602,6 +627,11 @@ fn execute(
         live,
         pred,
     };
+    if t.vec4.thread {
+        if let Some(done) = crate::vec4::execute(shader, t, inst, enabled & pred, out)? {
+            return Ok(done);
+        }
+    }
     match s.op {
         Opcode::Undef => virtual_ops::undef(&s, t),
         Opcode::LoadPayload => virtual_ops::load_payload(&s, t),

@@ -9,7 +9,7 @@ use crate::profile::Profile;
 use crate::SimError;
 
 /// Input word `index` of `space`, typed by the shader's [`Profile`]: counts are small.
-fn counted_word(profile: &Profile, seed: u64, space: Space, index: u64) -> u32 {
+pub(crate) fn counted_word(profile: &Profile, seed: u64, space: Space, index: u64) -> u32 {
     match profile.kind(space, index) {
         Some(crate::profile::Kind::Integer) => integer_word(seed, space, index),
         Some(crate::profile::Kind::FloatCount) => {
@@ -73,6 +73,8 @@ pub struct Thread {
     pub layout: Option<InputLayout>,
     /// What raw render-target writes carry, when the run is of final code.
     pub fb: Option<crate::layout::FbLayout>,
+    /// SIMD4x2 execution ([`crate::vec4`]).
+    pub vec4: crate::vec4::State,
 }
 
 /// Inputs placed in the register file as Mesa's hardware thread receives them, shared by a
@@ -84,6 +86,9 @@ pub struct HardwareInputs {
     pub fb: Option<crate::layout::FbLayout>,
     /// The register file at thread start.
     pub grf: Vec<u8>,
+    /// The thread runs vec4 (SIMD4x2) code: the start shader is a vec4 one, and so is its
+    /// final code, which the listing does not mark.
+    pub vec4: bool,
 }
 
 impl HardwareInputs {
@@ -91,6 +96,9 @@ impl HardwareInputs {
     /// seed, and the push constants and attributes it reads as integers replaced by
     /// integer words at their registers (as [`Profile`] does for logical runs).
     pub fn of(start: &Shader, seed: u64) -> Result<HardwareInputs, SimError> {
+        if start.backend == eubatch_ir::Backend::Vec4 {
+            return crate::vec4::layout::hardware_inputs(start, seed, payload(start, seed));
+        }
         let layout = InputLayout::of(start).map_err(SimError::msg)?;
         let mut grf = payload(start, seed);
         let profile = Profile::of(start);
@@ -110,6 +118,7 @@ impl HardwareInputs {
             layout,
             fb: crate::layout::FbLayout::of(start),
             grf,
+            vec4: false,
         })
     }
 }
@@ -140,6 +149,7 @@ impl Thread {
             profile: Profile::of(shader),
             layout: None,
             fb: None,
+            vec4: Default::default(),
         }
     }
 
@@ -202,7 +212,7 @@ impl Thread {
     }
 
     /// The bytes `off..off+sz` of `op`'s VGRF, checked against its size.
-    fn vgrf_range(
+    pub(crate) fn vgrf_range(
         &self,
         op: &Operand,
         off: u64,
@@ -263,6 +273,9 @@ impl Thread {
                 }
                 _ => bits,
             });
+        }
+        if self.vec4.active() && crate::vec4::regs::is_vec4_file(op) {
+            return crate::vec4::read(self, op, i);
         }
         let off = op.offset as u64 + Self::element_addr(op, i);
         let mut buf = [0u8; 8];
@@ -388,6 +401,9 @@ impl Thread {
         defined: bool,
     ) -> Result<(), SimError> {
         self.write(op, i, bits)?;
+        if !defined && self.vec4.active() {
+            return crate::vec4::undefine(self, op, i);
+        }
         if !defined && op.file == RegFile::Vgrf {
             let sz = op.ty.size() as usize;
             let off = op.offset as u64 + Self::element_addr(op, i);
@@ -400,6 +416,9 @@ impl Thread {
     }
 
     pub fn write(&mut self, op: &Operand, i: u32, bits: u64) -> Result<(), SimError> {
+        if self.vec4.active() && crate::vec4::write(self, op, i, bits)? {
+            return Ok(());
+        }
         let sz = op.ty.size() as usize;
         let off = op.offset as u64 + Self::element_addr(op, i);
         let bytes = bits.to_le_bytes();

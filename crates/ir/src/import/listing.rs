@@ -97,6 +97,9 @@ pub struct ListedProgram {
     /// The 64-bit immediates of its instructions (`0x3fb3b13b13b13b14F`), exact where the
     /// IR printers round (Mesa 22.3 prints a DF immediate with six decimals).
     pub wide_immediates: Vec<u64>,
+    /// Its 32-bit float immediates (`0xbfb504f3F`), gathered with the 64-bit ones: exact
+    /// where the vec4 IR printer rounds (`"%fF"`, six decimals).
+    pub float_immediates: Vec<u32>,
 }
 
 /// A 64-bit immediate operand of the disassembly: `0x` and 16 hex digits, then the type.
@@ -108,6 +111,15 @@ fn wide_immediate(operand: &str) -> Option<u64> {
         return None;
     }
     u64::from_str_radix(value, 16).ok()
+}
+
+/// A 32-bit float immediate operand of the disassembly: `0x`, 8 hex digits and `F`.
+fn float_immediate(operand: &str) -> Option<u32> {
+    let hex = operand.strip_prefix("0x")?.strip_suffix('F')?;
+    if hex.len() != 8 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(hex, 16).ok()
 }
 
 /// An instruction of a listing: its mnemonic and operands.
@@ -394,6 +406,7 @@ pub fn listed_programs_filtered(
                     urb: Vec::new(),
                     sampler: Vec::new(),
                     wide_immediates: Vec::new(),
+                    float_immediates: Vec::new(),
                 });
             }
             stats_next = true;
@@ -461,6 +474,12 @@ pub fn listed_programs_filtered(
                     if let Some((_, ops)) = disassembly(line) {
                         p.wide_immediates
                             .extend(ops.iter().filter_map(|o| wide_immediate(o)));
+                    }
+                }
+                if filter.wide_immediates && line.contains("0x") {
+                    if let Some((_, ops)) = disassembly(line) {
+                        p.float_immediates
+                            .extend(ops.iter().filter_map(|o| float_immediate(o)));
                     }
                 }
             }

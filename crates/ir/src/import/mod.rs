@@ -9,6 +9,7 @@ pub mod listing;
 pub mod mesa;
 pub mod name;
 pub mod scalar_sources;
+pub mod vec4_float_immediates;
 
 use std::path::{Path, PathBuf};
 
@@ -82,14 +83,15 @@ pub fn load_text(
             let urb = listing::needs_urb_offsets(&shader);
             let sampler = header_bits::needs_header_bits(&shader);
             let df = df_immediates::needs_exact_df(&shader);
-            if urb || sampler || df {
+            let vec4_f = vec4_float_immediates::needs_exact_f(&shader);
+            if urb || sampler || df || vec4_f {
                 let asm = path.with_file_name("asm.txt");
                 if let Ok(text) = std::fs::read_to_string(&asm) {
                     // Only this program's code is taken apart (the listing holds every
                     // stage's), and its 64-bit immediates only when they serve.
                     let filter = listing::ListingFilter {
                         program: Some((dump.stage, &dump.program)),
-                        wide_immediates: df,
+                        wide_immediates: df || vec4_f,
                     };
                     let programs = listing::listed_programs_filtered(&text, filter).map_err(
                         |(line, msg)| LoadError {
@@ -112,6 +114,13 @@ pub fn load_text(
                             .filter(|p| p.stage == dump.stage && p.program == dump.program)
                             .collect();
                         df_immediates::recover(&mut shader, &same);
+                    }
+                    if vec4_f {
+                        let same: Vec<&listing::ListedProgram> = programs
+                            .iter()
+                            .filter(|p| p.stage == dump.stage && p.program == dump.program)
+                            .collect();
+                        vec4_float_immediates::recover(&mut shader, &same);
                     }
                 }
             }

@@ -64,3 +64,47 @@ pub fn write_components(srcs: &[crate::Operand], mlen: u32) -> u32 {
         )),
     }
 }
+
+/// A gen7 URB descriptor's fields (Mesa brw_inst.h, gen7 column: `urb_opcode` bits 2:0,
+/// `urb_global_offset` bits 13:3, `urb_swizzle_control` bit 14 (interleaved),
+/// `urb_complete` bit 15, `urb_per_slot_offset` bit 16): what the vec4 back end's URB
+/// writes use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gen7Desc {
+    pub opcode: u32,
+    /// Global offset, in 256-bit units when interleaved.
+    pub offset: u32,
+    pub interleave: bool,
+    pub complete: bool,
+    /// The header carries per-slot offsets (dwords 3 and 4).
+    pub per_slot: bool,
+}
+
+/// `BRW_URB_OPCODE_WRITE_HWORD` (brw_eu_defines.h).
+pub const GEN7_WRITE_HWORD: u32 = 0;
+
+pub fn decode_gen7(desc: u32) -> Gen7Desc {
+    Gen7Desc {
+        opcode: desc & 0x7,
+        offset: (desc >> 3) & 0x7ff,
+        interleave: desc & (1 << 14) != 0,
+        complete: desc & (1 << 15) != 0,
+        per_slot: desc & (1 << 16) != 0,
+    }
+}
+
+#[cfg(test)]
+mod gen7_tests {
+    /// `urb MsgDesc: offset 0 write HWord interleave complete mlen 5 rlen 0` (shaderdb-hsw,
+    /// dolphin/efb2tex).
+    #[test]
+    fn decodes_a_vec4_vertex_write() {
+        let d = super::decode_gen7(0x8a08c000);
+        assert_eq!(d.opcode, super::GEN7_WRITE_HWORD);
+        assert_eq!(d.offset, 0);
+        assert!(d.interleave && d.complete && !d.per_slot);
+        // `offset 0 write HWord per-slot interleave mlen 5` (a vec4 geometry shader).
+        let d = super::decode_gen7(0x0a094000);
+        assert!(d.per_slot && d.interleave && !d.complete);
+    }
+}
