@@ -33,13 +33,21 @@ pub fn needs_exact_df(shader: &Shader) -> bool {
 /// The exact value of a printed DF immediate, among `candidates` (the listing's 64-bit
 /// immediates): the one candidate that prints as `bits` does, if it is not `bits` itself.
 pub fn exact(bits: u64, candidates: &[u64]) -> Option<u64> {
-    let printed = |b: u64| format!("{:.6}", f64::from_bits(b));
+    only_other_printing_alike(bits, candidates.iter().copied(), |b| {
+        format!("{:.6}", f64::from_bits(b))
+    })
+}
+
+/// The one value among `candidates` that `printed` writes as it writes `bits`, when there
+/// is exactly one and it is not `bits` itself: a rounded immediate's exact value, found in
+/// the final code (the F immediates of vec4 dumps use it too).
+pub(super) fn only_other_printing_alike<T: Copy + Ord>(
+    bits: T,
+    candidates: impl Iterator<Item = T>,
+    printed: impl Fn(T) -> String,
+) -> Option<T> {
     let text = printed(bits);
-    let mut found: Vec<u64> = candidates
-        .iter()
-        .copied()
-        .filter(|&c| printed(c) == text)
-        .collect();
+    let mut found: Vec<T> = candidates.filter(|&c| printed(c) == text).collect();
     found.sort_unstable();
     found.dedup();
     match found[..] {

@@ -38,18 +38,11 @@ fn printed(bits: u32) -> String {
 /// The exact value of a printed F immediate among `candidates`: the one candidate (or
 /// negated candidate) that prints as `bits` does, if it is not `bits` itself.
 pub fn exact(bits: u32, candidates: &[u32]) -> Option<u32> {
-    let text = printed(bits);
-    let mut found: Vec<u32> = candidates
-        .iter()
-        .flat_map(|&c| [c, c ^ 0x8000_0000])
-        .filter(|&c| printed(c) == text)
-        .collect();
-    found.sort_unstable();
-    found.dedup();
-    match found[..] {
-        [c] if c != bits => Some(c),
-        _ => None,
-    }
+    super::df_immediates::only_other_printing_alike(
+        bits,
+        candidates.iter().flat_map(|&c| [c, c ^ 0x8000_0000]),
+        printed,
+    )
 }
 
 /// Replaces the rounded F immediates of `shader` by their exact values from `listed`;
