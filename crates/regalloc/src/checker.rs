@@ -22,7 +22,9 @@
 //! slot is "defined" where some write of it may have happened before (a forward dataflow
 //! over the slots live across blocks): a value read before any write holds nothing, so it
 //! may share bytes with anything (as the analysis layer's intervals assume for the entry
-//! block). Slots are 4 bytes; the register file is tracked byte by byte (an owner per byte).
+//! block). Slots are 4 bytes and every placed slot starts a 4-byte word of the register file,
+//! so the file is tracked word by word (an owner per word), which names the same first shared
+//! byte an owner per byte would; the walk goes by the access table's runs of slots.
 //!
 //! Not checked yet (issue 16): that every read reads the bytes its reaching definitions
 //! wrote through moves (regalloc2's full abstract interpretation: there are no moves to
@@ -32,7 +34,7 @@ use index_vec::Idx;
 
 use eubatch_ir::cfg::Cfg;
 use eubatch_ir::{Block, Inst, Shader, Vgrf};
-use eubatch_passes::analysis::access::{Slot, Slots, SLOT};
+use eubatch_passes::analysis::access::{Slot, SlotRange, Slots, SLOT};
 use eubatch_passes::analysis::bitset::BitSet;
 use eubatch_passes::analysis::liveness::{GlobalSlot, Liveness};
 use eubatch_passes::analysis::scratch_set::ScratchSet;
@@ -407,12 +409,13 @@ fn check_placements(
     Ok(())
 }
 
-/// Per VGRF slot: its VGRF, its first register-file byte (or [`NOT_PLACED`], [`UNUSED`])
-/// and how many bytes it holds.
+/// Per VGRF slot: its VGRF and its first register-file byte (or [`NOT_PLACED`],
+/// [`UNUSED`]), every slot of a VGRF alike; per VGRF, where its slots end.
 struct SlotBytes {
     vgrf: Vec<u32>,
     byte: Vec<u32>,
-    len: Vec<u8>,
+    /// Per VGRF: one past its last slot (where a run of slots is cut into pieces).
+    end: Vec<u32>,
 }
 
 impl SlotBytes {
@@ -421,25 +424,24 @@ impl SlotBytes {
         let mut sb = SlotBytes {
             vgrf: vec![0u32; ns],
             byte: vec![NOT_PLACED; ns],
-            len: vec![0u8; ns],
+            end: Vec::with_capacity(shader.vgrfs.len()),
         };
         for (v, layout) in shader.vgrfs.iter_enumerated() {
             let base = slots.base[v.index()].index();
-            let size = layout.size();
-            let first = match allocation.get(v) {
-                Placement::At(at) => Some(at.grf * reg + at.offset),
-                Placement::NoFit => None,
-                Placement::Unused => Some(UNUSED),
-            };
-            for k in 0..size.div_ceil(SLOT) as usize {
-                sb.vgrf[base + k] = v.index() as u32;
-                sb.len[base + k] = (size - k as u32 * SLOT).min(SLOT) as u8;
-                sb.byte[base + k] = match first {
-                    Some(UNUSED) => UNUSED,
-                    Some(b) => b + k as u32 * SLOT,
-                    None => NOT_PLACED,
-                };
+            let slots = base..base + layout.size().div_ceil(SLOT) as usize;
+            sb.vgrf[slots.clone()].fill(v.index() as u32);
+            let bytes = &mut sb.byte[slots.clone()];
+            match allocation.get(v) {
+                Placement::At(at) => {
+                    let first = at.grf * reg + at.offset;
+                    for (k, b) in bytes.iter_mut().enumerate() {
+                        *b = first + k as u32 * SLOT;
+                    }
+                }
+                Placement::NoFit => {}
+                Placement::Unused => bytes.fill(UNUSED),
             }
+            sb.end.push(slots.end as u32);
         }
         sb
     }
@@ -448,10 +450,32 @@ impl SlotBytes {
         Vgrf::from_usize(self.vgrf[s] as usize)
     }
 
-    /// The bytes of slot `s`.
-    fn bytes(&self, s: usize) -> std::ops::Range<u32> {
-        self.byte[s]..self.byte[s] + self.len[s] as u32
+    /// The register-file word (4 bytes) slot `s` starts, and is, of a placed slot: every
+    /// placement has passed [`check_placements`], so starts at a multiple of 4 bytes, and a
+    /// slot holds at most 4.
+    fn word(&self, s: usize) -> usize {
+        (self.byte[s] / SLOT) as usize
     }
+
+    /// The VGRF slots of `r` cut where a VGRF ends: the slots of a piece share their
+    /// placement (so one look says whether they are placed) and lie on consecutive words.
+    fn pieces(&self, r: SlotRange) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        let end = r.end.index().min(self.vgrf.len());
+        let mut s = r.start.index().min(end);
+        std::iter::from_fn(move || {
+            (s < end).then(|| {
+                let e = (self.end[self.vgrf[s] as usize] as usize).min(end);
+                let piece = s..e;
+                s = e;
+                piece
+            })
+        })
+    }
+}
+
+/// A piece of [`SlotBytes::pieces`] as slots, for the sets.
+fn slot_range(p: &std::ops::Range<usize>) -> SlotRange {
+    Slot::from_usize(p.start)..Slot::from_usize(p.end)
 }
 
 /// Which slots some write may have reached at each block's start: a forward dataflow over
@@ -480,8 +504,9 @@ impl Reached {
             let mut gen = BitSet::new(ng);
             for &inst in &block.insts {
                 for (r, _, _) in table.def_runs(inst) {
-                    for s in Slot::each(r) {
-                        if let Some(&g) = global_of.get(s.index()).filter(|g| **g != u32::MAX) {
+                    let end = r.end.index().min(ns);
+                    for &g in &global_of[r.start.index().min(end)..end] {
+                        if g != u32::MAX {
                             gen.insert(GlobalSlot::new(g));
                         }
                     }
@@ -516,19 +541,30 @@ impl Reached {
 }
 
 /// The backward walk of each block: the slots live and defined (`occupied`) and the owner
-/// of every register-file byte (slot + 1; 0 for none).
+/// of every register-file word. The walk goes by runs of slots cut at VGRF ends
+/// ([`SlotBytes::pieces`]), one placement look per piece, and a word per slot.
 struct Walk<'a> {
     shader: &'a Shader,
     live: &'a Liveness,
     reg: u32,
     bytes: &'a SlotBytes,
     reached: &'a Reached,
+    /// The owner of each 4-byte word of the register file (slot + 1; 0 for none). A word,
+    /// not a byte, because every placed slot starts a word and holds at most 4 bytes, and
+    /// the slots occupied together hold disjoint bytes (a claim that would share one is a
+    /// violation, which ends the check): a word holds at most one occupied slot, and the
+    /// first byte a slot shares with another is the first of its word, the one an owner
+    /// per byte would name.
     owner: Vec<u32>,
+    /// The runs of slots occupied in the current block, each with its words: the block's
+    /// end empties them run by run, without a look at every slot.
+    claimed: Vec<(SlotRange, std::ops::Range<usize>)>,
     occupied: BitSet<Slot>,
     live_out: ScratchSet<Slot>,
     /// Per slot: where in the current block it is first written (`u32::MAX`: not).
     first_write: Vec<u32>,
-    touched: Vec<usize>,
+    /// The runs of `first_write` set in the current block.
+    touched: Vec<std::ops::Range<usize>>,
 }
 
 impl<'a> Walk<'a> {
@@ -546,7 +582,8 @@ impl<'a> Walk<'a> {
             reg: c.reg_size,
             bytes,
             reached,
-            owner: vec![0u32; (c.grf_count * c.reg_size) as usize],
+            owner: vec![0u32; (c.grf_count * c.reg_size).div_ceil(SLOT) as usize],
+            claimed: Vec::new(),
             occupied: BitSet::new(ns as u32),
             live_out: ScratchSet::new(live.access.slots.count()),
             first_write: vec![u32::MAX; ns],
@@ -572,48 +609,49 @@ impl<'a> Walk<'a> {
         self.first_write[s] < k || (g != u32::MAX && din.contains(GlobalSlot::new(g)))
     }
 
-    /// Claims slot `s`'s bytes; the slot already owning one, if any.
-    fn claim(&mut self, s: usize) -> Option<(usize, u32)> {
-        for byte in self.bytes.bytes(s) {
-            let o = self.owner[byte as usize];
+    /// The slots of `run`, of one placed VGRF and none occupied, become live and defined
+    /// at `at`: their bytes must be no other value's (the first slot, in order, sharing one
+    /// is the violation).
+    fn occupy_run(
+        &mut self,
+        run: std::ops::Range<usize>,
+        at: &impl Fn() -> At,
+    ) -> Result<(), Violation> {
+        let bytes = self.bytes;
+        let w0 = bytes.word(run.start);
+        let words = w0..w0 + run.len();
+        for (w, s) in words.clone().zip(run.clone()) {
+            let o = self.owner[w];
             if o != 0 && o as usize - 1 != s {
-                return Some((o as usize - 1, byte));
+                return Err(Violation::SharedByte {
+                    a: bytes.vgrf_of(o as usize - 1),
+                    b: bytes.vgrf_of(s),
+                    inst: at(),
+                    byte: self.byte_at(bytes.byte[s]),
+                });
             }
-            self.owner[byte as usize] = s as u32 + 1;
+            self.owner[w] = s as u32 + 1;
         }
-        None
+        self.occupied.insert_range(slot_range(&run));
+        self.claimed.push((slot_range(&run), words));
+        Ok(())
     }
 
     fn release(&mut self, s: usize) {
-        for byte in self.bytes.bytes(s) {
-            if self.owner[byte as usize] == s as u32 + 1 {
-                self.owner[byte as usize] = 0;
-            }
-        }
-    }
-
-    /// `s` becomes live and defined at `at`: its bytes must be no other value's.
-    fn occupy(&mut self, s: usize, at: At) -> Result<(), Violation> {
-        self.occupied.insert(Slot::new(s as u32));
-        match self.claim(s) {
-            Some((o, byte)) => Err(Violation::SharedByte {
-                a: self.bytes.vgrf_of(o),
-                b: self.bytes.vgrf_of(s),
-                inst: at,
-                byte: self.byte_at(byte),
-            }),
-            None => Ok(()),
+        let w = self.bytes.word(s);
+        if self.owner[w] == s as u32 + 1 {
+            self.owner[w] = 0;
         }
     }
 
     /// Slot `s` is accessed at `at`: false when its VGRF did not fit (not checked), an
     /// error when the allocation says its VGRF is never accessed.
-    fn placed(&self, s: usize, at: At) -> Result<bool, Violation> {
+    fn placed(&self, s: usize, at: &impl Fn() -> At) -> Result<bool, Violation> {
         match self.bytes.byte[s] {
             NOT_PLACED => Ok(false),
             UNUSED => Err(Violation::Unplaced {
                 vgrf: self.bytes.vgrf_of(s),
-                inst: at,
+                inst: at(),
             }),
             _ => Ok(true),
         }
@@ -627,87 +665,166 @@ impl<'a> Walk<'a> {
         if insts.is_empty() {
             return Ok(());
         }
-        for (k, &inst) in insts.iter().enumerate() {
-            for (r, _, _) in table.def_runs(inst) {
-                for s in Slot::each(r) {
-                    if s.index() < ns && self.first_write[s.index()] == u32::MAX {
-                        self.first_write[s.index()] = k as u32;
-                        self.touched.push(s.index());
-                    }
-                }
-            }
-        }
+        self.note_first_writes(insts);
         let din = &reached.def_in[b.index()];
         let n = insts.len() as u32;
         let last = *insts.last().unwrap();
+        let after_last = || at_inst(last, true);
         let mut live_out = std::mem::replace(&mut self.live_out, ScratchSet::new(0));
         live.load_live_out(b, &mut live_out);
-        for s in live_out.iter().map(|s| s.index()) {
-            if s < ns && self.defined_before(din, s, n) && self.placed(s, at_inst(last, true))? {
-                self.occupy(s, at_inst(last, true))?;
+        let mut from = Slot::new(0);
+        while let Some(s) = live_out.next_member(from).filter(|s| s.index() < ns) {
+            from = live_out.next_missing(s);
+            for piece in self.bytes.pieces(s..from) {
+                // What is live out is occupied where some write may have reached it.
+                self.occupy_where(piece, &after_last, |w, s| w.defined_before(din, s, n))?;
             }
         }
         self.live_out = live_out;
         for k in (0..n).rev() {
             let inst = insts[k as usize];
-            let at = at_inst(inst, false);
+            // (Made only for a violation: a look-up of the instruction's point.)
+            let at = || at_inst(inst, false);
             // What the instruction writes lands on no other value live after it. (An
             // `undef` writes nothing: Mesa's generator emits no instruction for it,
             // brw_fs_generator.cpp `generate_code` skips SHADER_OPCODE_UNDEF; it only
             // tells liveness the value starts there.)
-            let emits = shader.insts.opcode[inst] != eubatch_ir::Opcode::Undef;
-            for (r, _, _) in table.def_runs(inst).filter(|_| emits) {
-                for s in Slot::each(r).map(|s| s.index()).filter(|&s| s < ns) {
-                    if !self.placed(s, at)? {
-                        continue;
-                    }
-                    for byte in self.bytes.bytes(s) {
-                        let o = self.owner[byte as usize];
-                        if o != 0 && o as usize - 1 != s {
-                            return Err(Violation::Clobber {
-                                written: self.bytes.vgrf_of(s),
-                                live: self.bytes.vgrf_of(o as usize - 1),
-                                inst: at,
-                                byte: self.byte_at(byte),
-                            });
-                        }
-                    }
+            if shader.insts.opcode[inst] != eubatch_ir::Opcode::Undef {
+                for (r, _, _) in table.def_runs(inst) {
+                    self.check_write(r, &at)?;
                 }
             }
-            // Before it, a fully written slot is dead, and a slot first written here holds
-            // nothing yet.
             for (r, full, _) in table.def_runs(inst) {
-                for s in Slot::each(r).filter(|s| s.index() < ns) {
-                    if self.occupied.contains(s)
-                        && (full || !self.defined_before(din, s.index(), k))
-                    {
-                        self.occupied.remove(s);
-                        self.release(s.index());
-                    }
-                }
+                self.kill(din, r, full, k);
             }
-            // What it reads is live before it (when some write may have reached it).
             for r in table.use_runs(inst) {
-                for s in Slot::each(r).filter(|s| s.index() < ns) {
-                    if !self.placed(s.index(), at)?
-                        || self.occupied.contains(s)
-                        || !self.defined_before(din, s.index(), k)
-                    {
-                        continue;
-                    }
-                    self.occupy(s.index(), at)?;
-                }
+                self.read(din, r, k, &at)?;
             }
         }
-        let occupied = std::mem::replace(&mut self.occupied, BitSet::new(0));
-        for s in occupied.iter() {
-            self.release(s.index());
-        }
-        self.occupied = occupied;
-        self.occupied.clear();
-        for s in self.touched.drain(..) {
-            self.first_write[s] = u32::MAX;
+        self.release_all();
+        for r in self.touched.drain(..) {
+            self.first_write[r].fill(u32::MAX);
         }
         Ok(())
+    }
+
+    /// Where in the block each slot it writes is first written, run by run.
+    fn note_first_writes(&mut self, insts: &[Inst]) {
+        let (table, ns) = (&self.live.access, self.ns());
+        for (k, &inst) in insts.iter().enumerate() {
+            for (r, _, _) in table.def_runs(inst) {
+                let end = r.end.index().min(ns);
+                let run = r.start.index().min(end)..end;
+                if run.is_empty() {
+                    continue;
+                }
+                // (Instructions come in order: a slot already written keeps its smaller
+                // position.)
+                for w in &mut self.first_write[run.clone()] {
+                    *w = (*w).min(k as u32);
+                }
+                self.touched.push(run);
+            }
+        }
+    }
+
+    /// A write of run `r` at `at` lands on no byte of a value occupied after it but its
+    /// own.
+    fn check_write(&self, r: SlotRange, at: &impl Fn() -> At) -> Result<(), Violation> {
+        let bytes = self.bytes;
+        for piece in bytes.pieces(r) {
+            if !self.placed(piece.start, at)? {
+                continue;
+            }
+            for s in piece {
+                let o = self.owner[bytes.word(s)];
+                if o != 0 && o as usize - 1 != s {
+                    return Err(Violation::Clobber {
+                        written: bytes.vgrf_of(s),
+                        live: bytes.vgrf_of(o as usize - 1),
+                        inst: at(),
+                        byte: self.byte_at(bytes.byte[s]),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Before instruction `k`, the slots of `r` it writes fully (`full`) are dead, and
+    /// those it writes first hold nothing yet.
+    fn kill(&mut self, din: &BitSet<GlobalSlot>, r: SlotRange, full: bool, k: u32) {
+        for piece in self.bytes.pieces(r) {
+            if !self.occupied.intersects_range(slot_range(&piece)) {
+                continue;
+            }
+            for s in piece {
+                let slot = Slot::from_usize(s);
+                if self.occupied.contains(slot) && (full || !self.defined_before(din, s, k)) {
+                    self.occupied.remove(slot);
+                    self.release(s);
+                }
+            }
+        }
+    }
+
+    /// What instruction `k` reads of `r` is live before it, when some write may have
+    /// reached it.
+    fn read(
+        &mut self,
+        din: &BitSet<GlobalSlot>,
+        r: SlotRange,
+        k: u32,
+        at: &impl Fn() -> At,
+    ) -> Result<(), Violation> {
+        for piece in self.bytes.pieces(r) {
+            // (A read of a VGRF said never to be accessed is a violation even where nothing
+            // reached it.)
+            if !self.placed(piece.start, at)? || self.occupied.contains_range(slot_range(&piece)) {
+                continue;
+            }
+            self.occupy_where(piece, at, |w, s| {
+                !w.occupied.contains(Slot::from_usize(s)) && w.defined_before(din, s, k)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Occupies the slots of `piece` (one VGRF's) that `wanted` says, run by run; none
+    /// when its VGRF did not fit, a violation when it is said never to be accessed and
+    /// some slot is wanted.
+    fn occupy_where(
+        &mut self,
+        piece: std::ops::Range<usize>,
+        at: &impl Fn() -> At,
+        wanted: impl Fn(&Self, usize) -> bool,
+    ) -> Result<(), Violation> {
+        let mut s = piece.start;
+        while s < piece.end {
+            if !wanted(self, s) {
+                s += 1;
+                continue;
+            }
+            if !self.placed(s, at)? {
+                return Ok(());
+            }
+            let start = s;
+            while s < piece.end && wanted(self, s) {
+                s += 1;
+            }
+            self.occupy_run(start..s, at)?;
+        }
+        Ok(())
+    }
+
+    /// The end of a block: every word claimed in it is free again, and no slot occupied
+    /// (every occupied slot was claimed in some run, with its word).
+    fn release_all(&mut self) {
+        for (slots, words) in self.claimed.drain(..) {
+            self.occupied.remove_range(slots);
+            self.owner[words].fill(0);
+        }
+        debug_assert!(self.occupied.iter().next().is_none());
+        debug_assert!(self.owner.iter().all(|&o| o == 0));
     }
 }
