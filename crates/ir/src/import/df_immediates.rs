@@ -63,13 +63,25 @@ pub fn recover(shader: &mut Shader, listed: &[&ListedProgram]) -> usize {
         .iter()
         .flat_map(|p| p.wide_immediates.iter().copied())
         .collect();
+    replace_rounded(shader, rounded, |b| exact(b, &candidates), Type::DF)
+}
+
+/// Replaces every source of `shader` that `rounded` picks by the immediate of type `ty`
+/// whose bits `exact` gives for its bits, where it gives some; how many it replaced (the
+/// DF immediates here, the vec4 F immediates in `vec4_float_immediates`).
+pub(super) fn replace_rounded(
+    shader: &mut Shader,
+    rounded: impl Fn(&Operand) -> bool,
+    exact: impl Fn(u64) -> Option<u64>,
+    ty: Type,
+) -> usize {
     let insts: Vec<_> = shader.layout.insts().collect();
     let mut replaced = 0;
     for i in insts {
         for s in shader.srcs_mut(i) {
             if rounded(s) {
-                if let Some(c) = exact(s.imm_bits(), &candidates) {
-                    *s = Operand::imm(Type::DF, c);
+                if let Some(c) = exact(s.imm_bits()) {
+                    *s = Operand::imm(ty, c);
                     replaced += 1;
                 }
             }

@@ -106,21 +106,19 @@ pub fn load_text(
                     if sampler {
                         header_bits_from_listing(path, &programs, &dump, &mut shader);
                     }
-                    if df {
+                    if df || vec4_f {
                         // Every width is compiled from the same NIR: the constants of any
                         // listed variant of the program serve.
                         let same: Vec<&listing::ListedProgram> = programs
                             .iter()
                             .filter(|p| p.stage == dump.stage && p.program == dump.program)
                             .collect();
-                        df_immediates::recover(&mut shader, &same);
-                    }
-                    if vec4_f {
-                        let same: Vec<&listing::ListedProgram> = programs
-                            .iter()
-                            .filter(|p| p.stage == dump.stage && p.program == dump.program)
-                            .collect();
-                        vec4_float_immediates::recover(&mut shader, &same);
+                        if df {
+                            df_immediates::recover(&mut shader, &same);
+                        }
+                        if vec4_f {
+                            vec4_float_immediates::recover(&mut shader, &same);
+                        }
                     }
                 }
             }

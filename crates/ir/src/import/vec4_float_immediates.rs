@@ -52,19 +52,12 @@ pub fn recover(shader: &mut Shader, listed: &[&ListedProgram]) -> usize {
         .iter()
         .flat_map(|p| p.float_immediates.iter().copied())
         .collect();
-    let insts: Vec<_> = shader.layout.insts().collect();
-    let mut replaced = 0;
-    for i in insts {
-        for s in shader.srcs_mut(i) {
-            if rounded(s) {
-                if let Some(c) = exact(s.imm_bits() as u32, &candidates) {
-                    *s = Operand::imm(Type::F, c as u64);
-                    replaced += 1;
-                }
-            }
-        }
-    }
-    replaced
+    super::df_immediates::replace_rounded(
+        shader,
+        rounded,
+        |b| exact(b as u32, &candidates).map(u64::from),
+        Type::F,
+    )
 }
 
 #[cfg(test)]
