@@ -18,8 +18,8 @@ use crate::analysis::scratch_set::ScratchSet;
 
 pub struct LiveWalk<'a> {
     live: &'a Liveness,
-    /// The live-out set of the block walked.
-    out: &'a BitSet<GlobalSlot>,
+    /// The live-out set of the block walked (none before the first [`LiveWalk::start`]).
+    out: Option<&'a BitSet<GlobalSlot>>,
     /// Slots read by the instructions walked so far (after the current one).
     read: ScratchSet<Slot>,
     /// Global slots fully written by them (live out or not).
@@ -31,7 +31,7 @@ impl<'a> LiveWalk<'a> {
     pub fn new(live: &'a Liveness) -> LiveWalk<'a> {
         LiveWalk {
             live,
-            out: live.live_out_set(Block::from_usize(0)),
+            out: None,
             read: ScratchSet::new(live.access.slots.count()),
             killed: ScratchSet::new(live.global_slots().len() as u32),
         }
@@ -39,7 +39,7 @@ impl<'a> LiveWalk<'a> {
 
     /// At the end of block `b`: what is live there.
     pub fn start(&mut self, b: Block) {
-        self.out = self.live.live_out_set(b);
+        self.out = Some(self.live.live_out_set(b));
         self.read.clear();
         self.killed.clear();
     }
@@ -67,7 +67,10 @@ impl<'a> LiveWalk<'a> {
             return true;
         }
         let g = self.live.numbers(&r);
-        g.start < g.end && self.out.intersects_range_excluding(g, &self.killed)
+        g.start < g.end
+            && self
+                .out
+                .is_some_and(|out| out.intersects_range_excluding(g, &self.killed))
     }
 }
 
