@@ -149,15 +149,17 @@ pub fn exec_type_size(srcs: &[Operand], dst: &Operand) -> u32 {
         Type::B | Type::UB => 2,
         t => t.size(),
     };
-    let present: Vec<&Operand> = srcs.iter().filter(|s| !s.is_bad()).collect();
-    let mut exec = present.iter().map(|s| size(s.ty)).max().unwrap_or(0);
+    // (Walked as an iterator, not collected: this is asked of every ALU instruction by
+    // several passes.)
+    let present = || srcs.iter().filter(|s| !s.is_bad());
+    let mut exec = present().map(|s| size(s.ty)).max().unwrap_or(0);
     if exec == 0 {
         exec = size(dst.ty);
     }
     let hf = |t: Type| t == Type::HF;
-    let mixed_hf = present.iter().any(|s| hf(s.ty))
-        && (present.iter().any(|s| !hf(s.ty) && s.file != RegFile::Imm) || !hf(dst.ty))
-        || (hf(dst.ty) && present.iter().any(|s| !hf(s.ty)));
+    let mixed_hf = present().any(|s| hf(s.ty))
+        && (present().any(|s| !hf(s.ty) && s.file != RegFile::Imm) || !hf(dst.ty))
+        || (hf(dst.ty) && present().any(|s| !hf(s.ty)));
     if mixed_hf {
         exec = exec.max(4);
     }

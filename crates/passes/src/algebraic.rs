@@ -102,9 +102,13 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let mut progress = false;
     let mut remove = Vec::new();
+    // The sources of the instruction at hand, copied out (the shader is rewritten while
+    // they are looked at): one buffer for the run, not one per instruction.
+    let mut srcs: Vec<Operand> = Vec::new();
     for inst in shader.layout.order() {
         let op = shader.insts.opcode[inst];
-        let srcs = shader.srcs(inst).to_vec();
+        srcs.clear();
+        srcs.extend_from_slice(shader.srcs(inst));
         let dst = shader.insts.dst[inst];
         let float = dst.ty.is_float();
         // Constant folding: every source an immediate, the result computed by the

@@ -103,7 +103,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let mut progress = false;
     let mut removed = Vec::new();
     // The block's instructions as the walk found them (one buffer for the run).
-    let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
+    let mut insts: Vec<eubatch_ir::Inst> = Vec::with_capacity(crate::largest_block(shader));
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         insts.clear();

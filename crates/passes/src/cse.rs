@@ -204,14 +204,15 @@ fn values(shader: &mut Shader, cx: &mut PassCx) -> bool {
     let hasher = hashbrown::DefaultHashBuilder::default();
     // Available expressions of the block, each with its position, and their indices by
     // key.
-    let mut entries: Vec<(Inst, u32)> = Vec::new();
+    let most = crate::largest_block(shader);
+    let mut entries: Vec<(Inst, u32)> = Vec::with_capacity(most);
     // The newest entry of each key, and each entry's next older one of the same key: at
     // most one live entry of a key computes what an instruction does ([`same`] is an
     // equivalence), so the order they are tried in does not matter.
-    let mut by_key: HashMap<u64, u32> = HashMap::new();
-    let mut older: Vec<u32> = Vec::new();
+    let mut by_key: HashMap<u64, u32> = HashMap::with_capacity(most);
+    let mut older: Vec<u32> = Vec::with_capacity(most);
     // The block's instructions as the walk found them (one buffer for the run).
-    let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
+    let mut insts: Vec<eubatch_ir::Inst> = Vec::with_capacity(most);
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         insts.clear();

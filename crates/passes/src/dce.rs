@@ -35,8 +35,9 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let mut l = crate::analysis::live_walk::LiveWalk::new(&live);
     // Per slot, what the rest of the block does to it first (for `undef`s).
     let mut next = NextAccess::new(slots.count());
-    let mut insts = Vec::new();
-    let mut keep = Vec::new();
+    let most = crate::largest_block(shader);
+    let mut insts = Vec::with_capacity(most);
+    let mut keep = Vec::with_capacity(most);
     let mut undefs_before = Vec::new();
     let mut blocks_before = None;
     for b in 0..shader.layout.blocks.len() {

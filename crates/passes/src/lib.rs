@@ -193,6 +193,19 @@ impl PassCx {
         .union(Changed::BLOCKS);
 }
 
+/// The most instructions one block of `shader` holds: what a pass walking block by block
+/// sizes its per-block buffers for, so that they grow at most once in a run instead of
+/// doubling from nothing.
+pub(crate) fn largest_block(shader: &Shader) -> usize {
+    shader
+        .layout
+        .blocks
+        .iter()
+        .map(|b| b.insts.len())
+        .max()
+        .unwrap_or(0)
+}
+
 /// Makes every source that reads a VGRF in `renames` read its replacement instead.
 pub fn rename_sources(shader: &mut Shader, renames: &hashbrown::HashMap<Vgrf, Vgrf>) {
     let order: Vec<eubatch_ir::Inst> = shader.layout.order();

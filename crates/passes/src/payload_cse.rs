@@ -32,16 +32,20 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let ssa = |v: u32| defs.is_ssa(v as usize);
     let points = cx.points(shader);
     let position = |i: &Inst| points.of(*i).expect("a piece is in the layout").get() as usize;
-    // Each candidate VGRF's key and the positions of its first and last move.
-    let mut seen: HashMap<(eubatch_ir::VgrfLayout, Vec<MoveKey>), (u32, usize)> = HashMap::new();
+    // Each candidate VGRF's key and the positions of its first and last move. The keys
+    // of all candidates are in one array (`keys`), each candidate naming its stretch, and
+    // the table of keys seen borrows them: no array per candidate VGRF or per look-up.
+    let mut keys: Vec<MoveKey> = Vec::new();
+    let mut seen: HashMap<(eubatch_ir::VgrfLayout, &[MoveKey]), (u32, usize)> = HashMap::new();
     let mut renames: HashMap<Vgrf, Vgrf> = HashMap::new();
     let mut removed = hashbrown::HashSet::new();
-    let mut candidates: Vec<(usize, usize, u32, Vec<MoveKey>)> = Vec::new();
+    // First and last position, VGRF, and where its key is in `keys`.
+    let mut candidates: Vec<(usize, usize, u32, std::ops::Range<usize>)> = Vec::new();
     for v in 0..defs.single.len() {
         let Some(pieces) = defs.pieces(v) else {
             continue;
         };
-        let mut key = Vec::with_capacity(pieces.len());
+        let at = keys.len();
         let mut ok = pieces.len() > 1;
         for &m in pieces {
             let ctl = shader.insts.control[m];
@@ -65,7 +69,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
                 ok = false;
                 break;
             }
-            key.push((
+            keys.push((
                 dst.offset,
                 dst.ty,
                 ctl.exec_size,
@@ -75,17 +79,19 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             ));
         }
         if !ok {
+            keys.truncate(at);
             continue;
         }
-        key.sort_by_key(|k| (k.0, k.3));
+        keys[at..].sort_by_key(|k| (k.0, k.3));
         let first = pieces.iter().map(position).min().unwrap();
         let last = pieces.iter().map(position).max().unwrap();
-        candidates.push((first, last, v as u32, key));
+        candidates.push((first, last, v as u32, at..keys.len()));
     }
     candidates.sort_by_key(|c| c.0);
     for (first, last, v, key) in candidates {
         let layout = shader.vgrfs[Vgrf::from_usize(v as usize)];
-        match seen.get(&(layout, key.clone())) {
+        let key = &keys[key];
+        match seen.get(&(layout, key)) {
             Some(&(earlier, earlier_last)) if earlier_last < first => {
                 renames.insert(Vgrf::from_raw(v), Vgrf::from_raw(earlier));
                 if let Some(p) = defs.pieces(v as usize) {

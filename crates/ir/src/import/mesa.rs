@@ -53,9 +53,14 @@ pub fn import_mesa_dump(
     let width = dump.width.unwrap_or(8);
     let mut shader = Shader::new(name, dump.stage, backend, width, target);
     // Nearly every line is an instruction, with three sources at most but for a few
-    // payload builders: the columns are sized once from the line count.
+    // payload builders: the columns are sized once from the line count, with room for
+    // the instructions lowering adds (half as many again: growing each column when the
+    // first pass adds one copies all of them).
     let line_count = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
-    shader.reserve_insts(line_count, 3 * line_count);
+    shader.reserve_insts(
+        line_count + line_count / 2,
+        3 * (line_count + line_count / 2),
+    );
     let mut parsed = ParsedInst::default();
     let mut shown: Vec<u64> = Vec::with_capacity(line_count);
     let mut sends: Vec<(u8, u8)> = Vec::with_capacity(line_count);

@@ -48,6 +48,9 @@ const FULL: u32 = 1 << 31;
 /// [`super::access::for_each_def_run`]).
 const FULL_IGNORING_MASK: u32 = 1 << 30;
 const SLOT_BITS: u32 = FULL_IGNORING_MASK - 1;
+/// The most VGRFs an instruction kept through a renumbering may name (more: computed
+/// again).
+const MOVES: usize = 8;
 
 /// Slots `first & SLOT_BITS .. end`, with the write flags in `first`'s top bits.
 #[derive(Clone, Copy, Debug, Default)]
@@ -162,6 +165,9 @@ pub struct AccessTable {
     fields: Vec<Fields>,
     srcs: Vec<u128>,
     facts: ShaderFacts,
+    /// What `compact` copies into (the arrays it replaced, kept for the next time).
+    spare_pool: Vec<Run>,
+    spare_srcs: Vec<u128>,
 }
 
 impl AccessTable {
@@ -170,10 +176,15 @@ impl AccessTable {
             slots: Slots::of(shader, nesting),
             version: 0,
             spans: Vec::new(),
-            pool: Vec::with_capacity(shader.num_insts() * 4),
+            // Room for the runs of every instruction twice over: updates append what
+            // they compute again until half the pool is unused, and it is then compacted
+            // into the same room (growing it copies the whole pool).
+            pool: Vec::with_capacity(shader.num_insts() * 8 + 1024),
             fields: Vec::new(),
-            srcs: Vec::with_capacity(shader.operands.len()),
+            srcs: Vec::with_capacity(shader.operands.len() * 2 + 1024),
             facts: ShaderFacts::of(shader),
+            spare_pool: Vec::new(),
+            spare_srcs: Vec::new(),
         };
         t.build(shader, Reuse::Nothing);
         t
@@ -330,11 +341,16 @@ impl AccessTable {
     /// Copies the runs and the sources of the instructions in the layout into fresh arrays,
     /// dropping those no span of this version refers to.
     fn compact(&mut self, shader: &Shader) {
-        // As much room as the arrays had: the updates that follow append what they compute
-        // again without growing them (each growth copied the whole pool) until the next
-        // compaction is due.
-        let mut pool = Vec::with_capacity(self.pool.capacity());
-        let mut srcs = Vec::with_capacity(self.srcs.capacity());
+        // Into the spare arrays, then swapped with these: after the first compaction no
+        // update allocates, and with as much room as the arrays had, the updates that
+        // follow append what they compute again without growing them (each growth copied
+        // the whole pool) until the next compaction is due.
+        let mut pool = std::mem::take(&mut self.spare_pool);
+        let mut srcs = std::mem::take(&mut self.spare_srcs);
+        pool.clear();
+        srcs.clear();
+        pool.reserve(self.pool.capacity());
+        srcs.reserve(self.srcs.capacity());
         for block in shader.layout.blocks.iter() {
             for &inst in &block.insts {
                 let (sp, f) = (
@@ -349,8 +365,8 @@ impl AccessTable {
                 srcs.extend_from_slice(&self.srcs[at as usize..(at + len) as usize]);
             }
         }
-        self.pool = pool;
-        self.srcs = srcs;
+        self.spare_pool = std::mem::replace(&mut self.pool, pool);
+        self.spare_srcs = std::mem::replace(&mut self.srcs, srcs);
     }
 
     /// Whether `inst`'s fields (opcode, control, destination, size written, message
@@ -371,9 +387,12 @@ impl AccessTable {
 
     /// Whether `inst`'s fields are those its span was made from but for the numbers of the
     /// VGRFs it names, each of the same size and flag ([`Slots::read_unmasked`]) in the
-    /// numbering `old` (VGRF sizes `old_sizes`) as now, and all moved by the same number of
-    /// slots. If so, moves its runs by as many slots (those of flags by as many as the
-    /// flags moved) and notes the new numbers, making its span this shader's.
+    /// numbering `old` (VGRF sizes `old_sizes`) as now. If so, moves each of its runs by as
+    /// many slots as the VGRF holding it moved (those of flags by as many as the flags
+    /// moved) and notes the new numbers, making its span this shader's. The VGRFs it names
+    /// may move by different distances (a compaction renumbers the ones between them); a
+    /// run that does not lie within one of them (reads of two neighbouring VGRFs joined
+    /// into one run) is computed again instead.
     fn renumbered(
         &mut self,
         shader: &Shader,
@@ -393,8 +412,10 @@ impl AccessTable {
         {
             return false;
         }
-        // How far the slots of the VGRFs named moved: one distance for all of them.
-        let mut moved: Option<i64> = None;
+        // The old slots of each VGRF named and how far they moved: a few per instruction
+        // (a fixed array: this is asked of every instruction on every such update).
+        let mut moves: [(u32, u32, i64); MOVES] = [(0, 0, 0); MOVES];
+        let mut n_moves = 0;
         let mut same = |was: u128, op: &Operand| {
             let key = op.key();
             if key == was && op.file != RegFile::Vgrf {
@@ -407,13 +428,21 @@ impl AccessTable {
             if a >= old.base.len() || b >= new.base.len() {
                 return false;
             }
-            if old_sizes[a] != sizes[b]
-                || !old.same_unmasked(a, new, b, sizes[b].div_ceil(super::access::SLOT))
-            {
+            let slots = sizes[b].div_ceil(super::access::SLOT);
+            if old_sizes[a] != sizes[b] || !old.same_unmasked(a, new, b, slots) {
                 return false;
             }
-            let d = new.base[b].get() as i64 - old.base[a].get() as i64;
-            *moved.get_or_insert(d) == d
+            let from = old.base[a].get();
+            let d = new.base[b].get() as i64 - from as i64;
+            match moves[..n_moves].iter().find(|m| m.0 == from) {
+                Some(m) => m.2 == d,
+                None if n_moves < MOVES => {
+                    moves[n_moves] = (from, from + slots, d);
+                    n_moves += 1;
+                    true
+                }
+                None => false,
+            }
         };
         let dst = shader.insts.dst[inst];
         if !same(f.dst, &dst)
@@ -424,19 +453,36 @@ impl AccessTable {
         {
             return false;
         }
-        let d = moved.unwrap_or(0);
-        let df = new.vgrf_slots as i64 - old.vgrf_slots as i64;
+        let moves = &moves[..n_moves];
+        let old_flag0 = old.vgrf_slots;
+        let df = new.vgrf_slots as i64 - old_flag0 as i64;
         let sp = self.spans[inst.index()];
-        if d != 0 || df != 0 {
-            let old_flag0 = old.vgrf_slots;
-            for r in &mut self.pool[sp.start as usize..(sp.start + sp.defs + sp.uses) as usize] {
-                let by = if r.first & SLOT_BITS >= old_flag0 {
-                    df
-                } else {
-                    d
+        let runs = sp.start as usize..(sp.start + sp.defs + sp.uses) as usize;
+        // Each run's distance, checked for all before any run is moved.
+        let distance = |r: &Run| -> Option<i64> {
+            let first = r.first & SLOT_BITS;
+            if first >= old_flag0 {
+                return Some(df);
+            }
+            moves
+                .iter()
+                .find(|m| m.0 <= first && r.end <= m.1)
+                .map(|m| m.2)
+        };
+        if self.pool[runs.clone()]
+            .iter()
+            .any(|r| distance(r).is_none())
+        {
+            return false;
+        }
+        if df != 0 || moves.iter().any(|m| m.2 != 0) {
+            for k in runs {
+                let r = self.pool[k];
+                let by = distance(&r).unwrap();
+                self.pool[k] = Run {
+                    first: (r.first as i64 + by) as u32,
+                    end: (r.end as i64 + by) as u32,
                 };
-                r.first = (r.first as i64 + by) as u32;
-                r.end = (r.end as i64 + by) as u32;
             }
         }
         self.fields[inst.index()].dst = dst.key();

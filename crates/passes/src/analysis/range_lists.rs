@@ -48,6 +48,13 @@ impl RangeLists {
         slots.div_ceil(BUCKET) as usize
     }
 
+    /// Room for `nodes` entries in all ([`super::slot_lists::SlotLists::reserve`]).
+    pub fn reserve(&mut self, nodes: usize) {
+        self.next.reserve(nodes);
+        self.item.reserve(nodes);
+        self.run.reserve(nodes);
+    }
+
     /// Registers `item` with the slots `r`.
     pub fn push(&mut self, r: SlotRange, item: u32) {
         if r.is_empty() {

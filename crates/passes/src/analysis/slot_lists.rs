@@ -24,6 +24,13 @@ impl SlotLists {
         }
     }
 
+    /// Room for `nodes` entries in all (a pass that knows how many it may push grows the
+    /// pool once, not by doubling from nothing on every run).
+    pub fn reserve(&mut self, nodes: usize) {
+        self.next.reserve(nodes);
+        self.item.reserve(nodes);
+    }
+
     /// Adds `item` to the list of `slot`.
     pub fn push(&mut self, slot: u32, item: u32) {
         let h = &mut self.head[slot as usize];

@@ -68,13 +68,18 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     // copies available at the block's start stay in the shader-wide lists of `entry`,
     // looked up there (and marked `dead` when written), not copied into the block's: a
     // block would otherwise pay for every copy available to it.
-    let mut acp: Vec<Option<Copy>> = Vec::new();
+    // (Sized for the largest block, where every instruction could be a copy of two
+    // registers' worth: they are emptied per block, and grow at most once.)
+    let most = crate::largest_block(shader);
+    let mut acp: Vec<Option<Copy>> = Vec::with_capacity(most);
     let mut by_dst = crate::analysis::slot_lists::SlotLists::new(shader.vgrfs.len() as u32);
+    by_dst.reserve(most);
     let mut by_slot = crate::analysis::range_lists::RangeLists::new(slots.count());
+    by_slot.reserve(2 * most);
     let none = BitSet::new(0);
     let mut dead = BitSet::new(entry.as_ref().map_or(0, |e| e.copies.len() as u32));
     // The block's instructions as the walk found them (one buffer for the run).
-    let mut insts: Vec<eubatch_ir::Inst> = Vec::new();
+    let mut insts: Vec<eubatch_ir::Inst> = Vec::with_capacity(most);
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         insts.clear();

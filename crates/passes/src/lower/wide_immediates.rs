@@ -22,14 +22,17 @@ pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let changed = super::replace_all(shader, |shader, inst| {
         let op = shader.insts.opcode[inst];
-        let srcs = shader.srcs(inst).to_vec();
-        let present = srcs.iter().filter(|s| !s.is_bad()).count();
-        if op.alu_arity().is_none() || present < 2 {
+        let is_wide = |s: &Operand| s.file == RegFile::Imm && s.ty.size() == 8;
+        // (Most instructions have none: looked at in place before anything is copied.)
+        if op.alu_arity().is_none() || !shader.srcs(inst).iter().any(is_wide) {
             return None;
         }
-        let wide: Vec<usize> = (0..srcs.len())
-            .filter(|&k| srcs[k].file == RegFile::Imm && srcs[k].ty.size() == 8)
-            .collect();
+        let srcs = shader.srcs(inst).to_vec();
+        let present = srcs.iter().filter(|s| !s.is_bad()).count();
+        if present < 2 {
+            return None;
+        }
+        let wide: Vec<usize> = (0..srcs.len()).filter(|&k| is_wide(&srcs[k])).collect();
         if wide.is_empty() {
             return None;
         }
