@@ -169,11 +169,11 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             &AccessTable::compute(shader, &nesting),
             &nesting,
         ))
-    } else if progress {
-        std::rc::Rc::new(crate::analysis::defs::Defs::compute(
-            shader, &table, &nesting,
-        ))
     } else {
+        // The definitions read the layout, every instruction's destination and writes
+        // (the table's, as it was), the nesting and the VGRF table, none of which the walk
+        // changed: those of the shader as the pass found it, computed once for this
+        // version (most often already, by load_cse).
         cx.defs(shader)
     };
     progress |= propagate_global(shader, &table, &defs);
