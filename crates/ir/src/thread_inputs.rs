@@ -63,14 +63,15 @@ impl InputLayout {
         for inst in start.layout.insts() {
             let exec = start.insts.control[inst].exec_size as u32;
             for (k, op) in start.srcs(inst).iter().enumerate() {
-                let end = op.offset + op.span(exec);
+                // (Of register operands only: an immediate keeps other bits in `offset`.)
+                let end = || op.offset + op.span(exec);
                 match op.file {
                     RegFile::Uniform if op.nr >= UBO_START => {
                         let r = (op.nr - UBO_START) as usize;
-                        ubo_bytes[r] = ubo_bytes[r].max(end);
+                        ubo_bytes[r] = ubo_bytes[r].max(end());
                     }
                     RegFile::Uniform => {
-                        regular_dwords = regular_dwords.max(op.nr + end.div_ceil(4));
+                        regular_dwords = regular_dwords.max(op.nr + end().div_ceil(4));
                     }
                     RegFile::FixedGrf => {
                         // What it reads, not only its region: `pln`'s barycentrics are

@@ -143,6 +143,11 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
         check(&mut cands, &dst, dend);
         let plain = opc.alu_arity().is_some();
         for (k, s) in shader.srcs(inst).iter().enumerate() {
+            // Only a VGRF's reads hold it together (an immediate keeps other bits in
+            // `offset`).
+            if s.file != RegFile::Vgrf {
+                continue;
+            }
             let end = if plain {
                 s.offset + s.span(exec)
             } else if let Some(len) = eubatch_ir::size_read::payload_len(shader, inst, k) {

@@ -475,6 +475,31 @@ impl AccessTable {
         {
             return false;
         }
+        // Runs of VGRFs that moved apart can come to touch: computing the instruction
+        // anew would then join them into one (as `build` joins the pieces it is given), so
+        // it is computed anew. (Moved together, runs keep their distance.)
+        let new_flag0 = new.vgrf_slots;
+        let moved = |r: &Run| {
+            let by = distance(r).unwrap();
+            (
+                ((r.first & SLOT_BITS) as i64 + by) as u32,
+                (r.end as i64 + by) as u32,
+            )
+        };
+        let (defs, uses) = self.pool[runs.clone()].split_at(sp.defs as usize);
+        let writes_join = defs.windows(2).any(|w| {
+            let ((_, a_end), (b_first, _)) = (moved(&w[0]), moved(&w[1]));
+            a_end == b_first
+                && w[0].first & !SLOT_BITS == w[1].first & !SLOT_BITS
+                && b_first != new_flag0
+        });
+        let reads_join = uses.windows(2).any(|w| {
+            let ((a_first, a_end), (b_first, _)) = (moved(&w[0]), moved(&w[1]));
+            a_first <= b_first && b_first <= a_end && b_first != new_flag0
+        });
+        if writes_join || reads_join {
+            return false;
+        }
         if df != 0 || moves.iter().any(|m| m.2 != 0) {
             for k in runs {
                 let r = self.pool[k];
