@@ -115,13 +115,31 @@ pub fn widen(
         let r = slots.vgrf(shader, v as u32);
         owner[r.start.get() as usize..r.end.get() as usize].fill(v as u32);
     }
-    let var_of = |s: u32| -> Option<(usize, Var)> {
-        let v = *owner.get(s as usize)?;
-        (v != u32::MAX).then(|| {
+    let mut vgrf_end = vec![0u32; nv];
+    for (v, end) in vgrf_end.iter_mut().enumerate() {
+        *end = slots.vgrf(shader, v as u32).end.get();
+    }
+    // Mesa's variable of each register a run of slots touches, once per register (every
+    // slot of a register is the same variable): a run of a SIMD16 float is two steps, not
+    // sixteen.
+    let slots_per_reg = reg_size / 4;
+    let for_each_var = |r: eubatch_passes::analysis::access::SlotRange, f: &mut dyn FnMut(Var)| {
+        let (mut s, end) = (r.start.get(), r.end.get());
+        while s < end {
+            let Some(&v) = owner.get(s as usize) else {
+                // (The flag slots, after every VGRF's.)
+                break;
+            };
+            if v == u32::MAX {
+                s += 1;
+                continue;
+            }
             let v = v as usize;
-            let reg = (s - slots.base[v].get()) * 4 / reg_size;
-            (v, Var::new(first_var[v] + reg))
-        })
+            let base = slots.base[v].get();
+            let reg = (s - base) / slots_per_reg;
+            f(Var::new(first_var[v] + reg));
+            s = (base + (reg + 1) * slots_per_reg).min(vgrf_end[v]).min(end);
+        }
     };
     // Registers one instruction alone writes (an `undef` aside): in Mesa, SSA values, whose
     // definition is preceded by an UNDEF ([`undef_defined`]).
@@ -134,15 +152,13 @@ pub fn widen(
             continue;
         }
         for (r, _, _) in access.def_runs(inst) {
-            for s in r.start.get()..r.end.get() {
-                if let Some((_, var)) = var_of(s) {
-                    let v = var.get() as usize;
-                    if last[v] != k as u32 {
-                        last[v] = k as u32;
-                        writers[v] = writers[v].saturating_add(1);
-                    }
+            for_each_var(r, &mut |var| {
+                let v = var.get() as usize;
+                if last[v] != k as u32 {
+                    last[v] = k as u32;
+                    writers[v] = writers[v].saturating_add(1);
                 }
-            }
+            });
         }
     }
     let nb = shader.layout.blocks.len();
@@ -161,29 +177,25 @@ pub fn widen(
         let first = ip;
         for &inst in &block.insts {
             for r in access.use_runs(inst) {
-                for s in r.start.get()..r.end.get() {
-                    if let Some((_, var)) = var_of(s) {
-                        touch(var, ip);
-                        if !def[b].contains(var) {
-                            used[b].insert(var);
-                        }
+                for_each_var(r, &mut |var| {
+                    touch(var, ip);
+                    if !def[b].contains(var) {
+                        used[b].insert(var);
                     }
-                }
+                });
             }
             if shader.insts.dst[inst].file == RegFile::Vgrf {
                 let partial = partial_write(shader, inst, reg_size);
                 for (r, _, _) in access.def_runs(inst) {
-                    for s in r.start.get()..r.end.get() {
-                        if let Some((_, var)) = var_of(s) {
-                            touch(var, ip);
-                            let defines = !partial
-                                || undefs_removed && undef_defined(writers[var.get() as usize]);
-                            if defines && !used[b].contains(var) {
-                                def[b].insert(var);
-                            }
-                            defout[b].insert(var);
+                    for_each_var(r, &mut |var| {
+                        touch(var, ip);
+                        let defines = !partial
+                            || undefs_removed && undef_defined(writers[var.get() as usize]);
+                        if defines && !used[b].contains(var) {
+                            def[b].insert(var);
                         }
-                    }
+                        defout[b].insert(var);
+                    });
                 }
             }
             ip += 1;
