@@ -155,7 +155,10 @@ impl Shape<'_> {
     ) -> (Graph, Layout, Vec<u32>) {
         let c: &Constraints = self.input.constraints;
         let l = self.layout(spilling);
-        let mut b = Builder::default();
+        // (A guess at the edges: a few dozen neighbours per value is usual, and the list
+        // is one allocation instead of a dozen doublings.)
+        let nodes = self.vgrfs.len() + 256;
+        let mut b = Builder::with_capacity(nodes, 48 * nodes);
         for r in 0..l.payload {
             let n = b.node(0);
             b.force(n, r);

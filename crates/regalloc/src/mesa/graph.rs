@@ -225,6 +225,16 @@ pub struct Builder {
 }
 
 impl Builder {
+    /// A builder with room for `nodes` nodes and `edges` edges (both directions counted):
+    /// growing the edge list by doubling copied it a dozen times on a large shader.
+    pub fn with_capacity(nodes: usize, edges: usize) -> Builder {
+        Builder {
+            class: Vec::with_capacity(nodes),
+            forced: Vec::with_capacity(nodes),
+            edges: Vec::with_capacity(edges),
+        }
+    }
+
     pub fn node(&mut self, class: u32) -> u32 {
         self.class.push(class);
         self.forced.push(NO_REG);
