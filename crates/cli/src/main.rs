@@ -248,6 +248,15 @@ enum Cmd {
         #[arg(long)]
         force: bool,
     },
+    /// The DF swizzle lowering's table (seed 000, issue 19): the vec4 start dumps' DF
+    /// Align16 instructions by splitting class, and the instruction counts after
+    /// `lower_df_swizzles` at each level (E only, D-, C-, B, A+, all, Mesa's rule) beside
+    /// Mesa's pre_register_allocate dumps.
+    DfSwizzles {
+        paths: Vec<PathBuf>,
+        #[arg(long, value_parser = parse_target)]
+        target: Option<Gen>,
+    },
     /// Print one shader in eubatch's format.
     Print {
         file: PathBuf,
@@ -446,6 +455,7 @@ fn main() -> ExitCode {
             top,
             force,
         } => report::run(&a, &b, &report::Options { force, html, top }),
+        Cmd::DfSwizzles { paths, target } => eubatch::df_table::run(&paths, target),
         Cmd::Print { file, target } => {
             let name = file.to_string_lossy().into_owned();
             match eubatch_ir::import::load_file(&file, &name, target) {

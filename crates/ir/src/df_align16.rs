@@ -161,6 +161,48 @@ pub const CLASS_TABLE: [DfClass; 256] = {
     t
 };
 
+/// How good a class is for lowering: the number of its place in the chain, E lowest.
+pub const fn rank(class: DfClass) -> u8 {
+    match class {
+        DfClass::E => 0,
+        DfClass::DMinus(..) => 1,
+        DfClass::DPlus(..) => 2,
+        DfClass::CMinus(_) => 3,
+        DfClass::CPlus(_) => 4,
+        DfClass::B => 5,
+        DfClass::AMinus => 6,
+        DfClass::APlus => 7,
+    }
+}
+
+/// The class of a swizzle for an instruction that writes only the components of
+/// `written` (bits X..W): the best class of any swizzle equal to it on those components
+/// (the others are read by no channel; Mesa's printer pads them, `.x` reading `.wxxx`).
+pub fn class_for(swizzle: u8, written: u8) -> DfClass {
+    let mut free = [0u32; 4];
+    let mut n = 0;
+    for j in (0..4).filter(|j| written & (1 << j) == 0) {
+        free[n] = j;
+        n += 1;
+    }
+    let free = &free[..n];
+    let fixed = (0..4)
+        .filter(|j| written & (1 << j) != 0)
+        .fold(0u8, |acc, j| acc | (swizzle & (3 << (2 * j))));
+    let mut best = CLASS_TABLE[swizzle as usize];
+    for fill in 0..(1u32 << (2 * free.len())) {
+        let mut s = fixed;
+        for (k, &j) in free.iter().enumerate() {
+            s |= (((fill >> (2 * k)) & 3) as u8) << (2 * j);
+        }
+        let c = CLASS_TABLE[s as usize];
+        if rank(c) > rank(best) {
+            best = c;
+        }
+    }
+    best
+}
+
 /// Whether a DF destination may take writemask `mask` (bits X..W): not empty, not the
 /// 32-bit-only `XY` and `ZW` (Mesa brw_vec4.cpp `scalarize_df`; XDC 2016 slides).
 pub const fn writemask_legal(mask: u8) -> bool {
@@ -306,6 +348,18 @@ mod tests {
 
     /// Every region found reads what the swizzle says for the channels asked, and a
     /// single channel always has one.
+    /// A component no channel reads does not count: `.wxxx` (Cx+) written `.x` is A+ (it
+    /// completes to `.wzwz`); with every component written the class is the table's.
+    #[test]
+    fn class_for_ignores_unwritten_components() {
+        let wxxx = 3 | 0 << 2;
+        assert_eq!(CLASS_TABLE[wxxx as usize].group(), "C+");
+        assert_eq!(class_for(wxxx, 0b0001), DfClass::APlus);
+        for s in 0..=255u8 {
+            assert_eq!(class_for(s, 0xf), CLASS_TABLE[s as usize]);
+        }
+    }
+
     #[test]
     fn regions_read_the_swizzle() {
         for s in 0..=255u8 {

@@ -7,7 +7,8 @@
 //! knows only the one-instruction case and full scalarization.
 //!
 //! How: each DF source's swizzle has a splitting class (seed 000's table,
-//! [`eubatch_ir::df_align16::CLASS_TABLE`]); a class may be lowered by its own splitting
+//! [`eubatch_ir::df_align16::CLASS_TABLE`], taken for the components the instruction
+//! writes: [`eubatch_ir::df_align16::class_for`]); a class may be lowered by its own splitting
 //! method or any after it in the chain `A+ -> A- = B -> C- -> D- -> E` (`C+ -> C-`,
 //! `D+ -> D-`). Of the methods allowed for every source's class and enabled by the
 //! [`Level`], the one giving the fewest instructions is taken (ties: the higher class).
@@ -35,7 +36,7 @@
 //! The pass is linear in the shader: one walk of each block, a bounded number of method
 //! checks per instruction, and one output list reused across blocks.
 
-use eubatch_ir::df_align16::{self as rules, DfClass, DfFile, CLASS_TABLE};
+use eubatch_ir::df_align16::{self as rules, DfClass, DfFile};
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::vgrf::VgrfLayout;
 use eubatch_ir::{Backend, Block, Builder, Gen, Inst, Opcode, Operand, RegFile, Region, Shader};
@@ -172,24 +173,15 @@ impl Method {
     }
 }
 
-/// The class of an instruction: its worst DF source's (E worst, then D-, D+, C-, C+, B,
-/// A-, A+); `None` without a DF source in a register.
+/// The class of an instruction: its worst DF source's for the components it writes
+/// ([`rules::class_for`]); `None` without a DF source in a register.
 pub fn instruction_class(shader: &Shader, inst: Inst) -> Option<DfClass> {
-    let rank = |c: DfClass| match c {
-        DfClass::E => 0,
-        DfClass::DMinus(..) => 1,
-        DfClass::DPlus(..) => 2,
-        DfClass::CMinus(_) => 3,
-        DfClass::CPlus(_) => 4,
-        DfClass::B => 5,
-        DfClass::AMinus => 6,
-        DfClass::APlus => 7,
-    };
     let srcs = df_sources(shader, inst)?;
+    let wm = writemask(&shader.insts.dst[inst]);
     srcs.iter()
         .flatten()
-        .map(|&(s, _)| CLASS_TABLE[s as usize])
-        .min_by_key(|&c| rank(c))
+        .map(|&(s, _)| rules::class_for(s, wm))
+        .min_by_key(|&c| rules::rank(c))
 }
 
 /// Whether `inst` is a DF Align16 instruction this pass handles.
@@ -281,7 +273,7 @@ fn plan(shader: &Shader, inst: Inst, level: Level, gen: Gen) -> Option<Plan> {
                 && !srcs
                     .iter()
                     .flatten()
-                    .all(|&(s, _)| m.allowed_for(CLASS_TABLE[s as usize])))
+                    .all(|&(s, _)| m.allowed_for(rules::class_for(s, wm))))
         {
             continue;
         }
