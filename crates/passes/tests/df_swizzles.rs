@@ -1,6 +1,7 @@
 //! The DF swizzle lowering (`lower::df_swizzles`, seed 000) proved in the simulator, for
 //! every one of the 256 DF swizzles on gen7.5 (Haswell), gen7 (Ivybridge) and gen8, with
-//! every writemask at the full level and random ones at the others, one- and two-source.
+//! every writemask at the full level and random ones at the others, one- and two-source
+//! (the second source a register or a push constant).
 //!
 //! For each case: the unlowered instruction, run on VGRFs with the simulator's logical
 //! semantics of an Align16 DF instruction (64-bit swizzles and writemasks, a dvec4 per
@@ -60,15 +61,29 @@ fn text(gen: Gen, body: &str, epilogue: &str) -> String {
 
 const LOGICAL_OUT: &str = "    mov(8) m2:UD, vgrf2.xyzw:UD\n    mov(8) m3:UD, vgrf2+1.0.xyzw:UD\n";
 
+/// The second source of a two-source case: `vgrf1` or the push constant `u0` (a dvec4
+/// in slots u0, u1, the same for both vertices).
+#[derive(Copy, Clone, Debug)]
+enum Second {
+    Grf(u8),
+    Uniform(u8),
+}
+
 /// The case's instruction: `mov` of `a` or `add` of `a` and `b`.
-fn instruction(wm: u8, sa: u8, sb: Option<u8>) -> String {
+fn instruction(wm: u8, sa: u8, sb: Option<Second>) -> String {
     match sb {
+        Some(Second::Uniform(sb)) => format!(
+            "    add(8) vgrf2{}:DF, vgrf0.{}:DF, u0.{}:DF\n",
+            mask_text(wm),
+            swizzle_text(sa),
+            swizzle_text(sb)
+        ),
         None => format!(
             "    mov(8) vgrf2{}:DF, vgrf0.{}:DF\n",
             mask_text(wm),
             swizzle_text(sa)
         ),
-        Some(sb) => format!(
+        Some(Second::Grf(sb)) => format!(
             "    add(8) vgrf2{}:DF, vgrf0.{}:DF, vgrf1.{}:DF\n",
             mask_text(wm),
             swizzle_text(sa),
@@ -85,23 +100,24 @@ fn fixed_nr(nr: u32, offset: u32) -> u32 {
 /// `op` of a lowered instruction (writing components `g`, compressed or not) as the
 /// hardware reads it.
 fn to_hw(op: &Operand, g: u8, compressed: bool, gen: Gen, dst: bool) -> Result<Operand, String> {
-    if op.file != RegFile::Vgrf {
-        return Err(format!("a lowered operand in {:?}", op.file));
-    }
-    let nr = fixed_nr(op.nr, op.offset);
+    let (nr, file) = match op.file {
+        RegFile::Vgrf => (fixed_nr(op.nr, op.offset), DfFile::Grf),
+        // The push constant's register (g16; g17 holds other data, so that a second half
+        // read one register on is wrong).
+        RegFile::Uniform if op.nr == 0 && op.offset == 0 && !dst => (16, DfFile::Uniform),
+        _ => return Err(format!("a lowered operand in {:?}", op.file)),
+    };
     if dst {
         let mut o = Operand::fixed(nr, op.offset % 32, Type::DF, Region::new(4, 4, 1));
         o.region.swizzle = op.region.swizzle & 0xf;
         return Ok(o);
     }
-    let r = rules::source_region(op.region.swizzle, g, compressed, gen, DfFile::Grf).ok_or_else(
-        || {
-            format!(
-                "no region reads .{} for the components {g:#06b} (compressed: {compressed})",
-                swizzle_text(op.region.swizzle)
-            )
-        },
-    )?;
+    let r = rules::source_region(op.region.swizzle, g, compressed, gen, file).ok_or_else(|| {
+        format!(
+            "no region reads .{} for the components {g:#06b} (compressed: {compressed})",
+            swizzle_text(op.region.swizzle)
+        )
+    })?;
     let mut o = Operand::fixed(
         nr,
         op.offset % 32 + 16 * r.oword as u32,
@@ -118,14 +134,16 @@ fn to_hw(op: &Operand, g: u8, compressed: bool, gen: Gen, dst: bool) -> Result<O
 fn hardware_form(lowered: &Shader, gen: Gen) -> Result<Shader, String> {
     let copies = "    mov(8) g10<4,4,1>:UD, vgrf0.xyzw:UD\n    mov(8) g11<4,4,1>:UD, vgrf0+1.0.xyzw:UD\n\
                   \x20   mov(8) g12<4,4,1>:UD, vgrf1.xyzw:UD\n    mov(8) g13<4,4,1>:UD, vgrf1+1.0.xyzw:UD\n\
-                  \x20   mov(8) g14<4,4,1>:UD, vgrf2.xyzw:UD\n    mov(8) g15<4,4,1>:UD, vgrf2+1.0.xyzw:UD\n";
+                  \x20   mov(8) g14<4,4,1>:UD, vgrf2.xyzw:UD\n    mov(8) g15<4,4,1>:UD, vgrf2+1.0.xyzw:UD\n\
+                  \x20   mov(4) g16<4,4,1>:UD, u0.xyzw:UD group0\n    mov(4) g16.16<4,4,1>:UD, u1.xyzw:UD group4\n\
+                  \x20   mov(8) g17<4,4,1>:UD, vgrf1.xyzw:UD\n";
     let out = "    mov(8) m2:UD, g14.xyzw<4,4,1>:UD\n    mov(8) m3:UD, g15.xyzw<4,4,1>:UD\n";
     let mut hw = parse_shader(&text(gen, copies, out)).map_err(|e| e.to_string())?;
     let insts: Vec<Inst> = lowered.layout.blocks[eubatch_ir::Block::from_usize(0)]
         .insts
         .clone();
     let body = &insts[PROLOGUE_LEN..insts.len() - 3];
-    let mut at = PROLOGUE_LEN + 6;
+    let mut at = PROLOGUE_LEN + 9;
     for &i in body {
         let ctl = lowered.insts.control[i];
         let dst = lowered.insts.dst[i];
@@ -155,23 +173,30 @@ fn hardware_form(lowered: &Shader, gen: Gen) -> Result<Shader, String> {
     Ok(hw)
 }
 
-/// Runs `s` on `seed`: the URB records.
-fn outputs(s: &Shader, seed: u64) -> Result<eubatch_sim::Outputs, String> {
-    eubatch_sim::run_limited(s, seed, 10_000, None).map_err(|e| e.to_string())
+/// Runs `s` on `seed` with the inputs typed as the reference uses them (the hardware form
+/// reads the push constant as dwords to copy it, which would type it otherwise): the URB
+/// records.
+fn outputs(
+    s: &Shader,
+    seed: u64,
+    profile: &eubatch_sim::profile::Profile,
+) -> Result<eubatch_sim::Outputs, String> {
+    eubatch_sim::run_profiled(s, seed, profile, 10_000, None).map_err(|e| e.to_string())
 }
 
 /// One case; `Err` says what is wrong. Returns the number of lowered instructions.
-fn check(gen: Gen, level: Level, wm: u8, sa: u8, sb: Option<u8>) -> Result<usize, String> {
+fn check(gen: Gen, level: Level, wm: u8, sa: u8, sb: Option<Second>) -> Result<usize, String> {
     let reference = parse_shader(&text(gen, &instruction(wm, sa, sb), LOGICAL_OUT))
         .map_err(|e| e.to_string())?;
     let mut lowered = reference.clone();
     lower(&mut lowered, level);
     let n = lowered.num_insts() - PROLOGUE_LEN - 3;
     let hw = hardware_form(&lowered, gen)?;
+    let profile = eubatch_sim::profile::Profile::of(&reference);
     for seed in 0..2 {
-        let want = outputs(&reference, seed)?;
+        let want = outputs(&reference, seed, &profile)?;
         for (what, s) in [("IR", &lowered), ("hardware form", &hw)] {
-            let got = outputs(s, seed)?;
+            let got = outputs(s, seed, &profile)?;
             if want.records != got.records {
                 return Err(format!(
                     "{what} differs on seed {seed}: {:?}",
@@ -228,14 +253,18 @@ fn every_level_with_random_writemasks_and_second_sources() {
         for level in Level::ALL {
             for sa in 0..=255u8 {
                 let wm = (rng.next() % 15 + 1) as u8;
-                let sb = (rng.next() & 1 == 0).then(|| rng.next() as u8);
+                let sb = match rng.next() % 3 {
+                    0 => None,
+                    1 => Some(Second::Grf(rng.next() as u8)),
+                    _ => Some(Second::Uniform(rng.next() as u8)),
+                };
                 if let Err(e) = check(gen, level, wm, sa, sb) {
                     failures.push(format!(
                         "{gen} {} .{}{} {:?}: {e}",
                         level.name(),
                         swizzle_text(sa),
                         mask_text(wm),
-                        sb.map(swizzle_text)
+                        sb
                     ));
                 }
             }
