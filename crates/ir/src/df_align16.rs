@@ -329,7 +329,7 @@ mod tests {
             ]
         );
         // The seed's example: XZYX is v^vv, class Cy.
-        let xzyx = 0 | 2 << 2 | 1 << 4;
+        let xzyx = 2 << 2 | 1 << 4; // x = 0
         assert_eq!(CLASS_TABLE[xzyx].name(), "Cy-");
     }
 
@@ -352,7 +352,7 @@ mod tests {
     /// completes to `.wzwz`); with every component written the class is the table's.
     #[test]
     fn class_for_ignores_unwritten_components() {
-        let wxxx = 3 | 0 << 2;
+        let wxxx = 3; // .w, then x = 0
         assert_eq!(CLASS_TABLE[wxxx as usize].group(), "C+");
         assert_eq!(class_for(wxxx, 0b0001), DfClass::APlus);
         for s in 0..=255u8 {

@@ -143,8 +143,7 @@ fn hardware_form(lowered: &Shader, gen: Gen) -> Result<Shader, String> {
         .insts
         .clone();
     let body = &insts[PROLOGUE_LEN..insts.len() - 3];
-    let mut at = PROLOGUE_LEN + 9;
-    for &i in body {
+    for (at, &i) in (PROLOGUE_LEN + 9..).zip(body) {
         let ctl = lowered.insts.control[i];
         let dst = lowered.insts.dst[i];
         let g = dst.region.swizzle & 0xf;
@@ -168,7 +167,6 @@ fn hardware_form(lowered: &Shader, gen: Gen) -> Result<Shader, String> {
         hw.layout.blocks[eubatch_ir::Block::from_usize(0)]
             .insts
             .insert(at, new);
-        at += 1;
     }
     Ok(hw)
 }

@@ -344,7 +344,7 @@ fn lower_inst(shader: &mut Shader, inst: Inst, level: Level, out: &mut Vec<Inst>
         .sum();
     let ctl = shader.insts.control[inst];
     let replicate = ctl.predicate == Predicate::Normal;
-    if pieces == 1 && groups.iter().any(|&g| g == wm) && !(replicate && wm.count_ones() == 1) {
+    if pieces == 1 && groups.contains(&wm) && !(replicate && wm.count_ones() == 1) {
         return false; // Already one legal instruction.
     }
     let op = shader.insts.opcode[inst];
