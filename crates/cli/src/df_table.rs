@@ -29,6 +29,37 @@ fn counts(s: &Shader) -> (u64, u64) {
     (s.num_insts() as u64, df)
 }
 
+/// Counts of one stage's shaders.
+#[derive(Default)]
+struct StageCounts {
+    shaders: usize,
+    start: (u64, u64),
+    levels: [(u64, u64); Level::ALL.len()],
+    mesa_pre_ra: (u64, u64),
+}
+
+impl StageCounts {
+    fn merge(&mut self, o: &StageCounts) {
+        self.shaders += o.shaders;
+        self.start.add(o.start);
+        for (a, b) in self.levels.iter_mut().zip(&o.levels) {
+            a.add(*b);
+        }
+        self.mesa_pre_ra.add(o.mesa_pre_ra);
+    }
+}
+
+trait Add2 {
+    fn add(&mut self, o: (u64, u64));
+}
+
+impl Add2 for (u64, u64) {
+    fn add(&mut self, o: (u64, u64)) {
+        self.0 += o.0;
+        self.1 += o.1;
+    }
+}
+
 pub fn run(paths: &[PathBuf], target: Option<Gen>) -> ExitCode {
     let files = match discover(paths, |k| match k {
         InputKind::Mesa(d) => d.is_start() && d.width.is_none(),
@@ -42,9 +73,8 @@ pub fn run(paths: &[PathBuf], target: Option<Gen>) -> ExitCode {
     };
     let mut classes: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut no_source = 0u64;
-    let mut per_level = [(0u64, 0u64); Level::ALL.len()];
-    let mut start = (0u64, 0u64);
-    let mut mesa_pre_ra = (0u64, 0u64);
+    // Per stage (VS, GS, ...): start, each level, Mesa's pre-RA; (all, DF) each.
+    let mut by_stage: BTreeMap<&'static str, StageCounts> = BTreeMap::new();
     let (mut with_pre_ra, mut shaders, mut errors) = (0usize, 0usize, 0usize);
     let (mut longer, mut shorter) = (0usize, 0usize);
     let all = Level::ALL
@@ -66,9 +96,9 @@ pub fn run(paths: &[PathBuf], target: Option<Gen>) -> ExitCode {
             }
         };
         shaders += 1;
-        let c = counts(&shader);
-        start.0 += c.0;
-        start.1 += c.1;
+        let st = by_stage.entry(shader.stage.abbrev()).or_default();
+        st.shaders += 1;
+        st.start.add(counts(&shader));
         for i in shader.layout.insts() {
             if !is_df_align16(&shader, i) {
                 continue;
@@ -83,8 +113,7 @@ pub fn run(paths: &[PathBuf], target: Option<Gen>) -> ExitCode {
             let mut s = shader.clone();
             lower(&mut s, level);
             let c = counts(&s);
-            per_level[k].0 += c.0;
-            per_level[k].1 += c.1;
+            st.levels[k].add(c);
             lowered[k] = c.0;
         }
         if lowered[all] > lowered[mesa] {
@@ -99,9 +128,7 @@ pub fn run(paths: &[PathBuf], target: Option<Gen>) -> ExitCode {
         if let Some(p) = pre_ra.filter(|p| p.exists()) {
             match load_file(&p, &p.to_string_lossy(), target) {
                 Ok(s) => {
-                    let c = counts(&s);
-                    mesa_pre_ra.0 += c.0;
-                    mesa_pre_ra.1 += c.1;
+                    st.mesa_pre_ra.add(counts(&s));
                     with_pre_ra += 1;
                 }
                 Err(e) => {
@@ -121,23 +148,39 @@ pub fn run(paths: &[PathBuf], target: Option<Gen>) -> ExitCode {
             100.0 * n as f64 / df_total.max(1) as f64
         );
     }
-    println!(
-        "  no DF register source (immediates): {no_source}; total {df_total} of {} instructions",
-        start.0
-    );
-    println!("instructions after lower_df_swizzles alone, by level (all / DF Align16):");
-    println!("  {:<6} {:>9} {:>9}", "start", start.0, start.1);
-    for (k, level) in Level::ALL.into_iter().enumerate() {
-        println!(
-            "  {:<6} {:>9} {:>9}",
-            level.name(),
-            per_level[k].0,
-            per_level[k].1
-        );
+    let mut total = StageCounts::default();
+    for c in by_stage.values() {
+        total.merge(c);
     }
     println!(
-        "Mesa pre_register_allocate (its optimizer and lowering): {} / {}",
-        mesa_pre_ra.0, mesa_pre_ra.1
+        "  no DF register source (immediates): {no_source}; total {df_total} of {} instructions",
+        total.start.0
+    );
+    println!("instructions after lower_df_swizzles alone, by level (all / DF Align16):");
+    let mut columns: Vec<(&str, &StageCounts)> = by_stage.iter().map(|(k, v)| (*k, v)).collect();
+    columns.push(("total", &total));
+    let header: String = columns
+        .iter()
+        .map(|(name, c)| format!(" {:>21}", format!("{name} ({})", c.shaders)))
+        .collect();
+    println!("  {:<12}{header}", "level");
+    let row = |name: &str, f: &dyn Fn(&StageCounts) -> (u64, u64)| {
+        let cells: String = columns
+            .iter()
+            .map(|(_, c)| {
+                let (a, d) = f(c);
+                format!(" {:>21}", format!("{a} / {d}"))
+            })
+            .collect();
+        println!("  {name:<12}{cells}");
+    };
+    row("start", &|c| c.start);
+    for (k, level) in Level::ALL.into_iter().enumerate() {
+        row(level.name(), &|c| c.levels[k]);
+    }
+    row("Mesa pre-RA", &|c| c.mesa_pre_ra);
+    println!(
+        "  (mesa: Mesa 22.3's scalarize_df rule on the same start IR; Mesa pre-RA: its\n   pre_register_allocate dumps, after its whole optimizer and lowering)"
     );
     println!(
         "shaders where level `all` gives more instructions than `mesa`: {longer}, fewer: {shorter}"
