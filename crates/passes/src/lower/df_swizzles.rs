@@ -31,7 +31,9 @@
 //! destination is one of the sources), the pieces write a temporary, copied into place
 //! after (Mesa `lower_simd_width`'s `needs_temp`). Instructions it does not cover are
 //! left as they are: the Align1 DF helpers (`pick_low_32bit`, ...), messages, and DF
-//! sources in architecture registers.
+//! sources in architecture registers or attributes (64-bit vertex attributes are another
+//! extension; a geometry shader's interleaved attributes would need their own rule, Mesa
+//! `get_lowered_simd_width`; no corpus shader reads one, and the simulator refuses them).
 //!
 //! The pass is linear in the shader: one walk of each block, a bounded number of method
 //! checks per instruction, and one output list reused across blocks.
@@ -216,7 +218,7 @@ fn df_sources(shader: &Shader, inst: Inst) -> Option<[Option<(u8, DfFile)>; 3]> 
             s.region.swizzle,
             match s.file {
                 RegFile::Uniform => DfFile::Uniform,
-                RegFile::Vgrf | RegFile::FixedGrf | RegFile::Mrf | RegFile::Attr => DfFile::Grf,
+                RegFile::Vgrf | RegFile::FixedGrf | RegFile::Mrf => DfFile::Grf,
                 _ => return None,
             },
         ));
@@ -386,6 +388,18 @@ fn lower_inst(shader: &mut Shader, inst: Inst, level: Level, out: &mut Vec<Inst>
         }
         let mut d = target;
         d.region.swizzle = (target.region.swizzle & !0xf) | g;
+        // A single component reads one swizzle component: replicated, as Mesa writes it.
+        let mut srcs = srcs;
+        if g.count_ones() == 1 {
+            let j = g.trailing_zeros();
+            for s in srcs[..n]
+                .iter_mut()
+                .filter(|s| !matches!(s.file, RegFile::Imm | RegFile::Bad))
+            {
+                let c = (s.region.swizzle >> (2 * j)) & 3;
+                s.region.swizzle = c * 0b01_01_01_01;
+            }
+        }
         if p.split[k] {
             for piece in 0..2u32 {
                 let mut cp = c;
