@@ -4,6 +4,7 @@
 pub mod check;
 pub mod compile;
 pub mod crosscheck;
+pub mod df_table;
 pub mod mesa_stats;
 pub mod parallel;
 pub mod pre_ra;

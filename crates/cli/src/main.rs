@@ -90,6 +90,13 @@ enum Cmd {
         /// (`algebraic,copy_prop,dce`, `loop(copy_prop,dce)`, `opt`).
         #[arg(long)]
         passes: Option<String>,
+        /// Which of seed 000's DF swizzle splitting classes `lower_df_swizzles` in the
+        /// pipeline may use, the chain enabled step by step: `e` (one instruction per
+        /// component), `d-`, `c-`, `b`, `a+`, `all` (with C+ and D+), or `mesa` (Mesa 22.3's
+        /// rule: native or per component). The pipeline's `lower_df_swizzles` becomes that
+        /// level's pass (`lower_df_swizzles_e`, ...).
+        #[arg(long)]
+        df_swizzle_classes: Option<String>,
         /// Compare every pass's input and output in the simulator (on 2 seeds), and say how
         /// many shaders were checked and why the others were not; `--verify=strict` makes
         /// a shader the simulator cannot run a failure.
@@ -248,6 +255,15 @@ enum Cmd {
         #[arg(long)]
         force: bool,
     },
+    /// The DF swizzle lowering's table (seed 000, issue 19): the vec4 start dumps' DF
+    /// Align16 instructions by splitting class, and the instruction counts after
+    /// `lower_df_swizzles` at each level (E only, D-, C-, B, A+, all, Mesa's rule) beside
+    /// Mesa's pre_register_allocate dumps.
+    DfSwizzles {
+        paths: Vec<PathBuf>,
+        #[arg(long, value_parser = parse_target)]
+        target: Option<Gen>,
+    },
     /// Print one shader in eubatch's format.
     Print {
         file: PathBuf,
@@ -329,6 +345,7 @@ fn main() -> ExitCode {
             emit_dir,
             no_post_ra_schedule,
             no_bank_conflicts,
+            df_swizzle_classes,
         } => {
             let from_pre_ra = from == "pre-ra";
             // What users compare is final code (issue 17): the whole pipeline unless a stage
@@ -349,6 +366,34 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
             let custom = passes.is_some();
+            let passes = match (passes, df_swizzle_classes) {
+                (p, None) => p,
+                (Some(p), Some(level)) => {
+                    let Some(level) = eubatch_passes::lower::df_swizzles::Level::from_name(&level)
+                    else {
+                        eprintln!("error: --df-swizzle-classes: unknown level `{level}` (levels: e, d-, c-, b, a+, all, mesa)");
+                        return ExitCode::FAILURE;
+                    };
+                    Some(
+                        p.split(',')
+                            .map(|name| {
+                                let t = name.trim();
+                                let bare = t.trim_start_matches("loop(").trim_end_matches(')');
+                                if bare == "lower_df_swizzles" {
+                                    t.replace(bare, level.pass_name())
+                                } else {
+                                    t.to_string()
+                                }
+                            })
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    )
+                }
+                (None, Some(_)) => {
+                    eprintln!("error: --df-swizzle-classes chooses the level of `lower_df_swizzles` in a pipeline given with --passes");
+                    return ExitCode::FAILURE;
+                }
+            };
             let pipeline = match (passes, stop_after.as_str()) {
                 _ if from_pre_ra => "none (Mesa's pre-RA dumps)".to_string(),
                 (Some(p), _) => p,
@@ -446,6 +491,7 @@ fn main() -> ExitCode {
             top,
             force,
         } => report::run(&a, &b, &report::Options { force, html, top }),
+        Cmd::DfSwizzles { paths, target } => eubatch::df_table::run(&paths, target),
         Cmd::Print { file, target } => {
             let name = file.to_string_lossy().into_owned();
             match eubatch_ir::import::load_file(&file, &name, target) {

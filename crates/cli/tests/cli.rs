@@ -144,3 +144,57 @@ fn run_simulates_vec4_final_code() {
     assert!(out.contains("urb slot 0 ch1:"), "{out}");
     assert!(out.contains("gs vertex count ch1: 0x00000003"), "{out}");
 }
+
+/// `eubatch df-swizzles` on the example corpus's Haswell fp64 geometry shader: its DF
+/// instructions by class add up, and the levels order as the classes promise: every level
+/// enabling more methods gives at most the instructions of the one before, the full
+/// lowering fewer than Mesa's rule, Mesa's rule fewer than class E alone.
+#[test]
+fn df_swizzles_table_orders_the_levels() {
+    let dir = root().join("examples/corpus/piglit-fp64-hsw");
+    let (ok, out) = eubatch(&["df-swizzles", dir.to_str().unwrap(), "--target", "hsw"]);
+    assert!(ok, "{out}");
+    let total = |label: &str| -> u64 {
+        let line = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(label))
+            .unwrap_or_else(|| panic!("no `{label}` row:\n{out}"));
+        // The last column: `ALL / DF`.
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        cells[cells.len() - 3].parse().unwrap()
+    };
+    let levels: Vec<u64> = ["e", "d-", "c-", "b", "a+", "all"]
+        .iter()
+        .map(|l| total(l))
+        .collect();
+    assert!(levels.windows(2).all(|w| w[1] <= w[0]), "{levels:?}\n{out}");
+    assert!(
+        total("all") < total("mesa") && total("mesa") < total("e"),
+        "{out}"
+    );
+    assert!(total("start") < total("all"), "{out}");
+    let classes: u64 = ["A+", "A-", "B", "C+", "C-", "D+", "D-", "E"]
+        .iter()
+        .map(|c| {
+            out.lines()
+                .find(|l| l.split_whitespace().next() == Some(c))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    let df_line = out
+        .lines()
+        .find(|l| l.contains("no DF register source"))
+        .unwrap();
+    let immediates = common::number_before(df_line, ";");
+    let total_df: u64 = df_line
+        .split("total ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(classes + immediates as u64, total_df, "{out}");
+}

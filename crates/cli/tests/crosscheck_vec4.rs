@@ -29,17 +29,17 @@ struct Floor {
 const FLOORS: [Floor; 2] = [
     Floor {
         corpus: "shaderdb-hsw",
-        // 507 vec4 VS: all but the two with `txl` and the one with `txs`.
-        simulate: 504,
-        agree: 504,
+        // All 507 vec4 VS, the two with `txl` and the one with `txs` among them.
+        simulate: 507,
+        agree: 507,
         known_differences: &[],
     },
     Floor {
         corpus: "piglit-fp64-hsw",
-        // 757 VS and 371 GS: all but the VS and the GS with `mov_for_scratch` (a scratch
-        // spill in the start IR).
-        simulate: 1126,
-        agree: 1126,
+        // All 757 VS and 371 GS, the VS and the GS with `mov_for_scratch` and virtual
+        // scratch reads and writes among them.
+        simulate: 1128,
+        agree: 1128,
         known_differences: &[],
     },
 ];
@@ -182,5 +182,42 @@ fn a_planted_swizzle_or_writemask_error_is_caught() {
             Verdict::Differ { what: w, .. } => assert!(w.contains("urb slot"), "{what}: {w}"),
             v => panic!("the planted {what} error was not caught: {v:?}"),
         }
+    }
+}
+
+/// The vec4 sampler messages are compared, not passed over: tesseract/136's `txl` agrees
+/// with Mesa's `sample_l` send, and reading the LOD (m3.x) from another register makes the
+/// pair differ. Skipped where shaderdb-hsw is absent.
+#[test]
+fn a_planted_txl_parameter_error_is_caught() {
+    use eubatch_codegen::asm::read_asm;
+    use eubatch_sim::crosscheck::{crosscheck, Verdict};
+    let Some(corpus) = corpora::corpus("shaderdb-hsw") else {
+        return;
+    };
+    let dir = corpus.join("shaders/tesseract/136");
+    let start = load_file(&dir.join("VS-GLSL1-00-00-start"), "start", Some(Gen::Gen75)).unwrap();
+    let text = std::fs::read_to_string(dir.join("asm.txt")).unwrap();
+    let programs = read_asm(&text, "asm.txt", Gen::Gen75).unwrap();
+    let vs = &programs
+        .iter()
+        .find(|p| p.vec4 && p.stage == eubatch_ir::Stage::Vs)
+        .unwrap()
+        .shader;
+    assert_eq!(crosscheck(&start, vs, 0..4, STEPS), Verdict::Agree);
+    // `mov(8) m3.x:F, vgrf1.xxxx:F`: the LOD; read vgrf4 (4.0) instead.
+    let lod = start
+        .layout
+        .insts()
+        .find(|&i| {
+            let d = start.insts.dst[i];
+            d.file == eubatch_ir::RegFile::Mrf && d.nr == 3
+        })
+        .unwrap();
+    let mut broken = start.clone();
+    broken.srcs_mut(lod)[0].nr = 4;
+    match crosscheck(&broken, vs, 0..4, STEPS) {
+        Verdict::Differ { .. } => {}
+        v => panic!("the planted LOD error was not caught: {v:?}"),
     }
 }

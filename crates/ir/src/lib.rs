@@ -11,6 +11,7 @@
 
 pub mod builder;
 pub mod cfg;
+pub mod df_align16;
 pub mod entities;
 pub mod error;
 pub mod generate;

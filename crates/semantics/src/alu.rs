@@ -68,7 +68,7 @@ pub fn eval(op: Opcode, cmod: CondMod, s: &[Value], tys: &[Type]) -> Result<Valu
     let int = |i: usize| s[i].as_i128();
     let v = compute(op, cmod, s, tys, f, fl, int)?;
     Ok(match v {
-        Value::Float(x) if x.is_nan() && !matches!(op, Mov | Dim | Sel | Csel) => s
+        Value::Float(x) if x.is_nan() && !matches!(op, Mov | Dim | MovForScratch | Sel | Csel) => s
             .iter()
             .filter_map(|v| match *v {
                 Value::Float(n) if n.is_nan() => Some(n),
@@ -93,7 +93,9 @@ fn compute(
     Ok(match op {
         // Haswell's DIM (PRM Vol. 2a "DIM"): a 64-bit immediate moved whole, where `mov` can
         // take no DF immediate (Mesa brw_fs_nir.cpp `setup_imm_df`).
-        Mov | Dim => s[0],
+        // The vec4 back end's VEC4_OPCODE_MOV_FOR_SCRATCH: a `mov` the optimizer leaves
+        // alone (Mesa brw_vec4_generator.cpp emits it as `brw_MOV`).
+        Mov | Dim | MovForScratch => s[0],
         Add if f => Value::Float(fl(0) + fl(1)),
         Add => Value::Int(int(0) + int(1)),
         Mul if f => Value::Float(fl(0) * fl(1)),

@@ -4,10 +4,12 @@
 //! messages to `send`s ([`logical_sends`]), constants into shared registers
 //! ([`combine_constants`]), 32-bit multiplies as 32x16-bit ones where the target needs it
 //! ([`integer_mul`]), narrowing conversions through a strided temporary ([`regioning`]),
-//! and the optional SIMD8 pair coalescing ([`coalesce_simd8`]).
+//! the optional SIMD8 pair coalescing ([`coalesce_simd8`]), and vec4 DF swizzle lowering
+//! ([`df_swizzles`], seed 000).
 
 pub mod coalesce_simd8;
 pub mod combine_constants;
+pub mod df_swizzles;
 pub mod integer_mul;
 pub mod linterp;
 pub mod load_payload;

@@ -6,8 +6,9 @@
 //! lives ([`regs`]: halves, swizzles, writemasks, message registers, the vec4 input
 //! layouts), the instructions that read across a half (`dp2`..`dph`, [`ops`]), and the
 //! messages of vec4 vertex and geometry shaders ([`urb`]: URB writes; [`gs`]: the
-//! geometry thread's header opcodes; [`ops`]: pull constants;
-//! [`scratch`]: the final code's spills).
+//! geometry thread's header opcodes; [`ops`]: pull constants and the sampler's SIMD4x2
+//! messages; [`scratch`]: spills, the start IR's virtual scratch opcodes and the final
+//! code's sends).
 //! A thread is vec4 when its shader is ([`eubatch_ir::Backend::Vec4`]) or when it is the
 //! final code of one ([`crate::HardwareInputs::vec4`]); in such a thread only Align16
 //! instructions use these rules (Mesa's generator emits a few Align1 ones, such as the URB
@@ -76,6 +77,18 @@ pub fn execute(
         }
         Opcode::PullConstantLoadGfx7 => {
             ops::pull_constant_load(shader, t, inst, mask)?;
+            false
+        }
+        Opcode::Txl | Opcode::Txs => {
+            ops::sampler_ir(shader, t, inst, mask)?;
+            false
+        }
+        Opcode::Gfx4ScratchWrite => {
+            scratch::ir_write(shader, t, inst, mask)?;
+            false
+        }
+        Opcode::Gfx4ScratchRead => {
+            scratch::ir_read(shader, t, inst, mask)?;
             false
         }
         Opcode::VsUrbWrite => {

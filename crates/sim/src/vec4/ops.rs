@@ -13,6 +13,9 @@
 //!   LD in bits 16:12, SIMD mode SIMD4x2 = 0 in bits 18:17) reads the offset from the
 //!   payload register's `x` of each half. Both read the seeded constant buffers
 //!   ([`crate::inputs::constant_dword`]).
+//! - The sampler's SIMD4x2 messages (`txl`, `txs` of the start IR, [`sampler_ir`]; the
+//!   final code's `sample_l`, `resinfo`, ... sends): each half's parameters are the
+//!   vec4s of the payload registers in order, its response a vec4 in that half.
 
 use eubatch_ir::shader::CondMod;
 use eubatch_ir::{Inst, Opcode, RegFile, Shader};
@@ -134,8 +137,108 @@ pub fn pull_constant_load(
     Ok(())
 }
 
-/// A sampler `send` of vec4 final code: the SIMD4x2 `ld` of a pull-constant load. Other
-/// sampler messages are refused.
+/// The parameters one half sends in a SIMD4x2 sampler message: the four dwords of that
+/// half of each of the `regs` payload registers from register `first` of the register
+/// file, in order (PRM Vol. 7 "SIMD4x2 payload": a vec4 a register and vertex).
+fn simd4x2_params(
+    t: &Thread,
+    inst: Inst,
+    first: u32,
+    regs: u32,
+    h: u32,
+    params: &mut Vec<u32>,
+) -> Result<(), SimError> {
+    params.clear();
+    let reg = t.reg_size as usize;
+    for r in 0..regs as usize {
+        for d in 0..4usize {
+            let a = (first as usize + r) * reg + 16 * h as usize + 4 * d;
+            let b = t
+                .grf
+                .get(a..a + 4)
+                .ok_or_else(|| SimError::at(inst, "sampler payload outside the register file"))?;
+            params.push(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        }
+    }
+    Ok(())
+}
+
+/// Writes the response of a SIMD4x2 sampler message to the halves of `mask`: the four
+/// components of half `h`'s texel ([`crate::sampler::texel`] of its parameters) in
+/// that half of `dst` (all four, as the message writes the register).
+#[allow(clippy::too_many_arguments)]
+fn simd4x2_sample(
+    t: &mut Thread,
+    inst: Inst,
+    mask: u32,
+    mut dst: eubatch_ir::Operand,
+    first: u32,
+    regs: u32,
+    surface: u32,
+    sampler: u32,
+    msg_type: u32,
+) -> Result<(), SimError> {
+    dst.ty = eubatch_ir::Type::UD;
+    dst.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
+    let mut params = Vec::with_capacity(4 * regs as usize);
+    let mut texels = [[0u32; 4]; 2];
+    for h in halves(mask) {
+        simd4x2_params(t, inst, first, regs, h, &mut params)?;
+        for (c, v) in texels[h as usize].iter_mut().enumerate() {
+            *v = crate::sampler::texel(t.seed, surface, sampler, msg_type, 0, &params, c as u32);
+        }
+    }
+    for h in halves(mask) {
+        for c in 0..4u32 {
+            t.write(&dst, h * 4 + c, texels[h as usize][c as usize] as u64)
+                .map_err(|e| e.with_inst(inst))?;
+        }
+    }
+    Ok(())
+}
+
+/// The start IR's `txl` and `txs` of a vec4 shader (Mesa brw_vec4_nir.cpp
+/// `nir_emit_texture`): the message's parameters are in the message registers from
+/// `m2` (`base_mrf`), a vec4 each: `txl` sends the coordinate in `m2` and the LOD in
+/// `m3.x` (message `sample_l`, two registers), `txs` the LOD in `m2.x` (`resinfo`, one).
+/// The dump prints neither the texture and sampler (Mesa's sources 1 and 2, immediates
+/// after an empty source 0) nor the message length: texture and sampler 0 are assumed
+/// (the only ones the corpora's vec4 shaders use) and the lengths above, which hold
+/// without a message header (a texel offset) or a shadow comparator; a shader that
+/// breaks these assumptions sends another message than Mesa's final code, and the
+/// cross-check reports the difference.
+pub fn sampler_ir(shader: &Shader, t: &mut Thread, inst: Inst, mask: u32) -> Result<(), SimError> {
+    use eubatch_ir::message::sampler::msg;
+    let (msg_type, regs) = match shader.insts.opcode[inst] {
+        Opcode::Txl => (msg::SAMPLE_L, 2),
+        Opcode::Txs => (msg::RESINFO, 1),
+        op => {
+            return Err(SimError::at(
+                inst,
+                format!("vec4 `{}` is not modelled yet", op.name()),
+            ))
+        }
+    };
+    let index = |k: usize| -> Result<u32, SimError> {
+        match shader.srcs(inst).get(k) {
+            None => Ok(0),
+            Some(o) if o.file == RegFile::Imm => Ok(o.imm_bits() as u32),
+            Some(o) if o.is_bad() => Ok(0),
+            Some(_) => Err(SimError::at(
+                inst,
+                "a vec4 texture or sampler index in a register is not modelled yet",
+            )),
+        }
+    };
+    let (surface, sampler) = (index(1)?, index(2)?);
+    let dst = shader.insts.dst[inst];
+    let first = super::regs::MRF_START + 2;
+    simd4x2_sample(t, inst, mask, dst, first, regs, surface, sampler, msg_type)
+}
+
+/// A sampler `send` of vec4 final code in SIMD4x2 mode: the `ld` of a pull-constant load
+/// (a constant buffer's vec4 at the payload's `x` of each half), or any other message
+/// without a header, whose parameters are the payload's vec4s ([`simd4x2_sample`]).
 pub fn sampler_send(
     shader: &Shader,
     t: &mut Thread,
@@ -148,15 +251,7 @@ pub fn sampler_send(
         .ok_or_else(|| SimError::at(inst, "send without a descriptor"))?;
     let msg_type = (info.desc >> 12) & 0x1f;
     let simd_mode = (info.desc >> 17) & 3;
-    if msg_type != eubatch_ir::message::sampler::msg::LD || simd_mode != 0 || info.mlen != 1 {
-        return Err(SimError::at(
-            inst,
-            format!(
-                "vec4 sampler message type {msg_type} (SIMD mode {simd_mode}, mlen {}) is not modelled yet",
-                info.mlen
-            ),
-        ));
-    }
+    let header = eubatch_ir::message::header_present(info.desc);
     let payload = shader
         .srcs(inst)
         .first()
@@ -166,7 +261,36 @@ pub fn sampler_send(
     let mut dst = shader.insts.dst[inst];
     dst.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
     dst.offset = 0;
-    let surface = (info.desc & 0xff) as u64;
+    let surface = info.desc & 0xff;
+    if simd_mode != 0 || header || eubatch_ir::message::rlen(info.desc) > 1 {
+        return Err(SimError::at(
+            inst,
+            format!(
+                "vec4 sampler message type {msg_type} (SIMD mode {simd_mode}, header {header}, rlen {}) is not modelled yet",
+                eubatch_ir::message::rlen(info.desc)
+            ),
+        ));
+    }
+    if msg_type != eubatch_ir::message::sampler::msg::LD {
+        let sampler = (info.desc >> 8) & 0xf;
+        return simd4x2_sample(
+            t,
+            inst,
+            mask,
+            dst,
+            payload.nr,
+            info.mlen as u32,
+            surface,
+            sampler,
+            msg_type,
+        );
+    }
+    if info.mlen != 1 {
+        return Err(SimError::at(
+            inst,
+            format!("a vec4 `ld` of {} registers is not modelled yet", info.mlen),
+        ));
+    }
     let reg = t.reg_size as usize;
     let mut offsets = Vec::new();
     for h in halves(mask) {
@@ -178,7 +302,7 @@ pub fn sampler_send(
         offsets.push((h, u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64));
     }
     for (h, o) in offsets {
-        load_half(t, &dst, h, surface, o).map_err(|e| e.with_inst(inst))?;
+        load_half(t, &dst, h, surface as u64, o).map_err(|e| e.with_inst(inst))?;
     }
     Ok(())
 }
