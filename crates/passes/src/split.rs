@@ -111,7 +111,7 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
             } else if l.padding == 0 {
                 let data = l.data as u32;
                 for p in FLAT_PITCHES.iter().map(|&r| r * reg) {
-                    if p < data && data % p == 0 {
+                    if p < data && data.is_multiple_of(p) {
                         c.push(p);
                     }
                 }

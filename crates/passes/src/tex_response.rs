@@ -111,7 +111,7 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
         let exec = shader.insts.control[inst].exec_size as u32;
         let comp = exec * 4;
         let written = shader.insts.size_written[inst];
-        if comp == 0 || written % comp != 0 {
+        if comp == 0 || !written.is_multiple_of(comp) {
             continue;
         }
         let needed = read_end[dst.nr as usize].saturating_sub(dst.offset);
