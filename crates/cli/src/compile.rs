@@ -101,9 +101,9 @@ pub struct RaTotals {
     /// `mesa_lets_spill`), dropped as Mesa drops them: not spilled, not among those
     /// allocated and checked. Kept, spilled, with `--keep-spilling-variants`.
     pub dropped: u64,
-    /// SIMD32 fragment variants allocated but not kept, as Mesa's `brw_compile_fs` would
-    /// not keep them given their SIMD8 and SIMD16 siblings, by reason ([`simd32_fate`]);
-    /// their other totals are not counted.
+    /// SIMD16 and SIMD32 fragment variants allocated but not kept, as Mesa's
+    /// `brw_compile_fs` would not keep them given their narrower siblings, by reason
+    /// ([`simd16_fate`], [`simd32_fate`]); their other totals are not counted.
     pub simd32_dropped: std::collections::BTreeMap<&'static str, u64>,
     /// Compute variants allocated but not kept, as Mesa's `brw_compile_cs` keeps one per
     /// shader, by reason ([`crate::simd_select::cs_not_kept`]); their other totals are not
@@ -463,7 +463,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         if !opts.keep_all_simd32 {
             let n: u64 = ra.simd32_dropped.values().sum();
             println!(
-                "SIMD32 fragment variants allocated and not kept, as Mesa's brw_compile_fs would not keep them (not counted above or below; --keep-all-simd32 keeps them): {n}{}",
+                "SIMD16/SIMD32 fragment variants allocated and not kept, as Mesa's brw_compile_fs would not keep them (not counted above or below; --keep-all-simd32 keeps them): {n}{}",
                 if n > 0 { ":" } else { "" }
             );
             for (why, n) in &ra.simd32_dropped {
@@ -910,12 +910,12 @@ pub fn compile_files(
             }
             for v in group {
                 let path = &files[v.file];
-                if v.width != 32 || group.len() == 1 {
+                if !matches!(v.width, 16 | 32) || group.len() == 1 {
                     done.push(one(w, path));
                     continue;
                 }
-                // The SIMD32 variant after its siblings: kept, or taken back out of the
-                // totals as Mesa would not have kept it.
+                // A SIMD16 or SIMD32 variant after its narrower siblings: kept, or taken
+                // back out of the totals as Mesa would not have kept it.
                 let before = w.ra.clone();
                 let mut r = one(w, path);
                 let sibling = |width: u8, k: usize| {
@@ -926,7 +926,12 @@ pub fn compile_files(
                         .map(|(_, c)| c.fates.get(k).copied().unwrap_or_default())
                 };
                 for k in 0..r.fates.len() {
-                    let Some(why) = simd32_fate(r.fates[k], sibling(8, k), sibling(16, k)) else {
+                    let fate = if v.width == 32 {
+                        simd32_fate(r.fates[k], sibling(8, k), sibling(16, k))
+                    } else {
+                        simd16_fate(r.fates[k], sibling(8, k))
+                    };
+                    let Some(why) = fate else {
                         continue;
                     };
                     w.ra[k] = before[k].clone();
@@ -1029,6 +1034,17 @@ pub struct Fate {
     pub kept: bool,
     pub spilled: bool,
     pub throughput: Option<f32>,
+}
+
+/// Why Mesa 22.3 would not keep a SIMD16 fragment variant that allocated, given its SIMD8
+/// sibling (`None`: it keeps it, or there is nothing to decide). brw_fs.cpp
+/// `brw_compile_fs`: SIMD16 is tried only when the SIMD8 variant did not spill
+/// (`if (!has_spilled && v8->max_dispatch_width >= 16 ...)`, `has_spilled =
+/// v8->spilled_any_registers`). The dispatch-width limit is Mesa's front end's, decided
+/// before its first dump: a SIMD16 variant whose dump is in the corpus passed it.
+pub fn simd16_fate(simd16: Fate, simd8: Option<Fate>) -> Option<&'static str> {
+    (simd16.kept && simd8.is_some_and(|f| f.spilled))
+        .then_some("the SIMD8 variant spilled: Mesa does not try SIMD16")
 }
 
 /// Why Mesa 22.3 would not keep a SIMD32 fragment variant that allocated, given its SIMD8
@@ -1731,5 +1747,83 @@ fn shader_stats(
         fills: None,
         max_live_registers: Some(pressure),
         registers: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fate(kept: bool, spilled: bool, throughput: f32) -> Fate {
+        Fate {
+            kept,
+            spilled,
+            throughput: Some(throughput),
+        }
+    }
+
+    /// brw_compile_fs keeps SIMD32 only when its throughput beats the best narrower one
+    /// (`throughput >= perf.throughput` is "inefficient": a tie is not kept).
+    #[test]
+    fn simd32_is_kept_only_when_faster() {
+        let (v8, v16) = (
+            fate(true, false, 8.0 / 948.0),
+            fate(true, false, 16.0 / 1024.0),
+        );
+        assert_eq!(
+            simd32_fate(fate(true, false, 32.0 / 2046.0), Some(v8), Some(v16)),
+            None
+        );
+        let why = simd32_fate(fate(true, false, 32.0 / 2052.0), Some(v8), Some(v16));
+        assert!(why.unwrap().contains("SIMD32 shader inefficient"));
+        assert!(simd32_fate(fate(true, false, 32.0 / 2048.0), Some(v8), Some(v16)).is_some());
+        // The SIMD8 variant counts too: SIMD16 may be slower than SIMD8.
+        let slow16 = fate(true, false, 16.0 / 3430.0);
+        let fast8 = fate(true, false, 8.0 / 1344.0);
+        assert!(simd32_fate(fate(true, false, 32.0 / 5888.0), Some(fast8), Some(slow16)).is_some());
+        assert_eq!(
+            simd32_fate(fate(true, false, 32.0 / 5000.0), Some(fast8), Some(slow16)),
+            None
+        );
+    }
+
+    /// SIMD32 is not tried after a narrower variant spilled, nor when SIMD16 was tried and
+    /// failed (`simd16_failed`); a SIMD32 variant that did not allocate has nothing to decide.
+    #[test]
+    fn simd32_is_not_tried_after_a_spill_or_a_failed_simd16() {
+        let fast = fate(true, false, 1.0);
+        let (v8, v16) = (fate(true, false, 0.01), fate(true, false, 0.01));
+        assert!(simd32_fate(fast, Some(fate(true, true, 0.01)), Some(v16))
+            .unwrap()
+            .contains("spilled"));
+        assert!(simd32_fate(fast, Some(v8), Some(fate(true, true, 0.01)))
+            .unwrap()
+            .contains("spilled"));
+        assert!(simd32_fate(fast, Some(v8), Some(fate(false, false, 0.0)))
+            .unwrap()
+            .contains("SIMD16 variant was not kept"));
+        // No SIMD16 dump (Mesa's front end limited the width to 8 and 32 was still
+        // allowed, or SIMD16 is not in the corpus): SIMD8 alone is compared.
+        assert_eq!(simd32_fate(fast, Some(v8), None), None);
+        assert_eq!(
+            simd32_fate(fate(false, false, 1.0), Some(v8), Some(v16)),
+            None
+        );
+    }
+
+    /// SIMD16 is not tried after SIMD8 spilled; otherwise it is kept whatever its speed
+    /// (Mesa compares throughputs for SIMD32 only).
+    #[test]
+    fn simd16_is_not_tried_after_simd8_spilled() {
+        let v16 = fate(true, false, 0.001);
+        assert!(simd16_fate(v16, Some(fate(true, true, 1.0)))
+            .unwrap()
+            .contains("SIMD8 variant spilled"));
+        assert_eq!(simd16_fate(v16, Some(fate(true, false, 1.0))), None);
+        assert_eq!(simd16_fate(v16, None), None);
+        assert_eq!(
+            simd16_fate(fate(false, false, 0.0), Some(fate(true, true, 1.0))),
+            None
+        );
     }
 }

@@ -140,11 +140,12 @@ enum Cmd {
         /// them (they are counted as dropped otherwise).
         #[arg(long)]
         keep_spilling_variants: bool,
-        /// With --regalloc: keep every SIMD32 fragment variant that allocates. By default
-        /// one is kept only as Mesa's brw_compile_fs keeps it: no narrower variant spilled,
-        /// the SIMD16 variant compiled, and its throughput (Mesa's performance model on its
-        /// binary) beats theirs; the others are counted and left out of the totals and
-        /// --stats, as Mesa's statistics leave them out.
+        /// With --regalloc: keep every SIMD32 fragment variant that allocates (and every
+        /// SIMD16 one). By default one is kept only as Mesa's brw_compile_fs keeps it: no
+        /// narrower variant spilled, the SIMD16 variant compiled, and its throughput
+        /// (Mesa's performance model on its binary) beats theirs, and a SIMD16 one only when
+        /// the SIMD8 variant did not spill; the others are counted and left out of the
+        /// totals and --stats, as Mesa's statistics leave them out.
         #[arg(long)]
         keep_all_simd32: bool,
         /// With --regalloc: keep every compute variant that allocates. By default one per

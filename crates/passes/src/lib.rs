@@ -20,6 +20,7 @@ pub mod sat_prop;
 pub mod schedule;
 pub mod sel_peephole;
 pub mod split;
+pub mod tex_response;
 pub mod value_range;
 
 use std::rc::Rc;

@@ -157,6 +157,7 @@ pub const PASSES: &[Pass] = passes![
     "schedule_top_down" => crate::schedule::top_down,
     "sel_peephole" => crate::sel_peephole,
     "split" => crate::split,
+    "tex_response" => crate::tex_response,
 ];
 
 /// The index of the pass named `name`.
@@ -170,7 +171,7 @@ pub const OPT: &str =
 
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
-pub const LOWER: &str = "opt,lower_load_payload,lower_pack,lower_wide_immediates,lower_linterp,lower_regioning,lower_simd_width,lower_integer_mul,lower_logical_sends,split,\
+pub const LOWER: &str = "opt,tex_response,lower_load_payload,lower_pack,lower_wide_immediates,lower_linterp,lower_regioning,lower_simd_width,lower_integer_mul,lower_logical_sends,split,\
      loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,predicated_break,sel_peephole,coalesce),\
      combine_constants,fixup_3src_null_dest,compact";
 

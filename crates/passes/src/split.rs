@@ -10,7 +10,8 @@
 //! A whole-VGRF `undef` becomes one `undef` per part.
 //!
 //! Rules that limit it: what a logical message or virtual opcode reads is taken to reach
-//! the end of the VGRF (its layout is the message's; a raw `send` reads its mlen and
+//! the end of the VGRF (but for the derivatives, `pln` and `linterp`, which read their
+//! region as Mesa's `size_read` has it) (its layout is the message's; a raw `send` reads its mlen and
 //! ex_mlen registers; a payload builder's source is one value, or one register for a
 //! header source, as Mesa's `size_read` has it), and what it writes is its `size_written`;
 //! such VGRFs are split only where those stay inside one component.
@@ -21,6 +22,17 @@ use eubatch_ir::{Operand, RegFile, Shader, Vgrf, VgrfLayout};
 
 use crate::analysis::changed::Changed;
 use crate::PassCx;
+
+/// Virtual opcodes whose reads Mesa's `fs_inst::size_read` bounds by the source's region
+/// (brw_fs.cpp `components_read`: 1 for the derivatives; `linterp` reads two barycentric
+/// components and 16 bytes of plane), as [`eubatch_ir::size_read::size_read`] gives them.
+fn reads_by_region(op: eubatch_ir::Opcode) -> bool {
+    use eubatch_ir::Opcode::*;
+    matches!(
+        op,
+        DdxCoarse | DdxFine | DdyCoarse | DdyFine | Pln | Linterp
+    )
+}
 
 /// Piece sizes tried for a flat VGRF, in registers, smallest first: a register, then the
 /// two registers of a SIMD16 half (and four).
@@ -99,7 +111,7 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
             } else if l.padding == 0 {
                 let data = l.data as u32;
                 for p in FLAT_PITCHES.iter().map(|&r| r * reg) {
-                    if p < data && data % p == 0 {
+                    if p < data && data.is_multiple_of(p) {
                         c.push(p);
                     }
                 }
@@ -152,6 +164,13 @@ fn split_once(shader: &mut Shader, only: Option<&[bool]>) -> Option<Vec<bool>> {
                 s.offset + s.span(exec)
             } else if let Some(len) = eubatch_ir::size_read::payload_len(shader, inst, k) {
                 s.offset + len
+            } else if reads_by_region(opc) {
+                // Derivatives read their region, as a plain instruction does (Mesa's
+                // `components_read` is 1 for them); `pln` and `linterp` read the plane
+                // and the two barycentric components (`size_read`). Taking them to the end
+                // of the VGRF held together every interpolated vector whose components a
+                // derivative reads (16 registers at SIMD32, where Mesa has four pieces).
+                s.offset + eubatch_ir::size_read::size_read(shader, inst, k)
             } else if opc == eubatch_ir::Opcode::LoadPayload {
                 // A payload builder's source is one value for the channels (a header
                 // source, one register): Mesa's `size_read`, what its split_virtual_grfs

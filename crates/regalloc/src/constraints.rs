@@ -132,7 +132,7 @@ pub const SCRATCH_OFFSET: Rule = Rule {
 /// A register budget asked for: fewer registers than the file has.
 pub const REGISTER_BUDGET: Rule = Rule {
     name: "register-budget",
-    text: "with a budget of N registers (Options::registers), the registers from the first free one + N on hold no VGRF but end-of-thread payloads, which keep g112-g127",
+    text: "with a budget of N registers (Options::registers), the registers from the first free one + N on hold no VGRF but end-of-thread payloads, which keep g112-g127, and the thread's input registers below the first free one hold none either (not even after their last read)",
     source: "eubatch: an option to make shaders spill on purpose (issue 16 spilling tests), not a hardware rule",
 };
 
@@ -342,6 +342,9 @@ impl Constraints {
         if let Some(n) = options.registers {
             let end = first_free_grf.saturating_add(n);
             reserved |= registers(end, eot_first_grf);
+            // The thread's input registers too: the budget is all the VGRFs get, whatever
+            // inputs their last reads free (which every allocator may take otherwise).
+            reserved |= registers(0, first_free_grf);
             eot_only = registers(end.max(eot_first_grf), target.grf_count) & !reserved;
         }
         Ok(Constraints {

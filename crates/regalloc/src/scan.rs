@@ -14,7 +14,11 @@
 //! heap ordered by end), and the packer places the VGRF in the registers the file allows
 //! ([`constraints::REGISTER_FILE`], above [`constraints::THREAD_INPUTS`], off g127 for a
 //! gen8+ SIMD8 message destination, off the registers of placed VGRFs it must stay apart
-//! from). When there is no place, Poletto & Sarkar's choice: the active VGRF whose
+//! from). The thread's input registers below the first free one are kept from a VGRF only
+//! while they are still read ([`constraints::THREAD_INPUTS`]: its interval starts at or
+//! before the register's last access), as Mesa's payload nodes interfere only with the
+//! values that start before their last use; a VGRF starting later may take them. When
+//! there is no place, Poletto & Sarkar's choice: the active VGRF whose
 //! interval ends last, if it ends after the current one, gives up its storage and is
 //! `NoFit` (spilled: one long value out of the way of every short one it crosses) when
 //! that makes room; otherwise the current VGRF is `NoFit` and holds nothing. Sorting is
@@ -56,6 +60,7 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
     let n = p.live.len();
     let mut out = Allocation::unused(n);
     let allowed = allowed(c);
+    let inputs = Inputs::of(c);
     // End-of-thread payloads first, from the top down; each keeps its registers from
     // the other pinned ones whose intervals overlap its own.
     let mut pinned: Vec<(Interval, u128)> = Vec::new();
@@ -71,7 +76,10 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             continue;
         }
         let regs = p.regs[v.index()].max(1);
-        let free = allowed & !blocked(&pinned, &iv) & !off_r127(c, v.index());
+        let free = allowed
+            & !blocked(&pinned, &iv)
+            & !off_r127(c, v.index())
+            & !inputs.busy(iv.start.get());
         let first = highest_run(free, regs, c.eot_first_grf);
         out.placement[v.index()] = pin(&mut pinned, iv, regs, first);
     }
@@ -106,7 +114,8 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             & !c.eot_only
             & !blocked(&pinned, &iv)
             & !off_r127(c, v as usize)
-            & !apart(&out, v as usize);
+            & !apart(&out, v as usize)
+            & !inputs.busy(iv.start.get());
         out.placement[v as usize] = pin(&mut pinned, iv, regs, lowest_run(free, regs));
     }
     // Every other accessed VGRF, by interval start.
@@ -134,7 +143,8 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
             & !c.eot_only
             & !blocked(&pinned, &iv)
             & !off_r127(c, v as usize)
-            & !apart(&out, v as usize);
+            & !apart(&out, v as usize)
+            & !inputs.busy(iv.start.get());
         let at = match packer.take(v as usize, avail) {
             Some(at) => Some(at),
             None => evict(&mut out, &active, packer, v as usize, iv.end.get(), avail),
@@ -148,6 +158,47 @@ pub(crate) fn scan(input: &Input<'_>, packer: &mut impl Packer) -> Allocation {
         };
     }
     out
+}
+
+/// The thread's input registers ([`crate::constraints::THREAD_INPUTS`]) by their last
+/// access: which of them a VGRF whose interval starts at a given point may not take
+/// (those read at or after it), found by a binary search, so that the scan stays
+/// n·log n whatever order it places VGRFs in.
+///
+/// [`crate::constraints::THREAD_INPUTS`]: crate::constraints::THREAD_INPUTS
+struct Inputs {
+    /// The last accesses, ascending.
+    last: Vec<u32>,
+    /// `busy[i]`: the registers whose last access is `last[i]` or later (one more entry,
+    /// empty, past the end).
+    busy: Vec<u128>,
+}
+
+impl Inputs {
+    fn of(c: &Constraints) -> Inputs {
+        let mut by_last: Vec<(u32, u32)> = c
+            .input_last_use
+            .iter()
+            .enumerate()
+            .filter(|&(g, _)| g < 128)
+            .filter_map(|(g, l)| l.map(|l| (l, g as u32)))
+            .collect();
+        by_last.sort_unstable();
+        let mut busy = vec![0u128; by_last.len() + 1];
+        for i in (0..by_last.len()).rev() {
+            busy[i] = busy[i + 1] | 1u128 << by_last[i].1;
+        }
+        Inputs {
+            last: by_last.iter().map(|&(l, _)| l).collect(),
+            busy,
+        }
+    }
+
+    /// The input registers still read at or after point `start` (Mesa's
+    /// `node_start_ip <= payload_last_use_ip`).
+    fn busy(&self, start: u32) -> u128 {
+        self.busy[self.last.partition_point(|&l| l < start)]
+    }
 }
 
 /// `regs` registers from `first`, kept from every later VGRF whose interval meets `iv`
@@ -300,11 +351,18 @@ fn highest_run(free: u128, n: u32, floor: u32) -> Option<u32> {
     (m != 0).then(|| 127 - m.leading_zeros())
 }
 
-/// The registers of the file a VGRF may take: at or above the first free one, below the
-/// end of the file, not reserved (end-of-thread payloads may also take `c.eot_only`).
+/// The registers of the file a VGRF may take: below the end of the file, not reserved
+/// (end-of-thread payloads may also take `c.eot_only`), and not an input register the
+/// constraints do not describe; the input registers they describe are free or not by
+/// the VGRF's interval ([`Inputs`]).
 fn allowed(c: &Constraints) -> u128 {
     let top = run_mask(0, c.grf_count.min(128));
-    top & !run_mask(0, c.first_free_grf.min(128)) & !c.reserved
+    let described = c.input_last_use.len().min(c.first_free_grf as usize) as u32;
+    let undescribed = run_mask(
+        described,
+        c.first_free_grf.min(128).saturating_sub(described),
+    );
+    top & !undescribed & !c.reserved
 }
 
 #[cfg(test)]

@@ -59,31 +59,34 @@ fn linear_allocation_passes_and_follows_the_rules() {
     assert_eq!(c.eot_reads.len(), 1);
     check(&s, &mut cx, &c, &a).unwrap();
     assert!(!a.needs_spills());
-    // vgrf3 first (g6), vgrf0 next (g7), vgrf1 in g8-g9, vgrf2 reuses vgrf0's g7; the
-    // payload at the top of the file.
-    assert_eq!(a.placement[3], at(6, 0));
-    assert_eq!(a.placement[0], at(7, 0));
-    assert_eq!(a.placement[1], at(8, 0));
-    assert_eq!(a.placement[2], at(7, 0));
+    // Input registers are free to a value that starts after their last read (Mesa's
+    // payload interference): g2-g3 are never read, g5 is read at point 0 and g4 at 1.
+    // vgrf3 first (g2), vgrf0 next (g3), vgrf1 (from point 2) in g4-g5, vgrf2 reuses
+    // vgrf0's g3; the payload at the top of the file; g0-g1 (read by the end-of-thread
+    // send) stay the thread's.
+    assert_eq!(a.placement[3], at(2, 0));
+    assert_eq!(a.placement[0], at(3, 0));
+    assert_eq!(a.placement[1], at(4, 0));
+    assert_eq!(a.placement[2], at(3, 0));
     assert_eq!(a.placement[4], at(124, 0));
     assert_eq!(a.grf_used(&s, &c), 128);
-    // g0-g5, g6-g9 and g124-g127.
-    assert_eq!(a.registers_taken(&s, &c), 14);
+    // g0-g5 and g124-g127.
+    assert_eq!(a.registers_taken(&s, &c), 10);
 }
 
 #[test]
 fn values_live_together_sharing_a_byte_are_rejected() {
-    // vgrf2 onto vgrf3 (live throughout).
-    let e = broken(2, at(6, 0)).unwrap_err();
+    // vgrf2 onto vgrf3 (live throughout, in g2).
+    let e = broken(2, at(2, 0)).unwrap_err();
     assert!(
         matches!(e, Violation::SharedByte { a, b, byte, .. }
             if [a.index(), b.index()] == [2, 3] || [a.index(), b.index()] == [3, 2]
-            && byte.grf == 6),
+            && byte.grf == 2),
         "{e}"
     );
     assert!(e.to_string().contains("no-shared-byte"), "{e}");
-    // vgrf1's first register onto vgrf3.
-    let e = broken(1, at(6, 0)).unwrap_err();
+    // vgrf1 (two registers) from g2: its first register onto vgrf3.
+    let e = broken(1, at(2, 0)).unwrap_err();
     assert!(e.to_string().contains("vgrf3"), "{e}");
 }
 
@@ -363,7 +366,7 @@ block3:
 
 #[test]
 fn too_many_live_values_do_not_fit() {
-    // 130 values live at once: more than the 124 free registers.
+    // 130 values live at once, and their sum: more than the 126 registers there.
     let n = 130;
     let mut t = String::from("shader \"t\" stage FS width 8 target skl\n");
     for k in 0..=n {
@@ -381,9 +384,10 @@ fn too_many_live_values_do_not_fit() {
     let s = parse_shader(&t).unwrap();
     let (a, c, mut cx) = linear(&s);
     assert!(a.needs_spills());
-    // g11 (after the g10 output) to g127: 117 registers for 131 values.
+    // g0-g1 and g3-g9 (never accessed) and g11 (after the g10 output) to g127: 126
+    // registers, and g2 to the sum, which starts after g2's last read: 127 for 131 values.
     assert_eq!(c.first_free_grf, 11);
-    assert_eq!(a.unplaced().count(), 131 - 117);
+    assert_eq!(a.unplaced().count(), 131 - 127);
     check(&s, &mut cx, &c, &a).unwrap();
     assert!(a
         .unplaced()
@@ -498,7 +502,19 @@ fn spill_rules_are_checked() {
         },
     )
     .unwrap();
-    let (a, _, mut cx) = linear(&s);
+    let (mut a, _, mut cx) = linear(&s);
+    // linear without the budget puts vgrf0 in g3, an input register after its last read:
+    // a budget keeps the inputs from VGRFs too.
+    let e = check(&s, &mut cx, &c, &a).unwrap_err();
+    assert!(
+        matches!(e, Violation::ReservedRegister { grf: 3, .. }),
+        "{e}"
+    );
+    // Values moved into the budget's g6-g7 but one, past it in g8.
+    a.placement[0] = at(6, 0);
+    a.placement[1] = at(8, 0);
+    a.placement[2] = at(6, 0);
+    a.placement[3] = at(7, 0);
     let e = check(&s, &mut cx, &c, &a).unwrap_err();
     assert!(
         matches!(e, Violation::ReservedRegister { grf: 8, .. }),

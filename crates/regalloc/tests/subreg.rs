@@ -39,8 +39,16 @@ fn two_simd8_hf_values_share_one_register() {
     assert_eq!(shared, 1);
     let (l, linear_shared) = allocated(&s, "linear");
     assert_eq!(linear_shared, 0);
-    let taken = |r: &Allocated| r.allocation.registers_taken(&s, &r.constraints);
-    assert_eq!(taken(&r) + 1, taken(&l));
+    // The registers holding the three values: one fewer with subreg. (Counted directly:
+    // both allocators may put the values in input registers after their last read, which
+    // `registers_taken` counts as the thread's whatever they hold.)
+    let holding = |r: &Allocated| {
+        let mut g: Vec<u32> = (0..3).map(|v| place(r, v).grf).collect();
+        g.sort_unstable();
+        g.dedup();
+        g.len()
+    };
+    assert_eq!((holding(&r), holding(&l)), (2, 3));
 }
 
 #[test]
