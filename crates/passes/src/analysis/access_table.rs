@@ -12,11 +12,13 @@
 //! writes what it did, so only the instructions a pass touched or added are computed
 //! again. That holds VGRF by VGRF, not only when the whole slot numbering is unchanged: an
 //! instruction whose fields differ only in VGRF numbers, each VGRF of the size and the
-//! [`super::access::Slots::read_unmasked`] flag its old one had, and all of them moved by
-//! the same number of slots, has its runs moved by that many (a pass that appends, splits
-//! or renumbers VGRFs, or flips one VGRF's flag, leaves the others' instructions as they
-//! were). The table keeps every instruction's fields as keys compared whole
-//! ([`eubatch_ir::Operand::key`]), by instruction number.
+//! [`super::access::Slots::read_unmasked`] flag its old one had, has each run moved by as
+//! many slots as the VGRF holding it moved (a pass that appends, splits or renumbers VGRFs,
+//! or flips one VGRF's flag, leaves the others' instructions as they were); unless a run
+//! lies across two VGRFs, or runs of VGRFs that moved apart come to touch (computing the
+//! instruction anew would join them), when it is computed again. The table keeps every
+//! instruction's fields as keys compared whole ([`eubatch_ir::Operand::key`]), by
+//! instruction number.
 //!
 //! The next table takes over the last one's storage when nothing else holds the last one
 //! (the usual case: the pass manager drops the analyses built on it first), and then costs
