@@ -147,22 +147,30 @@ fn vec4_start_dumps_simulate_and_agree_with_mesa() {
 /// A vec4 pair of the example corpus agrees, and the cross-check catches a wrong swizzle or
 /// writemask planted in Mesa's final code: swizzles and writemasks are modelled, not
 /// passed over.
-#[test]
-fn a_planted_swizzle_or_writemask_error_is_caught() {
+/// The vertex shader of the test in `dir`: its start IR and Mesa's final vec4 code, read
+/// from the listing, checked to agree in the simulator before a planted error changes one.
+fn agreeing_vertex_shaders(dir: &std::path::Path) -> (eubatch_ir::Shader, eubatch_ir::Shader) {
     use eubatch_codegen::asm::read_asm;
     use eubatch_sim::crosscheck::{crosscheck, Verdict};
-    let dir = common::root().join(
-        "examples/corpus/piglit-fp64-hsw/generated_tests/spec/arb_gpu_shader_fp64/execution/built-in-functions/gs-abs-dvec2",
-    );
     let start = load_file(&dir.join("VS-GLSL1-00-00-start"), "start", Some(Gen::Gen75)).unwrap();
     let text = std::fs::read_to_string(dir.join("asm.txt")).unwrap();
     let programs = read_asm(&text, "asm.txt", Gen::Gen75).unwrap();
-    let vs = &programs
-        .iter()
+    let vs = programs
+        .into_iter()
         .find(|p| p.vec4 && p.stage == eubatch_ir::Stage::Vs)
         .unwrap()
         .shader;
-    assert_eq!(crosscheck(&start, vs, 0..4, STEPS), Verdict::Agree);
+    assert_eq!(crosscheck(&start, &vs, 0..4, STEPS), Verdict::Agree);
+    (start, vs)
+}
+
+#[test]
+fn a_planted_swizzle_or_writemask_error_is_caught() {
+    use eubatch_sim::crosscheck::{crosscheck, Verdict};
+    let (start, vs) = agreeing_vertex_shaders(&common::root().join(
+        "examples/corpus/piglit-fp64-hsw/generated_tests/spec/arb_gpu_shader_fp64/execution/built-in-functions/gs-abs-dvec2",
+    ));
+    let vs = &vs;
     // `mov(8) g116<1>F g1<4>F`: the attribute into the second VUE slot (m4).
     let mov = vs
         .layout
@@ -190,21 +198,12 @@ fn a_planted_swizzle_or_writemask_error_is_caught() {
 /// pair differ. Skipped where shaderdb-hsw is absent.
 #[test]
 fn a_planted_txl_parameter_error_is_caught() {
-    use eubatch_codegen::asm::read_asm;
     use eubatch_sim::crosscheck::{crosscheck, Verdict};
     let Some(corpus) = corpora::corpus("shaderdb-hsw") else {
         return;
     };
-    let dir = corpus.join("shaders/tesseract/136");
-    let start = load_file(&dir.join("VS-GLSL1-00-00-start"), "start", Some(Gen::Gen75)).unwrap();
-    let text = std::fs::read_to_string(dir.join("asm.txt")).unwrap();
-    let programs = read_asm(&text, "asm.txt", Gen::Gen75).unwrap();
-    let vs = &programs
-        .iter()
-        .find(|p| p.vec4 && p.stage == eubatch_ir::Stage::Vs)
-        .unwrap()
-        .shader;
-    assert_eq!(crosscheck(&start, vs, 0..4, STEPS), Verdict::Agree);
+    let (start, vs) = agreeing_vertex_shaders(&corpus.join("shaders/tesseract/136"));
+    let vs = &vs;
     // `mov(8) m3.x:F, vgrf1.xxxx:F`: the LOD; read vgrf4 (4.0) instead.
     let lod = start
         .layout

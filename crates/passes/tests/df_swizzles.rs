@@ -235,12 +235,7 @@ fn every_swizzle_and_writemask_lowers_to_what_the_hardware_reads() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures[..failures.len().min(20)].join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
 #[test]
@@ -268,12 +263,7 @@ fn every_level_with_random_writemasks_and_second_sources() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures[..failures.len().min(20)].join("\n")
-    );
+    assert_no_failures(&failures);
 }
 
 /// Instruction counts for a full writemask on gen7.5, by class and level: each class's
@@ -297,4 +287,14 @@ fn class_methods_give_the_seeds_counts() {
         let mesa = check(Gen::Gen75, Level::Mesa, 0xf, s, None).unwrap();
         assert_eq!(mesa, if class.group() == "A+" { 1 } else { 4 });
     }
+}
+
+/// Fails with the number of failures and the first twenty of them.
+fn assert_no_failures(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
 }
