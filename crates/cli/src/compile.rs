@@ -461,24 +461,16 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
             format_duration(ra.check_time)
         );
         if !opts.keep_all_simd32 {
-            let n: u64 = ra.simd32_dropped.values().sum();
-            println!(
-                "SIMD16/SIMD32 fragment variants allocated and not kept, as Mesa's brw_compile_fs would not keep them (not counted above or below; --keep-all-simd32 keeps them): {n}{}",
-                if n > 0 { ":" } else { "" }
+            print_not_kept(
+                "SIMD16/SIMD32 fragment variants allocated and not kept, as Mesa's brw_compile_fs would not keep them (not counted above or below; --keep-all-simd32 keeps them)",
+                &ra.simd32_dropped,
             );
-            for (why, n) in &ra.simd32_dropped {
-                println!("  {n:6}  {why}");
-            }
         }
         if !opts.keep_all_cs_variants {
-            let n: u64 = ra.cs_not_kept.values().sum();
-            println!(
-                "compute variants allocated and not kept, as Mesa's brw_compile_cs keeps one per shader (brw_simd_select; not counted above or below; --keep-all-cs-variants keeps them): {n}{}",
-                if n > 0 { ":" } else { "" }
+            print_not_kept(
+                "compute variants allocated and not kept, as Mesa's brw_compile_cs keeps one per shader (brw_simd_select; not counted above or below; --keep-all-cs-variants keeps them)",
+                &ra.cs_not_kept,
             );
-            for (why, n) in &ra.cs_not_kept {
-                println!("  {n:6}  {why}");
-            }
         }
         let modes: Vec<String> = ra.modes.iter().map(|(m, n)| format!("{m} {n}")).collect();
         println!(
@@ -1747,6 +1739,15 @@ fn shader_stats(
         fills: None,
         max_live_registers: Some(pressure),
         registers: None,
+    }
+}
+
+/// Prints `what`, how many variants were not kept in all, and the count of each reason.
+fn print_not_kept<K: std::fmt::Display>(what: &str, why: &std::collections::BTreeMap<K, u64>) {
+    let n: u64 = why.values().sum();
+    println!("{what}: {n}{}", if n > 0 { ":" } else { "" });
+    for (why, n) in why {
+        println!("  {n:6}  {why}");
     }
 }
 

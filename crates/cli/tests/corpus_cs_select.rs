@@ -15,7 +15,7 @@ mod corpora;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::eubatch;
+use common::{eubatch, mesa_final_stats};
 use eubatch::stats::read;
 
 /// (corpus, target, compute shaders, shaders whose kept width is Mesa's when last raised,
@@ -51,18 +51,7 @@ fn one_compute_variant_is_kept_as_mesa_keeps_it() {
         };
         let dir = dir.to_str().unwrap();
         let mesa_json = tmp.join(format!("{name}-mesa.json"));
-        let (ok, out) = eubatch(&[
-            "stats",
-            "--mesa",
-            dir,
-            "--stage",
-            "final",
-            "--target",
-            target,
-            "-o",
-            mesa_json.to_str().unwrap(),
-        ]);
-        assert!(ok, "{name}: stats --mesa:\n{out}");
+        mesa_final_stats(dir, target, &mesa_json, name);
         let ours = tmp.join(format!("{name}.json"));
         let (ok, out) = eubatch(&[
             "compile",

@@ -20,7 +20,7 @@ mod corpora;
 
 use std::collections::HashMap;
 
-use common::{eubatch, number_before};
+use common::{eubatch, mesa_final_stats, number_before};
 use eubatch::stats::{read, ShaderStats};
 
 /// (corpus, target, variants compared, of them exact when last raised, unknown allowed).
@@ -54,20 +54,7 @@ fn final_instruction_counts_match_mesas() {
             tmp.join(format!("{name}.csv")),
         );
         let dir = dir.to_str().unwrap();
-        let (ok, out) = eubatch(&[
-            "stats",
-            "--mesa",
-            dir,
-            "--stage",
-            "final",
-            "--target",
-            target,
-            "-j",
-            "2",
-            "-o",
-            mesa_csv.to_str().unwrap(),
-        ]);
-        assert!(ok, "{name}: stats --mesa:\n{out}");
+        mesa_final_stats(dir, target, &mesa_csv, name);
         let (_, out) = eubatch(&[
             "compile",
             dir,

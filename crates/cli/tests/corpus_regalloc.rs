@@ -25,7 +25,7 @@ mod corpora;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::{eubatch, line_starting};
+use common::{eubatch, line_starting, mesa_final_stats};
 
 /// Variants Mesa 22.3.6 kept of shaderdb-skl (its stats.txt files).
 const MESA_22_KEPT: usize = 1648;
@@ -60,18 +60,7 @@ fn mesa_allocates_shaderdb_skl_without_spilling() {
     let tmp = std::env::temp_dir().join(format!("eubatch-corpus-ra-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let (ours, theirs) = (tmp.join("ours.json"), tmp.join("mesa.json"));
-    let (ok, out) = eubatch(&[
-        "stats",
-        "--mesa",
-        dir.to_str().unwrap(),
-        "--stage",
-        "final",
-        "--target",
-        "skl",
-        "-o",
-        theirs.to_str().unwrap(),
-    ]);
-    assert!(ok, "stats --mesa:\n{out}");
+    mesa_final_stats(dir.to_str().unwrap(), "skl", &theirs, "shaderdb-skl");
     let (ok, out) = eubatch(&[
         "compile",
         dir.to_str().unwrap(),

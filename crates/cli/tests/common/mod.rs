@@ -45,3 +45,20 @@ pub fn line_starting<'a>(out: &'a str, prefix: &str, what: &str) -> &'a str {
         .find(|l| l.starts_with(prefix))
         .unwrap_or_else(|| panic!("{what}: no `{prefix}` line:\n{out}"))
 }
+
+/// Mesa's final-code statistics of the corpus `dir` for `target` into `out`
+/// (`eubatch stats --mesa --stage final`); panics naming `what` when that fails.
+pub fn mesa_final_stats(dir: &str, target: &str, out: &Path, what: &str) {
+    let (ok, text) = eubatch(&[
+        "stats",
+        "--mesa",
+        dir,
+        "--stage",
+        "final",
+        "--target",
+        target,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{what}: stats --mesa:\n{text}");
+}
