@@ -170,11 +170,18 @@ fn exec_type_of(t: Type) -> Type {
     }
 }
 
-/// `get_exec_type(const fs_inst *)`.
+/// `get_exec_type(const fs_inst *)` (and `get_exec_type(const vec4_instruction *)`,
+/// brw_ir_vec4.h, which reads the IR's source types: the 32-bit half of a 64-bit IR source
+/// of `PICK_LOW_32BIT`/`PICK_HIGH_32BIT`/`DOUBLE_TO_*`, which vec4_generator.cpp
+/// `generate_code` retypes to `UD`/`F`, executes as `DF`).
 fn exec_type(v: &View<'_>) -> Type {
     let mut ex = Type::B;
     for s in v.srcs.iter().filter(|s| !s.is_bad() && !s.is_null()) {
-        let t = exec_type_of(s.ty);
+        let t = if v.vec4 && is_half_of_64bit(v, s) {
+            Type::DF
+        } else {
+            exec_type_of(s.ty)
+        };
         if t.size() > ex.size() || (t.size() == ex.size() && t.is_float()) {
             ex = t;
         }
