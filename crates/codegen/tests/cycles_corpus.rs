@@ -233,7 +233,7 @@ fn shaderdb_hsw() {
 #[test]
 fn piglit_fp64() {
     walk("piglit-fp64-skl", Gen::Gen9, (100.0, 100.0));
-    walk("piglit-fp64-hsw", Gen::Gen75, (99.9, 99.9));
+    walk("piglit-fp64-hsw", Gen::Gen75, (100.0, 100.0));
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //!   `and(1)`s;
 //! * legacy scratch messages before gen9 (`generate_scratch_write`,
 //!   `brw_oword_block_write_scratch`, `brw_oword_block_read_scratch`): the data copy into
-//!   the message, the header copy of `g0` and its offset `mov(1)`, then the send.
+//!   the message, the header copy of `g0` and its offset `mov(1)` (vec4: two offsets, an
+//!   `add(1)` for an index in a register), then the send.
 
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
@@ -98,7 +99,10 @@ pub fn is_scratch_header_and(s: &Shader, before: &[Inst], v: &View<'_>) -> bool 
 /// `mov(8) mB g0`, `mov(1) mB.2 offset`, send (`generate_scratch_write`,
 /// `brw_oword_block_write_scratch`); the vec4 back end's `mov(8) mB g0`, the two offsets
 /// of `generate_oword_dual_block_offsets` in `mB+1`, `mov mB+2 data`, send
-/// (vec4_generator.cpp `generate_scratch_write`/`_read`). Reads lack the data copy.
+/// (vec4_generator.cpp `generate_scratch_write`/`_read`), where an index in a register
+/// (`get_scratch_offset` with a relative address) is copied by `mov(1) mB+1.0 index.0`
+/// and `add(1) mB+1.4 index.4 1` and is a source of the IR instruction. Reads lack the
+/// data copy.
 pub fn legacy_scratch(
     s: &Shader,
     order: &[Inst],
@@ -119,11 +123,15 @@ pub fn legacy_scratch(
         };
         let base = base.nr;
         let mut data = None;
+        let mut index = None;
         let mut header = None;
         for back in 1..=k.min(5) {
             let m = order[k - back];
             let d = s.insts.dst[m];
-            if s.insts.opcode[m] != Opcode::Mov
+            // A register index's second offset is `add(1) mB+1.4 index.4 1`
+            // (generate_oword_dual_block_offsets).
+            let offset_add = vec4 && s.insts.opcode[m] == Opcode::Add && d.nr == base + 1;
+            if (s.insts.opcode[m] != Opcode::Mov && !offset_add)
                 || d.file != RegFile::FixedGrf
                 || !(base..=base + data_reg).contains(&d.nr)
             {
@@ -134,8 +142,13 @@ pub fn legacy_scratch(
                 header = Some(back);
                 break;
             }
+            let from_reg = src.is_some_and(|o| o.file == RegFile::FixedGrf);
             if d.nr == base + data_reg && !src.is_some_and(|o| o.file == RegFile::Imm) {
                 data = Some(k - back);
+            } else if vec4 && d.nr == base + 1 && d.offset == 0 && from_reg {
+                // `mov(1) mB+1.0 index.0`: the IR instruction's index source, a
+                // register of `exec_size` dwords (vec4_instruction::size_read).
+                index = src.copied();
             }
         }
         let Some(mut back) = header else { continue };
@@ -154,6 +167,7 @@ pub fn legacy_scratch(
         if let Some(d) = data {
             extra[k] = s.srcs(order[d]).to_vec();
         }
+        extra[k].extend(index);
     }
     (skip, extra)
 }
