@@ -506,12 +506,20 @@ impl Shader {
     }
 
     /// Mesa's default `size_written` for a destination: `exec_size` elements at its stride.
+    /// A logical message whose response Mesa's code sizes ([`crate::message::response_bytes`]:
+    /// surface, atomic, A64 and block reads, varying pull constants) writes that, into a VGRF.
     pub fn default_size_written(&self, inst: Inst) -> u32 {
         let dst = &self.insts.dst[inst];
+        let exec = self.insts.control[inst].exec_size as u32;
         if dst.is_bad() {
             0
+        } else if let Some(n) = (dst.file == crate::operand::RegFile::Vgrf)
+            .then(|| crate::message::response_bytes(self.insts.opcode[inst], self.srcs(inst), exec))
+            .flatten()
+        {
+            n
         } else {
-            dst.footprint(self.insts.control[inst].exec_size as u32)
+            dst.footprint(exec)
         }
     }
 }

@@ -411,6 +411,23 @@ fn verify_inst(shader: &Shader, target: &Target, inst: Inst, errs: &mut Vec<Veri
     verify_operand(shader, target, inst, Slot::Dst, dst, errs);
     let free_size = op.has_free_size_written();
     if dst.file == RegFile::Vgrf {
+        // What a logical message answers is its own to say (its components and channels):
+        // a size written that says otherwise leaves analyses and lowering at odds with what
+        // it writes.
+        if let Some(n) = crate::message::response_bytes(op, srcs, exec) {
+            let sw = shader.insts.size_written[inst];
+            if sw != n {
+                err(
+                    errs,
+                    inst,
+                    Some(Slot::Dst),
+                    format!(
+                        "`{}` answers {n} bytes, but its size written is {sw}",
+                        op.name()
+                    ),
+                );
+            }
+        }
         let len = if free_size {
             shader.insts.size_written[inst]
         } else {
@@ -715,5 +732,35 @@ mod hardware_form_tests {
         assert!(!narrowing("mov(8) vgrf1:UD, vgrf0<2>:UD"));
         assert!(!narrowing("mov(8) vgrf1:D, vgrf2:W"));
         assert!(!narrowing("mov(8) vgrf2:UB, g2<8,8,1>:UB"));
+    }
+}
+
+#[cfg(test)]
+mod message_size_tests {
+    /// A logical read's size written is what it answers: its components times its
+    /// channels' dwords. eubatch's text gives it by default; one that says otherwise (the
+    /// random generator once wrote a 4-component read as one component) is refused, where
+    /// SIMD-width lowering and `split` would each read the VGRF differently.
+    #[test]
+    fn a_logical_read_writes_what_it_answers() {
+        let read = |size: &str| {
+            format!(
+                "shader \"t\" stage CS width 16 target skl\nvgrf0 1x64\nvgrf1 4x64\nblock0:\n    \
+                 untyped_surface_read_logical(16) {size}vgrf1:UD, 2u, (null):UD, vgrf0:UD, \
+                 (null):UD, 1u, 4u, 0u\n"
+            )
+        };
+        let errors = |text: &str| -> Vec<String> {
+            let shader = crate::text::parse_shader(text).unwrap();
+            super::verify(&shader).into_iter().map(|e| e.msg).collect()
+        };
+        assert!(errors(&read("")).is_empty());
+        assert!(errors(&read("(size: 256) ")).is_empty());
+        let e = errors(&read("(size: 64) "));
+        assert!(
+            e.iter()
+                .any(|m| m.contains("answers 256 bytes, but its size written is 64")),
+            "{e:?}"
+        );
     }
 }

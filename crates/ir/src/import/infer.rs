@@ -178,29 +178,7 @@ struct Scratch {
 fn message_dst_len(u: &InstUse<'_>) -> Option<u32> {
     match u.opcode {
         Opcode::LoadPayload => Some(load_payload_len(u)),
-        // fs_visitor::VARYING_PULL_CONSTANT_LOAD: four components
-        // (`size_written = 4 * component_size`).
-        Opcode::VaryingPullConstLogical => Some(4 * u.exec_size * 4),
-        // Surface, A64 and block messages answer what their tables say (`message::atomic`,
-        // `surface`, `a64`, `block`): a read's components (the immediate argument of
-        // untyped and typed reads; one dword per channel for scattered ones), an atomic's
-        // old value, a block's dwords.
-        op => {
-            use crate::message::{a64, atomic, block, surface};
-            let per_channel = u.exec_size * 4;
-            if let Some(a) = atomic::logical(op, u.srcs, true) {
-                return Some(a.response as u32 * per_channel);
-            }
-            if let Some(s) = surface::logical_shape(op, u.srcs).filter(|s| !s.write) {
-                return Some(s.comps * per_channel);
-            }
-            if let Some(m) = a64::logical(op, u.srcs, true) {
-                return Some(m.response_components() * per_channel).filter(|&n| n > 0);
-            }
-            block::logical(op, u.srcs)
-                .filter(|b| !b.write)
-                .map(|b| b.dwords * 4)
-        }
+        op => crate::message::response_bytes(op, u.srcs, u.exec_size),
     }
 }
 

@@ -34,6 +34,33 @@ pub mod sfid {
     pub const DATA_CACHE_1: u8 = 12;
 }
 
+/// Bytes the response of logical message `op` (sources `srcs`, `exec` channels) fills,
+/// where Mesa's code fixes it: a varying pull-constant load's four components
+/// (fs_visitor::VARYING_PULL_CONSTANT_LOAD, `size_written = 4 * component_size`); a
+/// surface, A64 or block read's components as their tables say (`atomic`, `surface`,
+/// `a64`, `block`: the immediate argument of untyped and typed reads, one dword per
+/// channel for scattered ones, an atomic's old value, a block's dwords). `None` for
+/// messages without a response, or whose size is the instruction's own (`(size: N)`:
+/// sampler messages, which answer the components a pass leaves them).
+pub fn response_bytes(op: crate::Opcode, srcs: &[Operand], exec: u32) -> Option<u32> {
+    let per_channel = exec * 4;
+    if op == crate::Opcode::VaryingPullConstLogical {
+        return Some(4 * per_channel);
+    }
+    if let Some(a) = atomic::logical(op, srcs, true) {
+        return Some(a.response as u32 * per_channel);
+    }
+    if let Some(s) = surface::logical_shape(op, srcs).filter(|s| !s.write) {
+        return Some(s.comps * per_channel);
+    }
+    if let Some(m) = a64::logical(op, srcs, true) {
+        return Some(m.response_components() * per_channel).filter(|&n| n > 0);
+    }
+    block::logical(op, srcs)
+        .filter(|b| !b.write)
+        .map(|b| b.dwords * 4)
+}
+
 /// Whether a raw `send` of shared function `sfid` with descriptor `desc` only reads: the
 /// sampler, the constant cache, a URB read, a data-port surface or scattered read. Mesa
 /// marks each message it builds (`fs_inst::send_has_side_effects`); a send read back from
