@@ -18,6 +18,14 @@
 //! - structured control flow nested up to three deep: `if`/`else`/`endif` on a comparison,
 //!   counted loops (the count a small immediate, so every run ends) with predicated
 //!   `break` and `cont`;
+//! - buffer memory through logical data-port messages at the instruction's execution size
+//!   and group: untyped surface reads into a value's components, writes of them, and
+//!   untyped atomics (with none, one or two data operands, returning a value or not), all
+//!   on a few binding-table surfaces at dword addresses from a small range, so that reads,
+//!   writes and atomics of one run meet at the same addresses (the order of the messages
+//!   is observable: a write is an output record, a read returns what was written before);
+//!   none may use the sample mask (Mesa predicates a fragment shader's on it, which
+//!   lowering leaves logical);
 //! - one `fb_write_logical` at the end whose colour is an XOR of every value's bits (so any
 //!   change to any value is observable) and raw copies of three values.
 
@@ -286,6 +294,7 @@ impl Gen<'_, '_> {
                 8 if depth < 3 => self.if_else(depth)?,
                 9 if depth < 3 => self.counted_loop(depth)?,
                 10 if self.loop_depth > 0 => self.break_or_continue()?,
+                11 => self.memory()?,
                 _ => self.alu()?,
             }
         }
@@ -520,6 +529,61 @@ impl Gen<'_, '_> {
         self.statements(depth + 1)?;
         self.loop_depth -= 1;
         self.emit(&format!("while({w}) (null):UD"));
+        Ok(())
+    }
+
+    /// A data-port message on buffer memory ([`crate::message::surface`],
+    /// [`crate::message::atomic`]): an untyped surface read into a `UD` value, a write of
+    /// one, or an untyped atomic, at a dword address computed just before (the low bits
+    /// of a value, so that messages of a run share addresses). A message at part of the
+    /// width moves one component: a value's components are a whole width apart, a
+    /// message's an execution size apart.
+    fn memory(&mut self) -> Result<()> {
+        let (exec, group) = self.exec()?;
+        let g = if group != 0 {
+            format!(" group{group}")
+        } else {
+            String::new()
+        };
+        let addr = self.new_value(Class::UD, 1);
+        self.values.pop();
+        let a = format!("{}:UD", self.reg(addr, 0, group));
+        let from = self.source(Class::UD, group, false, false)?;
+        self.emit(&format!("and({exec}) {a}, {from}, 60u{g}"));
+        let surface = self.u.int_in_range(1..=3)?;
+        let v = self.pick_value(Some(Class::UD))?;
+        let most = if exec == self.width { v.comps } else { 1 };
+        let comps = self.u.int_in_range(1..=most)?;
+        let data = format!("{}:UD", self.reg(v, 0, group));
+        match self.u.int_in_range(0..=2)? {
+            // (Its size written is what it answers: eubatch's text gives it by default.)
+            0 => self.emit(&format!(
+                "untyped_surface_read_logical({exec}) {data}, {surface}u, (null):UD, {a}, (null):UD, 1u, {comps}u, 0u{g}"
+            )),
+            1 => self.emit(&format!(
+                "untyped_surface_write_logical({exec}) (null):UD, {surface}u, (null):UD, {a}, {data}, 1u, {comps}u, 0u{g}"
+            )),
+            _ => {
+                use crate::message::atomic::op;
+                let ops = [op::ADD, op::AND, op::OR, op::XOR, op::UMAX, op::IMIN, op::INC, op::CMPWR];
+                let mut aop = *self.u.choose(&ops)?;
+                if aop == op::CMPWR && most < 2 {
+                    aop = op::ADD;
+                }
+                let operand = match aop {
+                    op::INC => "(null):UD".to_string(),
+                    _ => data,
+                };
+                let dst = if self.u.arbitrary()? {
+                    self.dst(Class::UD, group)?
+                } else {
+                    "(null):UD".to_string()
+                };
+                self.emit(&format!(
+                    "untyped_atomic_logical({exec}) {dst}, {surface}u, (null):UD, {a}, {operand}, 1u, {aop}u, 0u{g}"
+                ));
+            }
+        }
         Ok(())
     }
 

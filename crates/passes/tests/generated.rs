@@ -93,3 +93,82 @@ proptest! {
         }
     }
 }
+
+/// The generator's memory messages (untyped surface reads, writes and atomics) on fixed
+/// samples: the whole lowering pipeline turns every one into a `send`, the simulator
+/// compares each pass that changed the shader, and the messages are there to compare
+/// (the property tests above would pass vacuously on shaders without them). Outputs the
+/// lowering must keep: every write's and atomic's memory records, in order, and what the
+/// reads return (folded into the colour).
+#[test]
+fn memory_messages_of_random_shaders_are_lowered_and_proven() {
+    use eubatch_ir::Opcode;
+    let memory = |op: Opcode| {
+        matches!(
+            op,
+            Opcode::UntypedSurfaceReadLogical
+                | Opcode::UntypedSurfaceWriteLogical
+                | Opcode::UntypedAtomicLogical
+        )
+    };
+    let (mut shaders, mut messages, mut sends) = (0, 0, 0);
+    for seed in 0..120 {
+        let bytes = eubatch_ir::generate::fixed_sample(seed, 1536);
+        let mut u = Unstructured::new(&bytes);
+        let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else {
+            continue;
+        };
+        let n = shader
+            .layout
+            .insts()
+            .filter(|&i| memory(shader.insts.opcode[i]))
+            .count();
+        if n == 0 {
+            continue;
+        }
+        shaders += 1;
+        messages += n;
+        let text = eubatch_ir::text::print_shader(&shader);
+        let check = simulator::check(3, &shader);
+        let mut checks = Checks {
+            verify_ir: true,
+            equivalence: Some(&check),
+            after_pass: None,
+        };
+        let mut stats = Stats::new();
+        manager::run(
+            &mut shader,
+            &manager::parse("lower").unwrap(),
+            &mut checks,
+            &mut stats,
+        )
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        assert!(
+            stats.unchecked_reasons.is_empty(),
+            "seed {seed}: unchecked {:?}\n{text}",
+            stats.unchecked_reasons
+        );
+        let left: Vec<_> = shader
+            .layout
+            .insts()
+            .filter(|&i| memory(shader.insts.opcode[i]))
+            .collect();
+        assert!(
+            left.is_empty(),
+            "seed {seed}: {} memory messages left logical\n{text}",
+            left.len()
+        );
+        sends += shader
+            .layout
+            .insts()
+            .filter(|&i| shader.insts.opcode[i] == Opcode::Send)
+            .count();
+    }
+    eprintln!("{shaders} shaders, {messages} memory messages, {sends} sends");
+    // Fixed samples: these counts only change with the generator.
+    assert!(
+        shaders >= 80 && messages >= 250,
+        "{shaders} shaders with {messages} memory messages"
+    );
+    assert!(sends >= messages, "{sends} sends for {messages} messages");
+}
