@@ -20,7 +20,9 @@
 //!   `break` and `cont`;
 //! - buffer memory through logical data-port messages at the instruction's execution size
 //!   and group: untyped surface reads into a value's components, writes of them, and
-//!   untyped atomics (with none, one or two data operands, returning a value or not), all
+//!   untyped atomics (with none, one or two data operands, returning a value or not);
+//!   byte- and dword-scattered reads and writes; typed (image) reads, writes and atomics at
+//!   one- or two-dimensional texels; varying pull-constant loads of four components; all
 //!   on a few binding-table surfaces at dword addresses from a small range, so that reads,
 //!   writes and atomics of one run meet at the same addresses (the order of the messages
 //!   is observable: a write is an output record, a read returns what was written before);
@@ -184,6 +186,15 @@ pub fn shader(u: &mut Unstructured<'_>) -> Result<Shader> {
     Ok(crate::text::parse_shader(&text).unwrap_or_else(|e| {
         panic!("the generator wrote a shader that does not parse: {e}\n{text}")
     }))
+}
+
+/// ` groupN` after an instruction of channel group `group`, or nothing for group 0.
+fn group_suffix(group: u32) -> String {
+    if group != 0 {
+        format!(" group{group}")
+    } else {
+        String::new()
+    }
 }
 
 impl Gen<'_, '_> {
@@ -540,11 +551,7 @@ impl Gen<'_, '_> {
     /// message's an execution size apart.
     fn memory(&mut self) -> Result<()> {
         let (exec, group) = self.exec()?;
-        let g = if group != 0 {
-            format!(" group{group}")
-        } else {
-            String::new()
-        };
+        let g = group_suffix(group);
         let addr = self.new_value(Class::UD, 1);
         self.values.pop();
         let a = format!("{}:UD", self.reg(addr, 0, group));
@@ -555,7 +562,10 @@ impl Gen<'_, '_> {
         let most = if exec == self.width { v.comps } else { 1 };
         let comps = self.u.int_in_range(1..=most)?;
         let data = format!("{}:UD", self.reg(v, 0, group));
-        match self.u.int_in_range(0..=2)? {
+        match self.u.int_in_range(0..=5)? {
+            3 => return self.scattered(exec, group, surface, &a),
+            4 => return self.typed(exec, group, surface, &a),
+            5 => return self.pull_constants(exec, group, &a),
             // (Its size written is what it answers: eubatch's text gives it by default.)
             0 => self.emit(&format!(
                 "untyped_surface_read_logical({exec}) {data}, {surface}u, (null):UD, {a}, (null):UD, 1u, {comps}u, 0u{g}"
@@ -584,6 +594,100 @@ impl Gen<'_, '_> {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// A byte- or dword-scattered read or write of one component at address `a` (`bits`
+    /// 8, 16 or 32 of each channel's dword for a byte-scattered one).
+    fn scattered(&mut self, exec: u32, group: u32, surface: u32, a: &str) -> Result<()> {
+        let g = group_suffix(group);
+        let which: u32 = self.u.int_in_range(0..=3)?;
+        let (kind, bits) = if which < 2 {
+            ("dword", 32)
+        } else {
+            ("byte", *self.u.choose(&[8u32, 16, 32])?)
+        };
+        if which.is_multiple_of(2) {
+            let dst = self.dst(Class::UD, group)?;
+            self.emit(&format!(
+                "{kind}_scattered_read_logical({exec}) {dst}, {surface}u, (null):UD, {a}, (null):UD, 1u, {bits}u, 0u{g}"
+            ));
+        } else {
+            let data = self.source(Class::UD, group, false, false)?;
+            self.emit(&format!(
+                "{kind}_scattered_write_logical({exec}) (null):UD, {surface}u, (null):UD, {a}, {data}, 1u, {bits}u, 0u{g}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// A typed (image) read, write or atomic of `surface` at a texel whose one or two
+    /// coordinates are small values computed just before (the first from address `a`).
+    /// The width rules split it into SIMD8 messages.
+    fn typed(&mut self, exec: u32, group: u32, surface: u32, a: &str) -> Result<()> {
+        let g = group_suffix(group);
+        let dims = self.u.int_in_range(1..=2)?;
+        let coords = self.new_value(Class::UD, dims);
+        self.values.pop();
+        let x = format!("{}:UD", self.reg(coords, 0, group));
+        self.emit(&format!("shr({exec}) {x}, {a}, 2u{g}"));
+        if dims == 2 && exec == self.width {
+            let y = format!("{}:UD", self.reg(coords, 1, group));
+            let from = self.source(Class::UD, group, false, false)?;
+            self.emit(&format!("and({exec}) {y}, {from}, 3u{g}"));
+        }
+        // (A message at part of the width reads its coordinates an execution size apart:
+        // one coordinate there.)
+        let dims = if exec == self.width { dims } else { 1 };
+        let c = format!("{}:UD", self.reg(coords, 0, group));
+        let v = self.pick_value(Some(Class::UD))?;
+        let most = if exec == self.width { v.comps } else { 1 };
+        let comps = self.u.int_in_range(1..=most)?;
+        let data = format!("{}:UD", self.reg(v, 0, group));
+        match self.u.int_in_range(0..=2)? {
+            0 => self.emit(&format!(
+                "typed_surface_read_logical({exec}) {data}, {surface}u, (null):UD, {c}, (null):UD, {dims}u, {comps}u, 0u{g}"
+            )),
+            1 => self.emit(&format!(
+                "typed_surface_write_logical({exec}) (null):UD, {surface}u, (null):UD, {c}, {data}, {dims}u, {comps}u, 0u{g}"
+            )),
+            _ => {
+                use crate::message::atomic::op;
+                let aop = *self.u.choose(&[op::ADD, op::UMAX, op::INC])?;
+                let operand = if aop == op::INC {
+                    "(null):UD".to_string()
+                } else {
+                    self.source(Class::UD, group, false, false)?
+                };
+                let dst = self.dst(Class::UD, group)?;
+                self.emit(&format!(
+                    "typed_atomic_logical({exec}) {dst}, {surface}u, (null):UD, {c}, {operand}, {dims}u, {aop}u, 0u{g}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A varying pull-constant load (a sampler `ld` of the constant buffer) of four
+    /// components at each channel's address `a`, into a value of four components; at the
+    /// whole width only (the components are a whole width apart).
+    fn pull_constants(&mut self, exec: u32, group: u32, a: &str) -> Result<()> {
+        let fours: Vec<Value> = self
+            .values
+            .iter()
+            .copied()
+            .filter(|v| v.comps == 4 && v.class.size() == 4)
+            .collect();
+        if exec != self.width || fours.is_empty() {
+            return Ok(());
+        }
+        let v = *self.u.choose(&fours)?;
+        let dst = format!("{}:F", self.reg(v, 0, group));
+        let surface = self.u.int_in_range(0..=2)?;
+        self.emit(&format!(
+            "varying_pull_const_logical({exec}) {dst}, {surface}u, {a}, 4u{}",
+            group_suffix(group)
+        ));
         Ok(())
     }
 

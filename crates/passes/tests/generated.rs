@@ -94,7 +94,8 @@ proptest! {
     }
 }
 
-/// The generator's memory messages (untyped surface reads, writes and atomics) on fixed
+/// The generator's memory messages (untyped, scattered and typed reads, writes and
+/// atomics, varying pull-constant loads) on fixed
 /// samples: the whole lowering pipeline turns every one into a `send`, the simulator
 /// compares each pass that changed the shader, and the messages are there to compare
 /// (the property tests above would pass vacuously on shaders without them). Outputs the
@@ -109,20 +110,31 @@ fn memory_messages_of_random_shaders_are_lowered_and_proven() {
             Opcode::UntypedSurfaceReadLogical
                 | Opcode::UntypedSurfaceWriteLogical
                 | Opcode::UntypedAtomicLogical
+                | Opcode::ByteScatteredReadLogical
+                | Opcode::ByteScatteredWriteLogical
+                | Opcode::DwordScatteredReadLogical
+                | Opcode::DwordScatteredWriteLogical
+                | Opcode::TypedSurfaceReadLogical
+                | Opcode::TypedSurfaceWriteLogical
+                | Opcode::TypedAtomicLogical
+                | Opcode::VaryingPullConstLogical
         )
     };
     let (mut shaders, mut messages, mut sends) = (0, 0, 0);
+    let mut by_opcode = std::collections::BTreeMap::new();
     for seed in 0..120 {
         let bytes = eubatch_ir::generate::fixed_sample(seed, 1536);
         let mut u = Unstructured::new(&bytes);
         let Ok(mut shader) = eubatch_ir::generate::shader(&mut u) else {
             continue;
         };
-        let n = shader
-            .layout
-            .insts()
-            .filter(|&i| memory(shader.insts.opcode[i]))
-            .count();
+        let mut n = 0;
+        for op in shader.layout.insts().map(|i| shader.insts.opcode[i]) {
+            if memory(op) {
+                n += 1;
+                *by_opcode.entry(op.name()).or_insert(0) += 1;
+            }
+        }
         if n == 0 {
             continue;
         }
@@ -164,7 +176,9 @@ fn memory_messages_of_random_shaders_are_lowered_and_proven() {
             .filter(|&i| shader.insts.opcode[i] == Opcode::Send)
             .count();
     }
-    eprintln!("{shaders} shaders, {messages} memory messages, {sends} sends");
+    eprintln!("{shaders} shaders, {messages} memory messages ({by_opcode:?}), {sends} sends");
+    // Every family the generator makes is there.
+    assert_eq!(by_opcode.len(), 11, "{by_opcode:?}");
     // Fixed samples: these counts only change with the generator.
     assert!(
         shaders >= 80 && messages >= 250,
