@@ -90,10 +90,18 @@ pub enum Predicate {
     Align16ReplicateW,
     Align16Any4h,
     Align16All4h,
+    /// `BRW_PREDICATE_ALIGN1_ALLV` (encoded 3 in Align1): a channel is enabled when its
+    /// bit is set in both flag registers, f0 and f1 on gen7+ (Mesa 22.3 brw_fs.cpp
+    /// `fs_inst::flags_read`: "The vertical predication modes combine corresponding bits
+    /// from f0.0 and f1.0 on Gfx7+"), the flag subregister being f0's ([`Self::vertical_flags`]).
+    /// Mesa combines a predicate with the fragment's sample mask this way
+    /// (`brw_emit_predicate_on_sample_mask`).
+    Align1Allv,
 }
 
 impl Predicate {
-    /// Suffix after the flag register in Mesa's vec4 printer (`pred_ctrl_align16`).
+    /// Suffix after the flag register in Mesa's vec4 printer and disassembler (`pred_ctrl_align16`;
+    /// `.allv` of `pred_ctrl_align1`).
     pub fn suffix(self) -> &'static str {
         match self {
             Predicate::None | Predicate::Normal => "",
@@ -103,7 +111,15 @@ impl Predicate {
             Predicate::Align16ReplicateW => ".w",
             Predicate::Align16Any4h => ".any4h",
             Predicate::Align16All4h => ".all4h",
+            Predicate::Align1Allv => ".allv",
         }
+    }
+
+    /// The flag subregisters a vertical predicate (ALLV) combines for an instruction whose
+    /// own is `flag_subreg`: that one and the one two up (f0.0 with f1.0, f0.1 with f1.1:
+    /// gen7+, Mesa's `flags_read` shift of 4 bytes); `None` for other predicates.
+    pub fn vertical_flags(self, flag_subreg: u8) -> Option<[u8; 2]> {
+        (self == Predicate::Align1Allv).then_some([flag_subreg, flag_subreg + 2])
     }
 
     pub fn from_suffix(s: &str) -> Option<Predicate> {
@@ -115,6 +131,7 @@ impl Predicate {
             ".w" => Predicate::Align16ReplicateW,
             ".any4h" => Predicate::Align16Any4h,
             ".all4h" => Predicate::Align16All4h,
+            ".allv" => Predicate::Align1Allv,
             _ => return None,
         })
     }

@@ -93,6 +93,29 @@ pub fn word(seed: u64, space: Space, index: u64) -> u32 {
     }
 }
 
+/// The dispatch (pixel) mask of half `half` (channels 0-15, 16-31) of a fragment thread of
+/// `channels` channels (8 or 16 a half) for `seed`: each 2x2 subspan fully lit half of the
+/// time, else lit in a random subset of its pixels (helper invocations off), never no pixel
+/// at all; the bits past `channels` clear.
+pub fn pixel_mask(seed: u64, half: u32, channels: u32) -> u32 {
+    let h = mix(mix(seed ^ ((Space::Payload as u64) << 56) ^ 0x9e37) ^ (1 << 40 | half as u64));
+    let mut m = 0u32;
+    for s in 0..channels / 4 {
+        let bits = (h >> (8 * s)) as u32 & 0xff;
+        let subspan = if bits & 1 == 0 {
+            0xf
+        } else {
+            (bits >> 1) & 0xf
+        };
+        m |= subspan << (4 * s);
+    }
+    if m == 0 {
+        1
+    } else {
+        m
+    }
+}
+
 /// The input word `index` of `space` for `seed` where the shader uses it as an integer
 /// ([`crate::profile`]): a count or a small bit field, 0..=255, mostly under 16, so loops
 /// bounded by it end.

@@ -5,7 +5,9 @@
 //! Sources of Mesa 22.3's surface messages (`enum surface_logical_srcs`, brw_eu_defines.h):
 //! surface, surface handle, address, data, dimensions (immediate) and the argument
 //! (immediate: components for untyped and typed messages, bits for scattered ones, the
-//! operation for atomics), then whether the sample mask applies. Memory not yet written
+//! operation for atomics), then whether the sample mask applies: in a fragment shader such a
+//! message, and an A64 or Mesa 25 memory write or atomic, acts only on the enabled channels
+//! that are in the sample mask ([`eubatch_ir::message::sample_mask`]). Memory not yet written
 //! reads as a seeded function of (surface, address); every write is an output record
 //! `memory_write` holding the surface, the address and the data, every atomic a record
 //! `memory_atomic` holding the surface, the address and the value stored, in channel
@@ -27,7 +29,8 @@ use crate::{Outputs, Record, SimError};
 pub type Memory = std::collections::HashMap<(u64, u64), u8>;
 
 use eubatch_ir::message::atomic::{self, Atomic};
-use eubatch_ir::message::surface::src::{ADDRESS, DATA, IMM_DIMS, SURFACE};
+use eubatch_ir::message::sample_mask;
+use eubatch_ir::message::surface::src::{ADDRESS, ALLOW_SAMPLE_MASK, DATA, IMM_DIMS, SURFACE};
 use eubatch_ir::message::surface::{logical_shape, Kind, Shape};
 
 /// Added to an image's binding table index: images and buffers of the same index are
@@ -143,9 +146,31 @@ pub fn access(
         (None, Some(s)) => Op::Access(s),
         (None, None) => return Err(fail("neither an atomic nor an access".into())),
     };
+    let allow = srcs[ALLOW_SAMPLE_MASK];
+    if allow.file != RegFile::Imm {
+        return Err(fail(
+            "a surface message whose allow-sample-mask is not an immediate".into(),
+        ));
+    }
+    let enabled = under_sample_mask(
+        t,
+        enabled,
+        sample_mask::surface_takes_it(shader.stage, allow.imm_bits() != 0),
+    );
     run_logical(
         shader, t, inst, enabled, out, what, surface_of, addr_of, data_of,
     )
+}
+
+/// The channels of `enabled` a message acts on: those in the fragment's sample mask too
+/// when the message `takes` it ([`sample_mask`]: what the predicate or the header of its
+/// lowered `send` makes the hardware do).
+fn under_sample_mask(t: &Thread, enabled: u32, takes: bool) -> u32 {
+    if takes {
+        enabled & t.sample_mask()
+    } else {
+        enabled
+    }
 }
 
 /// What a surface, A64 or memory message does per channel: an access ([`run`]) or an
@@ -240,6 +265,8 @@ pub fn a64_access(
             .map_err(|e| e.with_inst(inst))
     };
     let space = |_: &mut Thread, _: u32| Ok(A64_SPACE);
+    let takes = sample_mask::a64_takes_it(shader.stage, msg.has_side_effects(), srcs);
+    let enabled = under_sample_mask(t, enabled, takes);
     run_logical(shader, t, inst, enabled, out, msg, space, addr_of, data_of)
 }
 
@@ -302,6 +329,8 @@ pub fn memory_access(
             .map_err(|e| e.with_inst(inst))
     };
     let space = |_: &mut Thread, _: u32| Ok(surface);
+    let takes = sample_mask::memory_takes_it(shader.stage, op, srcs);
+    let enabled = under_sample_mask(t, enabled, takes);
     run_logical(shader, t, inst, enabled, out, m.op, space, addr_of, data_of)
 }
 

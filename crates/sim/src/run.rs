@@ -320,6 +320,21 @@ fn predicate_mask(t: &Thread, ctl: Control, inst: Inst) -> Result<u32, SimError>
             }
             Ok(m)
         }
+        // ALLV (gen7+): a channel's bit in both flag registers, f0 and f1
+        // (`Predicate::vertical_flags`); the inversion applies to the combined value.
+        Predicate::Align1Allv => {
+            let [a, b] = ctl
+                .predicate
+                .vertical_flags(ctl.flag_subreg)
+                .unwrap_or_default();
+            let mut m = 0u32;
+            for c in 0..32 {
+                if (t.flag(a, c) && t.flag(b, c)) != ctl.pred_invert() {
+                    m |= 1 << c;
+                }
+            }
+            Ok(m)
+        }
         _ => crate::vec4::replicate_predicate(t, ctl)
             .ok_or_else(|| SimError::at(inst, "this predicate is not simulated yet")),
     }

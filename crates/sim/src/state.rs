@@ -29,6 +29,23 @@ fn payload(shader: &Shader, seed: u64) -> Vec<u8> {
         chunk.copy_from_slice(&word(seed, Space::Payload, i as u64).to_le_bytes());
     }
     grf[8..12].fill(0);
+    // A fragment thread's dispatch (pixel) mask, g1.7 and for SIMD32 g2.7: the lit pixels
+    // of its subspans, the ones messages with side effects act on
+    // (`eubatch_ir::message::sample_mask`).
+    if shader.stage == eubatch_ir::shader::Stage::Fs
+        && shader.backend == eubatch_ir::Backend::Scalar
+    {
+        use eubatch_ir::message::sample_mask::{dispatch_mask_reg, DISPATCH_MASK_DWORD};
+        let width = shader.dispatch_width as u32;
+        for half in 0..width.div_ceil(16) {
+            let reg = dispatch_mask_reg(16 * half);
+            let at = (reg * target.reg_size + 4 * DISPATCH_MASK_DWORD) as usize;
+            let mask = crate::inputs::pixel_mask(seed, half, width.min(16));
+            if at + 4 <= grf.len() {
+                grf[at..at + 4].copy_from_slice(&mask.to_le_bytes());
+            }
+        }
+    }
     grf
 }
 
@@ -75,6 +92,9 @@ pub struct Thread {
     pub fb: Option<crate::layout::FbLayout>,
     /// SIMD4x2 execution ([`crate::vec4`]).
     pub vec4: crate::vec4::State,
+    /// A fragment shader that discards: its sample mask is in the flag f1, not the
+    /// payload's dispatch mask ([`eubatch_ir::message::sample_mask::in_flag`]).
+    pub sample_mask_in_flag: bool,
 }
 
 /// Inputs placed in the register file as Mesa's hardware thread receives them, shared by a
@@ -150,7 +170,27 @@ impl Thread {
             layout: None,
             fb: None,
             vec4: Default::default(),
+            sample_mask_in_flag: eubatch_ir::message::sample_mask::in_flag(shader),
         }
+    }
+
+    /// The sample mask of a fragment thread, bit `c` for channel `c`: the flag f1 in a
+    /// shader that discards, else the dispatch masks of the payload (g1.7 for channels
+    /// 0-15, g2.7 for 16-31), where Mesa's lowered messages read it
+    /// ([`eubatch_ir::message::sample_mask`]).
+    pub fn sample_mask(&self) -> u32 {
+        use eubatch_ir::message::sample_mask::{dispatch_mask, FLAG_SUBREG};
+        if self.sample_mask_in_flag {
+            return (self.flags >> (16 * FLAG_SUBREG as u32)) as u32;
+        }
+        let half = |group: u32| {
+            let m = dispatch_mask(group);
+            let at = (m.nr * self.reg_size + m.offset) as usize;
+            self.grf
+                .get(at..at + 2)
+                .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]) as u32)
+        };
+        half(0) | half(16) << 16
     }
 
     /// Input word `index` of `space`, typed by the shader's [`Profile`].

@@ -121,6 +121,48 @@ block1:
     );
 }
 
+/// A fragment shader's write that allows the sample mask stores only the pixels lit in the
+/// payload's dispatch mask (g1.7), or, in a shader that discards, those still set in f1.0;
+/// one that does not allow it stores every channel. The seeded masks leave pixels off.
+#[test]
+fn fragment_writes_follow_the_sample_mask() {
+    use eubatch_sim::inputs::pixel_mask;
+    let write = |allow: u32| {
+        format!(
+            "    untyped_surface_write_logical(8) (null):UD, 2u, (null):UD, vgrf0:D, g3<8,8,1>:UD, 1u, 1u, {allow}u
+    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u
+"
+        )
+    };
+    let address = "    shl(8) vgrf0:D, g2<8,8,1>:D, 2u\n";
+    let discard = "    mov(1) f1.0:UW, g1.14<0,1,0>:UW NoMask
+    (+f1.0) cmp.nz(8) null:UD, g4<8,8,1>:UD, 0u
+";
+    let written = |s: &eubatch_ir::Shader, seed: u64| -> u32 {
+        let out = run(s, seed, None).unwrap();
+        out.records
+            .iter()
+            .filter(|r| r.message == "memory_write")
+            .fold(0, |m, r| m | 1 << r.channel)
+    };
+    let mut some_off = false;
+    for seed in 0..16 {
+        let mask = pixel_mask(seed, 0, 8);
+        assert!(mask != 0 && mask <= 0xff, "seed {seed}: mask {mask:#x}");
+        some_off |= mask != 0xff;
+        let plain = shader(&format!("{address}{}", write(1)), "vgrf0 1x32\n");
+        assert_eq!(written(&plain, seed), mask, "seed {seed}");
+        let all = shader(&format!("{address}{}", write(0)), "vgrf0 1x32\n");
+        assert_eq!(written(&all, seed), 0xff, "seed {seed}");
+        let kept = (0..8)
+            .filter(|&c| g(seed, 4, c) != 0)
+            .fold(0, |m, c| m | 1 << c);
+        let killing = shader(&format!("{address}{discard}{}", write(1)), "vgrf0 1x32\n");
+        assert_eq!(written(&killing, seed), mask & kept, "seed {seed}");
+    }
+    assert!(some_off, "no seed leaves a pixel off");
+}
+
 #[test]
 fn same_seed_same_outputs() {
     let s = shader(LOOP, "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\n");

@@ -447,6 +447,10 @@ fn flags(v: &View<'_>, f: &mut InstFacts) {
             _ => 1,
         };
         f.flags_read = flag_inst_mask(c, width);
+        // Mesa's `flags_read`: the vertical modes also read the same channels of f1.
+        if c.predicate == Predicate::Align1Allv {
+            f.flags_read |= f.flags_read << 4;
+        }
     }
     if cmod_writes {
         f.flags_written = flag_inst_mask(c, 1);

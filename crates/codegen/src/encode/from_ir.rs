@@ -30,7 +30,7 @@ use eubatch_ir::{Opcode, Operand, RegFile, Region, Shader, Type};
 use super::field::Col;
 use super::inst::{Ctrl, Desc, Form, Inst, Reg, Send, Split, Src, Src3};
 use super::opcode;
-use super::tables::{COND_MOD, MATH, PRED_ALIGN16};
+use super::tables::{COND_MOD, MATH, PRED_ALIGN1, PRED_ALIGN16};
 use super::types::RegType;
 use crate::asm::inst::AsmHints;
 
@@ -294,6 +294,7 @@ fn ctrl(s: &Shader, id: eubatch_ir::Inst, hw: u8, hints: AsmHints) -> Ctrl {
     k.pred_control = match c.predicate {
         Predicate::None => 0,
         Predicate::Normal => 1,
+        Predicate::Align1Allv => code_of(&PRED_ALIGN1, c.predicate.suffix()).unwrap_or(1),
         p => code_of(&PRED_ALIGN16, p.suffix()).unwrap_or(1),
     };
     if let Some(f) = math_function(op) {

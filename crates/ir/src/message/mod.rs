@@ -7,6 +7,7 @@ pub mod a64;
 pub mod atomic;
 pub mod block;
 pub mod memory;
+pub mod sample_mask;
 pub mod sampler;
 pub mod scratch;
 pub mod surface;

@@ -81,6 +81,15 @@ impl Op {
         }
     }
 
+    /// Whether it writes memory (Mesa's `has_side_effects` of its opcode): a write or an
+    /// atomic.
+    pub fn has_side_effects(self) -> bool {
+        match self {
+            Op::Access(s) => s.write,
+            Op::Atomic(_) => true,
+        }
+    }
+
     /// Components per channel the response holds.
     pub fn response_components(self) -> u32 {
         match self {

@@ -534,18 +534,25 @@ pub fn for_each_use_run(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl 
     let exec = ctl.exec_size as u32;
     let opaque = opaque(shader, inst);
     // The predicate reads the flag bits of the instruction's channels (the whole group of
-    // four for the ANY4H/ALL4H forms, which stays inside a slot); an opaque instruction's
-    // predicate, every flag bit.
+    // four for the ANY4H/ALL4H forms, which stays inside a slot; those of both flag
+    // registers for ALLV, `Predicate::vertical_flags`); an opaque instruction's predicate,
+    // every flag bit.
     if ctl.predicate != Predicate::None && opaque {
         f(slots.flags());
     } else if ctl.predicate != Predicate::None {
-        let first = ctl.flag_subreg as u32 * 16 + ctl.group as u32;
+        let subregs = ctl
+            .predicate
+            .vertical_flags(ctl.flag_subreg)
+            .unwrap_or([ctl.flag_subreg; 2]);
         let mut seen = [false; FLAG_SLOTS as usize];
-        for c in 0..exec.max(1) {
-            let k = (((first + c) / 8) as usize).min(FLAG_SLOTS as usize - 1);
-            if !seen[k] {
-                seen[k] = true;
-                f(slots.first_flag() + k as u32..slots.first_flag() + k as u32 + 1);
+        for subreg in subregs {
+            let first = subreg as u32 * 16 + ctl.group as u32;
+            for c in 0..exec.max(1) {
+                let k = (((first + c) / 8) as usize).min(FLAG_SLOTS as usize - 1);
+                if !seen[k] {
+                    seen[k] = true;
+                    f(slots.first_flag() + k as u32..slots.first_flag() + k as u32 + 1);
+                }
             }
         }
     }

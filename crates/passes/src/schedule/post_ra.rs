@@ -349,6 +349,11 @@ pub fn for_each_access(shader: &Shader, inst: Inst, reg: u32, mut f: impl FnMut(
             ctl.group as u32,
             exec,
         ))),
+        // Mesa's `flags_read` of the vertical modes: the channels' bytes of f0 and of f1.
+        Predicate::Align1Allv => {
+            let m = flag_mask(ctl.flag_subreg as u32, ctl.group as u32, exec);
+            f(Access::ReadFlags(m | m << 4))
+        }
         _ => f(Access::ReadFlags(0xff)),
     }
     if reads_accumulator_implicitly(op) {

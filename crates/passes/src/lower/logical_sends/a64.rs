@@ -5,13 +5,21 @@
 //! (a qword per channel) and then the data; on gen9 the address and the data are the two
 //! payloads of a split send, on gen8 one payload.
 //!
+//! In a fragment shader, writes and atomics act only on the pixels in the sample mask: the
+//! send is predicated on it as `surface.rs` predicates surface messages
+//! ([`super::surface::under_sample_mask`]; Mesa: `lower_a64_logical_send` calls
+//! `brw_emit_predicate_on_sample_mask` for messages with side effects; the rules are
+//! [`eubatch_ir::message::sample_mask`]'s).
+//!
 //! Rules that limit it: gen8 on; the width is the message's (SIMD-width lowering runs
 //! first); the address a 64-bit value; Mesa's 16- and 64-bit atomics and the OWord block
-//! forms are left logical; so are fragment-shader A64 messages, which Mesa predicates on
-//! the fragment's mask of live channels (`emit_fragment_mask`), not lowered here.
+//! forms are left logical; so are fragment-shader messages that enable helper invocations
+//! (Mesa 23's `A64_LOGICAL_ENABLE_HELPERS`: predicated on the vector mask read from `sr0.3`,
+//! not lowered here) and, under the sample mask, messages already predicated other than
+//! `(+f0.0)` (Mesa asserts against them).
 
 use eubatch_ir::message::a64::{self, src};
-use eubatch_ir::message::sfid;
+use eubatch_ir::message::{sample_mask, sfid};
 use eubatch_ir::shader::Stage;
 use eubatch_ir::{Builder, Gen, Inst, Operand, RegFile, Shader, Type, VgrfLayout};
 
@@ -22,6 +30,7 @@ pub(super) fn a64_message(
     shader: &mut Shader,
     inst: Inst,
     prior: &[Inst],
+    in_flag: bool,
 ) -> Result<Vec<Inst>, String> {
     let op = shader.insts.opcode[inst];
     let srcs = shader.srcs(inst).to_vec();
@@ -45,11 +54,21 @@ pub(super) fn a64_message(
         return Err("an A64 write or atomic without its data".into());
     }
     let parts = super::surface::components(data, data_comps, ctl);
-    lower_a64(shader, inst, prior, msg, srcs[src::ADDRESS], parts)
+    if shader.stage == Stage::Fs && sample_mask::a64_enables_helpers(&srcs) {
+        return Err(
+            "a fragment-shader A64 message enabling helper invocations (predicated on the \
+             vector mask; not lowered yet)"
+                .into(),
+        );
+    }
+    let takes = sample_mask::a64_takes_it(shader.stage, msg.has_side_effects(), &srcs);
+    let mask = takes.then_some(in_flag);
+    lower_a64(shader, inst, prior, msg, srcs[src::ADDRESS], parts, mask)
 }
 
 /// Lowers the A64 message `msg` of `inst` (Mesa 22.3's A64 opcodes, Mesa 25's flat
-/// `memory_*`): the 64-bit `addr` per channel, then `parts` (the data).
+/// `memory_*`): the 64-bit `addr` per channel, then `parts` (the data); under the sample
+/// mask when `sample_mask` is given, saying whether the shader keeps it in the flag.
 pub(super) fn lower_a64(
     shader: &mut Shader,
     inst: Inst,
@@ -57,13 +76,14 @@ pub(super) fn lower_a64(
     msg: a64::Msg,
     addr: Operand,
     parts: Vec<Part>,
+    sample_mask: Option<bool>,
 ) -> Result<Vec<Inst>, String> {
-    if shader.stage == Stage::Fs {
-        return Err(
-            "a fragment-shader A64 message (predicated on the fragment mask; not lowered yet)"
-                .into(),
-        );
-    }
+    let predicate = match sample_mask {
+        Some(in_flag) => Some(super::surface::under_sample_mask_plan(
+            shader, inst, in_flag,
+        )?),
+        None => None,
+    };
     let dst = shader.insts.dst[inst];
     let has_dst = !dst.is_null() && !dst.is_bad();
     let ctl = shader.insts.control[inst];
@@ -127,7 +147,11 @@ pub(super) fn lower_a64(
             header: 0,
         }
     };
-    out.push(send(shader, inst, p, sfid::DATA_CACHE_1, desc));
+    let s = send(shader, inst, p, sfid::DATA_CACHE_1, desc);
+    if let Some(apply) = predicate {
+        super::surface::under_sample_mask(shader, &mut out, s, apply);
+    }
+    out.push(s);
     Ok(out)
 }
 

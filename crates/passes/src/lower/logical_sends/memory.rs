@@ -8,10 +8,16 @@
 //!
 //! Rules that limit it: gen9 (Mesa 25's back end starts there); scratch, block
 //! (transpose) loads and stores other than constant ones, bindless surfaces and a binding
-//! table entry computed at run time are left logical, as are fragment-shader stores and
-//! atomics (Mesa predicates them on the sample mask) and 16/64-bit atomics.
+//! table entry computed at run time are left logical, as are 16/64-bit atomics and
+//! fragment-shader messages that include helper invocations (`MEMORY_FLAG_INCLUDE_HELPERS`:
+//! Mesa predicates them on the vector mask, not lowered here). A fragment shader's stores
+//! and atomics go under the sample mask as Mesa 22.3's surface and A64 messages do
+//! (`lower_hdc_memory_logical_send`: `allow_sample_mask = has_side_effects && mode !=
+//! MEMORY_MODE_SCRATCH`; [`eubatch_ir::message::sample_mask`]).
 
 use eubatch_ir::message::memory::{self, src, Legacy, Target};
+use eubatch_ir::message::sample_mask;
+use eubatch_ir::shader::Stage;
 use eubatch_ir::{Gen, Inst, Opcode, Shader};
 
 use super::surface::{components, lower_request, Request};
@@ -20,6 +26,7 @@ pub(super) fn memory_message(
     shader: &mut Shader,
     inst: Inst,
     prior: &[Inst],
+    in_flag: bool,
 ) -> Result<Vec<Inst>, String> {
     let op = shader.insts.opcode[inst];
     let srcs = shader.srcs(inst).to_vec();
@@ -63,10 +70,26 @@ pub(super) fn memory_message(
         ));
     }
     let address = srcs[src::ADDRESS];
+    if shader.stage == Stage::Fs && sample_mask::memory_includes_helpers(&srcs) {
+        return Err(format!(
+            "a fragment-shader {} including helper invocations (predicated on the vector \
+             mask; not lowered yet)",
+            op.name()
+        ));
+    }
     // Mesa 25: `allow_sample_mask = has_side_effects && mode != MEMORY_MODE_SCRATCH`.
     let side_effects = op != Opcode::MemoryLoadLogical;
+    let takes = sample_mask::memory_takes_it(shader.stage, op, &srcs);
     match m.target {
-        Target::Flat => super::a64::lower_a64(shader, inst, prior, m.op, address, data),
+        Target::Flat => super::a64::lower_a64(
+            shader,
+            inst,
+            prior,
+            m.op,
+            address,
+            data,
+            takes.then_some(in_flag),
+        ),
         Target::Bti(surface) | Target::Typed(surface) => {
             if address.ty.size() != 4 {
                 return Err("a 64-bit address on a binding table surface".into());
@@ -78,7 +101,7 @@ pub(super) fn memory_message(
                 address: components(address, m.coord_components, ctl),
                 data,
             };
-            lower_request(shader, inst, prior, request)
+            lower_request(shader, inst, prior, request, in_flag)
         }
     }
 }

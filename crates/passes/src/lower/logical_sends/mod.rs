@@ -84,6 +84,9 @@ pub fn lower(shader: &mut Shader) -> Outcome {
     }
     let (targets, fb_writes) = framebuffer::targets(shader);
     let low_samplers = sampler::low_samplers(shader);
+    // Where a fragment shader's sample mask is, decided on the shader as it comes (the
+    // copies of the dispatch mask this pass adds do not change it).
+    let in_flag = eubatch_ir::message::sample_mask::in_flag(shader);
     for b in 0..shader.layout.blocks.len() {
         let block = eubatch_ir::Block::from_usize(b);
         let old = std::mem::take(&mut shader.layout.blocks[block].insts);
@@ -98,9 +101,9 @@ pub fn lower(shader: &mut Shader) -> Outcome {
             let result = match family {
                 Family::VaryingPull => pull_constants::varying_pull(shader, inst),
                 Family::UniformPull => pull_constants::uniform_pull(shader, inst),
-                Family::Memory => memory::memory_message(shader, inst, &new),
-                Family::Surface => surface::surface_message(shader, inst, &new),
-                Family::A64 => a64::a64_message(shader, inst, &new),
+                Family::Memory => memory::memory_message(shader, inst, &new, in_flag),
+                Family::Surface => surface::surface_message(shader, inst, &new, in_flag),
+                Family::A64 => a64::a64_message(shader, inst, &new, in_flag),
                 Family::Block => block::block_message(shader, inst, &new),
                 Family::Sampler => sampler::sampler_message(shader, inst, &new, &low_samplers),
                 Family::UrbWrite => urb::urb_write(shader, inst, &new, &mut urb_headers),

@@ -8,16 +8,23 @@
 //! header (typed messages before gen9), the address, then the data, split after the
 //! address where the target has split sends and there is no header.
 //!
+//! In fragment shaders, messages that allow the sample mask
+//! (`SURFACE_LOGICAL_SRC_ALLOW_SAMPLE_MASK`, what Mesa sets on writes and atomics) act only
+//! on the pixels in it, as Mesa's `lower_surface_logical_send` makes them: typed messages
+//! before gen9 take the sample mask register in their header's dword 7; every other one is
+//! predicated on it ([`under_sample_mask`], Mesa's `brw_emit_predicate_on_sample_mask`),
+//! after a copy of the payload's dispatch mask into the flag f1 where the shader does not
+//! discard. Where the mask lives, which messages take it and how:
+//! [`eubatch_ir::message::sample_mask`].
+//!
 //! Rules that limit it: the surface is an immediate binding table index (a bindless
 //! surface handle or a surface computed at run time is left logical) and the size
-//! arguments immediates; in fragment shaders, messages that allow the sample mask
-//! (`SURFACE_LOGICAL_SRC_ALLOW_SAMPLE_MASK`, what Mesa sets on writes and atomics) are left
-//! logical: Mesa predicates them on the sample mask (`brw_emit_predicate_on_sample_mask`)
-//! or puts the sample mask register in the typed header, neither of which is done here.
+//! arguments immediates; a message under the sample mask that is already predicated other
+//! than `(+f0.0)` is left logical (Mesa asserts against it).
 
+use eubatch_ir::message::sample_mask;
 use eubatch_ir::message::sampler::ParamType;
 use eubatch_ir::message::surface::{self, src, Kind};
-use eubatch_ir::shader::Stage;
 use eubatch_ir::{Builder, Inst, Operand, RegFile, Shader, Type};
 
 use super::payload::{payload_moves, payloads, resolve_parts, Part, Payload};
@@ -40,6 +47,7 @@ pub(super) fn surface_message(
     shader: &mut Shader,
     inst: Inst,
     prior: &[Inst],
+    in_flag: bool,
 ) -> Result<Vec<Inst>, String> {
     let op = shader.insts.opcode[inst];
     let srcs = shader.srcs(inst).to_vec();
@@ -91,7 +99,7 @@ pub(super) fn surface_message(
     if data_comps > 0 && data.is_bad() {
         return Err("a surface write or atomic without its data".into());
     }
-    lower_request(shader, inst, prior, request)
+    lower_request(shader, inst, prior, request, in_flag)
 }
 
 /// What a surface message does.
@@ -127,18 +135,16 @@ pub(super) fn components(v: Operand, n: u32, ctl: eubatch_ir::Control) -> Vec<Pa
 }
 
 /// Lowers `request`, the message of `inst`: the family's [`Plan`], the payload (header,
-/// address, data) and the `send`.
+/// address, data) and the `send`; `in_flag`: the shader keeps its sample mask in the flag
+/// ([`sample_mask::in_flag`]).
 pub(super) fn lower_request(
     shader: &mut Shader,
     inst: Inst,
     prior: &[Inst],
     request: Request,
+    in_flag: bool,
 ) -> Result<Vec<Inst>, String> {
-    if request.allow_sample_mask && shader.stage == Stage::Fs {
-        return Err(
-            "a fragment-shader message predicated on the sample mask (not lowered yet)".into(),
-        );
-    }
+    let takes = sample_mask::surface_takes_it(shader.stage, request.allow_sample_mask);
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let group = ctl.group as u32;
@@ -166,6 +172,22 @@ pub(super) fn lower_request(
             }
         }
     };
+    // Typed messages before gen9 take the sample mask in their header (the register: the
+    // flag's or the dispatch mask, as a UW), the others a predicate on it.
+    let header_mask = match plan.header_mask {
+        Some(_) if takes => Some(if in_flag {
+            sample_mask::flag(group)
+        } else {
+            sample_mask::dispatch_mask(group)
+        }),
+        Some(mask) => Some(Operand::imm(Type::UD, mask as u64)),
+        None => None,
+    };
+    let predicate = if takes && header_mask.is_none() {
+        Some(under_sample_mask_plan(shader, inst, in_flag)?)
+    } else {
+        None
+    };
     let mut parts = request.address;
     parts.extend(request.data);
     // The response is what the message answers (the logical instruction may say less
@@ -176,22 +198,72 @@ pub(super) fn lower_request(
         return Err("a surface read without a destination".into());
     }
     let mut out = Vec::new();
-    let p = match plan.header_mask {
+    let p = match header_mask {
         None => payloads(shader, &mut out, ctl, &parts, prior)?,
         Some(mask) => with_header(shader, &mut out, ctl, &parts, prior, mask)?,
     };
-    out.push(send(
+    let s = send(
         shader,
         inst,
         p,
         plan.sfid,
         plan.desc | (request.surface & 0xff),
-    ));
+    );
+    if let Some(apply) = predicate {
+        under_sample_mask(shader, &mut out, s, apply);
+    }
+    out.push(s);
     Ok(out)
 }
 
+/// How the message of `inst` goes under the sample mask
+/// ([`sample_mask::apply`]): an error for a predicate Mesa asserts against, or a message
+/// wider than the 16 channels a dispatch mask holds.
+pub(super) fn under_sample_mask_plan(
+    shader: &Shader,
+    inst: Inst,
+    in_flag: bool,
+) -> Result<sample_mask::Apply, String> {
+    let ctl = shader.insts.control[inst];
+    if ctl.exec_size > 16 {
+        return Err(format!(
+            "a SIMD{} fragment-shader message under the sample mask (16 channels at most: \
+             brw_sample_mask_reg)",
+            ctl.exec_size
+        ));
+    }
+    sample_mask::apply(
+        in_flag,
+        ctl.group as u32,
+        ctl.predicate,
+        ctl.pred_invert(),
+        ctl.flag_subreg,
+    )
+}
+
+/// Mesa's `brw_emit_predicate_on_sample_mask` on the `send` `s`: the copy of the dispatch
+/// mask into the flag (`mov(1) f1.0:UW, g1.7:UW NoMask`, f1.1 and g2.7 for channels
+/// 16-31) when the shader does not discard, then the send's predicate.
+pub(super) fn under_sample_mask(
+    shader: &mut Shader,
+    out: &mut Vec<Inst>,
+    s: Inst,
+    apply: sample_mask::Apply,
+) {
+    let group = shader.insts.control[s].group as u32;
+    if let Some(mask) = apply.copy {
+        let flag = sample_mask::flag(group);
+        out.push(Builder::new(1).exec_all().mov(shader, flag, mask));
+    }
+    let ctl = &mut shader.insts.control[s];
+    ctl.predicate = apply.predicate;
+    ctl.flag_subreg = apply.flag_subreg;
+    ctl.set(eubatch_ir::Control::PRED_INVERT, false);
+}
+
 /// A payload of one run of registers, a header first (zeros but dword 7, the sample mask
-/// `mask`) and then `parts`: the typed messages before gen9 (which have no split sends).
+/// `mask`: an immediate, or in a fragment shader the register holding it) and then
+/// `parts`: the typed messages before gen9 (which have no split sends).
 /// Mesa builds the header in a register of its own (`ubld.MOV(header, 0)`, `MOV
 /// (component(header, 7), sample_mask)`) and copies it in with `LOAD_PAYLOAD`, which its
 /// register coalescing merges: here it is built in place.
@@ -201,7 +273,7 @@ fn with_header(
     ctl: eubatch_ir::Control,
     parts: &[Part],
     prior: &[Inst],
-    mask: u32,
+    mask: Operand,
 ) -> Result<Payload, String> {
     let reg = shader.reg_size();
     let parts = &resolve_parts(shader, prior, ctl, parts)[..];
@@ -219,11 +291,7 @@ fn with_header(
         Type::UD,
         1,
     );
-    out.push(
-        Builder::new(1)
-            .exec_all()
-            .mov(shader, dword7, Operand::imm(Type::UD, mask as u64)),
-    );
+    out.push(Builder::new(1).exec_all().mov(shader, dword7, mask));
     let regs_per_part = ctl.exec_size as u32 / 8;
     Ok(Payload {
         first: Operand::vgrf(tmp, 0, Type::F, 1),
