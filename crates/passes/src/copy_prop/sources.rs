@@ -90,6 +90,15 @@ pub(super) fn rewrite_sources<'a, I: IntoIterator<Item = &'a Copy>>(
                 // max (`sel.l`, `sel.ge`) are commutative, and float ones are too against
                 // a constant that is neither zero nor NaN (of +0 and -0 they return the
                 // second, and of a NaN and a number the number either way).
+                // Against a zero they swap by making the test strict or not: `sel.ge c, x`
+                // keeps `c` on a tie (+0 against -0 included), and so does `sel.g x, c`
+                // (the test fails); `sel.l c, x` keeps `x` on one, as `sel.le x, c`
+                // does. A NaN `x` gives `c` in all four, whether the hardware's `.g` and
+                // `.le` return the number of a NaN and a number (as `.ge` and `.l` do)
+                // or compare plainly (the test fails, and the second source is `c`). Mesa
+                // swaps `sel.ge`/`sel.l` against zero as they are (brw_fs_copy_propagation
+                // `try_constant_propagate`: "Only GE and L are commutative"), which can
+                // change the sign of a zero result; this keeps every bit.
                 Opcode::Sel => match ctl.cmod {
                     CondMod::None if ctl.predicate != Predicate::None => {
                         Some((CondMod::None, !ctl.pred_invert()))
@@ -99,6 +108,8 @@ pub(super) fn rewrite_sources<'a, I: IntoIterator<Item = &'a Copy>>(
                     {
                         Some((ctl.cmod, ctl.pred_invert()))
                     }
+                    CondMod::Ge if float_number(&new) => Some((CondMod::G, ctl.pred_invert())),
+                    CondMod::L if float_number(&new) => Some((CondMod::Le, ctl.pred_invert())),
                     _ => None,
                 },
                 _ => None,
@@ -180,11 +191,14 @@ pub(super) fn raw_select(shader: &Shader, inst: Inst) -> bool {
 
 /// A 32-bit float immediate that is neither ±0 nor NaN.
 pub(super) fn nonzero_number(imm: &Operand) -> bool {
-    let bits = imm.imm_bits() as u32;
+    float_number(imm) && imm.imm_bits() as u32 & 0x7fff_ffff != 0
+}
+
+/// A 32-bit float immediate that is not NaN.
+fn float_number(imm: &Operand) -> bool {
     imm.file == RegFile::Imm
         && imm.ty == eubatch_ir::Type::F
-        && bits & 0x7fff_ffff != 0
-        && !f32::from_bits(bits).is_nan()
+        && !f32::from_bits(imm.imm_bits() as u32).is_nan()
 }
 
 /// Two-source operations whose sources may swap.
