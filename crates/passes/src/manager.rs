@@ -158,6 +158,7 @@ pub const PASSES: &[Pass] = passes![
     "sel_peephole" => crate::sel_peephole,
     "split" => crate::split,
     "tex_response" => crate::tex_response,
+    "zero_samples" => crate::lower::zero_samples,
 ];
 
 /// The index of the pass named `name`.
@@ -172,7 +173,7 @@ pub const OPT: &str =
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
 pub const LOWER: &str = "opt,tex_response,lower_load_payload,lower_pack,lower_wide_immediates,lower_linterp,lower_regioning,lower_simd_width,lower_integer_mul,lower_logical_sends,split,\
-     loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,dce,dead_cf,predicated_break,sel_peephole,coalesce),\
+     loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,zero_samples,dce,dead_cf,predicated_break,sel_peephole,coalesce),\
      combine_constants,fixup_3src_null_dest,compact";
 
 /// A parsed pipeline.

@@ -33,9 +33,17 @@ pub fn texel(
     params: &[u32],
     comp: u32,
 ) -> u32 {
+    // Parameters a message leaves out are zero to the sampler (PRM Vol. 2d "Message
+    // Payload": the message length says which are sent), so trailing zeros count for
+    // nothing: Mesa 25 sends a 2D coordinate whose v is 0 as u alone, and eubatch leaves
+    // trailing zero parameters out of any message (`zero_samples`).
+    let sent = params.iter().rposition(|&p| p != 0).map_or(0, |i| i + 1);
     if matches!(msg_type, msg::msg::LD | msg::msg::LD_LZ) {
         let u = params.first().copied().unwrap_or(0) as u64;
-        let rest = params.iter().skip(1).fold(0u64, |h, &p| mix(h ^ p as u64));
+        let rest = params[..sent]
+            .iter()
+            .skip(1)
+            .fold(0u64, |h, &p| mix(h ^ p as u64));
         let byte = u.wrapping_add(4 * comp as u64).wrapping_add(rest << 20);
         return crate::inputs::word(
             seed,
@@ -47,10 +55,6 @@ pub fn texel(
     if header_bits != 0 {
         h = mix(h ^ (header_bits as u64) << 8);
     }
-    // Parameters a message leaves out are zero to the sampler (PRM Vol. 2d "Message
-    // Payload": the message length says which are sent), so trailing zeros count for
-    // nothing: Mesa 25 sends a 2D coordinate whose v is 0 as u alone.
-    let sent = params.iter().rposition(|&p| p != 0).map_or(0, |i| i + 1);
     for (k, &p) in params[..sent].iter().enumerate() {
         // Every NaN is the same coordinate: payloads differ between equivalent
         // computations (see `first_difference`).

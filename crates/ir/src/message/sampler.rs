@@ -36,6 +36,23 @@ pub mod msg {
     pub const LD2DSS: u32 = 31;
 }
 
+/// Parameters a message leaves out are zero to the sampler: the message length says which
+/// are sent (PRM Vol. 2d "Message Payload"; Mesa 25 `brw_opt_zero_samples` leaves trailing
+/// zero parameters out of every sampler message on gen5+, but for Wa_14012688258's cube
+/// maps on gen12.5, which eubatch does not target).
+pub const TRAILING_PARAMETERS_OPTIONAL: bool = true;
+
+/// How many of a message's first parameters it must send whatever their value: parameter
+/// 0, "required except for the sampleinfo message, which has no parameter 0" (Haswell PRM
+/// Vol. 7 p. 149, quoted in Mesa's `opt_zero_samples`).
+pub fn required_parameters(msg_type: u32) -> u32 {
+    if msg_type == msg::SAMPLEINFO {
+        0
+    } else {
+        1
+    }
+}
+
 /// Bits 15:12 of a sampler header's dword 2: the response components left out (1 = not
 /// written; PRM Vol. 2d "Message Header", Mesa `lower_sampler_logical_send`). The rest of
 /// the dword is the message's header bits (gather channel 17:16, texel offsets 11:0).

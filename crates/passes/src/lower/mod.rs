@@ -19,6 +19,7 @@ pub mod regioning;
 pub mod simd_width;
 pub mod three_src_null_dest;
 pub mod wide_immediates;
+pub mod zero_samples;
 
 /// Rebuilds the blocks that hold an instruction of opcode `op`: each such instruction is
 /// replaced by the instructions `f` makes for it, or kept where `f` gives `None`. Whether
