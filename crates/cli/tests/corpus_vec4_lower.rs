@@ -13,7 +13,8 @@ mod common;
 mod corpora;
 
 use common::{eubatch, line_starting, number_before};
-use eubatch_ir::import::{discover, InputKind};
+use eubatch_ir::import::{discover, load_file, InputKind};
+use eubatch_ir::Gen;
 
 struct Expected {
     corpus: &'static str,
@@ -23,6 +24,9 @@ struct Expected {
     instructions: usize,
     /// Whether the DF swizzle lowering must make progress (fp64 code).
     df: bool,
+    /// With `df`: start dumps breaking a DF Align16 rule of the hardware-form verifier
+    /// before lowering, a floor.
+    df_breaking: usize,
 }
 
 const EXPECTED: [Expected; 2] = [
@@ -31,12 +35,14 @@ const EXPECTED: [Expected; 2] = [
         shaders: 507,
         instructions: 122_786,
         df: false,
+        df_breaking: 0,
     },
     Expected {
         corpus: "piglit-fp64-hsw",
         shaders: 1128,
         instructions: 156_366,
         df: true,
+        df_breaking: 746,
     },
 ];
 
@@ -102,6 +108,22 @@ fn every_vec4_shader_lowers_and_matches_in_the_simulator() {
                 "{}: the DF lowering did nothing: {df}",
                 e.corpus
             );
+            // The hardware-form verifier's DF rules are not vacuous: start dumps break them
+            // (the lowered code, checked above, does not).
+            let breaking = files
+                .iter()
+                .filter(|p| {
+                    let s = load_file(p, &p.to_string_lossy(), Some(Gen::Gen75)).unwrap();
+                    eubatch_ir::verify::hardware_form_errors(&s)
+                        .iter()
+                        .any(|e| e.msg.contains("a DF Align16 rule"))
+                })
+                .count();
+            eprintln!(
+                "{}: {breaking} vec4 start dumps break a DF Align16 rule before lowering",
+                e.corpus
+            );
+            assert!(breaking >= e.df_breaking, "{}: {breaking}", e.corpus);
         }
     }
 }
