@@ -40,7 +40,7 @@ const EXPECTED: [Expected; 2] = [
     Expected {
         corpus: "piglit-fp64-hsw",
         shaders: 1128,
-        instructions: 156_366,
+        instructions: 151_206,
         df: true,
         df_breaking: 746,
     },

@@ -158,6 +158,7 @@ pub const PASSES: &[Pass] = passes![
     "sel_peephole" => crate::sel_peephole,
     "split" => crate::split,
     "tex_response" => crate::tex_response,
+    "vec4_dead_channels" => crate::vec4_dead_channels,
 ];
 
 /// The index of the pass named `name`.
@@ -180,14 +181,15 @@ pub const LOWER: &str = "opt,tex_response,lower_load_payload,lower_pack,lower_wi
 /// opt_reduce_swizzle, dead_code_eliminate, dead_control_flow_eliminate,
 /// opt_copy_propagation, opt_cmod_propagation, opt_cse, opt_algebraic,
 /// opt_register_coalesce, eliminate_find_live_channel`. Of those, eubatch has here only the
-/// passes that are sound on Align16 code ([`Scope::ANY`]): the ones that read no operand
-/// region (`predicated_break`, `dead_cf`: control flow and predicates only) and `dce`, whose
-/// slot analysis takes every vec4 access whole ([`crate::analysis::access::opaque`]). The
+/// passes that are sound on Align16 code: the ones that read no operand region
+/// (`predicated_break`, `dead_cf`: control flow and predicates only), `dce`, whose slot
+/// analysis takes every vec4 access whole ([`crate::analysis::access::opaque`]), and
+/// vec4's own `vec4_dead_channels` (Mesa's per-component `dead_code_eliminate`). The
 /// scalar copy propagation, CSE, algebraic, cmod propagation and coalescing read operands as
 /// Align1 regions and would miscompile swizzles and writemasks; vec4 versions of them are
 /// still to come (issue 19). Mesa's start dump is taken after `split_virtual_grfs`, so
 /// there is no `split` here.
-pub const OPT_VEC4: &str = "loop(predicated_break,dce,dead_cf),compact";
+pub const OPT_VEC4: &str = "loop(predicated_break,vec4_dead_channels,dce,dead_cf),compact";
 
 /// vec4 code's lowering before register allocation, after its optimization loop and
 /// followed by it again, in Mesa 22.3's order (`vec4_visitor::run()`): what Mesa does after
@@ -199,7 +201,8 @@ pub const OPT_VEC4: &str = "loop(predicated_break,dce,dead_cf),compact";
 /// register allocation in eubatch, as for scalar code) and `fixup_3src_null_dest`. vec4's
 /// messages (URB writes, pull constants, sampler) are already sends in the start IR, as
 /// the vec4 visitor emits them; the generator, not a pass, makes their payload moves.
-pub const LOWER_VEC4: &str = "opt,lower_df_swizzles,loop(predicated_break,dce,dead_cf),compact";
+pub const LOWER_VEC4: &str =
+    "opt,lower_df_swizzles,loop(predicated_break,vec4_dead_channels,dce,dead_cf),compact";
 
 /// What a pipeline name stands for on a back end: `opt` and `lower` are each back end's
 /// own, because the scalar passes read Align1 regions and vec4 code needs its own passes
