@@ -280,6 +280,9 @@ pub struct Compiled {
     pub dumps: Option<Box<Vec<(String, String)>>>,
 }
 
+/// How the reason for leaving out a shader no allocator takes begins.
+const ALLOCATION_REFUSAL: &str = "register allocation: ";
+
 /// Fault injection for the driver's failure-isolation test: a shader whose path contains
 /// this variable's value panics in the middle of its compilation.
 const INJECT_PANIC: &str = "EUBATCH_INJECT_PANIC";
@@ -600,7 +603,9 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         opts.pipeline,
         files.len() as f64 / secs.max(1e-9),
         failures.len(),
-        if left_out > 0 {
+        if left_out > 0 && refused.keys().any(|r| r.starts_with(ALLOCATION_REFUSAL)) {
+            format!(", {left_out} not compiled (no pass of the pipeline or no allocator takes them)")
+        } else if left_out > 0 {
             format!(", {left_out} not compiled (no pass of the pipeline may change them)")
         } else {
             String::new()
@@ -1130,7 +1135,7 @@ fn compile_one(
         if let Some(why) =
             eubatch_regalloc::constraints::Constraints::refuses_backend(shader.backend)
         {
-            out.refused = Some(format!("register allocation: {why}").into());
+            out.refused = Some(format!("{ALLOCATION_REFUSAL}{why}").into());
             return out;
         }
     }
