@@ -22,8 +22,10 @@
 //! pull-constant loads and the DF helpers take no writemask); a DF writemask never becomes
 //! the 32-bit-only `XY` or `ZW` (the target's rule, `df_align16::writemask_legal`; it stays
 //! whole instead); a flag-writing instruction keeps every component (its flags are read by
-//! predicates); a predicated write is shrunk but kills nothing (a disabled channel keeps the
-//! old value).
+//! predicates); a predicated write, and any write inside control flow, is shrunk but kills
+//! nothing: a disabled channel keeps the old value, and an enabled channel of the same
+//! vertex may read that component through its swizzle (the random-shader test in
+//! `crates/passes/tests/vec4_dead_channels.rs` found this under a per-channel `if`).
 
 use eubatch_ir::opcode::Opcode;
 use eubatch_ir::shader::{CondMod, Predicate};
@@ -201,7 +203,14 @@ fn reads(shader: &Shader, inst: Inst, base: &[usize], mask: Option<u8>, live: &m
 
 /// One instruction, backwards: what is live before it given what is live after, and the
 /// writemask it keeps (precise instructions; `Some(0)`: it goes).
-fn step(shader: &Shader, inst: Inst, base: &[usize], kind: Kind, live: &mut Units) -> Option<u8> {
+fn step(
+    shader: &Shader,
+    inst: Inst,
+    base: &[usize],
+    kind: Kind,
+    nested: bool,
+    live: &mut Units,
+) -> Option<u8> {
     let mask = writemask(shader, inst);
     match kind {
         Kind::Opaque => {
@@ -237,7 +246,10 @@ fn step(shader: &Shader, inst: Inst, base: &[usize], kind: Kind, live: &mut Unit
     if kept == 0 {
         return Some(0);
     }
-    if shader.insts.control[inst].predicate == Predicate::None {
+    // Inside control flow a channel may be disabled while another channel of the same
+    // vertex runs and reads this component through its swizzle: the write defines it
+    // only where it runs, so it kills nothing there (nor does a predicated one).
+    if !nested && shader.insts.control[inst].predicate == Predicate::None {
         writes(shader, inst, base, kept, |u| live.clear(u));
     }
     reads(shader, inst, base, Some(kept), live);
@@ -253,6 +265,10 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     };
     let (base, total) = numbering(shader);
     let nblocks = shader.layout.blocks.len();
+    let nesting = cx.nesting(shader);
+    let nested: Vec<bool> = (0..nblocks)
+        .map(|b| nesting.block_depth(eubatch_ir::Block::from_usize(b)) > 0)
+        .collect();
     let kinds: Vec<Vec<Kind>> = shader
         .layout
         .blocks
@@ -264,7 +280,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let transfer = |b: usize, live: &mut Units| {
         let insts = &shader.layout.blocks[eubatch_ir::Block::from_usize(b)].insts;
         for (k, &i) in insts.iter().enumerate().rev() {
-            step(shader, i, &base, kinds[b][k], live);
+            step(shader, i, &base, kinds[b][k], nested[b], live);
         }
     };
     let mut live_in = vec![Units::new(total); nblocks];
@@ -297,7 +313,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     for (b, mut live) in live_out.into_iter().enumerate() {
         let insts = &shader.layout.blocks[eubatch_ir::Block::from_usize(b)].insts;
         for (k, &i) in insts.iter().enumerate().rev() {
-            match step(shader, i, &base, kinds[b][k], &mut live) {
+            match step(shader, i, &base, kinds[b][k], nested[b], &mut live) {
                 Some(0) => gone.push(i),
                 Some(kept) if kept != writemask(shader, i) => masks.push((i, kept)),
                 _ => {}
