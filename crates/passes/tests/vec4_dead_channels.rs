@@ -1,7 +1,7 @@
 //! vec4 dead-channel elimination (`vec4_dead_channels`) proved in the simulator on random
 //! vec4 shaders: 32-bit and DF ALU instructions with random writemasks and swizzles
 //! (component-wise and cross-channel opcodes, flag writers and predicated writes, in
-//! straight code and inside an `if`), over a few VGRFs that the URB write reads in part.
+//! straight code, inside an `if` and inside a loop), over a few VGRFs that the URB write reads in part.
 //! Each case runs through `vec4_dead_channels,dce` with the verifier and the simulator
 //! comparing every pass that changed the shader with its input (2 seeds); the cases must
 //! also, taken together, shrink writemasks and remove instructions (the pass is not
@@ -111,12 +111,13 @@ fn instruction(r: &mut Rng) -> String {
 }
 
 /// A random shader: every VGRF set from the attributes, random instructions (some inside
-/// an `if`), then parts of some VGRFs into the URB.
+/// an `if` or a loop of three iterations), then parts of some VGRFs into the URB. Blocks
+/// are split after parsing.
 fn shader(r: &mut Rng) -> String {
     let mut t = String::from(
         "shader \"t\" stage VS width 8 target hsw backend vec4\n\
-         vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\nvgrf4 1x64\nvgrf5 1x64\n\
-         block0:\n",
+         vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\nvgrf4 1x64\nvgrf5 1x64\nvgrf6 1x32\n\
+         block0:\n    mov(8) vgrf6:D, 0d\n",
     );
     for v in 0..4 {
         t += &format!("    mov(8) vgrf{v}:F, attr{v}.xyzw:F\n");
@@ -126,15 +127,24 @@ fn shader(r: &mut Rng) -> String {
         t += &format!("    mov(8) vgrf{v}+1.0:UD, attr{}.xyzw:UD\n", 2 * v - 3);
     }
     let n = 4 + r.below(10);
-    let in_if = r.below(2) == 0;
+    // 0: straight code; 1: an `if` around the second half; 2: a loop around it.
+    let region = r.below(3);
     for k in 0..n {
-        if in_if && k == n / 2 {
-            t += "    cmp.l.f0.0(8) (null):F, vgrf0.xyzw:F, vgrf1.xyzw:F\n    (+f0.0) if(8) (null):UD\nblock1:\n";
+        if k == n / 2 {
+            match region {
+                1 => t += "    cmp.l.f0.0(8) (null):F, vgrf0.xyzw:F, vgrf1.xyzw:F\n    (+f0.0) if(8) (null):UD\n",
+                2 => t += "    do(8) (null):UD\n",
+                _ => {}
+            }
         }
         t += &instruction(r);
     }
-    if in_if {
-        t += "block2:\n    endif(8) (null):UD\n";
+    match region {
+        1 => t += "    endif(8) (null):UD\n",
+        2 => t +=
+            "    add(8) vgrf6:D, vgrf6.xyzw:D, 1d\n    cmp.ge.f0.0(8) (null):D, vgrf6.xyzw:D, 3d\n\
+                  \x20   (+f0.0) break(8) (null):UD\n    while(8) (null):UD\n",
+        _ => {}
     }
     // Outputs: parts of vgrf0..vgrf3 (32-bit swizzles) and of a DF VGRF.
     for (m, v) in [(2, r.below(4)), (3, r.below(4))] {
@@ -159,10 +169,12 @@ fn random_vec4_shaders_keep_their_outputs() {
     let (mut failures, mut progress, mut checked, mut removed) = (Vec::new(), 0, 0, 0);
     for case in 0..2000 {
         let text = shader(&mut r);
-        let original = match parse_shader(&text) {
+        let mut original = match parse_shader(&text) {
             Ok(s) => s,
             Err(e) => panic!("case {case}: {e}\n{text}"),
         };
+        let order = original.layout.order();
+        original.layout = eubatch_ir::cfg::split_blocks(&order, |i| original.insts.opcode[i]);
         if let Some(e) = eubatch_ir::verify::verify(&original).first() {
             panic!("case {case}: the input does not verify: {e}\n{text}");
         }
