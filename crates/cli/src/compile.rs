@@ -247,6 +247,10 @@ pub struct Worker {
     /// live at once after, summed.
     pub compiled: usize,
     pub sums: [u64; 3],
+    /// vec4 (Align16) shaders compiled, those of them some pass changed, those whose
+    /// changes the simulator compared (`--verify`), and the pass runs compared: the
+    /// summary says how many vec4 shaders the simulator really checked.
+    pub vec4: [u64; 4],
     /// The targets the shaders were compiled for.
     pub targets: std::collections::BTreeSet<&'static str>,
     /// Register allocation (`--regalloc`), one per allocator.
@@ -275,6 +279,9 @@ pub struct Compiled {
     /// `--dump-after`: the IR after that pass, printed in input order at the end.
     pub dumps: Option<Box<Vec<(String, String)>>>,
 }
+
+/// How the reason for leaving out a shader no allocator takes begins.
+const ALLOCATION_REFUSAL: &str = "register allocation: ";
 
 /// Fault injection for the driver's failure-isolation test: a shader whose path contains
 /// this variable's value panics in the middle of its compilation.
@@ -330,6 +337,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         }
     }
     let mut sums = [0u64; 3];
+    let mut vec4 = [0u64; 4];
     let mut compiled = 0usize;
     let mut targets = std::collections::BTreeSet::new();
     let mut ra = vec![RaTotals::default(); opts.regalloc.len()];
@@ -340,6 +348,9 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         compiled += w.compiled;
         for k in 0..3 {
             sums[k] += w.sums[k];
+        }
+        for (total, n) in vec4.iter_mut().zip(w.vec4) {
+            *total += n;
         }
         targets.extend(w.targets.iter().copied());
     }
@@ -555,6 +566,16 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         for (why, n) in &unchecked {
             println!("  {n:6}  {why}");
         }
+        if vec4[0] > 0 {
+            println!(
+                "simulator, vec4 (Align16) shaders: {} compiled; {} changed by some pass, {} of them compared in the simulator ({} pass runs compared); {} changed by no pass (nothing to compare)",
+                vec4[0],
+                vec4[1],
+                vec4[2],
+                vec4[3],
+                vec4[0] - vec4[1]
+            );
+        }
     }
     if opts.regalloc.len() > 1 {
         // Several allocators: each against the first, shader by shader.
@@ -582,7 +603,9 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
         opts.pipeline,
         files.len() as f64 / secs.max(1e-9),
         failures.len(),
-        if left_out > 0 {
+        if left_out > 0 && refused.keys().any(|r| r.starts_with(ALLOCATION_REFUSAL)) {
+            format!(", {left_out} not compiled (no pass of the pipeline or no allocator takes them)")
+        } else if left_out > 0 {
             format!(", {left_out} not compiled (no pass of the pipeline may change them)")
         } else {
             String::new()
@@ -855,6 +878,7 @@ pub fn compile_files(
             text: String::new(),
             compiled: 0,
             sums: [0; 3],
+            vec4: [0; 4],
             targets: Default::default(),
             ra: vec![RaTotals::default(); opts.regalloc.len()],
         },
@@ -1105,6 +1129,16 @@ fn compile_one(
         out.refused = Some(format!("`{}` {}", e.pass, e.msg).into());
         return out;
     }
+    // Code no allocator takes (vec4) is left out of an allocating run whole, and counted,
+    // as it was when no pass lowered it: its statistics would be missing anyway.
+    if !opts.regalloc.is_empty() {
+        if let Some(why) =
+            eubatch_regalloc::constraints::Constraints::refuses_backend(shader.backend)
+        {
+            out.refused = Some(format!("{ALLOCATION_REFUSAL}{why}").into());
+            return out;
+        }
+    }
     // The allocated code is compared with the shader as imported (--regalloc --verify);
     // from a pre-RA dump, with the variant's start dump, which also says where the
     // thread's inputs sit.
@@ -1188,7 +1222,10 @@ fn compile_one(
             None
         },
     };
+    let compared_before: u64 = w.stats.checked.iter().sum();
     let result = manager::run_with(&mut shader, steps, &mut checks, &mut w.stats, &mut cx);
+    let compared = w.stats.checked.iter().sum::<u64>() - compared_before;
+    let changed = matches!(result, Ok(true));
     drop(checks);
     if let Some(why) = first_unchecked.into_inner() {
         if opts.verify_strict && result.is_ok() {
@@ -1314,6 +1351,12 @@ fn compile_one(
     }
     let pressure = cx.pressure(&shader).map_or(0, |p| p.max as u64);
     w.compiled += 1;
+    if shader.backend == eubatch_ir::Backend::Vec4 {
+        w.vec4[0] += 1;
+        w.vec4[1] += changed as u64;
+        w.vec4[2] += (compared > 0) as u64;
+        w.vec4[3] += compared;
+    }
     // Register pressure is a statistic of the result: computed once, at the end (the
     // input's would cost a liveness analysis of the largest form of the shader).
     for (k, v) in [before, shader.num_insts() as u64, pressure]

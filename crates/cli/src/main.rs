@@ -375,6 +375,22 @@ fn main() -> ExitCode {
                         eprintln!("error: --df-swizzle-classes: unknown level `{level}` (levels: e, d-, c-, b, a+, all, mesa)");
                         return ExitCode::FAILURE;
                     };
+                    // `lower` runs the DF lowering at level `all`: a level asked for there
+                    // would be ignored, and the figures would be another level's.
+                    let names = |t: &str| {
+                        t.split([',', '(', ')'])
+                            .map(str::trim)
+                            .filter(|n| !n.is_empty())
+                            .map(String::from)
+                            .collect::<Vec<_>>()
+                    };
+                    if names(&p).iter().any(|n| n == "lower") {
+                        eprintln!(
+                            "error: --df-swizzle-classes chooses the level of `lower_df_swizzles` named in --passes; `lower` runs it at level `all`: name vec4's lowering instead, e.g. --passes '{}'",
+                            eubatch_passes::manager::LOWER_VEC4
+                        );
+                        return ExitCode::FAILURE;
+                    }
                     Some(
                         p.split(',')
                             .map(|name| {

@@ -198,3 +198,37 @@ fn df_swizzles_table_orders_the_levels() {
         .unwrap();
     assert_eq!(classes + immediates as u64, total_df, "{out}");
 }
+
+/// `--df-swizzle-classes` with `--passes lower` is an error, not a silent level `all`:
+/// `lower` runs the DF lowering at its default level, so the figures would be another
+/// level's.
+#[test]
+fn df_swizzle_level_with_the_named_lower_is_an_error() {
+    let (ok, out) = eubatch(&[
+        "compile",
+        "examples/corpus/piglit-fp64-hsw",
+        "--target",
+        "hsw",
+        "--passes",
+        "lower",
+        "--df-swizzle-classes",
+        "e",
+    ]);
+    assert!(!ok, "{out}");
+    assert!(out.contains("`lower` runs it at level `all`"), "{out}");
+    let (ok, out) = eubatch(&[
+        "compile",
+        "examples/corpus/piglit-fp64-hsw",
+        "--target",
+        "hsw",
+        "--passes",
+        "opt,lower_df_swizzles,compact",
+        "--df-swizzle-classes",
+        "e",
+    ]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("with `opt,lower_df_swizzles_e,compact`"),
+        "{out}"
+    );
+}

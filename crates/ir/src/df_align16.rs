@@ -3,8 +3,9 @@
 //! instruction can take, with which hardware region, and the seed-000 splitting class of
 //! each of the 256 swizzles. The DF swizzle lowering
 //! (`eubatch_passes::lower::df_swizzles`) decides with these, and its property test proves
-//! the regions in the simulator. Part of the target description ([`crate::target`]),
-//! beside [`crate::region_rules`].
+//! the regions in the simulator; the hardware-form verifier checks lowered vec4 code with
+//! the same functions ([`broken_rule`]). Part of the target description
+//! ([`crate::target`]), beside [`crate::region_rules`].
 //!
 //! In the vec4 IR a DF operand's swizzle and writemask name whole 64-bit components of a
 //! dvec4 (32 bytes a vertex: half `h` of a SIMD4x2 operand is one register). The hardware
@@ -60,7 +61,11 @@
 //! per component. A class can be lowered as any class after it in the chain
 //! `A+ -> A- = B -> C- -> D- -> E` (and `C+ -> C-`, `D+ -> D-`).
 
+use crate::entities::Inst;
+use crate::operand::{Operand, RegFile};
+use crate::shader::Shader;
 use crate::target::Gen;
+use crate::Opcode;
 
 /// Logical component `j` (0..3) of a 64-bit swizzle.
 pub const fn component(swizzle: u8, j: u32) -> u8 {
@@ -298,6 +303,113 @@ pub fn source_region(
         });
     }
     None
+}
+
+/// The DF sources of a DF Align16 ALU instruction (a 64-bit destination or source, in a
+/// register or push constant; execution size 4 or 8): (swizzle, file) per source slot;
+/// `None` for any other instruction, and for one whose DF operands these rules do not
+/// cover (the Align1 DF helpers, messages, attributes and architecture registers).
+pub fn df_sources(shader: &Shader, inst: Inst) -> Option<[Option<(u8, DfFile)>; 3]> {
+    let op = shader.insts.opcode[inst];
+    if op.alu_arity().is_none() && op != Opcode::MovForScratch {
+        return None;
+    }
+    let exec = shader.insts.control[inst].exec_size;
+    if exec != 4 && exec != 8 {
+        return None;
+    }
+    let dst = shader.insts.dst[inst];
+    let srcs = shader.srcs(inst);
+    if srcs.len() > 3 {
+        return None;
+    }
+    let mut df = dst.ty.size() == 8 && !dst.is_bad();
+    let mut out = [None; 3];
+    for (k, s) in srcs.iter().enumerate() {
+        if matches!(s.file, RegFile::Imm | RegFile::Bad) || s.ty.size() != 8 {
+            continue;
+        }
+        df = true;
+        out[k] = Some((
+            s.region.swizzle,
+            match s.file {
+                RegFile::Uniform => DfFile::Uniform,
+                RegFile::Vgrf | RegFile::FixedGrf | RegFile::Mrf => DfFile::Grf,
+                _ => return None,
+            },
+        ));
+    }
+    if !df {
+        return None;
+    }
+    if !matches!(
+        dst.file,
+        RegFile::Vgrf | RegFile::Mrf | RegFile::FixedGrf | RegFile::Arf | RegFile::Bad
+    ) {
+        return None;
+    }
+    Some(out)
+}
+
+/// A destination's writemask, bits X..W (all components for a null destination).
+pub fn writemask(dst: &Operand) -> u8 {
+    match dst.region.swizzle & 0xf {
+        0 => 0xf,
+        m => m,
+    }
+}
+
+/// The first of these rules a DF Align16 instruction of vec4 code breaks as it is (what
+/// the hardware-form verifier reports after lowering): a 32-bit-only writemask (`XY`,
+/// `ZW`), a DF `sel` of execution size 8 on gen7, or a DF source whose logical swizzle no
+/// region gives for the components written at the instruction's execution size
+/// ([`source_region`]: compressed DF on Ivybridge, a push constant in a compressed gen7
+/// instruction, a swizzle that must be split, gen8's `vstride` 0 in a compressed one).
+pub fn broken_rule(shader: &Shader, inst: Inst) -> Option<String> {
+    let srcs = df_sources(shader, inst)?;
+    let dst = shader.insts.dst[inst];
+    let wm = writemask(&dst);
+    let gen = shader.target;
+    if dst.ty.size() == 8 && !dst.is_null() && !dst.is_bad() && !writemask_legal(wm) {
+        return Some(format!(
+            "writemask {} of a DF destination is a 32-bit mask to the hardware (Mesa scalarize_df)",
+            mask_name(wm)
+        ));
+    }
+    let compressed = shader.insts.control[inst].exec_size == 8;
+    if compressed
+        && shader.insts.opcode[inst] == Opcode::Sel
+        && dst.ty.size() == 8
+        && gen < Gen::Gen8
+    {
+        return Some(
+            "a DF `sel` of execution size 8 on gen7, which \"does not work well\" (Mesa get_lowered_simd_width)"
+                .into(),
+        );
+    }
+    for (k, (swizzle, file)) in srcs
+        .iter()
+        .enumerate()
+        .filter_map(|(k, s)| Some((k, (*s)?)))
+    {
+        if source_region(swizzle, wm, compressed, gen, file).is_none() {
+            return Some(format!(
+                "source {k}: no {} region reads DF swizzle .{} for writemask .{} at execution size {} (df_align16::source_region; Mesa is_supported_64bit_region)",
+                if file == DfFile::Uniform { "push-constant" } else { "register" },
+                (0..4).map(|j| b"xyzw"[component(swizzle, j) as usize] as char).collect::<String>(),
+                mask_name(wm),
+                if compressed { 8 } else { 4 },
+            ));
+        }
+    }
+    None
+}
+
+fn mask_name(mask: u8) -> String {
+    (0..4)
+        .filter(|j| mask & (1 << j) != 0)
+        .map(|j| b"xyzw"[j] as char)
+        .collect()
 }
 
 #[cfg(test)]

@@ -82,7 +82,9 @@ pub fn verify_hardware(shader: &Shader) -> Vec<VerifyError> {
 
 /// The hardware-form rules alone, without [`verify`]'s: for a caller that has verified
 /// the shader already (the compile driver, which checks the IR and then the hardware form
-/// of the same result, and would otherwise walk it through `verify` twice).
+/// of the same result, and would otherwise walk it through `verify` twice). For vec4
+/// code: the width rules and the DF Align16 rules ([`crate::df_align16::broken_rule`]);
+/// the Align1 region and immediate rules are the scalar back end's.
 pub fn hardware_form_errors(shader: &Shader) -> Vec<VerifyError> {
     let mut errs = Vec::new();
     for inst in shader.layout.insts() {
@@ -128,6 +130,20 @@ pub fn hardware_form_errors(shader: &Shader) -> Vec<VerifyError> {
             });
         }
         verify_immediates(shader, inst, &mut errs);
+        if shader.backend == crate::shader::Backend::Vec4 {
+            if let Some(rule) = crate::df_align16::broken_rule(shader, inst) {
+                err(
+                    &mut errs,
+                    inst,
+                    None,
+                    format!(
+                        "`{}` on {}: a DF Align16 rule: {rule}",
+                        shader.insts.opcode[inst].name(),
+                        shader.target.name()
+                    ),
+                );
+            }
+        }
         if shader.backend == crate::shader::Backend::Scalar {
             if let Some(rule) = crate::region_rules::dst_breaks(shader, inst) {
                 err(

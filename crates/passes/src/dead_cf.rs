@@ -21,8 +21,12 @@ use eubatch_ir::{Control, Inst, Shader};
 use crate::analysis::changed::Changed;
 use crate::PassCx;
 
-/// Scalar code: operands read as Align1 regions.
-pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+/// Any code, vec4 included: it reads control flow, predicates and whether an instruction
+/// writes a flag or has side effects, never an operand's region. Inverting an `if`'s
+/// predicate swaps its two parts for every channel whatever the predicate's form (a vec4
+/// `.any4h`/`.all4h` or replicate predicate included), as Mesa's
+/// `dead_control_flow_eliminate` does for both back ends; vec4 code has no `halt`.
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::ANY;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let order: Vec<Inst> = shader.layout.order();

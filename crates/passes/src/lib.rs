@@ -22,6 +22,7 @@ pub mod sel_peephole;
 pub mod split;
 pub mod tex_response;
 pub mod value_range;
+pub mod vec4_dead_channels;
 
 use std::rc::Rc;
 

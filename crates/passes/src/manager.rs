@@ -158,6 +158,7 @@ pub const PASSES: &[Pass] = passes![
     "sel_peephole" => crate::sel_peephole,
     "split" => crate::split,
     "tex_response" => crate::tex_response,
+    "vec4_dead_channels" => crate::vec4_dead_channels,
     "zero_samples" => crate::lower::zero_samples,
 ];
 
@@ -176,11 +177,66 @@ pub const LOWER: &str = "opt,tex_response,lower_load_payload,lower_pack,lower_wi
      loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,zero_samples,dce,dead_cf,predicated_break,sel_peephole,coalesce),\
      combine_constants,fixup_3src_null_dest,compact";
 
+/// vec4 (Align16, SIMD4x2) code's optimization loop, modelled on Mesa 22.3's
+/// `vec4_visitor::run()` (brw_vec4.cpp), whose loop is `opt_predicated_break,
+/// opt_reduce_swizzle, dead_code_eliminate, dead_control_flow_eliminate,
+/// opt_copy_propagation, opt_cmod_propagation, opt_cse, opt_algebraic,
+/// opt_register_coalesce, eliminate_find_live_channel`. Of those, eubatch has here only the
+/// passes that are sound on Align16 code: the ones that read no operand region
+/// (`predicated_break`, `dead_cf`: control flow and predicates only), `dce`, whose slot
+/// analysis takes every vec4 access whole ([`crate::analysis::access::opaque`]), and
+/// vec4's own `vec4_dead_channels` (Mesa's per-component `dead_code_eliminate`). The
+/// scalar copy propagation, CSE, algebraic, cmod propagation and coalescing read operands as
+/// Align1 regions and would miscompile swizzles and writemasks; vec4 versions of them are
+/// still to come (issue 19). Mesa's start dump is taken after `split_virtual_grfs`, so
+/// there is no `split` here.
+pub const OPT_VEC4: &str = "loop(predicated_break,vec4_dead_channels,dce,dead_cf),compact";
+
+/// vec4 code's lowering before register allocation, after its optimization loop and
+/// followed by it again, in Mesa 22.3's order (`vec4_visitor::run()`): what Mesa does after
+/// its loop is `opt_vector_float` (not in eubatch yet), `lower_simd_width` and
+/// `lower_64bit_mad_to_mul_add` (DF only: no corpus shader has a DF `mad` or needs a
+/// narrower width outside DF swizzles, which eubatch's DF pass splits itself),
+/// `scalarize_df` (here `lower_df_swizzles`, seed 000's splitting, at its default level
+/// `all`), `setup_payload` (fixed registers for push constants and attributes: done by
+/// register allocation in eubatch, as for scalar code) and `fixup_3src_null_dest`. vec4's
+/// messages (URB writes, pull constants, sampler) are already sends in the start IR, as
+/// the vec4 visitor emits them; the generator, not a pass, makes their payload moves.
+pub const LOWER_VEC4: &str =
+    "opt,lower_df_swizzles,loop(predicated_break,vec4_dead_channels,dce,dead_cf),compact";
+
+/// What a pipeline name stands for on a back end: `opt` and `lower` are each back end's
+/// own, because the scalar passes read Align1 regions and vec4 code needs its own passes
+/// and lowering. This is the one place the choice is made: a parsed `opt` or `lower` keeps
+/// both ([`Step::ByBackend`]) and every run, refusal and pass list takes the shader's.
+pub fn named_pipeline(name: &str, backend: Backend) -> Option<&'static str> {
+    match (name, backend) {
+        ("opt", Backend::Scalar) => Some(OPT),
+        ("lower", Backend::Scalar) => Some(LOWER),
+        ("opt", Backend::Vec4) => Some(OPT_VEC4),
+        ("lower", Backend::Vec4) => Some(LOWER_VEC4),
+        _ => None,
+    }
+}
+
 /// A parsed pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     Pass(usize),
     Loop(Vec<Step>),
+    /// A named pipeline (`opt`, `lower`): the steps for scalar code, then for vec4 code
+    /// ([`named_pipeline`]); a shader runs those of its back end.
+    ByBackend(Box<[Vec<Step>; 2]>),
+}
+
+impl Step {
+    /// The steps a [`Step::ByBackend`] runs for `backend`.
+    fn for_backend(alternatives: &[Vec<Step>; 2], backend: Backend) -> &[Step] {
+        match backend {
+            Backend::Scalar => &alternatives[0],
+            Backend::Vec4 => &alternatives[1],
+        }
+    }
 }
 
 /// Parses a pipeline string.
@@ -205,10 +261,11 @@ fn parse_list(s: &[u8], pos: &mut usize) -> Result<Vec<Step>, String> {
             *pos += 1;
         }
         let name = std::str::from_utf8(&s[start..*pos]).unwrap();
-        if name == "opt" {
-            steps.extend(parse(OPT)?);
-        } else if name == "lower" {
-            steps.extend(parse(LOWER)?);
+        if let (Some(scalar), Some(vec4)) = (
+            named_pipeline(name, Backend::Scalar),
+            named_pipeline(name, Backend::Vec4),
+        ) {
+            steps.push(Step::ByBackend(Box::new([parse(scalar)?, parse(vec4)?])));
         } else if name == "loop" && s.get(*pos) == Some(&b'(') {
             *pos += 1;
             let body = parse_list(s, pos)?;
@@ -316,13 +373,14 @@ impl std::fmt::Display for PassError {
     }
 }
 
-/// The passes `steps` runs, each once, in order.
-fn passes_of(steps: &[Step], out: &mut Vec<usize>) {
+/// The passes `steps` runs on `backend`'s code, each once, in order.
+pub fn passes_of(steps: &[Step], backend: Backend, out: &mut Vec<usize>) {
     for step in steps {
         match step {
             Step::Pass(k) if !out.contains(k) => out.push(*k),
             Step::Pass(_) => {}
-            Step::Loop(body) => passes_of(body, out),
+            Step::Loop(body) => passes_of(body, backend, out),
+            Step::ByBackend(alt) => passes_of(Step::for_backend(alt, backend), backend, out),
         }
     }
 }
@@ -331,7 +389,7 @@ fn passes_of(steps: &[Step], out: &mut Vec<usize>) {
 /// leaves it out.
 pub fn refusal(shader: &Shader, steps: &[Step]) -> Option<PassError> {
     let mut passes = Vec::new();
-    passes_of(steps, &mut passes);
+    passes_of(steps, shader.backend, &mut passes);
     let mut swizzle = FirstSwizzle::default();
     passes.into_iter().find_map(|k| {
         PASSES[k]
@@ -404,6 +462,10 @@ fn run_steps(
                 let progress = run_pass(shader, *k, checks, stats, cx)?;
                 idle[*k] = (!progress).then_some(cx.version);
                 any |= progress;
+            }
+            Step::ByBackend(alt) => {
+                let steps = Step::for_backend(alt, shader.backend);
+                any |= run_steps(shader, steps, checks, stats, cx, idle)?;
             }
             Step::Loop(body) => {
                 let mut n = 0;

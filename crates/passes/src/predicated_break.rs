@@ -15,8 +15,11 @@ use eubatch_ir::{Control, Inst, Shader};
 use crate::analysis::changed::Changed;
 use crate::PassCx;
 
-/// Scalar code: operands read as Align1 regions.
-pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
+/// Any code, vec4 included: it moves a predicate between control-flow instructions and
+/// reads no operand region; a jump takes the `if`'s predicate with its form (a vec4
+/// `.any4h`/`.all4h` or replicate predicate included), so each channel jumps exactly when
+/// it would have entered the `if` (Mesa runs the same `opt_predicated_break` on vec4 code).
+pub const SCOPE: crate::manager::Scope = crate::manager::Scope::ANY;
 
 pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
     let order: Vec<Inst> = shader.layout.order();

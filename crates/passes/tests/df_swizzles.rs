@@ -189,6 +189,21 @@ fn check(gen: Gen, level: Level, wm: u8, sa: u8, sb: Option<Second>) -> Result<u
     let mut lowered = reference.clone();
     lower(&mut lowered, level);
     let n = lowered.num_insts() - PROLOGUE_LEN - 3;
+    // The hardware-form verifier's DF rules (df_align16::broken_rule) accept every
+    // lowering, and at level `all` refuse exactly the instructions the pass splits: the
+    // pass and the verifier read the same rules the same way.
+    if let Some(e) = eubatch_ir::verify::hardware_form_errors(&lowered).first() {
+        return Err(format!("lowered, not in hardware form: {e}"));
+    }
+    if level == Level::All {
+        let refused = !eubatch_ir::verify::hardware_form_errors(&reference).is_empty();
+        if refused != (n > 1) {
+            return Err(format!(
+                "the verifier {} the unlowered instruction, which the pass lowers to {n}",
+                if refused { "refuses" } else { "accepts" }
+            ));
+        }
+    }
     let hw = hardware_form(&lowered, gen)?;
     let profile = eubatch_sim::profile::Profile::of(&reference);
     for seed in 0..2 {

@@ -253,6 +253,13 @@ pub struct Constraints {
 }
 
 impl Constraints {
+    /// Why code of `backend` is not allocated, if it is not: known before lowering, so that
+    /// a driver can leave such a shader out whole rather than lower it for nothing.
+    pub fn refuses_backend(backend: Backend) -> Option<&'static str> {
+        (backend == Backend::Vec4)
+            .then_some("vec4 (Align16) shaders are not allocated: scalar back end only")
+    }
+
     /// The constraints of lowered scalar shader `shader`; a refusal for what the rules do
     /// not cover yet (vec4 code, stages whose input layout is not modelled).
     pub fn of(shader: &Shader) -> Result<Constraints, Refusal> {
@@ -261,10 +268,8 @@ impl Constraints {
 
     /// [`Constraints::of`] under `options`.
     pub fn with(shader: &Shader, options: &Options) -> Result<Constraints, Refusal> {
-        if shader.backend == Backend::Vec4 {
-            return Err(Refusal(
-                "vec4 (Align16) shaders are not allocated: scalar back end only".into(),
-            ));
+        if let Some(why) = Constraints::refuses_backend(shader.backend) {
+            return Err(Refusal(why.into()));
         }
         let target: Target = shader.target.target();
         if target.grf_count > 128 {

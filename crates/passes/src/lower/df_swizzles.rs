@@ -191,48 +191,10 @@ pub fn is_df_align16(shader: &Shader, inst: Inst) -> bool {
     df_sources(shader, inst).is_some()
 }
 
-/// The DF sources of a DF Align16 ALU instruction: (swizzle, file) per source slot;
-/// `None` for an instruction out of the pass's reach.
+/// The DF sources of an instruction the pass handles: the target's
+/// ([`rules::df_sources`]), which the hardware-form verifier checks with the same rules.
 fn df_sources(shader: &Shader, inst: Inst) -> Option<[Option<(u8, DfFile)>; 3]> {
-    let op = shader.insts.opcode[inst];
-    if op.alu_arity().is_none() && op != Opcode::MovForScratch {
-        return None;
-    }
-    let exec = shader.insts.control[inst].exec_size;
-    if exec != 4 && exec != 8 {
-        return None;
-    }
-    let dst = shader.insts.dst[inst];
-    let srcs = shader.srcs(inst);
-    if srcs.len() > 3 {
-        return None;
-    }
-    let mut df = dst.ty.size() == 8 && !dst.is_bad();
-    let mut out = [None; 3];
-    for (k, s) in srcs.iter().enumerate() {
-        if matches!(s.file, RegFile::Imm | RegFile::Bad) || s.ty.size() != 8 {
-            continue;
-        }
-        df = true;
-        out[k] = Some((
-            s.region.swizzle,
-            match s.file {
-                RegFile::Uniform => DfFile::Uniform,
-                RegFile::Vgrf | RegFile::FixedGrf | RegFile::Mrf => DfFile::Grf,
-                _ => return None,
-            },
-        ));
-    }
-    if !df {
-        return None;
-    }
-    if !matches!(
-        dst.file,
-        RegFile::Vgrf | RegFile::Mrf | RegFile::FixedGrf | RegFile::Arf | RegFile::Bad
-    ) {
-        return None;
-    }
-    Some(out)
+    rules::df_sources(shader, inst)
 }
 
 /// How an instruction is lowered: the method, and per group whether it is two SIMD4
@@ -244,13 +206,7 @@ struct Plan {
     cost: u32,
 }
 
-/// The destination's writemask (all components for a null destination).
-fn writemask(dst: &Operand) -> u8 {
-    match dst.region.swizzle & 0xf {
-        0 => 0xf,
-        m => m,
-    }
-}
+use rules::writemask;
 
 /// The cheapest plan for `inst` at `level`, or `None` when it is out of reach.
 fn plan(shader: &Shader, inst: Inst, level: Level, gen: Gen) -> Option<Plan> {
