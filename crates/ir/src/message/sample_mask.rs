@@ -214,6 +214,31 @@ pub fn memory_includes_helpers(srcs: &[Operand]) -> bool {
     })
 }
 
+/// Whether logical message `inst` acts only on the pixels in the sample mask (a surface,
+/// A64 or Mesa 25 memory message that takes it: [`surface_takes_it`], [`a64_takes_it`],
+/// [`memory_takes_it`]): it then writes its destination in those channels only, as the
+/// predicated `send` it is lowered to does, and analyses must take the write as partial.
+pub fn takes_it(shader: &Shader, inst: Inst) -> bool {
+    let op = shader.insts.opcode[inst];
+    if shader.stage != Stage::Fs || !op.is_message() {
+        return false;
+    }
+    let srcs = shader.srcs(inst);
+    if super::surface::logical_shape(op, srcs).is_some()
+        || super::atomic::logical(op, srcs, true).is_some()
+    {
+        return srcs
+            .get(super::surface::src::ALLOW_SAMPLE_MASK)
+            .is_some_and(|s| !(s.file == RegFile::Imm && s.imm_bits() == 0));
+    }
+    let dst = shader.insts.dst[inst];
+    if let Some(m) = super::a64::logical(op, srcs, !dst.is_null() && !dst.is_bad()) {
+        return a64_takes_it(shader.stage, m.has_side_effects(), srcs);
+    }
+    matches!(op, Opcode::MemoryStoreLogical | Opcode::MemoryAtomicLogical)
+        && memory_takes_it(shader.stage, op, srcs)
+}
+
 /// How a message is put under the sample mask (`brw_emit_predicate_on_sample_mask`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Apply {

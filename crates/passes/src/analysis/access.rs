@@ -370,6 +370,17 @@ fn finds_a_live_channel(shader: &Shader, inst: Inst) -> bool {
     }
 }
 
+/// Whether `inst` writes only some of its channels, whatever the execution mask: a
+/// predicated instruction (but `sel`, whose predicate chooses a source), and a fragment
+/// shader's message under the sample mask
+/// ([`eubatch_ir::message::sample_mask::takes_it`]), which lowering predicates on it.
+pub fn writes_conditionally(shader: &Shader, inst: Inst) -> bool {
+    let ctl = shader.insts.control[inst];
+    ctl.predicate != Predicate::None && shader.insts.opcode[inst] != Opcode::Sel
+        || shader.insts.opcode[inst].is_message()
+            && eubatch_ir::message::sample_mask::takes_it(shader, inst)
+}
+
 /// Whether the slot model cannot read `inst` element by element (see the module doc): its
 /// VGRF operands are taken whole, and its writes define nothing fully.
 pub fn opaque(shader: &Shader, inst: Inst) -> bool {
@@ -406,7 +417,7 @@ pub fn for_each_def_run(
     let exec = ctl.exec_size as u32;
     let opaque = opaque(shader, inst);
     // An opaque instruction defines nothing fully, as a predicated one.
-    let conditional = opaque || ctl.predicate != Predicate::None && op != Opcode::Sel;
+    let conditional = opaque || writes_conditionally(shader, inst);
     if opaque && dst.file == RegFile::Vgrf && (dst.nr as usize) < slots.base.len() {
         let r = slots.vgrf(shader, dst.nr);
         if !r.is_empty() {
@@ -529,7 +540,6 @@ pub fn for_each_use_run(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl 
         }
     };
     for_each_source_run(shader, slots, inst, &mut f);
-    let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let opaque = opaque(shader, inst);
@@ -558,7 +568,7 @@ pub fn for_each_use_run(shader: &Shader, slots: &Slots, inst: Inst, mut f: impl 
     }
     // A predicated write keeps the old value in the channels it skips, and so does a write
     // under a writemask (an opaque instruction's writes are all partial).
-    if ctl.predicate != Predicate::None && op != Opcode::Sel || opaque {
+    if writes_conditionally(shader, inst) || opaque {
         for_each_def_run(shader, slots, inst, |r, _, _| f(r));
     }
 }
