@@ -221,16 +221,9 @@ fn check(gen: Gen, level: Level, wm: u8, sa: u8, sb: Option<Second>) -> Result<u
     Ok(n)
 }
 
-/// A small deterministic generator (xorshift) for the random writemasks and swizzles.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+// The random writemasks and swizzles.
+mod rng;
+use rng::Rng;
 
 const GENS: [Gen; 3] = [Gen::Gen75, Gen::Gen7, Gen::Gen8];
 

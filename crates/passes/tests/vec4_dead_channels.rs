@@ -12,19 +12,8 @@ mod simulator;
 use eubatch_ir::text::parse_shader;
 use eubatch_passes::manager::{self, Checks, Stats};
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+mod rng;
+use rng::Rng;
 
 const XYZW: [char; 4] = ['x', 'y', 'z', 'w'];
 
