@@ -91,6 +91,159 @@ fn takes_cmod(op: Opcode) -> bool {
             )
 }
 
+/// `x` negated: a float immediate with its sign flipped (both halves of a replicated
+/// half-float), a register operand with its negate modifier flipped (not under `abs`).
+fn negated(x: eubatch_ir::Operand) -> Option<eubatch_ir::Operand> {
+    use eubatch_ir::Type;
+    let mut n = x;
+    if x.file == RegFile::Imm {
+        let flip = match x.ty {
+            Type::F => 0x8000_0000u64,
+            Type::HF => 0x8000_8000u64,
+            Type::DF => 1u64 << 63,
+            _ => return None,
+        };
+        n = eubatch_ir::Operand::imm(x.ty, x.imm_bits() ^ flip);
+    } else {
+        if x.mods.abs() {
+            return None;
+        }
+        n.mods = eubatch_ir::Mods(x.mods.0 ^ eubatch_ir::Mods::NEGATE);
+    }
+    Some(n)
+}
+
+/// The test `c` of `a` against `b` as a test of `b - a` against zero.
+fn swapped(c: CondMod) -> CondMod {
+    match c {
+        CondMod::G => CondMod::L,
+        CondMod::L => CondMod::G,
+        CondMod::Ge => CondMod::Le,
+        CondMod::Le => CondMod::Ge,
+        other => other,
+    }
+}
+
+/// A float `cmp.<c>.fN null, A, B` with B not zero, where an earlier `add D, A, -B` (or
+/// `add D, -A, B`, the test then mirrored) in the same block computed the difference the
+/// comparison tests: the add takes the conditional modifier (or already has it) and the
+/// comparison goes. Returns the add and its test. (Mesa 25: `cmod_propagate_cmp_to_add` in
+/// brw_opt_cmod_propagation.cpp.) The rounded difference of two finite floats is zero only
+/// when they are equal and has the sign of the exact one, so `A - B <c> 0` is `A <c> B`;
+/// Inf - Inf is NaN, for which only `<` and `>` agree with the comparison, so the other
+/// tests need a finite immediate B (a NaN B is false either way but for `!=`, true
+/// either way). Unlike Mesa's, the add is not saturated, runs in the comparison's channels
+/// (execution size, group, NoMask), and nothing between writes A, B or any flag (a flag
+/// read between lets only an add already setting this test through).
+fn cmp_to_add(
+    shader: &Shader,
+    slots: &crate::analysis::access::Slots,
+    flag_first: crate::analysis::access::Slot,
+    insts: &[Inst],
+    k: usize,
+) -> Option<(Inst, CondMod)> {
+    let cmp = insts[k];
+    let ctl = shader.insts.control[cmp];
+    let [a, b] = *shader.srcs(cmp) else {
+        return None;
+    };
+    if shader.insts.opcode[cmp] != Opcode::Cmp
+        || !shader.insts.dst[cmp].is_null()
+        || ctl.predicate != Predicate::None
+        || ctl.saturate()
+        || !matches!(
+            ctl.cmod,
+            CondMod::Z | CondMod::Nz | CondMod::G | CondMod::Ge | CondMod::L | CondMod::Le
+        )
+        || !a.ty.is_float()
+        || b.ty != a.ty
+        || (b.file == RegFile::Imm && b.imm_bits() == 0)
+    {
+        return None;
+    }
+    // Only values passes can tell apart by their operands: VGRFs (checked for writes
+    // below), push constants and immediates.
+    let plain = |x: &eubatch_ir::Operand| {
+        matches!(x.file, RegFile::Vgrf | RegFile::Uniform | RegFile::Imm)
+    };
+    if !plain(&a) || !plain(&b) {
+        return None;
+    }
+    if !matches!(ctl.cmod, CondMod::L | CondMod::G) {
+        if b.file != RegFile::Imm {
+            return None;
+        }
+        let infinite = match b.ty {
+            eubatch_ir::Type::F => (b.imm_bits() as u32 & 0x7fff_ffff) == 0x7f80_0000,
+            eubatch_ir::Type::HF => (b.imm_bits() as u16 & 0x7fff) == 0x7c00,
+            eubatch_ir::Type::DF => (b.imm_bits() & !(1u64 << 63)) == 0x7ff0u64 << 48,
+            _ => true,
+        };
+        if infinite {
+            return None;
+        }
+    }
+    let (na, nb) = (negated(a)?, negated(b)?);
+    let exec = ctl.exec_size as u32;
+    // The slots of the VGRF sources: nothing between may write them.
+    let span = |x: &eubatch_ir::Operand| {
+        (x.file == RegFile::Vgrf).then(|| {
+            let r = slots.vgrf(shader, x.nr);
+            let first = r.start + x.offset / SLOT;
+            (first, r.start + (x.offset + x.span(exec)).div_ceil(SLOT))
+        })
+    };
+    let (sa, sb) = (span(&a), span(&b));
+    let hits = |r: &crate::analysis::access::SlotRange| {
+        [sa, sb]
+            .iter()
+            .flatten()
+            .any(|&(f, l)| r.start < l && f < r.end)
+    };
+    let mut flag_read = false;
+    for &prev in insts[..k].iter().rev() {
+        let pctl = shader.insts.control[prev];
+        if shader.insts.opcode[prev] == Opcode::Add {
+            let [s0, s1] = *shader.srcs(prev) else {
+                return None;
+            };
+            let dst = shader.insts.dst[prev];
+            let cond = if (s0 == a && s1 == nb) || (s1 == a && s0 == nb) {
+                Some(ctl.cmod)
+            } else if (s0 == na && s1 == b) || (s1 == na && s0 == b) {
+                Some(swapped(ctl.cmod))
+            } else {
+                None
+            };
+            if let Some(cond) = cond {
+                let mut clobbers = false;
+                for_each_def_run(shader, slots, prev, |r, _, _| clobbers |= hits(&r));
+                let fits = dst.file == RegFile::Vgrf
+                    && dst.stride == 1
+                    && dst.ty == a.ty
+                    && !clobbers
+                    && pctl.predicate == Predicate::None
+                    && !pctl.saturate()
+                    && pctl.exec_size == ctl.exec_size
+                    && pctl.group == ctl.group
+                    && pctl.no_mask() == ctl.no_mask()
+                    && ((pctl.cmod == CondMod::None && !flag_read)
+                        || (pctl.cmod == cond && pctl.flag_subreg == ctl.flag_subreg));
+                return fits.then_some((prev, cond));
+            }
+        }
+        let mut blocks = false;
+        for_each_def_run(shader, slots, prev, |r, _, _| {
+            blocks |= hits(&r) || r.end > flag_first;
+        });
+        for_each_use_run(shader, slots, prev, |r| flag_read |= r.end > flag_first);
+        if blocks {
+            return None;
+        }
+    }
+    None
+}
+
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
@@ -109,6 +262,15 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
         insts.clear();
         insts.extend_from_slice(&shader.layout.blocks[block].insts);
         for (k, &cmp) in insts.iter().enumerate() {
+            if let Some((add, cond)) = cmp_to_add(shader, slots, flag_first, &insts, k) {
+                let flag_subreg = shader.insts.control[cmp].flag_subreg;
+                let c = &mut shader.insts.control[add];
+                c.cmod = cond;
+                c.flag_subreg = flag_subreg;
+                removed.push(cmp);
+                progress = true;
+                continue;
+            }
             let Some(x) = compare_with_zero(shader, cmp) else {
                 continue;
             };

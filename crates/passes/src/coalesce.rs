@@ -2,8 +2,8 @@
 //! component k of A (or all of a VGRF into another of its layout) is removed by giving B's
 //! value A's storage — every operand of B is renamed to A's component — when their live
 //! ranges do not overlap: B's last use is that move and A's component holds nothing live
-//! before it, or B lives on but neither is written again while it does (both then hold the
-//! same value). The other way round too: `mov A, B.k` filling a one-component A from
+//! before it, or B lives on but neither is written again while both are live (both then hold
+//! the same value; past the first of their last uses only one is live). The other way round too: `mov A, B.k` filling a one-component A from
 //! component k of B (a message's result) gives A B's component as storage, when nothing
 //! touches that component after the move and A nothing before it. And a VGRF of several
 //! components copied component by component into another by consecutive moves.
@@ -265,12 +265,18 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
         let a_first = slots.base[dst.nr as usize] + dst.offset / SLOT;
         let a_comp = a_first..a_first + part.div_ceil(SLOT);
         let (_, b_end) = range(b_slots.clone());
-        let (a_start, _) = range(a_comp.clone());
-        // B may live on past the move when both keep the copied value for the rest of B's
-        // life: neither is written again before B's last use (Mesa's `can_coalesce_vars`).
+        let (a_start, a_end) = range(a_comp.clone());
+        // B may live on past the move when both keep the copied value while both are live:
+        // neither is written again before the first of B's and A's component's last uses
+        // (Mesa's `can_coalesce_vars`: no write to either in the intersection of their live
+        // ranges). Past that point one of them is dead, and what the other writes there
+        // lands where nothing is read (a loop variable B copied into a message payload
+        // read once in the loop: B lives on around the loop, the payload's component ends
+        // at the send).
+        let shared_end = b_end.min(a_end);
         let still_equal = || {
-            !writes.any_between(b_slots.clone(), ip, b_end)
-                && !writes.any_between(a_comp.clone(), ip, b_end)
+            !writes.any_between(b_slots.clone(), ip, shared_end)
+                && !writes.any_between(a_comp.clone(), ip, shared_end)
         };
         if a_start < ip || (b_end > ip && !still_equal()) {
             continue;

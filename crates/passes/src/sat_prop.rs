@@ -6,8 +6,9 @@
 //! Rules that limit it: X is the whole destination of an earlier instruction in the same
 //! block, a float ALU instruction (or `linterp`, a PLN) of X's type with no conditional
 //! modifier (the flag would see the clamped value; a `sel`'s or `csel`'s only chooses, and
-//! may stay) and no predicate, in the same channels; nothing between writes X; the move
-//! reads X without modifiers, as the same type.
+//! may stay) and no predicate (but a predicated `sel`'s, which chooses, and may be retyped
+//! from an integer type of the size when its sources have no modifiers), in the same
+//! channels; nothing between writes X; the move reads X without modifiers, as the same type.
 
 use eubatch_ir::shader::{CondMod, Predicate};
 use eubatch_ir::{Control, Opcode, RegFile, Shader};
@@ -60,8 +61,25 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
                 if pd.file == RegFile::Vgrf && pd.nr == x.nr {
                     let pctl = shader.insts.control[prev];
                     let op = shader.insts.opcode[prev];
+                    // A predicated `sel` chooses one of its sources in every channel (the
+                    // predicate is the choice, not a write mask); with no modifiers on its
+                    // sources and one type throughout, it only moves bits, so it may be
+                    // retyped to the move's float type of the same size and saturate
+                    // (Mesa 25's brw_opt_saturate_propagation, `can_change_types`:
+                    // unity/286's b32csel of floats typed UD, then fsat).
+                    let chooses = op == Opcode::Sel && pctl.predicate != Predicate::None;
+                    let retype = chooses
+                        && pd.ty != x.ty
+                        && pd.ty.size() == x.ty.size()
+                        && pctl.cmod == CondMod::None
+                        && shader.srcs(prev).iter().all(|s| {
+                            s.ty == pd.ty
+                                && s.mods == eubatch_ir::Mods::NONE
+                                && matches!(s.file, RegFile::Vgrf | RegFile::Uniform | RegFile::Imm)
+                        });
                     let ok = pd.offset == x.offset
-                        && pd.ty == x.ty
+                        && (pd.ty == x.ty || retype)
+                        && !pctl.saturate()
                         && pd.stride == 1
                         && (op.alu_arity().is_some()
                             || matches!(op, Opcode::Linterp | Opcode::Pln))
@@ -70,11 +88,17 @@ pub fn run(shader: &mut Shader, _cx: &mut PassCx) -> Changed {
                         // value is the move's clamp.
                         && (pctl.cmod == CondMod::None
                             || matches!(op, Opcode::Sel | Opcode::Csel))
-                        && pctl.predicate == Predicate::None
+                        && (pctl.predicate == Predicate::None || chooses)
                         && pctl.exec_size == ctl.exec_size
                         && pctl.group == ctl.group
                         && pctl.no_mask() == ctl.no_mask();
                     if ok {
+                        if retype {
+                            shader.insts.dst[prev].ty = x.ty;
+                            for s in shader.srcs_mut(prev) {
+                                s.ty = x.ty;
+                            }
+                        }
                         shader.insts.control[prev].set(Control::SATURATE, true);
                         shader.insts.control[mov].set(Control::SATURATE, false);
                         progress = true;

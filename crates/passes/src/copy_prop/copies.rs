@@ -41,7 +41,7 @@ pub(super) fn copy_of(shader: &Shader, table: &AccessTable, inst: Inst) -> Optio
         || (src.mods != eubatch_ir::Mods::NONE && src.file == RegFile::Imm)
         || !matches!(
             src.file,
-            RegFile::Vgrf | RegFile::Uniform | RegFile::Attr | RegFile::Imm
+            RegFile::Vgrf | RegFile::Uniform | RegFile::Attr | RegFile::Imm | RegFile::FixedGrf
         )
     {
         return None;
@@ -49,6 +49,29 @@ pub(super) fn copy_of(shader: &Shader, table: &AccessTable, inst: Inst) -> Optio
     // A copy onto itself (or overlapping itself) is not a copy to propagate.
     if src.file == RegFile::Vgrf && src.nr == dst.nr {
         return None;
+    }
+    // A thread-payload register read whole, one element per channel (`mov d:F,
+    // g4<8,8,1>:F`, a load_payload's piece of the fragment shader's payload), is a copy
+    // of a value that stays where it is, as Mesa 25's copy propagation takes FIXED_GRF
+    // sources: only where nothing in the shader writes a fixed register (the slot model
+    // has no slots for them, so no write would undo the copy), of 32-bit elements.
+    if src.file == RegFile::FixedGrf {
+        let r = src.region;
+        let whole = src.mods == eubatch_ir::Mods::NONE
+            && src.ty.size() == 4
+            && src.offset == 0
+            && r.hstride == 1
+            && r.width == 8
+            && r.vstride == 8
+            && matches!(ctl.exec_size, 8 | 16);
+        if !whole
+            || shader
+                .layout
+                .insts()
+                .any(|i| shader.insts.dst[i].file == RegFile::FixedGrf)
+        {
+            return None;
+        }
     }
     let exec = ctl.exec_size as u32;
     let len = exec * dst.ty.size();
@@ -126,6 +149,12 @@ pub(super) fn propagate(
         return None;
     }
     let k = (use_.offset - d.offset) / tsize;
+    // A fixed register's region is for the copy's channels: only the same read of them.
+    if copy.src.file == RegFile::FixedGrf
+        && (k != 0 || use_.stride != 1 || span != copy.len || no_mask != copy.no_mask)
+    {
+        return None;
+    }
     let same_channels = !no_mask && use_.stride == 1 && copy.group + k == group;
     if !copy.no_mask && !same_channels {
         return None;
