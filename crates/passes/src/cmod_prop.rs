@@ -163,9 +163,8 @@ fn cmp_to_add(
     }
     // Only values passes can tell apart by their operands: VGRFs (checked for writes
     // below), push constants and immediates.
-    let plain = |x: &eubatch_ir::Operand| {
-        matches!(x.file, RegFile::Vgrf | RegFile::Uniform | RegFile::Imm)
-    };
+    let plain =
+        |x: &eubatch_ir::Operand| matches!(x.file, RegFile::Vgrf | RegFile::Uniform | RegFile::Imm);
     if !plain(&a) || !plain(&b) {
         return None;
     }
