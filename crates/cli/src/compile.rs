@@ -732,9 +732,19 @@ fn recover_sends(
         }
     };
     // eubatch's own lowering of the start dump (what `--stop-after lower` gives), only
-    // when a send's message is not otherwise known.
+    // when a send's message is not otherwise known. For a Mesa 22.3 dump without
+    // `zero_samples`: Mesa 22.3 keeps trailing zero sampler parameters (its
+    // `opt_zero_samples` finds none on gen7+), so its sends are those of a lowering that
+    // keeps them; Mesa 25 leaves them out as eubatch does.
     let mut lowered = || {
-        let steps = manager::parse(manager::LOWER).ok()?;
+        let pipeline = if mesa22 {
+            let keeping = manager::LOWER.replace("zero_samples,", "");
+            debug_assert_ne!(keeping, manager::LOWER, "the lowering names zero_samples");
+            keeping
+        } else {
+            manager::LOWER.to_string()
+        };
+        let steps = manager::parse(&pipeline).ok()?;
         let mut s = start.clone();
         let mut checks = Checks {
             verify_ir: false,
