@@ -26,10 +26,8 @@
 //!   on a few binding-table surfaces at dword addresses from a small range, so that reads,
 //!   writes and atomics of one run meet at the same addresses (the order of the messages
 //!   is observable: a write is an output record, a read returns what was written before);
-//!   none using the sample mask yet: drawing that choice too changes the stream CI's
-//!   seeded property tests see, and under it they meet a spilling failure that has nothing
-//!   to do with the mask (crates/regalloc/tests/spill_repro.rs, not explained yet); the
-//!   sample-mask lowering is held by its fixtures until that is fixed;
+//!   writes and atomics allow the sample mask or not, at random (a fragment shader's are
+//!   then predicated on it, [`crate::message::sample_mask`]);
 //! - one `fb_write_logical` at the end whose colour is an XOR of every value's bits (so any
 //!   change to any value is observable) and raw copies of three values.
 
@@ -572,9 +570,12 @@ impl Gen<'_, '_> {
             0 => self.emit(&format!(
                 "untyped_surface_read_logical({exec}) {data}, {surface}u, (null):UD, {a}, (null):UD, 1u, {comps}u, 0u{g}"
             )),
-            1 => self.emit(&format!(
-                "untyped_surface_write_logical({exec}) (null):UD, {surface}u, (null):UD, {a}, {data}, 1u, {comps}u, 0u{g}"
-            )),
+            1 => {
+                let m = self.sample_mask()?;
+                self.emit(&format!(
+                    "untyped_surface_write_logical({exec}) (null):UD, {surface}u, (null):UD, {a}, {data}, 1u, {comps}u, {m}u{g}"
+                ))
+            }
             _ => {
                 use crate::message::atomic::op;
                 let ops = [op::ADD, op::AND, op::OR, op::XOR, op::UMAX, op::IMIN, op::INC, op::CMPWR];
@@ -591,12 +592,20 @@ impl Gen<'_, '_> {
                 } else {
                     "(null):UD".to_string()
                 };
+                let m = self.sample_mask()?;
                 self.emit(&format!(
-                    "untyped_atomic_logical({exec}) {dst}, {surface}u, (null):UD, {a}, {operand}, 1u, {aop}u, 0u{g}"
+                    "untyped_atomic_logical({exec}) {dst}, {surface}u, (null):UD, {a}, {operand}, 1u, {aop}u, {m}u{g}"
                 ));
             }
         }
         Ok(())
+    }
+
+    /// Whether a write or atomic allows the sample mask (Mesa's last surface operand,
+    /// `SURFACE_LOGICAL_SRC_ALLOW_SAMPLE_MASK`: set for a shader's own SSBO and image
+    /// writes and atomics), as the operand: 0 or 1.
+    fn sample_mask(&mut self) -> Result<u32> {
+        Ok(self.u.arbitrary::<bool>()? as u32)
     }
 
     /// A byte- or dword-scattered read or write of one component at address `a` (`bits`
@@ -616,8 +625,9 @@ impl Gen<'_, '_> {
             ));
         } else {
             let data = self.source(Class::UD, group, false, false)?;
+            let m = self.sample_mask()?;
             self.emit(&format!(
-                "{kind}_scattered_write_logical({exec}) (null):UD, {surface}u, (null):UD, {a}, {data}, 1u, {bits}u, 0u{g}"
+                "{kind}_scattered_write_logical({exec}) (null):UD, {surface}u, (null):UD, {a}, {data}, 1u, {bits}u, {m}u{g}"
             ));
         }
         Ok(())
@@ -650,9 +660,12 @@ impl Gen<'_, '_> {
             0 => self.emit(&format!(
                 "typed_surface_read_logical({exec}) {data}, {surface}u, (null):UD, {c}, (null):UD, {dims}u, {comps}u, 0u{g}"
             )),
-            1 => self.emit(&format!(
-                "typed_surface_write_logical({exec}) (null):UD, {surface}u, (null):UD, {c}, {data}, {dims}u, {comps}u, 0u{g}"
-            )),
+            1 => {
+                let m = self.sample_mask()?;
+                self.emit(&format!(
+                    "typed_surface_write_logical({exec}) (null):UD, {surface}u, (null):UD, {c}, {data}, {dims}u, {comps}u, {m}u{g}"
+                ))
+            }
             _ => {
                 use crate::message::atomic::op;
                 let aop = *self.u.choose(&[op::ADD, op::UMAX, op::INC])?;
@@ -662,8 +675,9 @@ impl Gen<'_, '_> {
                     self.source(Class::UD, group, false, false)?
                 };
                 let dst = self.dst(Class::UD, group)?;
+                let m = self.sample_mask()?;
                 self.emit(&format!(
-                    "typed_atomic_logical({exec}) {dst}, {surface}u, (null):UD, {c}, {operand}, {dims}u, {aop}u, 0u{g}"
+                    "typed_atomic_logical({exec}) {dst}, {surface}u, (null):UD, {c}, {operand}, {dims}u, {aop}u, {m}u{g}"
                 ));
             }
         }

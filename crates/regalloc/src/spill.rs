@@ -15,7 +15,10 @@
 //!   with exactly that width ("per channel"); otherwise it is NoMask, and then — as for
 //!   any partial write (predicated, less than a register, strided, or not at a register
 //!   start) — the temporary is first filled from scratch, so the channels and bytes the
-//!   instruction leaves keep their old value. An `undef` of a spilled VGRF stays, as in
+//!   instruction leaves keep their old value. Partial too, where Mesa is not: a send whose
+//!   header masks its channels (a typed message before gen9, `writes_conditionally`).
+//!   Mesa's IR leaves such a channel's result undefined (a pixel the sample mask leaves
+//!   out runs no atomic), eubatch's keeps the old value, which the simulator holds it to. An `undef` of a spilled VGRF stays, as in
 //!   Mesa, on the VGRF nothing else reads any more. Where Mesa asserts — a
 //!   write whose registers are not a whole number of messages (a SIMD16 float written
 //!   from the middle of a register) — the messages are one register each;
@@ -44,7 +47,7 @@
 use eubatch_ir::message::{scratch, sfid};
 use eubatch_ir::opcode::ControlFlow;
 use eubatch_ir::operand::arf;
-use eubatch_ir::shader::{InstBuilder, Predicate, SendInfo};
+use eubatch_ir::shader::{InstBuilder, SendInfo};
 use eubatch_ir::size_read::payload_len;
 use eubatch_ir::{Backend, Control, Gen, Inst, Opcode, Operand, RegFile, Region, Shader, Type};
 use eubatch_ir::{Vgrf, VgrfLayout};
@@ -254,7 +257,7 @@ impl Spiller {
             width = 8;
         }
         let per_channel = dst.stride == 1 && dst.ty.size() == 4 && exec == width;
-        let partial = (ctl.predicate != Predicate::None && op != Opcode::Sel)
+        let partial = eubatch_passes::analysis::access::writes_conditionally(shader, inst)
             || exec * dst.ty.size() < 32
             || dst.stride != 1
             || !dst.offset.is_multiple_of(reg);

@@ -1,14 +1,15 @@
-//! A known spilling failure, kept as a reproduction for whoever fixes it (hence ignored:
-//! `cargo test --release -p eubatch-regalloc --test spill_repro -- --ignored` runs it). The
-//! random generator's memory messages found it (2026-12-01, in `spill.rs` with `linear`
-//! under a register budget): in this SIMD32 gen8 fragment shader, spilling VGRF 5 alone — a
-//! SIMD16 value rewritten in halves by SIMD8 typed atomics with a header, read and
-//! rewritten by SIMD8 and SIMD16 instructions around them — gives other outputs than the
-//! shader before spilling (seed 0, `fb_write` channel 1). Every other single VGRF but 36
-//! (its twin for channels 16-31) spills without a difference. Not explained yet.
+//! A spilling failure the random generator's memory messages found (2026-12-01, in
+//! `spill.rs` with `linear` under a register budget), kept as a regression test: in this
+//! SIMD32 gen8 fragment shader, spilling VGRF 5 alone — a SIMD16 value rewritten in halves
+//! by SIMD8 typed atomics with a header — gave other outputs (seed 0, `fb_write` channel 1).
+//! The cause: a typed message before gen9 runs only the channels its header's sample mask
+//! enables (`g1.7`'s pixel mask here), so its response is a write of some channels; the
+//! spiller took it as a whole write, stored its fresh temporary without filling it first,
+//! and the channels the mask left out came back from scratch undefined. The rule is now
+//! `eubatch_ir::message::typed::masked_by_header`, which the simulator, the slot analysis
+//! (`writes_conditionally`) and the spiller share.
 
 #[test]
-#[ignore]
 fn spilling_one_vgrf_of_typed_atomic_results_keeps_the_outputs() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -564,7 +564,7 @@ fn surface_access(
     }
     // The header's sample mask disables the channels it leaves out.
     let mut enabled = m.enabled;
-    if header > 0 && kind == Kind::Typed {
+    if eubatch_ir::message::typed::masked_by_header(&m.info) {
         let mask = m.read(
             t,
             &element(

@@ -93,6 +93,22 @@ pub fn decode(sfid: u8, desc: u32) -> Option<(Shape, u32)> {
     Some((shape, half))
 }
 
+/// Whether a raw send with `info` runs only the channels its header's sample mask enables,
+/// besides the execution mask: a typed read, write or atomic with a header (before gen9).
+/// Its response is then written in those channels only, and the others keep what the
+/// destination held (PRM Vol. 2d "Typed Surface Read/Write", message header dword 7: "Slot
+/// Mask"/"Sample Mask", one bit per slot of the slot group; the data port answers no
+/// disabled slot). Passes, the register allocator's spiller and the simulator take such a
+/// send as a write of some channels ([`crate::message::sample_mask`] is the same idea for
+/// the logical messages lowering predicates).
+pub fn masked_by_header(info: &crate::shader::SendInfo) -> bool {
+    let header = info.header_size > 0 || super::header_present(info.desc);
+    header
+        && (decode(info.sfid, info.desc).is_some()
+            || super::atomic::decode(info.sfid, info.desc)
+                .is_some_and(|(a, ..)| a.kind == super::atomic::Kind::Typed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -371,14 +371,19 @@ fn finds_a_live_channel(shader: &Shader, inst: Inst) -> bool {
 }
 
 /// Whether `inst` writes only some of its channels, whatever the execution mask: a
-/// predicated instruction (but `sel`, whose predicate chooses a source), and a fragment
+/// predicated instruction (but `sel`, whose predicate chooses a source), a fragment
 /// shader's message under the sample mask
-/// ([`eubatch_ir::message::sample_mask::takes_it`]), which lowering predicates on it.
+/// ([`eubatch_ir::message::sample_mask::takes_it`]), which lowering predicates on it, and a
+/// send whose header masks its channels ([`eubatch_ir::message::typed::masked_by_header`]).
 pub fn writes_conditionally(shader: &Shader, inst: Inst) -> bool {
     let ctl = shader.insts.control[inst];
-    ctl.predicate != Predicate::None && shader.insts.opcode[inst] != Opcode::Sel
-        || shader.insts.opcode[inst].is_message()
-            && eubatch_ir::message::sample_mask::takes_it(shader, inst)
+    let op = shader.insts.opcode[inst];
+    ctl.predicate != Predicate::None && op != Opcode::Sel
+        || op.is_message() && eubatch_ir::message::sample_mask::takes_it(shader, inst)
+        || op == Opcode::Send
+            && shader
+                .send_info(inst)
+                .is_some_and(eubatch_ir::message::typed::masked_by_header)
 }
 
 /// Whether the slot model cannot read `inst` element by element (see the module doc): its
