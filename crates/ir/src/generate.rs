@@ -23,7 +23,8 @@
 //!   untyped atomics (with none, one or two data operands, returning a value or not);
 //!   byte- and dword-scattered reads and writes; typed (image) reads, writes and atomics at
 //!   one- or two-dimensional texels; varying pull-constant loads of four components; all
-//!   on a few binding-table surfaces at dword addresses from a small range, so that reads,
+//!   on a few binding-table surfaces (an immediate index, or one computed at run time) at
+//!   dword addresses from a small range, so that reads,
 //!   writes and atomics of one run meet at the same addresses (the order of the messages
 //!   is observable: a write is an output record, a read returns what was written before);
 //!   writes and atomics allow the sample mask or not, at random (a fragment shader's are
@@ -557,23 +558,23 @@ impl Gen<'_, '_> {
         let a = format!("{}:UD", self.reg(addr, 0, group));
         let from = self.source(Class::UD, group, false, false)?;
         self.emit(&format!("and({exec}) {a}, {from}, 60u{g}"));
-        let surface = self.u.int_in_range(1..=3)?;
+        let surface = self.surface_index(1..=3)?;
         let v = self.pick_value(Some(Class::UD))?;
         let most = if exec == self.width { v.comps } else { 1 };
         let comps = self.u.int_in_range(1..=most)?;
         let data = format!("{}:UD", self.reg(v, 0, group));
         match self.u.int_in_range(0..=5)? {
-            3 => return self.scattered(exec, group, surface, &a),
-            4 => return self.typed(exec, group, surface, &a),
+            3 => return self.scattered(exec, group, &surface, &a),
+            4 => return self.typed(exec, group, &surface, &a),
             5 => return self.pull_constants(exec, group, &a),
             // (Its size written is what it answers: eubatch's text gives it by default.)
             0 => self.emit(&format!(
-                "untyped_surface_read_logical({exec}) {data}, {surface}u, (null):UD, {a}, (null):UD, 1u, {comps}u, 0u{g}"
+                "untyped_surface_read_logical({exec}) {data}, {surface}, (null):UD, {a}, (null):UD, 1u, {comps}u, 0u{g}"
             )),
             1 => {
                 let m = self.sample_mask()?;
                 self.emit(&format!(
-                    "untyped_surface_write_logical({exec}) (null):UD, {surface}u, (null):UD, {a}, {data}, 1u, {comps}u, {m}u{g}"
+                    "untyped_surface_write_logical({exec}) (null):UD, {surface}, (null):UD, {a}, {data}, 1u, {comps}u, {m}u{g}"
                 ))
             }
             _ => {
@@ -594,11 +595,32 @@ impl Gen<'_, '_> {
                 };
                 let m = self.sample_mask()?;
                 self.emit(&format!(
-                    "untyped_atomic_logical({exec}) {dst}, {surface}u, (null):UD, {a}, {operand}, 1u, {aop}u, {m}u{g}"
+                    "untyped_atomic_logical({exec}) {dst}, {surface}, (null):UD, {a}, {operand}, 1u, {aop}u, {m}u{g}"
                 ));
             }
         }
         Ok(())
+    }
+
+    /// A binding table index in `range`: an immediate, or one time in four an index computed
+    /// at run time, as a UBO or SSBO array indexed by a uniform value gives: a scalar made
+    /// by an `and(1)` NoMask from channel 0 of a value and an `add(1)` of the range's start
+    /// (Mesa makes such an index uniform before the message, `emit_uniformize`).
+    fn surface_index(&mut self, range: std::ops::RangeInclusive<u32>) -> Result<String> {
+        let (lo, hi) = (*range.start(), *range.end());
+        let n = self.u.int_in_range(lo..=hi)?;
+        if !self.u.ratio(1, 4)? {
+            return Ok(format!("{n}u"));
+        }
+        let nr = self.decls.len() as u32;
+        self.decls.push(format!("vgrf{nr} 1x4"));
+        let from = self.source(Class::UD, 0, false, false)?;
+        // (Ranges here start at 0 or 1 and span at most 4: a mask, then the start.)
+        let mask = (hi - lo + 1).next_power_of_two() / 2;
+        let mask = mask.max(1) - 1;
+        self.emit(&format!("and(1) vgrf{nr}:UD, {from}, {mask}u NoMask"));
+        self.emit(&format!("add(1) vgrf{nr}:UD, vgrf{nr}:UD, {lo}u NoMask"));
+        Ok(format!("vgrf{nr}<0>:UD"))
     }
 
     /// Whether a write or atomic allows the sample mask (Mesa's last surface operand,
@@ -610,7 +632,7 @@ impl Gen<'_, '_> {
 
     /// A byte- or dword-scattered read or write of one component at address `a` (`bits`
     /// 8, 16 or 32 of each channel's dword for a byte-scattered one).
-    fn scattered(&mut self, exec: u32, group: u32, surface: u32, a: &str) -> Result<()> {
+    fn scattered(&mut self, exec: u32, group: u32, surface: &str, a: &str) -> Result<()> {
         let g = group_suffix(group);
         let which: u32 = self.u.int_in_range(0..=3)?;
         let (kind, bits) = if which < 2 {
@@ -621,13 +643,13 @@ impl Gen<'_, '_> {
         if which.is_multiple_of(2) {
             let dst = self.dst(Class::UD, group)?;
             self.emit(&format!(
-                "{kind}_scattered_read_logical({exec}) {dst}, {surface}u, (null):UD, {a}, (null):UD, 1u, {bits}u, 0u{g}"
+                "{kind}_scattered_read_logical({exec}) {dst}, {surface}, (null):UD, {a}, (null):UD, 1u, {bits}u, 0u{g}"
             ));
         } else {
             let data = self.source(Class::UD, group, false, false)?;
             let m = self.sample_mask()?;
             self.emit(&format!(
-                "{kind}_scattered_write_logical({exec}) (null):UD, {surface}u, (null):UD, {a}, {data}, 1u, {bits}u, {m}u{g}"
+                "{kind}_scattered_write_logical({exec}) (null):UD, {surface}, (null):UD, {a}, {data}, 1u, {bits}u, {m}u{g}"
             ));
         }
         Ok(())
@@ -636,7 +658,7 @@ impl Gen<'_, '_> {
     /// A typed (image) read, write or atomic of `surface` at a texel whose one or two
     /// coordinates are small values computed just before (the first from address `a`).
     /// The width rules split it into SIMD8 messages.
-    fn typed(&mut self, exec: u32, group: u32, surface: u32, a: &str) -> Result<()> {
+    fn typed(&mut self, exec: u32, group: u32, surface: &str, a: &str) -> Result<()> {
         let g = group_suffix(group);
         let dims = self.u.int_in_range(1..=2)?;
         let coords = self.new_value(Class::UD, dims);
@@ -658,12 +680,12 @@ impl Gen<'_, '_> {
         let data = format!("{}:UD", self.reg(v, 0, group));
         match self.u.int_in_range(0..=2)? {
             0 => self.emit(&format!(
-                "typed_surface_read_logical({exec}) {data}, {surface}u, (null):UD, {c}, (null):UD, {dims}u, {comps}u, 0u{g}"
+                "typed_surface_read_logical({exec}) {data}, {surface}, (null):UD, {c}, (null):UD, {dims}u, {comps}u, 0u{g}"
             )),
             1 => {
                 let m = self.sample_mask()?;
                 self.emit(&format!(
-                    "typed_surface_write_logical({exec}) (null):UD, {surface}u, (null):UD, {c}, {data}, {dims}u, {comps}u, {m}u{g}"
+                    "typed_surface_write_logical({exec}) (null):UD, {surface}, (null):UD, {c}, {data}, {dims}u, {comps}u, {m}u{g}"
                 ))
             }
             _ => {
@@ -677,7 +699,7 @@ impl Gen<'_, '_> {
                 let dst = self.dst(Class::UD, group)?;
                 let m = self.sample_mask()?;
                 self.emit(&format!(
-                    "typed_atomic_logical({exec}) {dst}, {surface}u, (null):UD, {c}, {operand}, {dims}u, {aop}u, {m}u{g}"
+                    "typed_atomic_logical({exec}) {dst}, {surface}, (null):UD, {c}, {operand}, {dims}u, {aop}u, {m}u{g}"
                 ));
             }
         }
@@ -699,9 +721,9 @@ impl Gen<'_, '_> {
         }
         let v = *self.u.choose(&fours)?;
         let dst = format!("{}:F", self.reg(v, 0, group));
-        let surface = self.u.int_in_range(0..=2)?;
+        let surface = self.surface_index(0..=2)?;
         self.emit(&format!(
-            "varying_pull_const_logical({exec}) {dst}, {surface}u, {a}, 4u{}",
+            "varying_pull_const_logical({exec}) {dst}, {surface}, {a}, 4u{}",
             group_suffix(group)
         ));
         Ok(())

@@ -128,7 +128,10 @@ pub fn access(
         Ok(space
             + match surface {
                 s if s.file == RegFile::Imm => s.imm_bits(),
-                s => t.read(&s, i).map_err(|e| e.with_inst(inst))? & 0xffff_ffff,
+                s => {
+                    t.read(&s, i).map_err(|e| e.with_inst(inst))?
+                        & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK as u64
+                }
             })
     };
     let addr_of = |t: &mut Thread, i: u32| {

@@ -27,6 +27,29 @@ pub mod src {
     pub const COUNT: usize = 7;
 }
 
+/// The bits of a descriptor that hold the binding table index (bits 7:0, for every data-port
+/// and sampler message: PRM Vol. 2d "Message Descriptor", Binding Table Index). An index
+/// computed at run time goes into them through a register: Mesa 22.3
+/// `setup_surface_descriptors` (brw_lower_logical_sends.cpp) masks it with an `and(1)`
+/// into a scalar that the generator ORs with the descriptor's immediate part into `a0.0`
+/// (brw_eu_emit.c `brw_send_indirect_message`); the logical message's index means these
+/// bits, in lowering and in the simulator alike.
+pub const BINDING_TABLE_INDEX_MASK: u32 = 0xff;
+
+/// Whether `index`, a binding table index that is not an immediate, is one value for all
+/// channels, as a message's descriptor needs: a scalar region. Mesa makes a run-time index
+/// uniform before the message (`emit_uniformize`, brw_fs_nir.cpp
+/// `get_nir_ssbo_intrinsic_index` and friends), so its logical messages hold `<0>` reads.
+pub fn is_scalar_index(index: &Operand) -> bool {
+    use crate::RegFile;
+    match index.file {
+        RegFile::Imm | RegFile::Bad | RegFile::Arf => false,
+        // Hardware regions: `<0,1,0>` (or any region with both strides 0).
+        RegFile::FixedGrf => index.region.vstride == 0 && index.region.hstride == 0,
+        _ => index.stride == 0,
+    }
+}
+
 /// Data-cache-1 message types (descriptor bits 18:14, brw_eu_defines.h `HSW_DATAPORT_DC_PORT1_*`).
 pub const UNTYPED_SURFACE_READ: u32 = 0x01;
 pub const UNTYPED_SURFACE_WRITE: u32 = 0x09;

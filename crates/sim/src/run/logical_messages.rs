@@ -135,7 +135,7 @@ pub(super) fn memory_load(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
 /// FS_OPCODE_UNIFORM_PULL_CONSTANT_LOAD: a block of consecutive dwords at an immediate
 /// offset, as long as the destination (one register a SIMD8 half), for all channels.
 pub(super) fn uniform_pull_constant(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
-    let (surface, offset) = pull_constant_sources(s)?;
+    let (surface, offset) = pull_constant_sources(s, t)?;
     let off = Some(offset)
         .filter(|o| o.file == RegFile::Imm)
         .map(|o| o.imm_bits())
@@ -156,7 +156,7 @@ pub(super) fn uniform_pull_constant(s: &Step, t: &mut Thread) -> Result<bool, Si
 /// FS_OPCODE_VARYING_PULL_CONSTANT_LOAD_LOGICAL: four dwords per channel at the channel's
 /// byte offset, into four components.
 pub(super) fn varying_pull_constant(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
-    let (surface, offsets) = pull_constant_sources(s)?;
+    let (surface, offsets) = pull_constant_sources(s, t)?;
     let mut d = s.dst;
     d.ty = Type::UD;
     let mut results = Vec::new();
@@ -173,21 +173,32 @@ pub(super) fn varying_pull_constant(s: &Step, t: &mut Thread) -> Result<bool, Si
     Ok(false)
 }
 
-/// A pull-constant load's surface (an immediate: constant buffers are a seeded function of
-/// surface and byte offset) and its offset source.
-fn pull_constant_sources(s: &Step) -> Result<(u64, Operand), SimError> {
+/// A pull-constant load's surface (constant buffers are a seeded function of surface and
+/// byte offset): an immediate, or a scalar computed at run time, of which the binding
+/// table index's bits count ([`eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK`],
+/// as the lowered send's descriptor takes it); and its offset source.
+fn pull_constant_sources(s: &Step, t: &mut Thread) -> Result<(u64, Operand), SimError> {
+    use eubatch_ir::message::surface::{is_scalar_index, BINDING_TABLE_INDEX_MASK};
     let name = s.op.name();
     let (surface, offset) = eubatch_ir::message::pull_constant_srcs(s.srcs)
         .ok_or_else(|| s.fail(format!("`{name}` with {} sources", s.srcs.len())))?;
-    let surface = Some(surface)
-        .filter(|o| o.file == RegFile::Imm)
-        .map(|o| o.imm_bits() as u32)
-        .ok_or_else(|| {
-            s.fail(format!(
-                "`{name}` with a non-immediate surface is not modelled yet"
-            ))
-        })?;
-    Ok((surface as u64, offset))
+    let index = if surface.file == RegFile::Imm {
+        surface.imm_bits()
+    } else if is_scalar_index(&surface) {
+        s.read(
+            t,
+            &Operand {
+                ty: eubatch_ir::Type::UD,
+                ..surface
+            },
+            0,
+        )?
+    } else {
+        return Err(s.fail(format!(
+            "`{name}` whose surface is neither an immediate nor a scalar"
+        )));
+    };
+    Ok((index & BINDING_TABLE_INDEX_MASK as u64, offset))
 }
 
 /// A memory fence orders memory accesses between threads; one thread's results do not

@@ -96,7 +96,7 @@ pub(super) fn memory_message(
             }
             let request = Request {
                 what: m.op,
-                surface,
+                surface: eubatch_ir::Operand::imm(eubatch_ir::Type::UD, surface as u64),
                 allow_sample_mask: side_effects,
                 address: components(address, m.coord_components, ctl),
                 data,

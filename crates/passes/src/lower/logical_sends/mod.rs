@@ -242,6 +242,67 @@ fn simd_mode(exec: u32) -> Result<u32, String> {
 }
 
 /// The bits of `op`, an immediate; else an error naming it `what`.
+/// A message's binding table index as its descriptor takes it: an immediate's low bits go
+/// into the descriptor itself; one computed at run time (a scalar: Mesa makes it uniform
+/// first) is masked by an `and(1)` NoMask into a fresh scalar that the `send` ORs into its
+/// descriptor ([`eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK`], Mesa 22.3
+/// `setup_surface_descriptors`). The `and` goes into `out`; [`BindingTable::attach`] puts
+/// the scalar on the send.
+#[derive(Clone, Copy)]
+enum BindingTable {
+    Imm(u32),
+    Reg(Operand),
+}
+
+impl BindingTable {
+    fn of(
+        shader: &mut Shader,
+        out: &mut Vec<Inst>,
+        index: &Operand,
+    ) -> Result<BindingTable, String> {
+        use eubatch_ir::message::surface::{is_scalar_index, BINDING_TABLE_INDEX_MASK};
+        if index.file == RegFile::Imm {
+            return Ok(BindingTable::Imm(
+                index.imm_bits() as u32 & BINDING_TABLE_INDEX_MASK,
+            ));
+        }
+        if !is_scalar_index(index) {
+            return Err("a binding table index that is neither an immediate nor a scalar".into());
+        }
+        let tmp = shader.vgrfs.push(eubatch_ir::VgrfLayout::flat(4)).index() as u32;
+        let d = Operand::vgrf(tmp, 0, Type::UD, 1);
+        let mut index = *index;
+        index.ty = Type::UD;
+        let scalar = Builder::new(1).exec_all();
+        out.push(scalar.and(
+            shader,
+            d,
+            index,
+            Operand::imm(Type::UD, BINDING_TABLE_INDEX_MASK as u64),
+        ));
+        Ok(BindingTable::Reg(Operand {
+            region: eubatch_ir::Region::new(0, 1, 0),
+            stride: 0,
+            ..d
+        }))
+    }
+
+    /// The index's part of the descriptor's immediate (0 for a register index).
+    fn imm(self) -> u32 {
+        match self {
+            BindingTable::Imm(i) => i,
+            BindingTable::Reg(_) => 0,
+        }
+    }
+
+    /// Gives send `s` the register part of its descriptor, if any.
+    fn attach(self, shader: &mut Shader, s: Inst) {
+        if let BindingTable::Reg(d) = self {
+            shader.srcs_mut(s)[0] = d;
+        }
+    }
+}
+
 fn immediate(op: &Operand, what: &str) -> Result<u32, String> {
     (op.file == RegFile::Imm)
         .then(|| op.imm_bits() as u32)

@@ -6,8 +6,8 @@
 //! - Mesa 25's constant block `memory_load`: a constant-cache unaligned OWord block read
 //!   (Mesa: `lower_hdc_memory_logical_send`).
 //!
-//! Rules that limit it: the surface is an immediate binding table index (a bindless
-//! surface handle is left logical); a varying pull is a SIMD8 or SIMD16 sampler message; a
+//! Rules that limit it: the surface is a binding table index, an immediate or a scalar
+//! computed at run time (`BindingTable`; a bindless surface handle is left logical); a varying pull is a SIMD8 or SIMD16 sampler message; a
 //! uniform pull's offset is an immediate, OWord-aligned; a `memory_load` is lowered only as
 //! a constant block load from one address for all channels.
 
@@ -16,7 +16,7 @@ use eubatch_ir::message::sfid;
 use eubatch_ir::{Builder, Control, Inst, Operand, RegFile, Shader, Type, VgrfLayout};
 
 use super::payload::{payloads, Part, Payload};
-use super::{immediate, send, simd_mode};
+use super::{immediate, send, simd_mode, BindingTable};
 
 /// `varying_pull_const_logical(N) dst, surface, offset, alignment`: a sampler `ld` of the
 /// surface as a raw buffer at each channel's byte offset, four dwords back.
@@ -31,11 +31,11 @@ pub(super) fn varying_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>,
     if srcs.len() == 4 && !srcs[1].is_bad() {
         return Err("a bindless surface handle (not lowered yet)".into());
     }
-    let surface = immediate(&surface, "surface")?;
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let mode = simd_mode(exec)?;
     let mut out = Vec::new();
+    let bti = BindingTable::of(shader, &mut out, &surface)?;
     let mut offset = offset;
     offset.ty = Type::UD;
     let p = payloads(
@@ -45,8 +45,10 @@ pub(super) fn varying_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>,
         &[Part::Value(offset, ParamType::Int)],
         &[],
     )?;
-    let desc = sampler::descriptor(surface, 0, sampler::msg::LD, mode);
-    out.push(send(shader, inst, p, sfid::SAMPLER, desc));
+    let desc = sampler::descriptor(bti.imm(), 0, sampler::msg::LD, mode);
+    let s = send(shader, inst, p, sfid::SAMPLER, desc);
+    bti.attach(shader, s);
+    out.push(s);
     Ok(out)
 }
 
@@ -62,7 +64,6 @@ pub(super) fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>,
     if srcs.len() == 4 && !srcs[1].is_bad() {
         return Err("a bindless surface handle (not lowered yet)".into());
     }
-    let surface = immediate(&surface, "surface")?;
     let offset = immediate(&offset, "offset")?;
     if offset % 16 != 0 {
         return Err(format!(
@@ -70,12 +71,17 @@ pub(super) fn uniform_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>,
         ));
     }
     let size = shader.insts.size_written[inst];
-    let desc = eubatch_ir::message::constant_cache::block_read_desc(surface, size)
+    let mut out = Vec::new();
+    let bti = BindingTable::of(shader, &mut out, &surface)?;
+    let desc = eubatch_ir::message::constant_cache::block_read_desc(bti.imm(), size)
         .ok_or_else(|| format!("a constant block of {size} bytes"))?;
     let g0 = Operand::fixed(0, 0, Type::UD, eubatch_ir::Region::new(8, 8, 1));
     let offset = Operand::imm(Type::UD, (offset / 16) as u64);
-    let (p, mut out) = block_read_header(shader, g0, offset);
-    out.push(send(shader, inst, p, sfid::CONSTANT_CACHE, desc));
+    let (p, moves) = block_read_header(shader, g0, offset);
+    out.extend(moves);
+    let s = send(shader, inst, p, sfid::CONSTANT_CACHE, desc);
+    bti.attach(shader, s);
+    out.push(s);
     Ok(out)
 }
 

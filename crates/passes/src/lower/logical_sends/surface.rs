@@ -17,8 +17,8 @@
 //! discard. Where the mask lives, which messages take it and how:
 //! [`eubatch_ir::message::sample_mask`].
 //!
-//! Rules that limit it: the surface is an immediate binding table index (a bindless
-//! surface handle or a surface computed at run time is left logical) and the size
+//! Rules that limit it: the surface is a binding table index, an immediate or a scalar
+//! computed at run time (`BindingTable`; a bindless surface handle is left logical), the size
 //! arguments immediates; a message under the sample mask that is already predicated other
 //! than `(+f0.0)` is left logical (Mesa asserts against it).
 
@@ -28,7 +28,7 @@ use eubatch_ir::message::surface::{self, src, Kind};
 use eubatch_ir::{Builder, Inst, Operand, RegFile, Shader, Type};
 
 use super::payload::{payload_moves, payloads, resolve_parts, Part, Payload};
-use super::{atomic, immediate, send, typed};
+use super::{atomic, immediate, send, typed, BindingTable};
 
 /// How one surface message is sent: what a family decides, the rest being shared.
 pub(super) struct Plan {
@@ -63,7 +63,7 @@ pub(super) fn surface_message(
     if !srcs[src::SURFACE_HANDLE].is_bad() {
         return Err("a bindless surface handle (not lowered yet)".into());
     }
-    let surface_index = immediate(&srcs[src::SURFACE], "surface")?;
+    let surface_index = srcs[src::SURFACE];
     let allow_sample_mask = immediate(&srcs[src::ALLOW_SAMPLE_MASK], "allow-sample-mask")? != 0;
     let dst = shader.insts.dst[inst];
     let has_dst = !dst.is_null() && !dst.is_bad();
@@ -110,7 +110,8 @@ pub(super) use eubatch_ir::message::surface::Op as What;
 /// it allows the sample mask, and its address and data as payload parts.
 pub(super) struct Request {
     pub(super) what: What,
-    pub(super) surface: u32,
+    /// The binding table index: an immediate, or a scalar computed at run time.
+    pub(super) surface: Operand,
     pub(super) allow_sample_mask: bool,
     pub(super) address: Vec<Part>,
     pub(super) data: Vec<Part>,
@@ -198,17 +199,13 @@ pub(super) fn lower_request(
         return Err("a surface read without a destination".into());
     }
     let mut out = Vec::new();
+    let bti = BindingTable::of(shader, &mut out, &request.surface)?;
     let p = match header_mask {
         None => payloads(shader, &mut out, ctl, &parts, prior)?,
         Some(mask) => with_header(shader, &mut out, ctl, &parts, prior, mask)?,
     };
-    let s = send(
-        shader,
-        inst,
-        p,
-        plan.sfid,
-        plan.desc | (request.surface & 0xff),
-    );
+    let s = send(shader, inst, p, plan.sfid, plan.desc | bti.imm());
+    bti.attach(shader, s);
     if let Some(apply) = predicate {
         under_sample_mask(shader, &mut out, s, apply);
     }
