@@ -68,6 +68,9 @@ pub struct Options {
     /// With `regalloc`: schedule the register-form code for latency before the generator
     /// (Mesa's `SCHEDULE_POST`, `eubatch_passes::schedule::post_ra`).
     pub post_ra_schedule: bool,
+    /// With `post_ra_schedule`: Mesa's candidate choice rather than eubatch's
+    /// (`eubatch_passes::schedule::post_ra::PostRaScheduler::mesa_choice`).
+    pub mesa_post_ra_choice: bool,
     /// With `regalloc`: move allocated values between register banks before that, as
     /// Mesa's `opt_bank_conflicts` does (`eubatch_regalloc::bank_conflicts`).
     pub bank_conflicts: bool,
@@ -1544,7 +1547,11 @@ fn allocate_registers(
     }
     if opts.post_ra_schedule {
         let start = Instant::now();
-        let estimate = POST_RA.with(|p| p.borrow_mut().schedule(&mut code));
+        let estimate = POST_RA.with(|p| {
+            let mut p = p.borrow_mut();
+            p.mesa_choice = opts.mesa_post_ra_choice;
+            p.schedule(&mut code)
+        });
         if let Some(e) = estimate {
             totals.post_ra_scheduled += 1;
             totals.post_ra_estimate += e;

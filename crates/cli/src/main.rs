@@ -168,6 +168,11 @@ enum Cmd {
         /// instructions reordered within their register, flag and accumulator dependencies).
         #[arg(long)]
         no_post_ra_schedule: bool,
+        /// With --regalloc: schedule after allocation choosing candidates by Mesa's rule
+        /// (the first unblocked) rather than eubatch's default (the longest path to the
+        /// block's end among the candidates ready by the scheduler's clock)
+        #[arg(long, conflicts_with = "no_post_ra_schedule")]
+        mesa_post_ra_choice: bool,
         /// With --regalloc: leave allocated values in the registers allocation gave them.
         /// By default they are moved between register banks first, as Mesa's
         /// opt_bank_conflicts does, so that fewer three-source instructions read two
@@ -345,6 +350,7 @@ fn main() -> ExitCode {
             emit,
             emit_dir,
             no_post_ra_schedule,
+            mesa_post_ra_choice,
             no_bank_conflicts,
             df_swizzle_classes,
         } => {
@@ -465,6 +471,7 @@ fn main() -> ExitCode {
                         (kind, dir)
                     }),
                     post_ra_schedule: !no_post_ra_schedule,
+                    mesa_post_ra_choice,
                     bank_conflicts: !no_bank_conflicts,
                 },
             )

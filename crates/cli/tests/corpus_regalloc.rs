@@ -35,11 +35,13 @@ const MESA_22_KEPT: usize = 1648;
 /// SIMD16 variant much faster than Mesa's by the same model, so SIMD32 does not beat it).
 const KEPT_FLOOR: usize = 1624;
 /// SIMD32 fragment variants both Mesa 22.3 and eubatch keep, when last raised (Mesa: 152).
-const SIMD32_BOTH_FLOOR: usize = 115;
+/// (114 since the post-RA scheduler takes the longest path and leaves render-target
+/// writes no barrier: eubatch's SIMD16 code got faster than Mesa's by more than its SIMD32.)
+const SIMD32_BOTH_FLOOR: usize = 114;
 /// SIMD32 fragment variants eubatch keeps and Mesa 22.3 does not, when last lowered.
-const SIMD32_ONLY_OURS_CEILING: usize = 13;
+const SIMD32_ONLY_OURS_CEILING: usize = 17;
 /// SIMD32 fragment variants Mesa 22.3 keeps and eubatch does not, when last lowered.
-const SIMD32_ONLY_MESA_CEILING: usize = 37;
+const SIMD32_ONLY_MESA_CEILING: usize = 38;
 
 /// The keys of the variants in a statistics file, by stage and width.
 fn kept(path: &std::path::Path) -> BTreeMap<(String, u8), BTreeSet<String>> {

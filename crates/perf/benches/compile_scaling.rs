@@ -49,6 +49,7 @@ fn main() {
             keep_all_simd32: false,
             keep_all_cs_variants: false,
             post_ra_schedule: true,
+            mesa_post_ra_choice: false,
             bank_conflicts: true,
             emit: None,
         };

@@ -342,6 +342,43 @@ pub(crate) fn lowest_run(free: u128, n: u32) -> Option<u32> {
     (m != 0).then(|| m.trailing_zeros())
 }
 
+/// The `first` with registers `first..first + n` all in `free` whose registers were
+/// given back longest ago: the least, over such runs, of the latest `freed` point of its
+/// registers (ties to the lowest `first`); registers not in `given_back` count as freed
+/// at 0 (never used). See [`crate::linear`].
+pub(crate) fn oldest_run(free: u128, n: u32, freed: &[u32; 128], given_back: u128) -> Option<u32> {
+    // Never-used registers first: the lowest run of them, without looking at the times.
+    if let Some(g) = lowest_run(free & !given_back, n) {
+        return Some(g);
+    }
+    let mut m = run_starts(free, n);
+    let mut best = (u32::MAX, 0u32);
+    if n == 1 {
+        while m != 0 {
+            let g = m.trailing_zeros();
+            m &= m - 1;
+            let key = freed[g as usize];
+            if key < best.0 {
+                best = (key, g);
+            }
+        }
+    } else {
+        while m != 0 {
+            let g = m.trailing_zeros();
+            m &= m - 1;
+            let key = freed[g as usize..(g + n) as usize]
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0);
+            if key < best.0 {
+                best = (key, g);
+            }
+        }
+    }
+    (best.0 != u32::MAX).then_some(best.1)
+}
+
 /// The highest such `first` that is at least `floor`.
 fn highest_run(free: u128, n: u32, floor: u32) -> Option<u32> {
     if floor >= 128 {

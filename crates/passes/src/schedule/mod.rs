@@ -180,6 +180,8 @@ pub(crate) struct Scheduler {
     /// The scheduled order, and the cycle its last instruction issued by.
     order: Vec<Inst>,
     time: i64,
+    /// Post-RA: among the candidates ready by the clock, the longest path first.
+    pub(crate) critical: bool,
 }
 
 /// Cycles to issue an instruction (Mesa `fs_instruction_scheduler::issue_time` before
@@ -268,7 +270,7 @@ impl Scheduler {
         self.order.clear();
         let mut time = 0i64;
         let mut generation = 1u32;
-        while let Some(at) = self.choose(pressure.as_deref(), mode) {
+        while let Some(at) = self.choose(pressure.as_deref(), mode, time) {
             let k = self.cands.remove(at).expect("a candidate") as usize;
             let inst = insts[k];
             self.order.push(inst);
@@ -304,8 +306,30 @@ impl Scheduler {
 
     /// Mesa's `fs_instruction_scheduler::choose_instruction_to_schedule`: the position in
     /// the candidate list of the one to schedule next.
-    fn choose(&self, pressure: Option<&Pressure>, mode: Mode) -> Option<usize> {
+    fn choose(&self, pressure: Option<&Pressure>, mode: Mode, now: i64) -> Option<usize> {
         let mut chosen: Option<usize> = None;
+        if mode == Mode::TopDown && self.critical {
+            // After allocation, beyond Mesa (see `post_ra`'s doc): the exit first, then
+            // of the candidates ready by the clock `now` the longest path, else the one
+            // unblocked first (then the longest path); ties to the first in list order.
+            let key = |k: usize| {
+                let te = self.exit_time(self.exit[k]);
+                let u = self.unblocked[k];
+                if u <= now {
+                    (te, 0, 0, -self.delay[k])
+                } else {
+                    (te, 1, u, -self.delay[k])
+                }
+            };
+            let mut best = None;
+            for (at, &k) in self.cands.iter().enumerate() {
+                let kk = key(k as usize);
+                if best.is_none_or(|(b, _)| kk < b) {
+                    best = Some((kk, at));
+                }
+            }
+            return best.map(|(_, at)| at);
+        }
         if mode == Mode::TopDown {
             let mut chosen_time = 0;
             for (at, &k) in self.cands.iter().enumerate() {
