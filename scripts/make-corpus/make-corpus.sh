@@ -3,7 +3,8 @@
 # in the layout of ../shared/corpora/README.md ("Layout"), the way those corpora were made.
 #
 #   scripts/make-corpus/make-corpus.sh all            # mesa, piglit, runner, corpus, pack
-#   scripts/make-corpus/make-corpus.sh mesa|piglit|runner|corpus|pack
+#   scripts/make-corpus/make-corpus.sh mesa|piglit|runner|corpus|pack...   # those steps, in order
+#   PLATFORM=hsw scripts/make-corpus/make-corpus.sh corpus pack     # piglit-coverage-hsw
 #
 # Steps:
 #   mesa    Debian bookworm's Mesa source package (apt-get source mesa=$MESA_VERSION, needs a
@@ -159,12 +160,15 @@ step_pack() {
     ls -l "$DEST/$CORPUS.tar.xz"
 }
 
-case "${1:-all}" in
-    mesa) step_mesa ;;
-    piglit) step_piglit ;;
-    runner) step_runner ;;
-    corpus) step_corpus ;;
-    pack) step_pack ;;
-    all) step_mesa; step_piglit; step_runner; step_corpus; step_pack ;;
-    *) echo "usage: $0 [mesa|piglit|runner|corpus|pack|all]" >&2; exit 2 ;;
-esac
+[ $# = 0 ] && set -- all
+for step in "$@"; do
+    case "$step" in
+        mesa) step_mesa ;;
+        piglit) step_piglit ;;
+        runner) step_runner ;;
+        corpus) step_corpus ;;
+        pack) step_pack ;;
+        all) step_mesa; step_piglit; step_runner; step_corpus; step_pack ;;
+        *) echo "usage: $0 [mesa|piglit|runner|corpus|pack|all]..." >&2; exit 2 ;;
+    esac
+done

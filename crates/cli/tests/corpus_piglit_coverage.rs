@@ -1,19 +1,19 @@
-//! The repository's own corpus, `corpora/piglit-coverage-skl.tar.xz` (issue 18): Mesa
-//! 22.3.6's dumps of piglit tests for what the shared corpora lack (tessellation, compute
+//! The repository's own corpora, `corpora/piglit-coverage-skl.tar.xz` and
+//! `piglit-coverage-hsw.tar.xz` (issue 18): Mesa 22.3.6's dumps of piglit tests for what the shared corpora lack (tessellation, compute
 //! with shared memory, atomics, images, SSBOs, subgroups, UBO and sampler array indexing,
 //! gathers, `interpolateAt*`, 64-bit integers), made by `scripts/make-corpus/`. It is
 //! walked as far as the code goes today, and what fails is printed with counts and
 //! reasons, not hidden: the floors below hold what passed when last raised.
 //!
 //! - every start and pre_register_allocate dump is imported and verified;
-//! - `compile DIR --target skl --stop-after lower --verify --stats` lowers every start dump,
+//! - `compile DIR --target T --stop-after lower --verify --stats` lowers every start dump,
 //!   each pass that changed a shader compared in the simulator; the failures (not in
 //!   hardware form, outputs differing) and the shaders the simulator cannot run are
 //!   printed with counts and reasons, and what is still logical after `lower`;
 //! - with `stats --mesa DIR --stage pre-ra` it gives instruction counts after lowering
 //!   against Mesa's pre-RA dumps, per stage, and `report` compares the two files.
 //!
-//! The corpus is in the repository, so this never skips. Run in release mode; a few seconds.
+//! The corpora are in the repository, so this never skips. Run in release mode; ~20 s.
 
 mod common;
 #[path = "../../ir/tests/common/mod.rs"]
@@ -26,24 +26,55 @@ use common::{eubatch, line_starting, number_before};
 use eubatch_ir::import::{discover, load_file, InputKind};
 use eubatch_ir::Gen;
 
-const CORPUS: &str = "piglit-coverage-skl";
+/// What a corpus held when last raised.
+struct Expected {
+    corpus: &'static str,
+    target: &'static str,
+    gen: Gen,
+    /// Start dumps in the corpus (shader variants).
+    start_dumps: usize,
+    /// Start dumps that import and verify, a floor.
+    start_ok: usize,
+    /// pre_register_allocate dumps in the corpus.
+    pre_ra_dumps: usize,
+    /// pre_register_allocate dumps that import and verify, a floor.
+    pre_ra_ok: usize,
+    /// Shaders `compile --stop-after lower --verify` compiles without a failure, a floor.
+    lowered: usize,
+    /// Of them, shaders the simulator checked (ran every pass that changed them and
+    /// compared the outputs), a floor.
+    checked: usize,
+}
 
-/// Start dumps in the corpus (shader variants).
-const START_DUMPS: usize = 1987;
-/// Start dumps that import and verify, a floor (of `START_DUMPS`).
-const START_OK: usize = 1987;
-/// pre_register_allocate dumps in the corpus.
-const PRE_RA_DUMPS: usize = 1987;
-/// pre_register_allocate dumps that import and verify, a floor (of `PRE_RA_DUMPS`).
-const PRE_RA_OK: usize = 1987;
-/// Shaders `compile --stop-after lower --verify` compiles without a failure, a floor (the
-/// failures when last raised: 6 SIMD32 fragment shaders with subgroup operations not in
-/// hardware form after lowering, 4 vertex shaders whose URB writes differ in the simulator
-/// after `coalesce`).
-const LOWERED: usize = 1977;
-/// Of them, shaders the simulator checked (ran every pass that changed them and compared
-/// the outputs), a floor.
-const CHECKED: usize = 1830;
+const CORPORA: [Expected; 2] = [
+    // Failures when last raised: 6 SIMD32 fragment shaders with subgroup operations not in
+    // hardware form after lowering, 4 vertex shaders whose URB writes differ in the
+    // simulator after `coalesce`.
+    Expected {
+        corpus: "piglit-coverage-skl",
+        target: "skl",
+        gen: Gen::Gen9,
+        start_dumps: 1987,
+        start_ok: 1987,
+        pre_ra_dumps: 1987,
+        pre_ra_ok: 1987,
+        lowered: 1977,
+        checked: 1830,
+    },
+    // Haswell: VS, GS, TCS and TES in the vec4 back end; 107 of the 496 tests need what
+    // Haswell does not have (64-bit integers, ballot, float atomics).
+    Expected {
+        corpus: "piglit-coverage-hsw",
+        target: "hsw",
+        gen: Gen::Gen75,
+        start_dumps: 1706,
+        start_ok: 1706,
+        pre_ra_dumps: 1706,
+        pre_ra_ok: 1706,
+        lowered: 1706,
+        checked: 1354,
+    },
+];
 
 /// A failure message without its dump's path, with numbers taken out, to count failures
 /// by reason.
@@ -53,6 +84,8 @@ fn reason(msg: &str) -> String {
         .iter()
         .find_map(|end| msg.split_once(end).map(|(_, m)| m))
         .unwrap_or(msg);
+    // Values (`[2, c12fe11a, ...]`) are not part of the reason.
+    let msg = msg.split('[').next().unwrap_or(msg);
     let mut out = String::new();
     let mut last_digit = false;
     for c in msg.chars() {
@@ -83,7 +116,7 @@ fn by_reason(failures: &[String]) -> String {
 }
 
 /// Imports and verifies every dump `keep` selects: (dumps, imported and verified, failures).
-fn import_all(dir: &Path, keep: fn(&InputKind) -> bool) -> (usize, usize, Vec<String>) {
+fn import_all(dir: &Path, gen: Gen, keep: fn(&InputKind) -> bool) -> (usize, usize, Vec<String>) {
     let files = discover(&[dir.to_path_buf()], keep).unwrap();
     let mut failures = Vec::new();
     let mut ok = 0;
@@ -93,7 +126,7 @@ fn import_all(dir: &Path, keep: fn(&InputKind) -> bool) -> (usize, usize, Vec<St
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        match load_file(path, &name, Some(Gen::Gen9)) {
+        match load_file(path, &name, Some(gen)) {
             Err(e) => failures.push(format!("{name}: import: {e}")),
             Ok(shader) => {
                 let errs = eubatch_ir::verify::verify(&shader);
@@ -109,43 +142,54 @@ fn import_all(dir: &Path, keep: fn(&InputKind) -> bool) -> (usize, usize, Vec<St
 
 #[test]
 fn every_dump_imports_or_is_counted() {
-    let dir = corpora::corpus(CORPUS).expect("the repository's own corpus");
     let mut report = Vec::new();
-    for (what, keep, total, floor) in [
-        (
-            "start",
-            (|k: &InputKind| matches!(k, InputKind::Mesa(d) if d.is_start())) as fn(&_) -> bool,
-            START_DUMPS,
-            START_OK,
-        ),
-        (
-            "pre_register_allocate",
-            |k: &InputKind| matches!(k, InputKind::Mesa(d) if d.is_pre_register_allocate()),
-            PRE_RA_DUMPS,
-            PRE_RA_OK,
-        ),
-    ] {
-        let (n, ok, failures) = import_all(&dir, keep);
-        report.push(format!(
-            "{CORPUS}: {what} dumps: {ok} of {n} import and verify; {} fail, by reason:\n{}",
-            failures.len(),
-            by_reason(&failures)
-        ));
-        assert_eq!(n, total, "{what} dumps in the corpus");
-        assert!(
-            ok >= floor,
-            "{what}: {ok} dumps import and verify, fewer than the {floor} when last raised:\n{}",
-            failures.join("\n")
-        );
+    for e in &CORPORA {
+        let dir = corpora::corpus(e.corpus).expect("the repository's own corpus");
+        for (what, keep, total, floor) in [
+            (
+                "start",
+                (|k: &InputKind| matches!(k, InputKind::Mesa(d) if d.is_start())) as fn(&_) -> bool,
+                e.start_dumps,
+                e.start_ok,
+            ),
+            (
+                "pre_register_allocate",
+                |k: &InputKind| matches!(k, InputKind::Mesa(d) if d.is_pre_register_allocate()),
+                e.pre_ra_dumps,
+                e.pre_ra_ok,
+            ),
+        ] {
+            let (n, ok, failures) = import_all(&dir, e.gen, keep);
+            report.push(format!(
+                "{}: {what} dumps: {ok} of {n} import and verify; {} fail, by reason:\n{}",
+                e.corpus,
+                failures.len(),
+                by_reason(&failures)
+            ));
+            assert_eq!(n, total, "{}: {what} dumps in the corpus", e.corpus);
+            assert!(
+                ok >= floor,
+                "{}: {what}: {ok} dumps import and verify, fewer than the {floor} when last raised:\n{}",
+                e.corpus,
+                failures.join("\n")
+            );
+        }
     }
     eprintln!("{}", report.join("\n"));
 }
 
 #[test]
 fn lowering_against_mesas_pre_ra_per_stage() {
-    let dir = corpora::corpus(CORPUS).expect("the repository's own corpus");
+    for e in &CORPORA {
+        lower_and_compare(e);
+    }
+}
+
+fn lower_and_compare(e: &Expected) {
+    let name = e.corpus;
+    let dir = corpora::corpus(name).expect("the repository's own corpus");
     let dir = dir.to_str().unwrap();
-    let tmp = std::env::temp_dir().join(format!("eubatch-piglit-coverage-{}", std::process::id()));
+    let tmp = std::env::temp_dir().join(format!("eubatch-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let (mesa_json, ours_json) = (tmp.join("mesa-prera.json"), tmp.join("lower.json"));
     let (ok, out) = eubatch(&[
@@ -155,18 +199,18 @@ fn lowering_against_mesas_pre_ra_per_stage() {
         "--stage",
         "pre-ra",
         "--target",
-        "skl",
+        e.target,
         "-o",
         mesa_json.to_str().unwrap(),
     ]);
-    assert!(ok, "stats --mesa:\n{out}");
+    assert!(ok, "{name}: stats --mesa:\n{out}");
     // Failures are expected here (that is the point of this corpus): the exit status is
     // not asserted, the counts are.
     let (_, out) = eubatch(&[
         "compile",
         dir,
         "--target",
-        "skl",
+        e.target,
         "--stop-after",
         "lower",
         "--verify",
@@ -176,13 +220,13 @@ fn lowering_against_mesas_pre_ra_per_stage() {
         "--stats",
         ours_json.to_str().unwrap(),
     ]);
-    let summary = line_starting(&out, "compiled ", CORPUS);
+    let summary = line_starting(&out, "compiled ", name);
     let errors: Vec<String> = out
         .lines()
         .filter(|l| l.starts_with("error:"))
         .map(|l| l.to_string())
         .collect();
-    let sim = line_starting(&out, "simulator: checked", CORPUS);
+    let sim = line_starting(&out, "simulator: checked", name);
     let not_run: Vec<&str> = out
         .lines()
         .skip_while(|l| !l.starts_with("simulator: checked"))
@@ -194,12 +238,12 @@ fn lowering_against_mesas_pre_ra_per_stage() {
     let logical: Vec<&str> = out
         .lines()
         .filter(|l| {
-            let name = l.split_whitespace().nth(1).unwrap_or("");
-            l.starts_with("  ") && (name.ends_with("_logical") || name.starts_with("interp_"))
+            let op = l.split_whitespace().nth(1).unwrap_or("");
+            l.starts_with("  ") && (op.ends_with("_logical") || op.starts_with("interp_"))
         })
         .collect();
     eprintln!(
-        "{CORPUS}: {summary}\n{} errors, by reason:\n{}\n{sim}\n{}\nlogical after lower:\n{}",
+        "{name}: {summary}\n{} errors, by reason:\n{}\n{sim}\n{}\nlogical after lower:\n{}",
         errors.len(),
         by_reason(&errors),
         not_run.join("\n"),
@@ -245,17 +289,19 @@ fn lowering_against_mesas_pre_ra_per_stage() {
         })
         .collect();
     eprintln!(
-        "{CORPUS}: after lower against Mesa's pre-RA, per stage:\n{}",
+        "{name}: after lower against Mesa's pre-RA, per stage:\n{}",
         table.join("\n")
     );
     let _ = std::fs::remove_dir_all(&tmp);
     assert!(
-        compiled >= LOWERED,
-        "{compiled} shaders lowered, fewer than the {LOWERED} when last raised:\n{}",
+        compiled >= e.lowered,
+        "{name}: {compiled} shaders lowered, fewer than the {} when last raised:\n{}",
+        e.lowered,
         errors.join("\n")
     );
     assert!(
-        checked >= CHECKED,
-        "{checked} shaders checked by the simulator, fewer than the {CHECKED} when last raised:\n{sim}"
+        checked >= e.checked,
+        "{name}: {checked} shaders checked by the simulator, fewer than the {} when last raised:\n{sim}",
+        e.checked
     );
 }
