@@ -39,33 +39,50 @@
 #           compile) is left out and named in $OUT.log with the runner's SKIP/ERROR lines.
 #   pack    $CORPUS.tar.xz (tar cJf, one top directory $CORPUS) in $DEST.
 #
-# Settings (environment): BUILD (/work/build-mesa), PLATFORM (skl), CORPUS
-# (piglit-coverage-$PLATFORM), OUT ($BUILD/corpora/$CORPUS), LIST (piglit-coverage.list beside
+# Settings (environment): MESA (22, or 25 for Mesa 25.0.7: see step_mesa25), BUILD
+# (/work/build-mesa, /work/build-mesa25), PLATFORM (skl), CORPUS (piglit-coverage-$PLATFORM,
+# piglit-coverage-$PLATFORM-mesa25), OUT ($BUILD/corpora/$CORPUS), LIST (piglit-coverage.list beside
 # this script), DEST (corpora/ of the repository), JOBS (2, for ninja), TIMEOUT (120 s a test).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-BUILD=${BUILD:-/work/build-mesa}
+MESA=${MESA:-22}
 PLATFORM=${PLATFORM:-skl}
-CORPUS=${CORPUS:-piglit-coverage-$PLATFORM}
+if [ "$MESA" = 25 ]; then
+    BUILD=${BUILD:-/work/build-mesa25}
+    CORPUS=${CORPUS:-piglit-coverage-$PLATFORM-mesa25}
+    MESA_VERSION=25.0.7-2+deb13u1
+    SRC=$BUILD/mesa-25.0.7
+else
+    BUILD=${BUILD:-/work/build-mesa}
+    CORPUS=${CORPUS:-piglit-coverage-$PLATFORM}
+    MESA_VERSION=22.3.6-1+deb12u2
+    SRC=$BUILD/mesa-22.3.6
+fi
 OUT=${OUT:-$BUILD/corpora/$CORPUS}
 LIST=${LIST:-$HERE/piglit-coverage.list}
 DEST=${DEST:-$REPO/corpora}
 JOBS=${JOBS:-2}
 TIMEOUT=${TIMEOUT:-120}
-MESA_VERSION=22.3.6-1+deb12u2
 PIGLIT_VERSION=0~git20220119-124bca3c9-1
-SRC=$BUILD/mesa-22.3.6
 PREFIX=$BUILD/install
 LIBDIR=$PREFIX/lib/x86_64-linux-gnu
 PIGLIT=$BUILD/piglit/usr/lib/x86_64-linux-gnu/piglit
 RUNNER=$BUILD/run-shader-test
-# Debian's python3 (with mako), not a pyenv or venv one, for meson.
+# Debian's python3 (with mako), not a pyenv or venv one, for meson; for Mesa 25 a venv
+# with meson >= 1.1 (bookworm has 1.0.1) over Debian's python3, and LLVM 15's tools.
 export PATH=/usr/bin:/bin:$PATH
+if [ "$MESA" = 25 ]; then
+    export PATH=$BUILD/venv/bin:/usr/lib/llvm-15/bin:$PATH
+fi
 
 step_mesa() {
     mkdir -p "$BUILD"
+    if [ "$MESA" = 25 ]; then
+        step_mesa25
+        return
+    fi
     if [ ! -d "$SRC" ]; then
         (cd "$BUILD" && apt-get source "mesa=$MESA_VERSION")
     fi
@@ -82,6 +99,33 @@ step_mesa() {
             -Dgallium-omx=disabled -Dgallium-nine=false -Dgallium-opencl=disabled \
             -Dosmesa=false -Dlmsensors=disabled -Dzstd=enabled -Dshader-cache=enabled \
             -Dintel-clc=disabled -Dmicrosoft-clc=disabled
+    fi
+    ninja -C "$BUILD/build" -j"$JOBS" install
+}
+
+# Mesa 25.0.7, Debian trixie's source package (needs a deb-src entry for trixie), with
+# Debian's patches and no local change (Mesa 25 writes the pre_register_allocate dump
+# itself). iris needs mesa_clc (its internal shaders are OpenCL C), so LLVM is enabled,
+# for that only: llvm-15-dev libclang-15-dev libclang-cpp15-dev libclc-15-dev libclc-15
+# llvm-spirv-15 libllvmspirvlib-15-dev python3-yaml python3-ply glslang-tools from
+# bookworm, and meson 1.4.1 from PyPI in $BUILD/venv. It is built with glvnd (Mesa 25's
+# default): the runner links Debian's glvnd libEGL, which loads this build's libEGL_mesa.so.0
+# from $LIBDIR through LD_LIBRARY_PATH (the dumps' syntax and asm.txt's `src_hash` show it).
+step_mesa25() {
+    if [ ! -d "$SRC" ]; then
+        (cd "$BUILD" && apt-get source "mesa=$MESA_VERSION")
+    fi
+    if [ ! -x "$BUILD/venv/bin/meson" ]; then
+        /usr/bin/python3 -m venv --system-site-packages "$BUILD/venv"
+        "$BUILD/venv/bin/pip" install "meson==1.4.1"
+    fi
+    if [ ! -f "$BUILD/build/build.ninja" ]; then
+        meson setup "$BUILD/build" "$SRC" --prefix="$PREFIX" --buildtype=release \
+            -Db_ndebug=true -Dgallium-drivers=iris,crocus -Dvulkan-drivers= -Dllvm=enabled \
+            -Dtools=drm-shim,intel -Dplatforms= -Dglx=disabled -Degl=enabled -Dgbm=enabled \
+            -Dgles1=disabled -Dgles2=enabled -Dopengl=true -Dvalgrind=disabled \
+            -Dlibunwind=disabled -Dbuild-tests=false -Dgallium-vdpau=disabled \
+            -Dgallium-va=disabled -Dlmsensors=disabled -Dzstd=enabled -Dshader-cache=enabled
     fi
     ninja -C "$BUILD/build" -j"$JOBS" install
 }
