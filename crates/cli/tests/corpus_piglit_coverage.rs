@@ -1,7 +1,9 @@
-//! The repository's own corpora, `corpora/piglit-coverage-skl.tar.xz` and
-//! `piglit-coverage-hsw.tar.xz` (issue 18): Mesa 22.3.6's dumps of piglit tests for what the shared corpora lack (tessellation, compute
-//! with shared memory, atomics, images, SSBOs, subgroups, UBO and sampler array indexing,
-//! gathers, `interpolateAt*`, 64-bit integers), made by `scripts/make-corpus/`. It is
+//! The repository's own corpora (issue 18), made by `scripts/make-corpus/` from piglit's
+//! tests for what the shared corpora lack (tessellation, compute with shared memory,
+//! atomics, images, SSBOs, subgroups, UBO and sampler array indexing, gathers,
+//! `interpolateAt*`, 64-bit integers): `corpora/piglit-coverage-skl.tar.xz` and
+//! `piglit-coverage-hsw.tar.xz` (Mesa 22.3.6), `piglit-coverage-skl-mesa25.tar.xz` (Mesa
+//! 25.0.7). Each is
 //! walked as far as the code goes today, and what fails is printed with counts and
 //! reasons, not hidden: the floors below hold what passed when last raised.
 //!
