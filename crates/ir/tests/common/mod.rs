@@ -58,10 +58,24 @@ pub fn files_named(dir: &Path, name: &str) -> Vec<PathBuf> {
     out
 }
 
-/// The directory of corpus `name`: plain in `../shared/corpora`, or unpacked once from
-/// `NAME.tar.xz` into `target/corpora/`. `None` (with a message) when `../shared` is absent,
-/// a failure instead under [`REQUIRE_CORPORA`].
+/// The repository's own corpora (`corpora/` at the workspace root: small archives made by
+/// `scripts/make-corpus/`, committed with their README and licence).
+pub fn repo_corpora_dir() -> PathBuf {
+    workspace_root().join("corpora")
+}
+
+/// The directory of corpus `name`: the repository's own (`corpora/NAME` or
+/// `corpora/NAME.tar.xz`, always there), else plain in `../shared/corpora`, or unpacked
+/// once from `NAME.tar.xz` into `target/corpora/`. `None` (with a message) when `../shared`
+/// is absent, a failure instead under [`REQUIRE_CORPORA`].
 pub fn corpus(name: &str) -> Option<PathBuf> {
+    let own = repo_corpora_dir();
+    if own.join(name).is_dir() {
+        return Some(own.join(name));
+    }
+    if own.join(format!("{name}.tar.xz")).is_file() {
+        return Some(unpack(&own, name, true));
+    }
     let Some(dir) = corpora_dir() else {
         return missing(&format!(
             "../shared/corpora beside {}",
@@ -72,17 +86,35 @@ pub fn corpus(name: &str) -> Option<PathBuf> {
     if plain.is_dir() {
         return Some(plain);
     }
-    let archive = dir.join(format!("{name}.tar.xz"));
     assert!(
-        archive.is_file(),
+        dir.join(format!("{name}.tar.xz")).is_file(),
         "corpus {name} is neither a directory nor an archive in {}",
         dir.display()
     );
+    Some(unpack(&dir, name, false))
+}
+
+/// `DIR/NAME.tar.xz` unpacked once into `target/corpora/NAME`. With `versioned` (the
+/// repository's own archives, which change with commits) the marker holds the archive's
+/// size, and an archive of another size is unpacked again.
+fn unpack(dir: &Path, name: &str, versioned: bool) -> PathBuf {
+    // One unpacking at a time in a process: tests of one binary run in its threads.
+    static UNPACKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = UNPACKING.lock().unwrap_or_else(|e| e.into_inner());
+    let archive = dir.join(format!("{name}.tar.xz"));
+    let stamp = if versioned {
+        format!("{}\n", std::fs::metadata(&archive).unwrap().len())
+    } else {
+        String::new()
+    };
     let dest_root = workspace_root().join("target/corpora");
     let dest = dest_root.join(name);
     let done = dest_root.join(format!("{name}.unpacked"));
-    if done.is_file() {
-        return Some(dest);
+    let current = |done: &Path| {
+        done.is_file() && (!versioned || std::fs::read_to_string(done).ok() == Some(stamp.clone()))
+    };
+    if current(&done) {
+        return dest;
     }
     // Unpack into a private directory, then rename: tests running in parallel never see a
     // half-unpacked corpus.
@@ -97,11 +129,12 @@ pub fn corpus(name: &str) -> Option<PathBuf> {
         .status()
         .expect("running tar");
     assert!(status.success(), "tar failed on {}", archive.display());
-    if !done.is_file() {
+    if !current(&done) {
+        let _ = std::fs::remove_file(&done);
         let _ = std::fs::remove_dir_all(&dest);
         std::fs::rename(tmp.join(name), &dest).unwrap();
-        std::fs::write(&done, "").unwrap();
+        std::fs::write(&done, &stamp).unwrap();
     }
     let _ = std::fs::remove_dir_all(&tmp);
-    Some(dest)
+    dest
 }
