@@ -317,11 +317,18 @@ fn urb(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result<(), SimError> {
         } else {
             None
         };
+        // Data read from bytes never written is undefined in the record, as the logical
+        // write's is (`record_writes`): the pass that put it there may give it any value.
         let mut values = Vec::new();
-        for r in &regs[header..] {
+        let mut undefined = 0u64;
+        for (k, r) in regs[header..].iter().enumerate() {
+            let poison = t.poison_reads;
             values.push(m.read(t, &element(r, i * 4, Type::UD))?);
+            if t.poison_reads != poison {
+                undefined |= 1 << k.min(63);
+            }
         }
-        crate::urb::record(out, m.group + i, slot, mask, values, 0);
+        crate::urb::record(out, m.group + i, slot, mask, values, undefined);
     }
     for (r, i, w) in results {
         let op = element(&nth_register(&m.dst, r, m.reg_size), i * 4, Type::UD);

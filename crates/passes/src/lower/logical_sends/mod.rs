@@ -28,8 +28,9 @@
 //! instructions, SIMD modes, immediates).
 //!
 //! Rules that limit it: the instruction is already no wider than its message allows (SIMD-
-//! width lowering runs first); surface and sampler are immediates; every parameter is a
-//! 32-bit value. Where the parameters already lie in one VGRF in payload order (a texture
+//! width lowering runs first); surface and sampler indices are immediates or scalars
+//! computed at run time (`BindingTable`, and the sampler's own descriptor register);
+//! every parameter is a 32-bit value. Where the parameters already lie in one VGRF in payload order (a texture
 //! coordinate, a colour), the send reads that VGRF and no move is made. Anything else is
 //! left logical: [`Outcome::left_logical`] counts it, with the reason.
 
