@@ -79,8 +79,8 @@ fn replace_where(
 /// The channel group `k * width` channels into an operand's region: where the `k`-th
 /// piece of an instruction split to `width` channels reads or writes. `None` where the
 /// region cannot be cut there (a fixed register region whose rows do not divide the
-/// piece, an indirect or architecture register other than null). Fixed registers are
-/// `reg_size` bytes.
+/// piece, an indirect region, an architecture register other than null or a scalar).
+/// Fixed registers are `reg_size` bytes.
 pub fn horiz_offset(
     op: &eubatch_ir::Operand,
     channels: u32,
@@ -108,6 +108,11 @@ pub fn horiz_offset(
             }
         }
         RegFile::Arf if op.is_null() => {}
+        // A scalar architecture register (a flag read as a value, `f0.0<0,1,0>`: a ballot's
+        // mask) is the same element for every channel group, as Mesa's `horiz_offset`
+        // gives for a region without strides. Other architecture-register regions are
+        // left whole.
+        RegFile::Arf if op.region.vstride == 0 && op.region.hstride == 0 => {}
         _ => return None,
     }
     Some(o)
