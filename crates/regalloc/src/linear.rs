@@ -4,10 +4,10 @@
 //! The scan is [`crate::scan`]'s (by interval start, end-of-thread payloads pinned at the
 //! top first); each VGRF takes a run of free consecutive registers
 //! ([`crate::constraints::CONTIGUOUS`]) above the thread inputs
-//! ([`crate::constraints::THREAD_INPUTS`]): of the runs free, the one whose registers were
-//! given back longest ago (the least, over the run, of the point the value that last held
-//! each register died at; never-used registers and thread inputs by their last read
-//! first), ties to the lowest. Taking the lowest free run instead reuses the register just
+//! ([`crate::constraints::THREAD_INPUTS`]): the lowest run of registers no value has held
+//! yet while there is one, else, of the runs free, the one whose registers were given back
+//! longest ago (the least, over the run, of the point the value that last held each
+//! register died at, a thread input's by its last read), ties to the lowest. Taking the lowest free run instead reuses the register just
 //! freed, so the next value's write must wait for the last read of the one before (a
 //! write-after-read dependency): the post-RA scheduler ([`eubatch_passes::schedule::post_ra`])
 //! cannot move it, a message in particular, above that read. Mesa's allocator rotates its

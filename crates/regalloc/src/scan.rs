@@ -342,10 +342,10 @@ pub(crate) fn lowest_run(free: u128, n: u32) -> Option<u32> {
     (m != 0).then(|| m.trailing_zeros())
 }
 
-/// The `first` with registers `first..first + n` all in `free` whose registers were
-/// given back longest ago: the least, over such runs, of the latest `freed` point of its
-/// registers (ties to the lowest `first`); registers not in `given_back` count as freed
-/// at 0 (never used). See [`crate::linear`].
+/// The `first` with registers `first..first + n` all in `free`: the lowest run of
+/// registers not in `given_back` (never used) if there is one, else the run given back
+/// longest ago: the least, over such runs, of the latest `freed` point of its registers
+/// (ties to the lowest `first`). See [`crate::linear`].
 pub(crate) fn oldest_run(free: u128, n: u32, freed: &[u32; 128], given_back: u128) -> Option<u32> {
     // Never-used registers first: the lowest run of them, without looking at the times.
     if let Some(g) = lowest_run(free & !given_back, n) {

@@ -660,8 +660,12 @@ fn execute(
         Opcode::DdxCoarse | Opcode::DdyCoarse | Opcode::DdxFine | Opcode::DdyFine => {
             cross_channel::derivative(&s, t)
         }
-        Opcode::FindLiveChannel => cross_channel::find_live_channel(&s, t),
+        Opcode::FindLiveChannel | Opcode::FindLastLiveChannel => {
+            cross_channel::find_live_channel(&s, t)
+        }
+        Opcode::ClusterBroadcast => cross_channel::cluster_broadcast(&s, t),
         Opcode::Broadcast => cross_channel::broadcast(&s, t),
+        Opcode::SelExec => cross_channel::sel_exec(&s, t),
         Opcode::Shuffle => cross_channel::shuffle(&s, t),
         Opcode::FbWriteLogical => logical_messages::fb_write(&s, t, out),
         Opcode::UrbWriteLogical => logical_messages::urb_write(&s, t, out),

@@ -444,3 +444,40 @@ fn vec4_scratch_round_trip() {
         eubatch_sim::run(&expected, 1, None).unwrap().records
     );
 }
+
+/// Subgroup opcodes: `sel_exec` takes its first source in the channels live in the control
+/// flow and its second elsewhere (Mesa's generator: a NoMask `mov` of the second, then a
+/// masked `mov` of the first); `find_last_live_channel` is the last live channel;
+/// `cluster_broadcast` gives each channel its cluster's component; a `shuffle` index outside
+/// the channels gives an undefined value, which matches anything.
+#[test]
+fn subgroup_opcodes_follow_the_live_channels() {
+    // Channels 0-2 take the `if` (the pixel x of the first three is below that of the
+    // rest: compare the channel index instead, from a vector immediate).
+    let s = shader(
+        "    mov(8) vgrf0:UW, 76543210V NoMask
+    mov(8) vgrf1:UD, vgrf0:UW
+    cmp.l.f0.0(8) null:UD, vgrf1:UD, 3u
+    (+f0.0) if(8) (null):UD
+block1:
+    sel_exec(8) vgrf2:UD, 10u, 20u NoMask
+    find_last_live_channel(8) vgrf3:UD NoMask
+block2:
+    endif(8) (null):UD
+    cluster_broadcast(8) vgrf4:UD, vgrf1:UD, 1u, 4u
+    mov(8) vgrf5:F, vgrf2:F
+    mov(8) vgrf5+1.0:UD, vgrf3<0>:UD
+    mov(8) vgrf5+2.0:UD, vgrf4:UD
+    mov(8) vgrf5+3.0:UD, vgrf1:UD
+    fb_write_logical(8) (EOT) (null):UD, vgrf5:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 4u
+",
+        "vgrf0 1x16\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\nvgrf4 1x32\nvgrf5 4x32\n",
+    );
+    let out = run(&s, 0, None).unwrap();
+    assert_eq!(out.records.len(), 8);
+    for r in &out.records {
+        let i = r.channel as u64;
+        let sel = if i < 3 { 10 } else { 20 };
+        assert_eq!(r.values, vec![sel, 2, i / 4 * 4 + 1, i], "channel {i}");
+    }
+}

@@ -42,11 +42,14 @@ pub(super) fn derivative(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
     Ok(false)
 }
 
-/// SHADER_OPCODE_FIND_LIVE_CHANNEL: the index of the first live channel (0 when none is),
-/// written to every enabled channel.
+/// SHADER_OPCODE_FIND_LIVE_CHANNEL: the index of the first live channel, and
+/// SHADER_OPCODE_FIND_LAST_LIVE_CHANNEL the last's (0 when none is), written to every
+/// enabled channel.
 pub(super) fn find_live_channel(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
     let first = if s.live == 0 {
         0
+    } else if s.op == eubatch_ir::Opcode::FindLastLiveChannel {
+        31 - s.live.leading_zeros() as u64
     } else {
         s.live.trailing_zeros() as u64
     };
@@ -57,6 +60,71 @@ pub(super) fn find_live_channel(s: &Step, t: &mut Thread) -> Result<bool, SimErr
             i,
             encode(s.dst.ty, Value::Int(first as i128), false),
         )?;
+    }
+    Ok(false)
+}
+
+/// SHADER_OPCODE_SEL_EXEC (brw_fs_generator.cpp: `mov dst, src1` with the execution mask
+/// off, then `mov dst, src0` with it on; Mesa asserts the instruction is NoMask): in every
+/// channel the instruction runs, the first source where the channel is live in the control
+/// flow and the second elsewhere. (What it is for: a value defined in the channels that
+/// run and a known one in those that do not, before a cross-channel read — a scan, a
+/// reduction, `find_live_channel`.) Every channel is read before any is written, since a
+/// source may be the destination; an undefined source element leaves its channel undefined.
+pub(super) fn sel_exec(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
+    let [a, b] = match s.srcs {
+        [a, b, ..] if !a.is_bad() && !b.is_bad() => [*a, *b],
+        _ => return Err(s.fail("sel_exec without its two sources")),
+    };
+    let mut results = Vec::with_capacity(s.exec as usize);
+    for i in s.channels(s.enabled) {
+        let from = if s.live & (1 << (s.group + i)) != 0 {
+            a
+        } else {
+            b
+        };
+        let poison = t.poison_reads;
+        let bits = s.read(t, &from, i)?;
+        let v = encode(s.dst.ty, decode(from.ty, bits), false);
+        results.push((i, v, t.poison_reads == poison));
+    }
+    for (i, v, defined) in results {
+        t.write_copy(&s.dst, i, v, defined)
+            .map_err(|e| e.with_inst(s.inst))?;
+    }
+    Ok(false)
+}
+
+/// SHADER_OPCODE_CLUSTER_BROADCAST `value, component, cluster size` (brw_fs_generator.cpp:
+/// one `mov` from the region `value.component<size * stride; size, 0>`): each channel takes
+/// channel `component` of its cluster of `size` consecutive channels, counted from the
+/// instruction's first.
+pub(super) fn cluster_broadcast(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
+    let imm = |o: Option<&Operand>| {
+        o.filter(|o| o.file == eubatch_ir::RegFile::Imm)
+            .map(|o| o.imm_bits() as u32)
+    };
+    let (Some(value), Some(component), Some(size)) =
+        (s.srcs.first(), imm(s.srcs.get(1)), imm(s.srcs.get(2)))
+    else {
+        return Err(s.fail("cluster_broadcast needs a value and immediate component and size"));
+    };
+    if size == 0 || component >= size {
+        return Err(s.fail(format!(
+            "cluster_broadcast of component {component} in clusters of {size}"
+        )));
+    }
+    let mut results = Vec::with_capacity(s.exec as usize);
+    for i in s.channels(s.enabled & s.pred) {
+        let from = i / size * size + component;
+        let poison = t.poison_reads;
+        let v = s.read(t, value, from)?;
+        let defined = t.poison_reads == poison;
+        results.push((i, encode(s.dst.ty, decode(value.ty, v), false), defined));
+    }
+    for (i, v, defined) in results {
+        t.write_copy(&s.dst, i, v, defined)
+            .map_err(|e| e.with_inst(s.inst))?;
     }
     Ok(false)
 }
@@ -75,16 +143,29 @@ pub(super) fn broadcast(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
 
 /// SHADER_OPCODE_SHUFFLE (brw_fs_generator.cpp `generate_shuffle`): each channel reads the
 /// value's channel its index names, counted from the value's start whatever the
-/// instruction's channel group (the hardware reads it indirectly).
+/// instruction's channel group (the hardware reads it indirectly). An index outside the
+/// 32 channels (a shuffle up or down past the ends: `subgroupShuffleUp(x, 1)` in channel
+/// 0 asks for channel -1) gives an undefined value: Mesa's generator does not mask it (the
+/// indirect address reads whatever register it lands in) and NIR leaves the result
+/// undefined, so any value stands for it.
 pub(super) fn shuffle(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
     let (value, index) = value_and_index(s, "shuffle")?;
     let mut results = Vec::new();
     for i in s.channels(s.enabled & s.pred) {
-        let idx = channel_index(s, t, index, i, "shuffle")?;
+        let raw = decode(index.ty, s.read(t, index, i)?).as_i128();
+        let Some(idx) = u32::try_from(raw).ok().filter(|&k| k < 32) else {
+            results.push((i, 0, false));
+            continue;
+        };
+        let poison = t.poison_reads;
         let v = s.read(t, value, idx)?;
-        results.push((i, encode(s.dst.ty, decode(value.ty, v), false)));
+        let defined = t.poison_reads == poison;
+        results.push((i, encode(s.dst.ty, decode(value.ty, v), false), defined));
     }
-    s.write_results(t, results)?;
+    for (i, v, defined) in results {
+        t.write_copy(&s.dst, i, v, defined)
+            .map_err(|e| e.with_inst(s.inst))?;
+    }
     Ok(false)
 }
 
