@@ -7,19 +7,19 @@
 //! ([`crate::constraints::THREAD_INPUTS`]): the lowest run of registers no value has held
 //! yet while there is one, else, of the runs free, the one whose registers were given back
 //! longest ago (the least, over the run, of the point the value that last held each
-//! register died at, a thread input's by its last read), ties to the lowest. Taking the lowest free run instead reuses the register just
-//! freed, so the next value's write must wait for the last read of the one before (a
-//! write-after-read dependency): the post-RA scheduler ([`eubatch_passes::schedule::post_ra`])
-//! cannot move it, a message in particular, above that read. Mesa's allocator rotates its
-//! search for the same reason (`ra_select`'s round robin, "to improve the scheduling in the
-//! post-RA pass"). On shaderdb-skl, with Mesa's post-RA rule (`--mesa-post-ra-choice`),
-//! this lowers Mesa's cycle estimate of every variant (`--keep-all-simd32`) by 10.5%
-//! (FS32), 6.0% (FS16), 1.4% (FS8), with the same instructions; with eubatch's post-RA
-//! rule too, by 13.1%, 8.4%, 1.7% and 0.3% (VS) against the lowest run and Mesa's rule.
-//! It takes more registers (`registers taken`, 84,780 -> 137,201 on shaderdb-skl; Mesa's
-//! `grf_used` about the same), which gen7-gen9 threads do not pay for; `subreg`, whose
-//! point is fewer registers, keeps the lowest. Should that choice leave a VGRF without a
-//! place, the scan is run again
+//! register died at, a thread input's by its last read), ties to the lowest. Taking the
+//! lowest free run instead reuses the register just freed, so the next value's write must
+//! wait for the last read of the one before (a write-after-read dependency): the post-RA
+//! scheduler ([`eubatch_passes::schedule::post_ra`]) cannot move it, a message in
+//! particular, above that read. Mesa's allocator rotates its search for the same reason
+//! (`ra_select`'s round robin, "to improve the scheduling in the post-RA pass"). On
+//! shaderdb-skl, with Mesa's post-RA rule (`--mesa-post-ra-choice`), this lowers Mesa's
+//! cycle estimate of every variant (`--keep-all-simd32`) by 10.5% (FS32), 6.0% (FS16), 1.4%
+//! (FS8), with the same instructions; with eubatch's post-RA rule too, by 13.1%, 8.4%, 1.7%
+//! and 0.3% (VS) against the lowest run and Mesa's rule. It takes more registers
+//! (`registers taken`, 84,780 -> 137,201 on shaderdb-skl; Mesa's `grf_used` about the
+//! same), which gen7-gen9 threads do not pay for; `subreg`, whose point is fewer registers,
+//! keeps the lowest. Should that choice leave a VGRF without a place, the scan is run again
 //! taking the lowest free run, so the choice never costs a spill. The free registers are
 //! one 128-bit mask, so the scan allocates nothing per VGRF.
 //!

@@ -9,19 +9,19 @@
 //!   in the widest power-of-two block of at most 32 channels (4 registers) that divides
 //!   them; the source keeps its offset inside its register;
 //! - each definition writes instead a fresh temporary of the registers it writes
-//!   (`regs_written`), stored to scratch just after, in messages of
-//!   `8 × min(registers of one component, dispatch_width / 8)` channels. The store
-//!   keeps the instruction's execution mask when it writes one 32-bit value per channel
-//!   with exactly that width ("per channel"); otherwise it is NoMask, and then — as for
-//!   any partial write (predicated, less than a register, strided, or not at a register
-//!   start) — the temporary is first filled from scratch, so the channels and bytes the
-//!   instruction leaves keep their old value. Partial too, where Mesa is not: a send whose
-//!   header masks its channels (a typed message before gen9, `writes_conditionally`).
-//!   Mesa's IR leaves such a channel's result undefined (a pixel the sample mask leaves
-//!   out runs no atomic), eubatch's keeps the old value, which the simulator holds it to. An `undef` of a spilled VGRF stays, as in
-//!   Mesa, on the VGRF nothing else reads any more. Where Mesa asserts — a
-//!   write whose registers are not a whole number of messages (a SIMD16 float written
-//!   from the middle of a register) — the messages are one register each;
+//!   (`regs_written`), stored to scratch just after, in messages of `8 × min(registers of one
+//!   component, dispatch_width / 8)` channels. The store keeps the instruction's execution
+//!   mask when it writes one 32-bit value per channel with exactly that width ("per
+//!   channel"); otherwise it is NoMask, and then — as for any partial write (predicated, less
+//!   than a register, strided, or not at a register start) — the temporary is first filled
+//!   from scratch, so the channels and bytes the instruction leaves keep their old value.
+//!   Partial too, where Mesa is not: a send whose header masks its channels (a typed message
+//!   before gen9, `writes_conditionally`). Mesa's IR leaves such a channel's result undefined
+//!   (a pixel the sample mask leaves out runs no atomic), eubatch's keeps the old value,
+//!   which the simulator holds it to. An `undef` of a spilled VGRF stays, as in Mesa, on the
+//!   VGRF nothing else reads any more. Where Mesa asserts — a write whose registers are not a
+//!   whole number of messages (a SIMD16 float written from the middle of a register) — the
+//!   messages are one register each;
 //! - messages: gen9 and later, a scratch header made once at the start of the program
 //!   (`scratch_header`), whose dword 2 a NoMask `mov(1)` sets to the offset in OWords
 //!   before each data-cache OWord block read or write `send`

@@ -322,9 +322,11 @@ fn urb(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result<(), SimError> {
         let mut values = Vec::new();
         let mut undefined = 0u64;
         for (k, r) in regs[header..].iter().enumerate() {
-            let poison = t.poison_reads;
-            values.push(m.read(t, &element(r, i * 4, Type::UD))?);
-            if t.poison_reads != poison {
+            let (v, defined) = t
+                .read_defined(&element(r, i * 4, Type::UD), 0)
+                .map_err(|e| e.with_inst(m.inst))?;
+            values.push(v);
+            if !defined {
                 undefined |= 1 << k.min(63);
             }
         }

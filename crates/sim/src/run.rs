@@ -581,6 +581,11 @@ impl Step<'_> {
         t.read(op, i).map_err(|e| e.with_inst(self.inst))
     }
 
+    /// [`Thread::read_defined`] for this instruction.
+    fn read_defined(&self, t: &mut Thread, op: &Operand, i: u32) -> Result<(u64, bool), SimError> {
+        t.read_defined(op, i).map_err(|e| e.with_inst(self.inst))
+    }
+
     /// Channel `i` of `op` as a number (an integer widened to a float).
     fn read_f64(&self, t: &mut Thread, op: &Operand, i: u32) -> Result<f64, SimError> {
         Ok(decode(op.ty, self.read(t, op, i)?).as_f64())
@@ -595,6 +600,17 @@ impl Step<'_> {
     fn write_results(&self, t: &mut Thread, results: Vec<(u32, u64)>) -> Result<(), SimError> {
         for (i, bits) in results {
             self.write(t, &self.dst, i, bits)?;
+        }
+        Ok(())
+    }
+
+    /// Writes (channel, bits, defined) results to the destination as copies
+    /// ([`Thread::write_copy`]: an undefined source leaves its channel undefined), all
+    /// computed before any is written, as [`Step::write_results`].
+    fn write_copies(&self, t: &mut Thread, results: Vec<(u32, u64, bool)>) -> Result<(), SimError> {
+        for (i, bits, defined) in results {
+            t.write_copy(&self.dst, i, bits, defined)
+                .map_err(|e| e.with_inst(self.inst))?;
         }
         Ok(())
     }

@@ -293,6 +293,15 @@ impl Thread {
         self.read(op, i)
     }
 
+    /// Reads element `i` of a source as raw bits, and whether they were defined (no byte
+    /// of them was never written: a poison read, [`Thread::poison_reads`]). A copy of it
+    /// keeps that with [`Thread::write_copy`].
+    pub fn read_defined(&mut self, op: &Operand, i: u32) -> Result<(u64, bool), SimError> {
+        let poison = self.poison_reads;
+        let bits = self.read(op, i)?;
+        Ok((bits, self.poison_reads == poison))
+    }
+
     /// Reads element `i` of a source as raw bits.
     pub fn read(&mut self, op: &Operand, i: u32) -> Result<u64, SimError> {
         let sz = op.ty.size() as usize;

@@ -83,15 +83,10 @@ pub(super) fn sel_exec(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
         } else {
             b
         };
-        let poison = t.poison_reads;
-        let bits = s.read(t, &from, i)?;
-        let v = encode(s.dst.ty, decode(from.ty, bits), false);
-        results.push((i, v, t.poison_reads == poison));
+        let (bits, defined) = s.read_defined(t, &from, i)?;
+        results.push((i, encode(s.dst.ty, decode(from.ty, bits), false), defined));
     }
-    for (i, v, defined) in results {
-        t.write_copy(&s.dst, i, v, defined)
-            .map_err(|e| e.with_inst(s.inst))?;
-    }
+    s.write_copies(t, results)?;
     Ok(false)
 }
 
@@ -116,16 +111,10 @@ pub(super) fn cluster_broadcast(s: &Step, t: &mut Thread) -> Result<bool, SimErr
     }
     let mut results = Vec::with_capacity(s.exec as usize);
     for i in s.channels(s.enabled & s.pred) {
-        let from = i / size * size + component;
-        let poison = t.poison_reads;
-        let v = s.read(t, value, from)?;
-        let defined = t.poison_reads == poison;
+        let (v, defined) = s.read_defined(t, value, i / size * size + component)?;
         results.push((i, encode(s.dst.ty, decode(value.ty, v), false), defined));
     }
-    for (i, v, defined) in results {
-        t.write_copy(&s.dst, i, v, defined)
-            .map_err(|e| e.with_inst(s.inst))?;
-    }
+    s.write_copies(t, results)?;
     Ok(false)
 }
 
@@ -157,15 +146,10 @@ pub(super) fn shuffle(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
             results.push((i, 0, false));
             continue;
         };
-        let poison = t.poison_reads;
-        let v = s.read(t, value, idx)?;
-        let defined = t.poison_reads == poison;
+        let (v, defined) = s.read_defined(t, value, idx)?;
         results.push((i, encode(s.dst.ty, decode(value.ty, v), false), defined));
     }
-    for (i, v, defined) in results {
-        t.write_copy(&s.dst, i, v, defined)
-            .map_err(|e| e.with_inst(s.inst))?;
-    }
+    s.write_copies(t, results)?;
     Ok(false)
 }
 

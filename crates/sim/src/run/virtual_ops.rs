@@ -49,9 +49,7 @@ pub(super) fn load_payload(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
             for i in 0..n {
                 let on = in_header || s.ctl.no_mask() || s.enabled & (1 << (s.group + i)) != 0;
                 if on {
-                    let poison = t.poison_reads;
-                    let v = s.read(t, &from, i)?;
-                    let defined = t.poison_reads == poison;
+                    let (v, defined) = s.read_defined(t, &from, i)?;
                     t.write_copy(&d, i, v, defined)
                         .map_err(|e| e.with_inst(s.inst))?;
                 }

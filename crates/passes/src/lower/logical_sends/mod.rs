@@ -29,10 +29,10 @@
 //!
 //! Rules that limit it: the instruction is already no wider than its message allows (SIMD-
 //! width lowering runs first); surface and sampler indices are immediates or scalars
-//! computed at run time (`BindingTable`, and the sampler's own descriptor register);
-//! every parameter is a 32-bit value. Where the parameters already lie in one VGRF in payload order (a texture
-//! coordinate, a colour), the send reads that VGRF and no move is made. Anything else is
-//! left logical: [`Outcome::left_logical`] counts it, with the reason.
+//! computed at run time (`BindingTable`, and the sampler's own descriptor register); every
+//! parameter is a 32-bit value. Where the parameters already lie in one VGRF in payload
+//! order (a texture coordinate, a colour), the send reads that VGRF and no move is made.
+//! Anything else is left logical: [`Outcome::left_logical`] counts it, with the reason.
 
 mod a64;
 mod atomic;
@@ -243,6 +243,20 @@ fn simd_mode(exec: u32) -> Result<u32, String> {
 }
 
 /// The bits of `op`, an immediate; else an error naming it `what`.
+/// A fresh one-dword VGRF for the part of a descriptor computed at run time: the
+/// destination its scalar instructions write, and the `<0,1,0>` source the `send` reads as
+/// its descriptor (source 0), which the generator ORs into `a0.0`.
+fn descriptor_register(shader: &mut Shader) -> (Operand, Operand) {
+    let nr = shader.vgrfs.push(eubatch_ir::VgrfLayout::flat(4)).index() as u32;
+    let d = Operand::vgrf(nr, 0, Type::UD, 1);
+    let scalar = Operand {
+        region: eubatch_ir::Region::new(0, 1, 0),
+        stride: 0,
+        ..d
+    };
+    (d, scalar)
+}
+
 /// A message's binding table index as its descriptor takes it: an immediate's low bits go
 /// into the descriptor itself; one computed at run time (a scalar: Mesa makes it uniform
 /// first) is masked by an `and(1)` NoMask into a fresh scalar that the `send` ORs into its
@@ -270,22 +284,16 @@ impl BindingTable {
         if !is_scalar_index(index) {
             return Err("a binding table index that is neither an immediate nor a scalar".into());
         }
-        let tmp = shader.vgrfs.push(eubatch_ir::VgrfLayout::flat(4)).index() as u32;
-        let d = Operand::vgrf(tmp, 0, Type::UD, 1);
+        let (d, scalar) = descriptor_register(shader);
         let mut index = *index;
         index.ty = Type::UD;
-        let scalar = Builder::new(1).exec_all();
-        out.push(scalar.and(
+        out.push(Builder::new(1).exec_all().and(
             shader,
             d,
             index,
             Operand::imm(Type::UD, BINDING_TABLE_INDEX_MASK as u64),
         ));
-        Ok(BindingTable::Reg(Operand {
-            region: eubatch_ir::Region::new(0, 1, 0),
-            stride: 0,
-            ..d
-        }))
+        Ok(BindingTable::Reg(scalar))
     }
 
     /// The index's part of the descriptor's immediate (0 for a register index).

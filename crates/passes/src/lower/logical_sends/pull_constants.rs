@@ -7,9 +7,10 @@
 //!   (Mesa: `lower_hdc_memory_logical_send`).
 //!
 //! Rules that limit it: the surface is a binding table index, an immediate or a scalar
-//! computed at run time (`BindingTable`; a bindless surface handle is left logical); a varying pull is a SIMD8 or SIMD16 sampler message; a
-//! uniform pull's offset is an immediate, OWord-aligned; a `memory_load` is lowered only as
-//! a constant block load from one address for all channels.
+//! computed at run time (`BindingTable`; a bindless surface handle is left logical); a
+//! varying pull is a SIMD8 or SIMD16 sampler message; a uniform pull's offset is an
+//! immediate, OWord-aligned; a `memory_load` is lowered only as a constant block load from
+//! one address for all channels.
 
 use eubatch_ir::message::sampler::{self, ParamType};
 use eubatch_ir::message::sfid;

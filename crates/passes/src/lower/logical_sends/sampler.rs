@@ -267,8 +267,7 @@ fn sampler_descriptor_reg(
     surface: Operand,
     sampler: Operand,
 ) -> Operand {
-    let tmp = shader.vgrfs.push(VgrfLayout::flat(4)).index() as u32;
-    let d = Operand::vgrf(tmp, 0, Type::UD, 1);
+    let (d, desc) = super::descriptor_register(shader);
     let scalar = Builder::new(1).exec_all();
     let imm = |v: u64| Operand::imm(Type::UD, v);
     if surface == sampler {
@@ -280,11 +279,7 @@ fn sampler_descriptor_reg(
         out.push(scalar.or(shader, d, d, scalar_ud(surface)));
     }
     out.push(scalar.and(shader, d, d, imm(0xfff)));
-    Operand {
-        region: eubatch_ir::Region::new(0, 1, 0),
-        stride: 0,
-        ..d
-    }
+    desc
 }
 
 /// An index source read as one unsigned dword (channel 0: Mesa makes it uniform first).
