@@ -27,6 +27,7 @@ pub mod size_read;
 pub mod target;
 pub mod text;
 pub mod thread_inputs;
+pub mod thread_payload;
 pub mod types;
 pub mod verify;
 pub mod vgrf;

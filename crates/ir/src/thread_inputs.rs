@@ -15,9 +15,10 @@
 //!   register `payload + curb + N / 2`, byte `(N % 2) * 16` plus its offset.
 //! - Thread payload: VS `g0` (header) and `g1` (URB handles); FS `g0`, `g1` and the
 //!   barycentric, depth and W registers it uses (`setup_fs_payload_gfx6`); CS `g0`
-//!   (`setup_cs_payload`), its push constants right after; GS, TCS and TES `g0`, `g1` and the
-//!   registers their payload holds, as far as the shader reads them (pull-model inputs
-//!   only: pushed inputs are not modelled for them).
+//!   (`setup_cs_payload`), its push constants right after; TCS and TES five registers
+//!   (`tcs_thread_payload`, `tes_thread_payload`), a TES's pushed inputs after its push
+//!   constants as a VS's; GS `g0`, `g1` and the registers its payload holds, as far as the
+//!   shader reads them (pull-model inputs only: its pushed inputs are not modelled).
 //!
 //! What the logical IR does not record is inferred from what it reads, as a lower bound:
 //! `nr_params` from the highest regular uniform read, each UBO range's length from its
@@ -30,6 +31,9 @@ use crate::{RegFile, Shader, Stage};
 
 /// `UBO_START` (brw_fs.h): uniform numbers from here on are pushed UBO ranges.
 pub const UBO_START: u32 = 65532;
+/// Registers of a scalar tessellation thread's payload (see [`InputLayout::of`]).
+pub const TESS_PAYLOAD_REGS: u32 = 5;
+
 /// Register positions of a thread's inputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputLayout {
@@ -96,12 +100,21 @@ impl InputLayout {
             // the push constants, cross-thread then per-thread (the subgroup ID), follow
             // densely (`cs_fill_push_const_info`).
             Stage::Cs => 1,
-            // g0 header, g1 URB handles, then what the stage's payload holds (primitive
-            // ID, input-vertex URB handles: Mesa `setup_gs_payload`, the TCS and TES
-            // payloads), inferred like the fragment payload from the highest register
-            // read. Inputs pushed into registers (`attr`) are not modelled for them.
-            Stage::Gs | Stage::Tcs | Stage::Tes if !reads_attr => max_payload + 1,
-            s @ (Stage::Gs | Stage::Tcs | Stage::Tes) => {
+            // Five registers whatever the shader reads: a single-patch TCS's g0 header
+            // (patch URB handle, primitive ID) and g1-g4 input-vertex URB handles; a
+            // TES's g0 header, g1-g3 gl_TessCoord and g4 output URB handles
+            // (brw_fs_thread_payload.cpp `tcs_thread_payload`, `tes_thread_payload`:
+            // `num_regs = 5`; the multi-patch TCS is gen12's). A TES's pushed inputs
+            // follow the push constants as a VS's do (brw_fs.cpp
+            // `assign_tes_urb_setup`, `convert_attr_sources_to_hw_regs`).
+            Stage::Tcs if !reads_attr => TESS_PAYLOAD_REGS,
+            Stage::Tes => TESS_PAYLOAD_REGS,
+            // g0 header, g1 URB handles, then the primitive ID if included and the
+            // input-vertex URB handles (`gs_thread_payload`), inferred like the fragment
+            // payload from the highest register read. Inputs pushed into registers
+            // (`attr`, one block per input vertex) are not modelled for it.
+            Stage::Gs if !reads_attr => max_payload + 1,
+            s @ (Stage::Gs | Stage::Tcs) => {
                 return Err(format!(
                     "the register layout of {} threads' pushed inputs (attr) is not modelled yet",
                     s.abbrev()

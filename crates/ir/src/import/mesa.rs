@@ -107,6 +107,9 @@ pub fn import_mesa_dump(
     if !mesa25 && backend == Backend::Scalar {
         restore_pixel_setup(&mut shader);
         restore_dispatch_mask_setup(&mut shader);
+        if dump.is_start() {
+            super::payload_scalars::restore(&mut shader);
+        }
         word_immediates(&mut shader);
         if dump.is_pre_register_allocate() {
             word_multipliers(&mut shader);

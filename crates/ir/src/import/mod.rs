@@ -8,6 +8,7 @@ pub mod infer;
 pub mod listing;
 pub mod mesa;
 pub mod name;
+pub mod payload_scalars;
 pub mod scalar_sources;
 pub mod vec4_float_immediates;
 
