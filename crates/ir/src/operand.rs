@@ -306,9 +306,11 @@ impl Operand {
                 if r.width == 0 {
                     sz
                 } else {
-                    let rows = (exec / r.width as u64).max(1);
-                    let last =
-                        (rows - 1) * r.vstride as u64 + (r.width as u64 - 1) * r.hstride as u64;
+                    // Fewer channels than a row holds use the row's first `exec_size`
+                    // elements (`mov(1) f0.0<8;8,1>:UW` writes one word).
+                    let width = (r.width as u64).min(exec.max(1));
+                    let rows = (exec / width).max(1);
+                    let last = (rows - 1) * r.vstride as u64 + (width - 1) * r.hstride as u64;
                     (last + 1) * sz
                 }
             }
@@ -316,5 +318,23 @@ impl Operand {
             _ => exec * self.stride as u64 * sz,
         };
         bytes.min(u32::MAX as u64) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fewer channels than a row holds reach only the row's first elements: `mov(1)
+    /// f0.0<8;8,1>:UW` writes one word of f0, not f0 and f1 (which made a ballot's flag
+    /// clear look like a discard writing the sample-mask flag f1).
+    #[test]
+    fn a_narrow_instruction_reaches_part_of_a_row() {
+        let f0 = Operand::arf(arf::FLAG, 0, Type::UW, Region::new(8, 8, 1));
+        assert_eq!(f0.footprint(1), 2);
+        assert_eq!(f0.footprint(8), 16);
+        let g = Operand::fixed(2, 0, Type::F, Region::new(8, 8, 1));
+        assert_eq!(g.footprint(4), 16);
+        assert_eq!(g.footprint(16), 64);
     }
 }

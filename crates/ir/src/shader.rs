@@ -97,6 +97,19 @@ pub enum Predicate {
     /// Mesa combines a predicate with the fragment's sample mask this way
     /// (`brw_emit_predicate_on_sample_mask`).
     Align1Allv,
+    /// Align1 ANY2H/ALL2H, ANY8H/ALL8H, ANY16H/ALL16H, ANY32H/ALL32H (encoded 4-5 and 8-13;
+    /// ANY4H/ALL4H share [`Self::Align16Any4h`]'s code 6-7): each channel takes the OR /
+    /// AND of the flag bits of its group of 2, 8, 16 or 32 channels (PRM Vol. 7
+    /// "Predication"). Mesa's `vote_any`/`vote_all` use the dispatch width's
+    /// (brw_fs_nir.cpp, `BRW_PREDICATE_ALIGN1_ANY8H` ...).
+    Align1Any2h,
+    Align1All2h,
+    Align1Any8h,
+    Align1All8h,
+    Align1Any16h,
+    Align1All16h,
+    Align1Any32h,
+    Align1All32h,
 }
 
 impl Predicate {
@@ -112,7 +125,50 @@ impl Predicate {
             Predicate::Align16Any4h => ".any4h",
             Predicate::Align16All4h => ".all4h",
             Predicate::Align1Allv => ".allv",
+            Predicate::Align1Any2h => ".any2h",
+            Predicate::Align1All2h => ".all2h",
+            Predicate::Align1Any8h => ".any8h",
+            Predicate::Align1All8h => ".all8h",
+            Predicate::Align1Any16h => ".any16h",
+            Predicate::Align1All16h => ".all16h",
+            Predicate::Align1Any32h => ".any32h",
+            Predicate::Align1All32h => ".all32h",
         }
+    }
+
+    /// A horizontal group predicate's group of channels and whether it is ANY (else ALL):
+    /// Mesa 22.3 brw_fs.cpp `predicate_width`; `None` for the others.
+    pub fn horizontal_group(self) -> Option<(u32, bool)> {
+        Some(match self {
+            Predicate::Align1Any2h => (2, true),
+            Predicate::Align1All2h => (2, false),
+            Predicate::Align16Any4h => (4, true),
+            Predicate::Align16All4h => (4, false),
+            Predicate::Align1Any8h => (8, true),
+            Predicate::Align1All8h => (8, false),
+            Predicate::Align1Any16h => (16, true),
+            Predicate::Align1All16h => (16, false),
+            Predicate::Align1Any32h => (32, true),
+            Predicate::Align1All32h => (32, false),
+            _ => return None,
+        })
+    }
+
+    /// Whether it is one of the Align1-only codes ([`Self::Align1Allv`] and the group
+    /// predicates other than ANY4H/ALL4H), encoded from Mesa's Align1 table.
+    pub fn align1_only(self) -> bool {
+        matches!(
+            self,
+            Predicate::Align1Allv
+                | Predicate::Align1Any2h
+                | Predicate::Align1All2h
+                | Predicate::Align1Any8h
+                | Predicate::Align1All8h
+                | Predicate::Align1Any16h
+                | Predicate::Align1All16h
+                | Predicate::Align1Any32h
+                | Predicate::Align1All32h
+        )
     }
 
     /// The flag subregisters a vertical predicate (ALLV) combines for an instruction whose
@@ -132,6 +188,14 @@ impl Predicate {
             ".any4h" => Predicate::Align16Any4h,
             ".all4h" => Predicate::Align16All4h,
             ".allv" => Predicate::Align1Allv,
+            ".any2h" => Predicate::Align1Any2h,
+            ".all2h" => Predicate::Align1All2h,
+            ".any8h" => Predicate::Align1Any8h,
+            ".all8h" => Predicate::Align1All8h,
+            ".any16h" => Predicate::Align1Any16h,
+            ".all16h" => Predicate::Align1All16h,
+            ".any32h" => Predicate::Align1Any32h,
+            ".all32h" => Predicate::Align1All32h,
             _ => return None,
         })
     }

@@ -389,7 +389,10 @@ fn render_target_write(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result
         )));
     }
     let dword = |t: &mut Thread, reg: Operand, byte: u32| m.read(t, &element(&reg, byte, Type::UD));
-    for i in m.channels() {
+    // Only lit pixels are written: not helper invocations, not discarded pixels (the
+    // header's pixel mask, which Mesa sets from the sample mask when the shader discards).
+    let lit = t.sample_mask();
+    for i in m.channels().filter(|i| lit & (1 << (m.group + i)) != 0) {
         let ch = m.group + i;
         let (row, lane) = ((i / 8) as usize, (i % 8) * 4);
         let mut values = Vec::new();

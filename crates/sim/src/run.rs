@@ -280,6 +280,7 @@ fn start_thread(
     }
     if let Some(hw) = hw {
         t.grf.copy_from_slice(&hw.grf);
+        t.keep_dispatch_mask();
         t.layout = Some(hw.layout.clone());
         t.fb = hw.fb.clone();
     }
@@ -301,21 +302,22 @@ fn predicate_mask(t: &Thread, ctl: Control, inst: Inst) -> Result<u32, SimError>
             }
             Ok(m)
         }
-        // ANY4H / ALL4H (PRM Vol. 7 "Predication"): each channel takes the OR / AND of the
-        // flag bits of its group of four channels (a 2x2 subspan in a fragment shader); the
-        // inversion applies to the combined value.
-        Predicate::Align16Any4h | Predicate::Align16All4h => {
-            let any = ctl.predicate == Predicate::Align16Any4h;
+        // ANYnH / ALLnH (PRM Vol. 7 "Predication"): each channel takes the OR / AND of the
+        // flag bits of its group of n channels (four: a 2x2 subspan in a fragment shader);
+        // the inversion applies to the combined value.
+        p if p.horizontal_group().is_some() => {
+            let (n, any) = p.horizontal_group().unwrap_or((1, true));
+            let group_mask = u32::MAX >> (32 - n);
             let mut m = 0u32;
-            for g in 0..8 {
-                let bits: Vec<bool> = (0..4).map(|k| t.flag(ctl.flag_subreg, g * 4 + k)).collect();
+            for g in 0..32 / n {
+                let mut bits = (0..n).map(|k| t.flag(ctl.flag_subreg, g * n + k));
                 let v = if any {
-                    bits.iter().any(|b| *b)
+                    bits.any(|b| b)
                 } else {
-                    bits.iter().all(|b| *b)
+                    bits.all(|b| b)
                 };
                 if v != ctl.pred_invert() {
-                    m |= 0xf << (g * 4);
+                    m |= group_mask << (g * n);
                 }
             }
             Ok(m)

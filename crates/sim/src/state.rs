@@ -95,6 +95,11 @@ pub struct Thread {
     /// A fragment shader that discards: its sample mask is in the flag f1, not the
     /// payload's dispatch mask ([`eubatch_ir::message::sample_mask::in_flag`]).
     pub sample_mask_in_flag: bool,
+    /// A fragment thread's dispatch masks as the payload delivered them (g1.7, g2.7), kept
+    /// from thread start: final code may reuse those registers once it has read them.
+    pub dispatch_mask: u32,
+    /// The channels the thread was dispatched with: all of its dispatch width.
+    pub dispatched: u32,
 }
 
 /// Inputs placed in the register file as Mesa's hardware thread receives them, shared by a
@@ -152,7 +157,7 @@ impl Thread {
             .collect();
         let defined = vgrfs.iter().map(|v| vec![false; v.len()]).collect();
         let grf = payload(shader, seed);
-        Thread {
+        let mut t = Thread {
             seed,
             vgrfs,
             defined,
@@ -171,18 +176,16 @@ impl Thread {
             fb: None,
             vec4: Default::default(),
             sample_mask_in_flag: eubatch_ir::message::sample_mask::in_flag(shader),
-        }
+            dispatch_mask: 0,
+            dispatched: u32::MAX >> (32 - (shader.dispatch_width as u32).clamp(1, 32)),
+        };
+        t.keep_dispatch_mask();
+        t
     }
 
-    /// The sample mask of a fragment thread, bit `c` for channel `c`: the flag f1 in a
-    /// shader that discards, else the dispatch masks of the payload (g1.7 for channels
-    /// 0-15, g2.7 for 16-31), where Mesa's lowered messages read it
-    /// ([`eubatch_ir::message::sample_mask`]).
-    pub fn sample_mask(&self) -> u32 {
-        use eubatch_ir::message::sample_mask::{dispatch_mask, FLAG_SUBREG};
-        if self.sample_mask_in_flag {
-            return (self.flags >> (16 * FLAG_SUBREG as u32)) as u32;
-        }
+    /// Takes [`Thread::dispatch_mask`] from the register file as it is at thread start.
+    pub fn keep_dispatch_mask(&mut self) {
+        use eubatch_ir::message::sample_mask::dispatch_mask;
         let half = |group: u32| {
             let m = dispatch_mask(group);
             let at = (m.nr * self.reg_size + m.offset) as usize;
@@ -190,7 +193,19 @@ impl Thread {
                 .get(at..at + 2)
                 .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]) as u32)
         };
-        half(0) | half(16) << 16
+        self.dispatch_mask = half(0) | half(16) << 16;
+    }
+
+    /// The sample mask of a fragment thread, bit `c` for channel `c`: the flag f1 in a
+    /// shader that discards, else the dispatch masks of the payload (g1.7 for channels
+    /// 0-15, g2.7 for 16-31, as at thread start), where Mesa's lowered messages read it
+    /// ([`eubatch_ir::message::sample_mask`]).
+    pub fn sample_mask(&self) -> u32 {
+        use eubatch_ir::message::sample_mask::FLAG_SUBREG;
+        if self.sample_mask_in_flag {
+            return (self.flags >> (16 * FLAG_SUBREG as u32)) as u32;
+        }
+        self.dispatch_mask
     }
 
     /// Input word `index` of `space`, typed by the shader's [`Profile`].
@@ -409,6 +424,15 @@ impl Thread {
                 // "Channel Enable Register"); Mesa's find-live-channel reads it with `fbl`.
                 arf::MASK if op.offset == 0 => {
                     buf[..4].copy_from_slice(&self.live.to_le_bytes());
+                }
+                // sr0.2 and sr0.3, the dispatch and vector masks: the channels the thread
+                // was dispatched with (PRM Vol. 7 "State Register"; Mesa's
+                // find-live-channel ANDs one of them into ce0 where dispatch is not
+                // packed: brw_eu_emit.c `brw_find_live_channel`, brw_fs_generator.cpp
+                // `brw_dmask_reg`, `brw_vmask_reg`). Every channel of a dispatch runs
+                // here, a fragment's helper invocations too.
+                arf::STATE if op.nr == arf::STATE && matches!(off, 8 | 12) => {
+                    buf[..4].copy_from_slice(&self.dispatched.to_le_bytes());
                 }
                 _ => {
                     return Err(SimError::msg(format!(

@@ -12,6 +12,12 @@ fn shader(body: &str, vgrfs: &str) -> eubatch_ir::Shader {
     s
 }
 
+/// How many of a SIMD8 fragment thread's pixels are lit for `seed`: the render-target
+/// writes record those only (a helper invocation's colour is not written).
+fn lit(seed: u64) -> usize {
+    eubatch_sim::inputs::pixel_mask(seed, 0, 8).count_ones() as usize
+}
+
 /// Payload dword `i` of g`reg` for `seed`.
 fn g(seed: u64, reg: u64, i: u64) -> u32 {
     word(seed, Space::Payload, reg * 8 + i)
@@ -31,7 +37,7 @@ fn arithmetic_reaches_the_framebuffer() {
     );
     for seed in 0..8 {
         let out = run(&s, seed, None).unwrap();
-        assert_eq!(out.records.len(), 8);
+        assert_eq!(out.records.len(), lit(seed));
         for r in &out.records {
             let i = r.channel as u64;
             let x = f32::from_bits(g(seed, 2, i));
@@ -198,10 +204,10 @@ fn bad_runs_end_with_errors_naming_the_instruction() {
         "{e}"
     );
     let s = shader("    mov(8) vgrf0:F, vgrf1:F\n    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u\n", "vgrf0 1x32\nvgrf1 1x32\n");
-    // Read of undefined bytes: 8 by the mov, and 8 more by the write of the copy, which
-    // stays undefined (and is recorded so: any value matches it).
+    // Read of undefined bytes: 8 by the mov, and one more by the write of the copy for
+    // each lit pixel, which stays undefined (and is recorded so: any value matches it).
     let out = run(&s, 0, None).unwrap();
-    assert_eq!(out.poison_reads, 16);
+    assert_eq!(out.poison_reads, 8 + lit(0) as u64);
     assert!(out.records.iter().all(|r| r.undefined == 1));
 }
 
@@ -231,7 +237,7 @@ block5:
     );
     for seed in 0..8 {
         let out = run(&s, seed, None).unwrap();
-        assert_eq!(out.records.len(), 8);
+        assert_eq!(out.records.len(), lit(seed));
         for r in &out.records {
             assert_eq!(
                 r.values,
@@ -474,10 +480,68 @@ block2:
         "vgrf0 1x16\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\nvgrf4 1x32\nvgrf5 4x32\n",
     );
     let out = run(&s, 0, None).unwrap();
-    assert_eq!(out.records.len(), 8);
+    assert_eq!(out.records.len(), lit(0));
     for r in &out.records {
         let i = r.channel as u64;
         let sel = if i < 3 { 10 } else { 20 };
         assert_eq!(r.values, vec![sel, 2, i / 4 * 4 + 1, i], "channel {i}");
+    }
+}
+
+/// A render-target write records the lit pixels only: a channel off in the payload's
+/// dispatch mask (a helper invocation) runs the code but its colour is not written.
+#[test]
+fn helper_invocations_write_no_colour() {
+    let s = shader(
+        "    mov(8) vgrf0:F, 1f
+    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u
+",
+        "vgrf0 1x32\n",
+    );
+    let mut helpers_seen = false;
+    for seed in 0..16 {
+        let mask = eubatch_sim::inputs::pixel_mask(seed, 0, 8);
+        helpers_seen |= mask != 0xff;
+        let channels: Vec<u32> = run(&s, seed, None)
+            .unwrap()
+            .records
+            .iter()
+            .map(|r| r.channel)
+            .collect();
+        let want: Vec<u32> = (0..8).filter(|c| mask & (1 << c) != 0).collect();
+        assert_eq!(channels, want, "seed {seed}: mask {mask:#x}");
+    }
+    assert!(helpers_seen, "no seed has a helper invocation");
+}
+
+/// Align1 group predicates: `.any8h` enables every channel of an 8-channel group where
+/// one of its flag bits is set, `.all8h` where all are; sr0.2, the dispatch mask, holds
+/// every channel of the dispatch (Mesa's find-live-channel reads it where dispatch is not
+/// packed).
+#[test]
+fn group_predicates_and_the_dispatch_mask() {
+    let text = "shader \"t\" stage FS width 16 target skl
+vgrf0 8x32
+vgrf1 1x32
+block0:
+    mov(1) f0.0:UW, 511uw NoMask group0
+    mov(16) vgrf0:UD, 0u
+    (+f0.0.any8h) mov(16) vgrf0:UD, 1u
+    mov(16) vgrf0+2.0:UD, 0u
+    (+f0.0.all8h) mov(16) vgrf0+2.0:UD, 1u
+    mov(1) vgrf1:UD, sr0.8<0>:UD NoMask group0
+    mov(16) vgrf0+4.0:UD, vgrf1<0>:UD
+    mov(16) vgrf0+6.0:UD, 0u
+    fb_write_logical(16) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 4u
+";
+    let s = parse_shader(text).unwrap_or_else(|e| panic!("{e}"));
+    let errs = eubatch_ir::verify::verify(&s);
+    assert!(errs.is_empty(), "{errs:?}");
+    let out = run(&s, 0, None).unwrap();
+    assert!(!out.records.is_empty());
+    for r in &out.records {
+        // f0.0 = 0x1ff: channels 0-7 all set, of 8-15 only channel 8.
+        let all = (r.channel < 8) as u64;
+        assert_eq!(r.values, vec![1, all, 0xffff, 0], "channel {}", r.channel);
     }
 }

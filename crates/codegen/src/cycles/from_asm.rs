@@ -441,11 +441,8 @@ fn flags(v: &View<'_>, f: &mut InstFacts) {
         return;
     }
     if c.predicate != Predicate::None {
-        // `predicate_width`: Align1 `.any4h`/`.all4h` group four channels.
-        let width = match c.predicate {
-            Predicate::Align16Any4h | Predicate::Align16All4h => 4,
-            _ => 1,
-        };
+        // `predicate_width`: a group predicate (`.any4h`, `.all8h`, ...) reads its group.
+        let width = c.predicate.horizontal_group().map_or(1, |(n, _)| n);
         f.flags_read = flag_inst_mask(c, width);
         // Mesa's `flags_read`: the vertical modes also read the same channels of f1.
         if c.predicate == Predicate::Align1Allv {

@@ -294,7 +294,7 @@ fn ctrl(s: &Shader, id: eubatch_ir::Inst, hw: u8, hints: AsmHints) -> Ctrl {
     k.pred_control = match c.predicate {
         Predicate::None => 0,
         Predicate::Normal => 1,
-        Predicate::Align1Allv => code_of(&PRED_ALIGN1, c.predicate.suffix()).unwrap_or(1),
+        p if p.align1_only() => code_of(&PRED_ALIGN1, p.suffix()).unwrap_or(1),
         p => code_of(&PRED_ALIGN16, p.suffix()).unwrap_or(1),
     };
     if let Some(f) = math_function(op) {

@@ -13,7 +13,9 @@ use crate::state::Thread;
 use crate::value::decode;
 use crate::{Outputs, Record, SimError};
 
-/// FB_WRITE_LOGICAL: one `fb_write` record per enabled channel.
+/// FB_WRITE_LOGICAL: one `fb_write` record per enabled channel whose pixel is lit
+/// ([`Thread::sample_mask`]: a helper invocation's or a discarded pixel's colour is not
+/// written, PRM Vol. 2d "Render Target Write", pixel enables).
 pub(super) fn fb_write(s: &Step, t: &mut Thread, out: &mut Outputs) -> Result<bool, SimError> {
     let comps = s
         .srcs
@@ -38,7 +40,8 @@ pub(super) fn fb_write(s: &Step, t: &mut Thread, out: &mut Outputs) -> Result<bo
         .filter_map(|(slot, n)| present(slot).map(|o| (*o, n)))
         .collect();
     let first = out.records.len();
-    record_writes(s, t, "fb_write", &parts, s.enabled & s.pred, out)?;
+    let lit = t.sample_mask();
+    record_writes(s, t, "fb_write", &parts, s.enabled & s.pred & lit, out)?;
     // The hardware takes the low 16 bits of oMask and the low 8 of stencil.
     let omask = present(fb_src::OMASK).is_some();
     let stencil = present(fb_src::SRC_STENCIL).is_some();
