@@ -32,8 +32,8 @@ use crate::{Outputs, Record, SimError};
 
 use eubatch_ir::message::sfid::{
     CONSTANT_CACHE as SFID_CONSTANT, DATA_CACHE as SFID_DATA, GATEWAY as SFID_GATEWAY,
-    RENDER_CACHE as SFID_RENDER, SAMPLER as SFID_SAMPLER, THREAD_SPAWNER as SFID_THREAD_SPAWNER,
-    URB as SFID_URB,
+    PIXEL_INTERP as SFID_PIXEL_INTERP, RENDER_CACHE as SFID_RENDER, SAMPLER as SFID_SAMPLER,
+    THREAD_SPAWNER as SFID_THREAD_SPAWNER, URB as SFID_URB,
 };
 
 use eubatch_ir::message::constant_cache::OWORD_BLOCK_READ;
@@ -132,6 +132,7 @@ pub fn send(
             surface_access(&m, t, out, DataPort::Atomic(a), width, half)?
         }
         SFID_SAMPLER => crate::sampler::sample_raw(shader, t, inst, enabled, &m.regs, desc)?,
+        SFID_PIXEL_INTERP => pixel_interpolator_query(&m, t)?,
         // A compute thread's end: the message only tells the thread spawner the thread is
         // done (its payload is g0's header); nothing observable happens but the end.
         SFID_THREAD_SPAWNER if shader.insts.control[inst].eot() => {}
@@ -416,6 +417,58 @@ fn render_target_write(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result
             values,
             undefined: 0,
         });
+    }
+    Ok(())
+}
+
+/// Pixel interpolator query (SFID 11; [`eubatch_ir::message::pixel_interp`]): the
+/// barycentrics of [`crate::pixel_interp`], as the logical `interp_*` instructions get
+/// them. The payload of a per-slot offset query is the X offsets, then the Y offsets, a
+/// register per 8 channels each; the others send g0, which the interpolator ignores.
+fn pixel_interpolator_query(m: &RawSend, t: &mut Thread) -> Result<(), SimError> {
+    use eubatch_ir::message::pixel_interp::{response_place, Desc, LOC_PER_SLOT_OFFSET};
+    let d = Desc::decode(m.info.desc);
+    if d.simd16 != (m.exec == 16) {
+        return Err(m.fail(format!(
+            "a SIMD{} pixel-interpolator query whose descriptor says SIMD{}",
+            m.exec,
+            if d.simd16 { 16 } else { 8 }
+        )));
+    }
+    let per = m.exec.div_ceil(8) as usize;
+    if d.location == LOC_PER_SLOT_OFFSET && m.regs.len() < 2 * per {
+        return Err(m.fail(format!(
+            "a per-slot offset query of {} payload registers, {} needed",
+            m.regs.len(),
+            2 * per
+        )));
+    }
+    let mut results = Vec::new();
+    for i in m.channels() {
+        let dword =
+            |t: &mut Thread, k: usize| m.read(t, &element(&m.regs[k], (i % 8) * 4, Type::UD));
+        let offsets = if d.location == LOC_PER_SLOT_OFFSET {
+            let r = (i / 8) as usize;
+            [dword(t, r)? as u32, dword(t, per + r)? as u32]
+        } else {
+            [0, 0]
+        };
+        for comp in 0..2 {
+            let bits = crate::pixel_interp::coordinate(
+                t.seed,
+                d.location,
+                d.data,
+                offsets,
+                m.group + i,
+                comp,
+            );
+            let (reg, byte) = response_place(i, comp);
+            let o = element(&nth_register(&m.dst, reg, m.reg_size), byte, Type::UD);
+            results.push((o, bits));
+        }
+    }
+    for (o, bits) in results {
+        m.write(t, &o, bits as u64)?;
     }
     Ok(())
 }

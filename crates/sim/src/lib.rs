@@ -15,6 +15,7 @@ pub mod hw_message;
 pub mod inputs;
 pub mod layout;
 pub mod memory;
+pub mod pixel_interp;
 pub mod profile;
 pub mod run;
 pub mod sampler;

@@ -675,6 +675,9 @@ fn execute(
         Opcode::PixelX | Opcode::PixelY => interpolation::pixel_xy(&s, t),
         Opcode::Pln => interpolation::pln(&s, t),
         Opcode::Linterp => interpolation::linterp(&s, t),
+        Opcode::InterpSample | Opcode::InterpSharedOffset | Opcode::InterpPerSlotOffset => {
+            interpolation::query(&s, t)
+        }
         Opcode::DdxCoarse | Opcode::DdyCoarse | Opcode::DdxFine | Opcode::DdyFine => {
             cross_channel::derivative(&s, t)
         }

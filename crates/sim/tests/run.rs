@@ -545,3 +545,54 @@ block0:
         assert_eq!(r.values, vec![1, all, 0xffff, 0], "channel {}", r.channel);
     }
 }
+
+/// The pixel interpolator: a logical per-slot offset query (Mesa's IR: the two coordinates
+/// planar) and the SIMD16 `send` Mesa's generator makes of it (the hardware's answer
+/// interleaved per 8 channels) give every channel the same barycentrics, which depend on
+/// the channel's offsets.
+#[test]
+fn pixel_interpolator_logical_and_raw_agree() {
+    let head =
+        "shader \"t\" stage FS width 16 target skl\nvgrf0 4x32\nvgrf1 4x32\nvgrf2 8x32\nblock0:\n";
+    let tail = "    mov(16) vgrf2+4.0:F, 0f
+    mov(16) vgrf2+6.0:F, 0f
+    fb_write_logical(16) (EOT) (null):UD, vgrf2:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 4u
+";
+    let logical = format!(
+        "{head}    mov(16) vgrf0:D, g20<8,8,1>:D
+    mov(16) vgrf0+2.0:D, g22<8,8,1>:D
+    interp_per_slot_offset(16) vgrf1:F, vgrf0:D, 0u
+    mov(16) vgrf2:F, vgrf1:F
+    mov(16) vgrf2+2.0:F, vgrf1+2.0:F
+{tail}"
+    );
+    // Descriptor: mlen 4, rlen 4, per-slot offset (3 << 12), SIMD16 (bit 16).
+    let raw = format!(
+        "{head}    send(16) (mlen: 4) (sfid: 11) (desc: 0x08413000) (size: 128) g30<8,8,1>:UW, g20<8,8,1>:UD
+    mov(8) vgrf2:F, g30<8,8,1>:F NoMask group0
+    mov(8) vgrf2+1.0:F, g32<8,8,1>:F NoMask group0
+    mov(8) vgrf2+2.0:F, g31<8,8,1>:F NoMask group0
+    mov(8) vgrf2+3.0:F, g33<8,8,1>:F NoMask group0
+{tail}"
+    );
+    let parse = |text: &str| {
+        let s = parse_shader(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let errs = eubatch_ir::verify::verify(&s);
+        assert!(errs.is_empty(), "{errs:?}\n{text}");
+        s
+    };
+    let (a, b) = (parse(&logical), parse(&raw));
+    for seed in 0..4 {
+        let ra = run(&a, seed, None).unwrap().records;
+        let rb = run(&b, seed, None).unwrap().records;
+        assert!(!ra.is_empty());
+        assert_eq!(ra, rb, "seed {seed}");
+        // Two channels with other offsets get other coordinates.
+        let offs = |c: u64| (g(seed, 20 + c / 8, c % 8), g(seed, 22 + c / 8, c % 8));
+        for (x, y) in ra.iter().zip(ra.iter().skip(1)) {
+            if offs(x.channel as u64) != offs(y.channel as u64) {
+                assert_ne!(x.values[..2], y.values[..2]);
+            }
+        }
+    }
+}

@@ -7,6 +7,7 @@ pub mod a64;
 pub mod atomic;
 pub mod block;
 pub mod memory;
+pub mod pixel_interp;
 pub mod sample_mask;
 pub mod sampler;
 pub mod scratch;
@@ -38,6 +39,7 @@ pub mod sfid {
 /// Bytes the response of logical message `op` (sources `srcs`, `exec` channels) fills,
 /// where Mesa's code fixes it: a varying pull-constant load's four components
 /// (fs_visitor::VARYING_PULL_CONSTANT_LOAD, `size_written = 4 * component_size`); a
+/// pixel-interpolator query's two coordinates ([`pixel_interp`]); a
 /// surface, A64 or block read's components as their tables say (`atomic`, `surface`,
 /// `a64`, `block`: the immediate argument of untyped and typed reads, one dword per
 /// channel for scattered ones, an atomic's old value, a block's dwords). `None` for
@@ -47,6 +49,9 @@ pub fn response_bytes(op: crate::Opcode, srcs: &[Operand], exec: u32) -> Option<
     let per_channel = exec * 4;
     if op == crate::Opcode::VaryingPullConstLogical {
         return Some(4 * per_channel);
+    }
+    if pixel_interp::location(op).is_some() {
+        return Some(pixel_interp::COORDINATES * per_channel);
     }
     if let Some(a) = atomic::logical(op, srcs, true) {
         return Some(a.response as u32 * per_channel);

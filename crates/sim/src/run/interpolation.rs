@@ -104,3 +104,51 @@ pub(super) fn linterp(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
 fn plane(s: &Step, value: f64) -> u64 {
     encode(s.dst.ty, Value::Float(value), s.ctl.saturate())
 }
+
+/// FS_OPCODE_INTERPOLATE_AT_SAMPLE / _SHARED_OFFSET / _PER_SLOT_OFFSET: the pixel
+/// interpolator's barycentrics ([`crate::pixel_interp`]), the same values the `send`
+/// Mesa's generator makes of it gets, laid out as Mesa's IR holds them: planar, the first
+/// coordinate of every channel, then the second (the hardware's interleaved answer is
+/// converted at SIMD16 by Mesa's `lower_barycentrics`: [`eubatch_ir::message::pixel_interp`]).
+pub(super) fn query(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
+    use eubatch_ir::message::pixel_interp::{location, LOC_PER_SLOT_OFFSET};
+    let loc = location(s.op).ok_or_else(|| s.fail("not a pixel-interpolator query"))?;
+    let data_src = s
+        .srcs
+        .get(1)
+        .ok_or_else(|| s.fail("an interpolation query without its message data"))?;
+    let mut results = Vec::new();
+    for i in s.channels(s.enabled & s.pred) {
+        // The data is one value for the message (an immediate, or a scalar the generator
+        // ORs into the descriptor): the low byte counts.
+        let data = s.read(t, data_src, i)? as u32 & 0xff;
+        let offsets = if loc == LOC_PER_SLOT_OFFSET {
+            let payload = s
+                .srcs
+                .first()
+                .filter(|o| !o.is_bad())
+                .ok_or_else(|| s.fail("a per-slot offset query without its offsets"))?;
+            [
+                s.read(t, &component(payload, 0, s.exec), i)? as u32,
+                s.read(t, &component(payload, 1, s.exec), i)? as u32,
+            ]
+        } else {
+            [0, 0]
+        };
+        for comp in 0..2 {
+            let bits =
+                crate::pixel_interp::coordinate(t.seed, loc, data, offsets, s.group + i, comp);
+            let mut o = s.dst;
+            o.offset += (comp * s.exec + i) * 4;
+            o.ty = Type::UD;
+            o.stride = 0;
+            o.region = Region::new(0, 1, 0);
+            results.push((o, bits));
+        }
+    }
+    for (o, bits) in results {
+        t.write(&o, 0, bits as u64)
+            .map_err(|e| e.with_inst(s.inst))?;
+    }
+    Ok(false)
+}
