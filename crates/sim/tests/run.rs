@@ -661,3 +661,29 @@ fn vec4_gs_instance_id_is_g0_shifted() {
         );
     }
 }
+
+/// `pull_constant_load_gfx7` from a surface in a register: dword 0 of the register, its
+/// low 8 bits (the generator's `and(1) a0 surf 0xff`), so 0x103 loads from surface 3;
+/// an undefined surface gives an undefined result.
+#[test]
+fn vec4_pull_constant_from_a_register_surface() {
+    let vgrfs = "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\n";
+    let body = "    mov(8) vgrf0.x:UD, 259u\n\
+         \x20   mov(8) vgrf2.x:UD, 32u\n\
+         \x20   pull_constant_load_gfx7(8) vgrf1:F, vgrf0.xxxx:UD, vgrf2.xxxx:UD\n\
+         \x20   mov(8) m2:F, vgrf1.xyzw:F\n";
+    let s = vec4_shader(vgrfs, body);
+    for seed in 0..3 {
+        let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let want: Vec<u64> = (0..4)
+            .map(|c| eubatch_sim::inputs::constant_dword(seed, 3, 8 + c) as u64)
+            .collect();
+        for h in 0..2 {
+            assert_eq!(out.records[h].values, want, "seed {seed} half {h}");
+            assert_eq!(out.records[h].undefined, 0);
+        }
+    }
+    let undefined = vec4_shader(vgrfs, &body.replace("    mov(8) vgrf0.x:UD, 259u\n", ""));
+    let out = run(&undefined, 0, None).unwrap();
+    assert_eq!(out.records[0].undefined, 0xf);
+}

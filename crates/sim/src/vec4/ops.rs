@@ -119,13 +119,29 @@ pub fn pull_constant_load(
             "pull_constant_load_gfx7 takes a surface and an offset",
         ));
     };
-    if surface.file != RegFile::Imm {
-        return Err(SimError::at(
-            inst,
-            "pull_constant_load_gfx7 from a non-immediate surface is not modelled yet",
-        ));
-    }
-    let s = surface.imm_bits();
+    // A surface in a register: Mesa's generator puts `surf_index & 0xff` of its first
+    // element (Align1 `vec1`: dword 0 of the register, whatever the swizzle) in a0 and ORs
+    // it into the descriptor (`generate_pull_constant_load_gfx7`). An undefined index
+    // loads from no known buffer: the result is undefined.
+    let s = if surface.file == RegFile::Imm {
+        surface.imm_bits()
+    } else {
+        let mut o = *surface;
+        o.ty = eubatch_ir::Type::UD;
+        o.mods = Default::default();
+        o.region.swizzle = eubatch_ir::Region::XYZW;
+        let (v, defined) = t.read_defined(&o, 0).map_err(|e| e.with_inst(inst))?;
+        if !defined {
+            let mut d = dst;
+            d.ty = eubatch_ir::Type::UD;
+            for i in (0..8).filter(|i| mask & (0xf << (4 * (i / 4))) != 0) {
+                t.write_copy(&d, i, 0, false)
+                    .map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(());
+        }
+        (v as u32 & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK) as u64
+    };
     let mut offsets = Vec::new();
     for h in halves(mask) {
         let o = t.read(offset, h * 4).map_err(|e| e.with_inst(inst))?;
@@ -249,9 +265,6 @@ pub fn sampler_send(
         .send_info(inst)
         .copied()
         .ok_or_else(|| SimError::at(inst, "send without a descriptor"))?;
-    let msg_type = (info.desc >> 12) & 0x1f;
-    let simd_mode = (info.desc >> 17) & 3;
-    let header = eubatch_ir::message::header_present(info.desc);
     let payload = shader
         .srcs(inst)
         .first()
@@ -261,6 +274,25 @@ pub fn sampler_send(
     let mut dst = shader.insts.dst[inst];
     dst.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
     dst.offset = 0;
+    // A descriptor in a0 (`brw_send_indirect_message`: a pull-constant load from a surface
+    // in a register) is ORed into the immediate one.
+    let mut info = info;
+    if let Some(a0) = shader
+        .srcs(inst)
+        .iter()
+        .find(|s| s.file == RegFile::Arf && s.nr == eubatch_ir::operand::arf::ADDRESS)
+    {
+        let a = a0.offset as usize;
+        let b = t
+            .addr
+            .get(a..a + 4)
+            .ok_or_else(|| SimError::at(inst, "a descriptor outside a0"))?;
+        info.desc |= u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        info.mlen = eubatch_ir::message::mlen(info.desc) as u8;
+    }
+    let msg_type = (info.desc >> 12) & 0x1f;
+    let simd_mode = (info.desc >> 17) & 3;
+    let header = eubatch_ir::message::header_present(info.desc);
     let surface = info.desc & 0xff;
     if simd_mode != 0 || header || eubatch_ir::message::rlen(info.desc) > 1 {
         return Err(SimError::at(
