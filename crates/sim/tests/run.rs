@@ -687,3 +687,47 @@ fn vec4_pull_constant_from_a_register_surface() {
     let out = run(&undefined, 0, None).unwrap();
     assert_eq!(out.records[0].undefined, 0xf);
 }
+
+/// The vec4 (SIMD4x2) `untyped_atomic`: each half in order at the address in its `x`
+/// (both 8 here), the old value back in `x`, the other components undefined; `add` takes
+/// its operand from the payload's second register.
+#[test]
+fn vec4_untyped_atomics_run_per_half() {
+    let vgrfs = "vgrf0 2x32\nvgrf1 1x32\nvgrf2 1x32\n";
+    let body = "    mov(8) vgrf0.x:UD, 8u\n\
+         \x20   mov(8) vgrf0+1.0.x:UD, 10u\n\
+         \x20   untyped_atomic(8) vgrf1:UD, vgrf0.xyzw:UD, 2u, 5u\n\
+         \x20   untyped_atomic(8) vgrf2:UD, vgrf0.xyzw:UD, 2u, 7u\n\
+         \x20   mov(8) m2:UD, vgrf2.xyzw:UD\n";
+    let s = vec4_shader(vgrfs, body);
+    for seed in 0..3 {
+        let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let atomics: Vec<&eubatch_sim::Record> = out
+            .records
+            .iter()
+            .filter(|r| r.message == "memory_atomic")
+            .collect();
+        assert_eq!(atomics.len(), 4);
+        let old = (atomics[0].values[2] as u32).wrapping_sub(1);
+        let news: Vec<u32> = atomics.iter().map(|r| r.values[2] as u32).collect();
+        assert_eq!(
+            news,
+            vec![
+                old.wrapping_add(1),
+                old.wrapping_add(2),
+                old.wrapping_add(12),
+                old.wrapping_add(22)
+            ],
+            "seed {seed}"
+        );
+        assert!(atomics.iter().all(|r| r.values[..2] == [2, 8]));
+        let slot: Vec<&eubatch_sim::Record> = out
+            .records
+            .iter()
+            .filter(|r| r.message == "urb slot 0")
+            .collect();
+        assert_eq!(slot[0].values[0] as u32, old.wrapping_add(2));
+        assert_eq!(slot[1].values[0] as u32, old.wrapping_add(12));
+        assert_eq!(slot[0].undefined, 0b1110);
+    }
+}

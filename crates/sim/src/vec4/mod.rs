@@ -83,6 +83,10 @@ pub fn execute(
             ops::pull_constant_load(shader, t, inst, mask)?;
             false
         }
+        Opcode::UntypedAtomic => {
+            ops::untyped_atomic(shader, t, inst, mask, out)?;
+            false
+        }
         Opcode::Txl | Opcode::Txs => {
             ops::sampler_ir(shader, t, inst, mask)?;
             false
@@ -114,6 +118,14 @@ pub fn execute(
             Some(sfid::SAMPLER) => {
                 ops::sampler_send(shader, t, inst, mask)?;
                 false
+            }
+            // Data-port messages of vec4 code are SIMD4x2 (untyped atomics and surface
+            // reads): not the scalar messages hw_message models.
+            Some(sfid::DATA_CACHE | sfid::DATA_CACHE_1) => {
+                return Err(SimError::at(
+                    inst,
+                    "a vec4 (SIMD4x2) data-port message of the final code is not modelled yet",
+                ))
             }
             _ => return Ok(None),
         },

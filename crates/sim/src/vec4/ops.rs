@@ -338,3 +338,105 @@ pub fn sampler_send(
     }
     Ok(())
 }
+
+/// Dword `k` of the register an IR operand names (its swizzle ignored, as the generator's
+/// Align1 regions and the message payloads ignore it), and whether it is defined.
+fn register_dword(
+    t: &mut Thread,
+    op: &eubatch_ir::Operand,
+    k: u32,
+) -> Result<(u32, bool), SimError> {
+    let mut o = *op;
+    if o.file != RegFile::Imm {
+        o.ty = eubatch_ir::Type::UD;
+        o.mods = Default::default();
+        o.region.swizzle = eubatch_ir::Region::XYZW;
+    }
+    let (v, d) = t.read_defined(&o, k)?;
+    Ok((v as u32, d))
+}
+
+/// The start IR's vec4 `untyped_atomic dst, payload, surface, op` on Haswell
+/// (brw_vec4_surface_builder.cpp `emit_untyped_atomic` with `has_simd4x2`, a SIMD4x2
+/// message: `brw_untyped_atomic` in Align16): the payload's first register holds each
+/// half's address in its `x`, the second (for an operation with data) the operands in `x`
+/// and `y`; each enabled half performs the operation in order ([`crate::memory::atomic_run`],
+/// the scalar messages' memory and records, channel = half) and gets the old value in
+/// its `x`, the other components undefined. A surface in a register: its dword 0 & 0xff
+/// (`and(1) a0 surface 0xff`, the generator's indirect descriptor).
+pub fn untyped_atomic(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    mask: u32,
+    out: &mut crate::Outputs,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::atomic::{valid_op, Atomic, Kind};
+    let at = |e: SimError| e.with_inst(inst);
+    if shader.target != eubatch_ir::Gen::Gen75 {
+        return Err(SimError::at(
+            inst,
+            "vec4 untyped atomics are SIMD4x2 on Haswell only (Ivybridge's are not modelled)",
+        ));
+    }
+    let dst = shader.insts.dst[inst];
+    let [payload, surface, op] = shader.srcs(inst) else {
+        return Err(SimError::at(
+            inst,
+            "untyped_atomic takes a payload, a surface and an operation",
+        ));
+    };
+    let (payload, surface) = (*payload, *surface);
+    let a = match op.file {
+        RegFile::Imm if valid_op(Kind::Untyped, op.imm_bits() as u32) => Atomic {
+            kind: Kind::Untyped,
+            op: op.imm_bits() as u32,
+            response: !dst.is_null(),
+        },
+        _ => {
+            return Err(SimError::at(
+                inst,
+                "an untyped_atomic operation that is not an immediate",
+            ))
+        }
+    };
+    let s = if surface.file == RegFile::Imm {
+        surface.imm_bits()
+    } else {
+        let (v, d) = register_dword(t, &surface, 0).map_err(at)?;
+        if !d {
+            return Err(SimError::at(
+                inst,
+                "an untyped_atomic on an undefined surface",
+            ));
+        }
+        (v & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK) as u64
+    };
+    let mut data_reg = payload;
+    data_reg.offset += t.reg_size;
+    // The halves as the channels of a two-channel message.
+    let halves = (mask & 0xf != 0) as u32 | ((mask & 0xf0 != 0) as u32) << 1;
+    let results = crate::memory::atomic_run(
+        t,
+        (0, 2),
+        halves,
+        a,
+        out,
+        |_, _| Ok(s),
+        |t, h| register_dword(t, &payload, 4 * h).map(|(v, _)| v as u64),
+        |t, k, h| register_dword(t, &data_reg, 4 * h + k).map(|(v, _)| v as u64),
+    )
+    .map_err(at)?;
+    if a.response {
+        let mut d = dst;
+        d.ty = eubatch_ir::Type::UD;
+        d.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
+        for (h, v) in results {
+            t.write(&d, 4 * h, v).map_err(at)?;
+            for c in 1..4 {
+                t.write_copy(&d, 4 * h + c, 0, false).map_err(at)?;
+            }
+        }
+    }
+    Ok(())
+}
