@@ -81,7 +81,7 @@ const CORPORA: [Expected; 3] = [
         pre_ra_dumps: 1706,
         pre_ra_ok: 1706,
         lowered: 1706,
-        checked: 1385,
+        checked: 1614,
     },
     // Mesa 25.0.7 on Skylake, its own syntax. Failures when last raised: 7 TES start dumps
     // whose URB reads with per-slot offsets do not match the final code (import), and in

@@ -196,3 +196,17 @@ pub fn dst_breaks(shader: &Shader, inst: Inst) -> Option<&'static str> {
     }
     None
 }
+
+/// The vertical stride an Align16 source of `vstride` elements is encoded with, and so
+/// read with: Mesa's register descriptions are Align1's, and `brw_set_src0`/`brw_set_src1`
+/// (brw_eu_emit.c) encode an Align16 `<8>` as `<4>` ("an oddity of the fact we're using the
+/// same descriptions for registers in align_16 as align_1"): a vec4 IR operand
+/// `g1.0.xyzw` (`brw_vec8_grf`, `<8,8,1>`) reads its second half from dword 4. (The
+/// encoder's own copy of the rule, with gen7's DF case, is in codegen's `from_ir`.)
+pub fn align16_vstride(vstride: u8) -> u8 {
+    if vstride == 8 {
+        4
+    } else {
+        vstride
+    }
+}

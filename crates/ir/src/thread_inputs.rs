@@ -232,3 +232,15 @@ Maximum 1 registers live at once.
         }
     }
 }
+
+/// The vec4 geometry shader's payload on gen7 (Mesa 22.3 brw_vec4_gs_visitor.cpp
+/// `setup_payload`): g0 the thread header, whose dwords 0 and 1 carry the two instances'
+/// IDs from bit 27 on (`generate_gs_get_instance_id`: `shr(8) dst r0<1,4,0>
+/// GFX7_GS_PAYLOAD_INSTANCE_ID_SHIFT`, brw_eu_defines.h); g1 the primitive ID when the
+/// shader reads it (`include_primitive_id`), then the push constants.
+pub mod vec4_gs {
+    /// `GFX7_GS_PAYLOAD_INSTANCE_ID_SHIFT`.
+    pub const INSTANCE_ID_SHIFT: u32 = 27;
+    /// The register of the primitive ID, when present.
+    pub const PRIMITIVE_ID_REG: u32 = 1;
+}

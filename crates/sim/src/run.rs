@@ -198,6 +198,7 @@ fn run_with_mode(
     let mut t = start_thread(shader, seed, hw, profile);
     t.vec4.thread = vec4;
     t.vec4.gen7 = shader.target < eubatch_ir::Gen::Gen8;
+    t.vec4.patch_inputs = vec4 && shader.stage == eubatch_ir::Stage::Tes;
     let mut out = Outputs::default();
     let mut pc = 0usize;
     let mut steps = 0u64;

@@ -594,5 +594,252 @@ fn pixel_interpolator_logical_and_raw_agree() {
                 assert_ne!(x.values[..2], y.values[..2]);
             }
         }
+/// A vec4 shader of `stage` from its VGRF lines and body.
+fn vec4_stage_shader(stage: &str, vgrfs: &str, body: &str) -> eubatch_ir::Shader {
+    let text = format!(
+        "shader \"t\" stage {stage} width 8 target hsw backend vec4\n{vgrfs}block0:\n{body}"
+    );
+    let s = parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let errs = eubatch_ir::verify::verify(&s);
+    assert!(errs.is_empty(), "{errs:?}");
+    s
+}
+
+/// URB dword `c` of slot `slot` of entry `handle` for `seed` (the previous stage's data).
+fn urb(seed: u64, handle: u32, slot: u32, c: u32) -> u32 {
+    word(
+        seed,
+        Space::Urb,
+        (handle as u64) << 32 | (slot as u64 * 4 + c as u64),
+    )
+}
+
+/// The vec4 TCS opcodes as Mesa's generator expands them. The invocation IDs are 0 and 1
+/// (g0.2 is 0 in the simulator's payload); a register vertex index is read per half
+/// through a0 (2 in half 0: g1.2; 9 in half 1: g2.1), an immediate one for both (3: g1.3);
+/// the reads' slots are the global offset plus the per-slot offsets (the instance IDs);
+/// the writes go to the patch entry (g0.0) with the enables of their write mask, those not
+/// enabled undefined in the record; `tcs_src0<0,1,0>_is_zero` sets every channel's flag
+/// from dword 0; the barrier header's dword 2 (the barrier count) is undefined; the
+/// releases name vertices 0 and 1, then 2 alone (unpaired); the thread's end writes `.x`
+/// of slot 0 of the patch entry, zero.
+#[test]
+fn vec4_tcs_opcodes_follow_the_generator() {
+    let vgrfs: String = (0..14)
+        .map(|n| {
+            format!(
+                "vgrf{n} {}x32\n",
+                if [3, 8, 12].contains(&n) { 2 } else { 1 }
+            )
+        })
+        .collect();
+    let body = "    tcs_get_instance_id(8) vgrf0.x:UD\n\
+         \x20   mul(8) vgrf6.x:UD, vgrf0.xxxx:UD, 7u\n\
+         \x20   add(8) vgrf6.x:UD, vgrf6.xxxx:UD, 2u\n\
+         \x20   tcs_set_input_urb_offsets(8) vgrf5:UD, vgrf6.xxxx:UD, vgrf0.xxxx:UD NoMask\n\
+         \x20   urb_read(8) (urb_offset: 1) vgrf2:D, vgrf5.xyzw:UD\n\
+         \x20   tcs_set_input_urb_offsets(8) vgrf1:UD, 3u NoMask\n\
+         \x20   urb_read(8) (urb_offset: 4) vgrf4:D, vgrf1.xyzw:UD\n\
+         \x20   tcs_set_output_urb_offsets(8) vgrf3+0.0:UD, 5u, vgrf0.xxxx:UD NoMask\n\
+         \x20   mov(8) vgrf3+1.0:D, vgrf2.xyzw:D NoMask\n\
+         \x20   tcs_urb_write(8) (urb_offset: 2) null:F, vgrf3.xyzw:UD\n\
+         \x20   tcs_set_output_urb_offsets(8) vgrf8+0.0:UD, 15u NoMask\n\
+         \x20   mov(8) vgrf8+1.0:D, vgrf4.xyzw:D NoMask\n\
+         \x20   tcs_src0<0,1,0>_is_zero(8).z.f0.0 null:D, vgrf6.xxxx:UD\n\
+         \x20   (+f0.0) tcs_urb_write(8) (urb_offset: 6) null:F, vgrf8.xyzw:UD\n\
+         \x20   tcs_src0<0,1,0>_is_zero(8).z.f0.0 null:D, vgrf0.xxxx:UD\n\
+         \x20   (+f0.0) tcs_urb_write(8) (urb_offset: 6) null:F, vgrf8.xyzw:UD\n\
+         \x20   tcs_create_barrier_header(8) vgrf11:UD\n\
+         \x20   tcs_set_output_urb_offsets(8) vgrf12+0.0:UD, 15u NoMask\n\
+         \x20   mov(8) vgrf12+1.0:UD, vgrf11.xyzw:UD NoMask\n\
+         \x20   tcs_urb_write(8) (urb_offset: 8) null:F, vgrf12.xyzw:UD\n\
+         \x20   tcs_release_input(8) vgrf7:UD, 0u, 0u\n\
+         \x20   tcs_release_input(8) vgrf10:UD, 2u, 1u\n\
+         \x20   tcs_thread_end(8) (null):UD\n";
+    let s = vec4_stage_shader("TCS", &vgrfs, body);
+    for seed in 0..3 {
+        let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let patch = g(seed, 0, 0) as u64;
+        let recs: Vec<(&str, u32, Vec<u64>, u64)> = out
+            .records
+            .iter()
+            .map(|r| (r.message.as_str(), r.channel, r.values.clone(), r.undefined))
+            .collect();
+        // Values: slot, enables, handle, four dwords; y and w not enabled by `.xz`.
+        let write = |h: u32, slot: u32, mask: u64, data: [u64; 4], undefined: u64| {
+            let mut v = vec![slot as u64, mask, patch];
+            v.extend(data);
+            ("urb_write", h, v, undefined)
+        };
+        let read = |handle: u32, slot: u32| {
+            let d: Vec<u64> = (0..4).map(|c| urb(seed, handle, slot, c) as u64).collect();
+            [d[0], d[1], d[2], d[3]]
+        };
+        let icp = [g(seed, 1, 2), g(seed, 2, 1)];
+        let mut expected = Vec::new();
+        for h in 0..2u32 {
+            expected.push(write(
+                h,
+                2 + h,
+                0b101,
+                read(icp[h as usize], 1 + h),
+                0b1010 << 3,
+            ));
+        }
+        for h in 0..2u32 {
+            expected.push(write(h, 6, 0xf, read(g(seed, 1, 3), 4), 0));
+        }
+        // The barrier header: dword 2 of half 0 undefined.
+        expected.push(write(0, 8, 0xf, [0; 4], 0b0100 << 3));
+        expected.push(write(1, 8, 0xf, [0; 4], 0));
+        for (h, v) in [(0u32, 0u64), (1, 1), (0, 2)] {
+            expected.push(("urb release", h, vec![g(seed, 1, v) as u64], 0));
+        }
+        expected.push(write(0, 0, 1, [0; 4], 0b1110 << 3));
+        assert_eq!(recs, expected, "seed {seed}");
+    }
+}
+
+/// The vec4 TES opcodes: the input read header names the patch entry (g1.3's low 13 bits)
+/// for both halves, `tes_add_indirect_urb_offset` copies it with per-slot offsets, the
+/// primitive ID is g1.7 in every channel; pushed patch inputs are the same for both
+/// halves.
+#[test]
+fn vec4_tes_opcodes_follow_the_generator() {
+    let vgrfs = "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\nvgrf4 1x32\n";
+    let body = "    tes_create_input_read_header(8) vgrf0:UD\n\
+         \x20   urb_read(8) (urb_offset: 3) vgrf1:D, vgrf0.xyzw:UD\n\
+         \x20   mov(8) vgrf2:UD, 5u\n\
+         \x20   tes_add_indirect_urb_offset(8) vgrf3:UD, vgrf0.xyzw:UD, vgrf2.xxxx:UD NoMask\n\
+         \x20   urb_read(8) (urb_offset: 3) vgrf4:D, vgrf3.xyzw:UD\n\
+         \x20   mov(8) m2:D, vgrf1.xyzw:D\n\
+         \x20   mov(8) m3:D, vgrf4.xyzw:D\n\
+         \x20   tes_get_primitive_id(8) m4:UD\n\
+         \x20   mov(8) m5:D, attr1.wzyx:D\n\
+         \x20   vs_urb_write(8) (null):UD\n";
+    let s = vec4_stage_shader("TES", vgrfs, body);
+    for seed in 0..3 {
+        let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let handle = g(seed, 1, 3) & 0x1fff;
+        let slot = |r: &eubatch_sim::Record| r.message.clone();
+        let data: Vec<(String, u32, Vec<u64>)> = out
+            .records
+            .iter()
+            .map(|r| (slot(r), r.channel, r.values.clone()))
+            .collect();
+        let read =
+            |s: u32| -> Vec<u64> { (0..4).map(|c| urb(seed, handle, s, c) as u64).collect() };
+        let mut expected = Vec::new();
+        for h in 0..2 {
+            expected.push(("urb slot 0".to_string(), h, read(3)));
+        }
+        for h in 0..2 {
+            expected.push(("urb slot 1".to_string(), h, read(8)));
+        }
+        for h in 0..2 {
+            expected.push(("urb slot 2".to_string(), h, vec![g(seed, 1, 7) as u64; 4]));
+        }
+        assert_eq!(&data[..6], &expected[..]);
+        // The patch input: half 1 as half 0.
+        assert_eq!(data[6].2, data[7].2);
+        assert_eq!(data[6].0, "urb slot 3");
+    }
+}
+
+/// The vec4 geometry shader's `get_instance_id`: each half's dwords are g0's dword of that
+/// half (0, 1) shifted right by 27 (`generate_gs_get_instance_id`).
+#[test]
+fn vec4_gs_instance_id_is_g0_shifted() {
+    let body = "    get_instance_id(8) vgrf0:D\n\
+         \x20   mov(8) m1:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   set_write_offset(8) m1:UD, 0u, 1u\n\
+         \x20   mov(8) m2:D, vgrf0.xyzw:D\n\
+         \x20   gs_urb_write(8) (null):UD\n\
+         \x20   gs_thread_end(8) (null):UD\n";
+    let s = vec4_stage_shader("GS", "vgrf0 1x32\n", body);
+    for seed in 0..3 {
+        let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let slot: Vec<(u32, Vec<u64>)> = out
+            .records
+            .iter()
+            .filter(|r| r.message == "urb slot 0")
+            .map(|r| (r.channel, r.values.clone()))
+            .collect();
+        let id = |h: u64| (g(seed, 0, h) >> 27) as u64;
+        assert_eq!(
+            slot,
+            vec![(0, vec![id(0); 4]), (1, vec![id(1); 4])],
+            "seed {seed}"
+        );
+    }
+}
+
+/// `pull_constant_load_gfx7` from a surface in a register: dword 0 of the register, its
+/// low 8 bits (the generator's `and(1) a0 surf 0xff`), so 0x103 loads from surface 3;
+/// an undefined surface gives an undefined result.
+#[test]
+fn vec4_pull_constant_from_a_register_surface() {
+    let vgrfs = "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\n";
+    let body = "    mov(8) vgrf0.x:UD, 259u\n\
+         \x20   mov(8) vgrf2.x:UD, 32u\n\
+         \x20   pull_constant_load_gfx7(8) vgrf1:F, vgrf0.xxxx:UD, vgrf2.xxxx:UD\n\
+         \x20   mov(8) m2:F, vgrf1.xyzw:F\n";
+    let s = vec4_shader(vgrfs, body);
+    for seed in 0..3 {
+        let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let want: Vec<u64> = (0..4)
+            .map(|c| eubatch_sim::inputs::constant_dword(seed, 3, 8 + c) as u64)
+            .collect();
+        for h in 0..2 {
+            assert_eq!(out.records[h].values, want, "seed {seed} half {h}");
+            assert_eq!(out.records[h].undefined, 0);
+        }
+    }
+    let undefined = vec4_shader(vgrfs, &body.replace("    mov(8) vgrf0.x:UD, 259u\n", ""));
+    let out = run(&undefined, 0, None).unwrap();
+    assert_eq!(out.records[0].undefined, 0xf);
+}
+
+/// The vec4 (SIMD4x2) `untyped_atomic`: each half in order at the address in its `x`
+/// (both 8 here), the old value back in `x`, the other components undefined; `add` takes
+/// its operand from the payload's second register.
+#[test]
+fn vec4_untyped_atomics_run_per_half() {
+    let vgrfs = "vgrf0 2x32\nvgrf1 1x32\nvgrf2 1x32\n";
+    let body = "    mov(8) vgrf0.x:UD, 8u\n\
+         \x20   mov(8) vgrf0+1.0.x:UD, 10u\n\
+         \x20   untyped_atomic(8) vgrf1:UD, vgrf0.xyzw:UD, 2u, 5u\n\
+         \x20   untyped_atomic(8) vgrf2:UD, vgrf0.xyzw:UD, 2u, 7u\n\
+         \x20   mov(8) m2:UD, vgrf2.xyzw:UD\n";
+    let s = vec4_shader(vgrfs, body);
+    for seed in 0..3 {
+        let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let atomics: Vec<&eubatch_sim::Record> = out
+            .records
+            .iter()
+            .filter(|r| r.message == "memory_atomic")
+            .collect();
+        assert_eq!(atomics.len(), 4);
+        let old = (atomics[0].values[2] as u32).wrapping_sub(1);
+        let news: Vec<u32> = atomics.iter().map(|r| r.values[2] as u32).collect();
+        assert_eq!(
+            news,
+            vec![
+                old.wrapping_add(1),
+                old.wrapping_add(2),
+                old.wrapping_add(12),
+                old.wrapping_add(22)
+            ],
+            "seed {seed}"
+        );
+        assert!(atomics.iter().all(|r| r.values[..2] == [2, 8]));
+        let slot: Vec<&eubatch_sim::Record> = out
+            .records
+            .iter()
+            .filter(|r| r.message == "urb slot 0")
+            .collect();
+        assert_eq!(slot[0].values[0] as u32, old.wrapping_add(2));
+        assert_eq!(slot[1].values[0] as u32, old.wrapping_add(12));
+        assert_eq!(slot[0].undefined, 0b1110);
     }
 }

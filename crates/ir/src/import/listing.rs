@@ -577,7 +577,26 @@ fn send_before(text: &str, body: usize, at: usize) -> Option<&str> {
 }
 
 fn is_urb_logical(op: Opcode) -> bool {
-    matches!(op, Opcode::UrbReadLogical | Opcode::UrbWriteLogical)
+    matches!(
+        op,
+        Opcode::UrbReadLogical | Opcode::UrbWriteLogical | Opcode::UrbRead | Opcode::TcsUrbWrite
+    )
+}
+
+/// Whether `op` reads the URB (a logical read, or the vec4 tessellation stages' `urb_read`).
+fn is_urb_read(op: Opcode) -> bool {
+    matches!(op, Opcode::UrbReadLogical | Opcode::UrbRead)
+}
+
+/// Whether a URB message of the start IR carries per-slot offsets: the logical messages'
+/// second source; the vec4 tessellation stages' `urb_read` and `tcs_urb_write` always
+/// (brw_vec4_generator.cpp `generate_vec4_urb_read`, `generate_tcs_urb_write` without EOT
+/// set `urb_per_slot_offset`).
+fn has_per_slot(shader: &Shader, inst: crate::Inst) -> bool {
+    match shader.insts.opcode[inst] {
+        Opcode::UrbRead | Opcode::TcsUrbWrite => true,
+        _ => shader.srcs(inst).get(1).is_some_and(|s| !s.is_bad()),
+    }
 }
 
 /// Whether the shader has logical URB messages without an offset.
@@ -596,16 +615,21 @@ pub fn recover_urb_offsets(shader: &mut Shader, listed: &ListedProgram) -> Resul
         .insts()
         .filter(|&i| is_urb_logical(shader.insts.opcode[i]))
         .collect();
-    if logical.len() != listed.urb.len() {
+    // vec4 code: the final code's URB sends with per-slot offsets are the tessellation
+    // stages' `urb_read`s and `tcs_urb_write`s; the others (input release, the thread's
+    // end, a TES's `vs_urb_write`) have no offset the dump leaves out.
+    let vec4 = shader.backend == crate::shader::Backend::Vec4;
+    let sends: Vec<&UrbMessage> = listed.urb.iter().filter(|m| !vec4 || m.per_slot).collect();
+    if logical.len() != sends.len() {
         return Err(format!(
             "the shader has {} logical URB messages, its final code {} URB sends",
             logical.len(),
-            listed.urb.len()
+            sends.len()
         ));
     }
-    for (k, (&inst, m)) in logical.iter().zip(&listed.urb).enumerate() {
-        let read = shader.insts.opcode[inst] == Opcode::UrbReadLogical;
-        let per_slot = shader.srcs(inst).get(1).is_some_and(|s| !s.is_bad());
+    for (k, (&inst, m)) in logical.iter().zip(sends.iter().copied()).enumerate() {
+        let read = is_urb_read(shader.insts.opcode[inst]);
+        let per_slot = has_per_slot(shader, inst);
         if read != m.read || per_slot != m.per_slot {
             let what = |r: bool, p: bool| {
                 format!(
@@ -623,12 +647,75 @@ pub fn recover_urb_offsets(shader: &mut Shader, listed: &ListedProgram) -> Resul
             ));
         }
     }
-    for (&inst, m) in logical.iter().zip(&listed.urb) {
+    let ambiguous = if vec4 {
+        vec4_ambiguous_reads(shader, &logical, &sends)
+    } else {
+        Vec::new()
+    };
+    for (k, (&inst, m)) in logical.iter().zip(sends).enumerate() {
+        if ambiguous.contains(&k) {
+            continue;
+        }
         let mut info = shader.send_info(inst).copied().unwrap_or_default();
         info.urb_offset = Some(m.offset);
         shader.set_send_info(inst, info);
     }
     Ok(())
+}
+
+/// Whether `op` orders the vec4 scheduler's instructions around it (Mesa
+/// brw_schedule_instructions.cpp `is_scheduling_barrier`: control flow, `halt_target`, and
+/// `backend_instruction::has_side_effects` — of the vec4 opcodes the TCS's URB writes and
+/// input releases, barriers, untyped writes and atomics, scratch writes).
+fn vec4_scheduling_barrier(op: Opcode) -> bool {
+    op.control_flow() != crate::opcode::ControlFlow::None
+        || matches!(
+            op,
+            Opcode::HaltTarget
+                | Opcode::TcsUrbWrite
+                | Opcode::TcsReleaseInput
+                | Opcode::Barrier
+                | Opcode::UntypedAtomic
+                | Opcode::UntypedSurfaceWrite
+                | Opcode::Gfx4ScratchWrite
+        )
+}
+
+/// The vec4 URB reads (indices into `logical`) whose offset the listing does not tell: Mesa's
+/// vec4 scheduler reorders URB reads (sends without side effects) between its barriers
+/// ([`vec4_scheduling_barrier`]), so the k-th read of the final code is the k-th of the
+/// start IR only within such a run of reads; a read is ambiguous when its run holds reads
+/// of different offsets in the final code (piglit-coverage-hsw's TES variable-indexing
+/// tests: direct and indirect reads exchanged). Writes and barriers keep their order, and
+/// so does the number of reads in each run.
+fn vec4_ambiguous_reads(
+    shader: &Shader,
+    logical: &[crate::Inst],
+    sends: &[&UrbMessage],
+) -> Vec<usize> {
+    let mut run = 0u32;
+    let mut runs = Vec::with_capacity(logical.len());
+    for inst in shader.layout.insts() {
+        let op = shader.insts.opcode[inst];
+        if vec4_scheduling_barrier(op) {
+            run += 1;
+        }
+        if is_urb_logical(op) {
+            runs.push(if is_urb_read(op) { Some(run) } else { None });
+        }
+    }
+    let mut out = Vec::new();
+    for (k, r) in runs.iter().enumerate() {
+        let Some(r) = r else { continue };
+        let same_run = runs.iter().enumerate().filter(|(_, x)| **x == Some(*r));
+        if same_run
+            .clone()
+            .any(|(j, _)| sends[j].offset != sends[k].offset)
+        {
+            out.push(k);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod sample_mask;
 pub mod sampler;
 pub mod scratch;
 pub mod surface;
+pub mod tess_vec4;
 pub mod typed;
 pub mod urb;
 

@@ -11,7 +11,10 @@
 //! - `gs_thread_end` (`generate_gs_thread_end`): the last URB write, its header only; the
 //!   vertex count is recorded ([`super::urb::record_vertex_count`]) and the thread ends.
 //!
-//! All four header opcodes run NoMask in Align1, for both halves.
+//! - `get_instance_id dst` (`generate_gs_get_instance_id`): dword `i` of `dst` = g0's
+//!   dword `i / 4` >> 27, per enabled channel (Align1, masked).
+//!
+//! The four header opcodes run NoMask in Align1, for both halves.
 
 use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
@@ -27,6 +30,7 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::SetVertexCount
             | Opcode::GsUrbWrite
             | Opcode::GsThreadEnd
+            | Opcode::GetInstanceId
     )
 }
 
@@ -96,6 +100,20 @@ pub fn execute(
             for h in 0..2u32 {
                 let v = t.read(&src(0)?, 4 * h).map_err(at)? as u16;
                 put(t, a + 8 + 2 * h as usize, &v.to_le_bytes()).map_err(at)?;
+            }
+        }
+        Opcode::GetInstanceId => {
+            // `shr(8) dst<1>:UD r0<1,4,0>:UD 27`, Align1, masked: channel `i` writes dword
+            // `i` of dst with g0's dword `i / 4` shifted.
+            use eubatch_ir::thread_inputs::vec4_gs::INSTANCE_ID_SHIFT;
+            let mut d = dst;
+            d.ty = eubatch_ir::Type::UD;
+            d.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
+            for i in (0..8u32).filter(|i| mask & (1 << i) != 0) {
+                let a = 4 * (i / 4) as usize;
+                let b = &t.grf[a..a + 4];
+                let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) >> INSTANCE_ID_SHIFT;
+                t.write(&d, i, v as u64).map_err(at)?;
             }
         }
         Opcode::GsUrbWrite => super::urb::start_urb_write(t, inst, mask, out, true)?,

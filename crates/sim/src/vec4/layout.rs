@@ -2,8 +2,9 @@
 //! Mesa 22.3's vec4 back end lays them out (brw_vec4.cpp `vec4_vs_visitor::setup_payload`,
 //! `setup_uniforms`, `convert_to_hw_regs`; brw_vec4_vs_visitor.cpp `setup_attributes`):
 //! - g0 is the thread header (URB handles); push constants start at g1. A geometry
-//!   shader's payload is the same unless it reads the primitive ID (then in g1:
-//!   `vec4_gs_visitor::setup_payload`), which is refused.
+//!   shader's payload is the same unless it reads the primitive ID, then in g1 and the
+//!   push constants from g2 (`vec4_gs_visitor::setup_payload`,
+//!   [`eubatch_ir::thread_inputs::vec4_gs`]).
 //! - Regular uniforms: `DIV_ROUND_UP(nr_params, 8)` registers, two 16-byte slots a
 //!   register: `uN+O` is register `1 + N / 2`, byte `(N % 2) * 16 + O`.
 //! - Pushed UBO ranges (`u65532`.. `UBO_START`): after the regular uniforms in range
@@ -11,6 +12,10 @@
 //!   `1 + ubo_push_start[r] + O / 32`, byte `O % 32`.
 //! - Attributes: right after the push constants, one register each: `attrN+R.B` is
 //!   register `first + N + R`, byte `B` (a vec4 per half).
+//! - Tessellation stages ([`eubatch_ir::message::tess_vec4`]): a TCS's push constants start
+//!   at g5 (g1-g4 hold the input control points' handles), a TES's at g2; a TES's pushed
+//!   patch inputs follow them, slot `N + O / 16` of `attrN+O` at register `first + slot /
+//!   2`, half `slot % 2` of it, read by both halves (`vec4_tes_visitor::setup_payload`).
 //!
 //! As in the scalar layout ([`crate::layout`]), what the start IR does not record is
 //! inferred from what it reads, as a lower bound: `nr_params` from the highest uniform slot
@@ -24,23 +29,36 @@ use crate::SimError;
 
 /// The layout Mesa's vec4 back end gives `start` (a vec4 vertex shader's start IR).
 pub fn of(start: &Shader) -> Result<InputLayout, String> {
-    if !matches!(start.stage, Stage::Vs | Stage::Gs) {
+    if !matches!(start.stage, Stage::Vs | Stage::Gs | Stage::Tcs | Stage::Tes) {
         return Err(format!(
             "the register layout of vec4 {} threads is not modelled yet",
             start.stage.abbrev()
         ));
     }
     let reg = start.reg_size();
-    if start.stage == Stage::Gs
+    // A geometry shader reading the primitive ID has it in g1 (`include_primitive_id`, set
+    // when the shader reads the system value: its read is the IR's only use of g1).
+    use eubatch_ir::thread_inputs::vec4_gs::PRIMITIVE_ID_REG;
+    let primitive_id = start.stage == Stage::Gs
         && start.layout.insts().any(|i| {
             start
                 .srcs(i)
                 .iter()
-                .any(|s| s.file == RegFile::FixedGrf && s.nr == 1)
-        })
+                .any(|s| s.file == RegFile::FixedGrf && s.nr == PRIMITIVE_ID_REG)
+        });
+    // A geometry shader of several invocations runs dual-instanced on gen7 (attributes two
+    // a register, the same for both halves: `setup_payload`'s `attributes_per_reg`), which
+    // the IR does not record; reading the instance ID is a sign of it.
+    if start.stage == Stage::Gs
+        && start
+            .layout
+            .insts()
+            .any(|i| start.insts.opcode[i] == eubatch_ir::Opcode::GetInstanceId)
     {
         return Err(
-            "a vec4 geometry shader reading g1 (the primitive ID) is not modelled yet".into(),
+            "the register layout of a dual-instanced vec4 geometry shader (get_instance_id) \
+             is not modelled yet"
+                .into(),
         );
     }
     let mut slots = 0u32;
@@ -71,12 +89,19 @@ pub fn of(start: &Shader) -> Result<InputLayout, String> {
         ubo_dword[r] = regs * (reg / 4);
         regs += ubo_bytes[r].div_ceil(reg);
     }
+    // g0 (VS, GS); g0-g4 with the input control points' handles (TCS); g0-g1 (TES).
+    let curb_start = match start.stage {
+        Stage::Tcs => eubatch_ir::message::tess_vec4::TCS_CURB_START,
+        Stage::Tes => eubatch_ir::message::tess_vec4::TES_CURB_START,
+        Stage::Gs if primitive_id => PRIMITIVE_ID_REG + 1,
+        _ => 1,
+    };
     Ok(InputLayout {
         stage: start.stage,
-        curb_start: 1,
+        curb_start,
         ubo_dword,
         curb_regs: regs,
-        attr_start: 1 + regs,
+        attr_start: curb_start + regs,
         reg_size: reg,
     })
 }
@@ -96,6 +121,13 @@ pub fn input_grf_byte(l: &InputLayout, op: &Operand, i: u32) -> Result<u64, SimE
             (l.curb_start + op.nr / 2) as u64 * reg
                 + (op.nr % 2 * HALF_BYTES) as u64
                 + op.offset as u64
+                + k
+        }
+        // A TES's pushed patch inputs: two slots a register, both halves the same.
+        RegFile::Attr if l.stage == Stage::Tes => {
+            let slot = op.nr + op.offset / HALF_BYTES;
+            (l.attr_start + slot / 2) as u64 * reg
+                + (slot % 2 * HALF_BYTES + op.offset % HALF_BYTES) as u64
                 + k
         }
         RegFile::Attr => {
@@ -121,7 +153,7 @@ pub fn hardware_inputs(
                 continue;
             }
             for i in 0..8 {
-                let (space, a) = super::regs::input_addr(op, i);
+                let (space, a) = super::regs::input_addr_of(op, i, start.stage == Stage::Tes);
                 let b = input_grf_byte(&layout, op, i)? as usize;
                 // Each dword of the element (two of a DF).
                 for d in 0..op.ty.size().div_ceil(4) as u64 {

@@ -21,6 +21,7 @@ pub mod ops;
 pub mod profile;
 pub mod regs;
 pub mod scratch;
+pub mod tess;
 pub mod urb;
 
 use eubatch_ir::{Operand, RegFile};
@@ -45,6 +46,9 @@ pub struct State {
     pub gen7: bool,
     /// Message registers and URB slots ([`urb`]).
     pub urb: urb::UrbState,
+    /// The thread's attributes are a TES's patch inputs, the same for both halves
+    /// ([`regs::input_addr_of`]).
+    pub patch_inputs: bool,
 }
 
 impl State {
@@ -79,6 +83,10 @@ pub fn execute(
             ops::pull_constant_load(shader, t, inst, mask)?;
             false
         }
+        Opcode::UntypedAtomic => {
+            ops::untyped_atomic(shader, t, inst, mask, out)?;
+            false
+        }
         Opcode::Txl | Opcode::Txs => {
             ops::sampler_ir(shader, t, inst, mask)?;
             false
@@ -96,6 +104,7 @@ pub fn execute(
             false
         }
         op if gs::handles(op) => gs::execute(shader, t, inst, mask, out)?,
+        op if tess::handles(op) => tess::execute(shader, t, inst, mask, out)?,
         Opcode::Send => match shader.send_info(inst).map(|i| i.sfid) {
             Some(sfid::URB) => urb::urb_write_send(shader, t, inst, mask, out)?,
             Some(sfid::DATA_CACHE)
@@ -109,6 +118,14 @@ pub fn execute(
             Some(sfid::SAMPLER) => {
                 ops::sampler_send(shader, t, inst, mask)?;
                 false
+            }
+            // Data-port messages of vec4 code are SIMD4x2 (untyped atomics and surface
+            // reads): not the scalar messages hw_message models.
+            Some(sfid::DATA_CACHE | sfid::DATA_CACHE_1) => {
+                return Err(SimError::at(
+                    inst,
+                    "a vec4 (SIMD4x2) data-port message of the final code is not modelled yet",
+                ))
             }
             _ => return Ok(None),
         },
@@ -184,7 +201,7 @@ pub fn read(t: &mut Thread, op: &Operand, i: u32) -> Result<u64, SimError> {
                 buf[..sz].copy_from_slice(bytes);
             }
             None => {
-                let (space, a) = regs::input_addr(op, i);
+                let (space, a) = regs::input_addr_of(op, i, t.vec4.patch_inputs);
                 for (k, b) in buf[..sz].iter_mut().enumerate() {
                     let a = a + k as u64;
                     *b = t.input_word(space, a / 4).to_le_bytes()[(a % 4) as usize];

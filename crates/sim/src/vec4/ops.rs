@@ -119,13 +119,29 @@ pub fn pull_constant_load(
             "pull_constant_load_gfx7 takes a surface and an offset",
         ));
     };
-    if surface.file != RegFile::Imm {
-        return Err(SimError::at(
-            inst,
-            "pull_constant_load_gfx7 from a non-immediate surface is not modelled yet",
-        ));
-    }
-    let s = surface.imm_bits();
+    // A surface in a register: Mesa's generator puts `surf_index & 0xff` of its first
+    // element (Align1 `vec1`: dword 0 of the register, whatever the swizzle) in a0 and ORs
+    // it into the descriptor (`generate_pull_constant_load_gfx7`). An undefined index
+    // loads from no known buffer: the result is undefined.
+    let s = if surface.file == RegFile::Imm {
+        surface.imm_bits()
+    } else {
+        let mut o = *surface;
+        o.ty = eubatch_ir::Type::UD;
+        o.mods = Default::default();
+        o.region.swizzle = eubatch_ir::Region::XYZW;
+        let (v, defined) = t.read_defined(&o, 0).map_err(|e| e.with_inst(inst))?;
+        if !defined {
+            let mut d = dst;
+            d.ty = eubatch_ir::Type::UD;
+            for i in (0..8).filter(|i| mask & (0xf << (4 * (i / 4))) != 0) {
+                t.write_copy(&d, i, 0, false)
+                    .map_err(|e| e.with_inst(inst))?;
+            }
+            return Ok(());
+        }
+        (v as u32 & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK) as u64
+    };
     let mut offsets = Vec::new();
     for h in halves(mask) {
         let o = t.read(offset, h * 4).map_err(|e| e.with_inst(inst))?;
@@ -249,9 +265,6 @@ pub fn sampler_send(
         .send_info(inst)
         .copied()
         .ok_or_else(|| SimError::at(inst, "send without a descriptor"))?;
-    let msg_type = (info.desc >> 12) & 0x1f;
-    let simd_mode = (info.desc >> 17) & 3;
-    let header = eubatch_ir::message::header_present(info.desc);
     let payload = shader
         .srcs(inst)
         .first()
@@ -261,6 +274,25 @@ pub fn sampler_send(
     let mut dst = shader.insts.dst[inst];
     dst.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
     dst.offset = 0;
+    // A descriptor in a0 (`brw_send_indirect_message`: a pull-constant load from a surface
+    // in a register) is ORed into the immediate one.
+    let mut info = info;
+    if let Some(a0) = shader
+        .srcs(inst)
+        .iter()
+        .find(|s| s.file == RegFile::Arf && s.nr == eubatch_ir::operand::arf::ADDRESS)
+    {
+        let a = a0.offset as usize;
+        let b = t
+            .addr
+            .get(a..a + 4)
+            .ok_or_else(|| SimError::at(inst, "a descriptor outside a0"))?;
+        info.desc |= u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        info.mlen = eubatch_ir::message::mlen(info.desc) as u8;
+    }
+    let msg_type = (info.desc >> 12) & 0x1f;
+    let simd_mode = (info.desc >> 17) & 3;
+    let header = eubatch_ir::message::header_present(info.desc);
     let surface = info.desc & 0xff;
     if simd_mode != 0 || header || eubatch_ir::message::rlen(info.desc) > 1 {
         return Err(SimError::at(
@@ -303,6 +335,108 @@ pub fn sampler_send(
     }
     for (h, o) in offsets {
         load_half(t, &dst, h, surface as u64, o).map_err(|e| e.with_inst(inst))?;
+    }
+    Ok(())
+}
+
+/// Dword `k` of the register an IR operand names (its swizzle ignored, as the generator's
+/// Align1 regions and the message payloads ignore it), and whether it is defined.
+fn register_dword(
+    t: &mut Thread,
+    op: &eubatch_ir::Operand,
+    k: u32,
+) -> Result<(u32, bool), SimError> {
+    let mut o = *op;
+    if o.file != RegFile::Imm {
+        o.ty = eubatch_ir::Type::UD;
+        o.mods = Default::default();
+        o.region.swizzle = eubatch_ir::Region::XYZW;
+    }
+    let (v, d) = t.read_defined(&o, k)?;
+    Ok((v as u32, d))
+}
+
+/// The start IR's vec4 `untyped_atomic dst, payload, surface, op` on Haswell
+/// (brw_vec4_surface_builder.cpp `emit_untyped_atomic` with `has_simd4x2`, a SIMD4x2
+/// message: `brw_untyped_atomic` in Align16): the payload's first register holds each
+/// half's address in its `x`, the second (for an operation with data) the operands in `x`
+/// and `y`; each enabled half performs the operation in order ([`crate::memory::atomic_run`],
+/// the scalar messages' memory and records, channel = half) and gets the old value in
+/// its `x`, the other components undefined. A surface in a register: its dword 0 & 0xff
+/// (`and(1) a0 surface 0xff`, the generator's indirect descriptor).
+pub fn untyped_atomic(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    mask: u32,
+    out: &mut crate::Outputs,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::atomic::{valid_op, Atomic, Kind};
+    let at = |e: SimError| e.with_inst(inst);
+    if shader.target != eubatch_ir::Gen::Gen75 {
+        return Err(SimError::at(
+            inst,
+            "vec4 untyped atomics are SIMD4x2 on Haswell only (Ivybridge's are not modelled)",
+        ));
+    }
+    let dst = shader.insts.dst[inst];
+    let [payload, surface, op] = shader.srcs(inst) else {
+        return Err(SimError::at(
+            inst,
+            "untyped_atomic takes a payload, a surface and an operation",
+        ));
+    };
+    let (payload, surface) = (*payload, *surface);
+    let a = match op.file {
+        RegFile::Imm if valid_op(Kind::Untyped, op.imm_bits() as u32) => Atomic {
+            kind: Kind::Untyped,
+            op: op.imm_bits() as u32,
+            response: !dst.is_null(),
+        },
+        _ => {
+            return Err(SimError::at(
+                inst,
+                "an untyped_atomic operation that is not an immediate",
+            ))
+        }
+    };
+    let s = if surface.file == RegFile::Imm {
+        surface.imm_bits()
+    } else {
+        let (v, d) = register_dword(t, &surface, 0).map_err(at)?;
+        if !d {
+            return Err(SimError::at(
+                inst,
+                "an untyped_atomic on an undefined surface",
+            ));
+        }
+        (v & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK) as u64
+    };
+    let mut data_reg = payload;
+    data_reg.offset += t.reg_size;
+    // The halves as the channels of a two-channel message.
+    let halves = (mask & 0xf != 0) as u32 | ((mask & 0xf0 != 0) as u32) << 1;
+    let results = crate::memory::atomic_run(
+        t,
+        (0, 2),
+        halves,
+        a,
+        out,
+        |_, _| Ok(s),
+        |t, h| register_dword(t, &payload, 4 * h).map(|(v, _)| v as u64),
+        |t, k, h| register_dword(t, &data_reg, 4 * h + k).map(|(v, _)| v as u64),
+    )
+    .map_err(at)?;
+    if a.response {
+        let mut d = dst;
+        d.ty = eubatch_ir::Type::UD;
+        d.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
+        for (h, v) in results {
+            t.write(&d, 4 * h, v).map_err(at)?;
+            for c in 1..4 {
+                t.write_copy(&d, 4 * h + c, 0, false).map_err(at)?;
+            }
+        }
     }
     Ok(())
 }

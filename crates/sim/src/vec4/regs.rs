@@ -130,6 +130,20 @@ pub fn input_addr(op: &Operand, i: u32) -> (Space, u64) {
     input_component_addr(op, h, swizzled(op, i))
 }
 
+/// [`input_addr`], or for `patch` inputs (a TES's attributes: patch data, the same for both
+/// halves) the address of slot `N + O / 16` of `attrN+O` whatever the half.
+pub fn input_addr_of(op: &Operand, i: u32, patch: bool) -> (Space, u64) {
+    if patch && op.file == RegFile::Attr {
+        let slot = op.nr + op.offset / HALF_BYTES;
+        let k = swizzled(op, i) * op.ty.size();
+        return (
+            Space::Attr,
+            input_byte(Space::Attr, slot, op.offset % HALF_BYTES + k),
+        );
+    }
+    input_addr(op, i)
+}
+
 /// Logical input byte of component `k` of half `h` of a uniform or attribute operand
 /// (its swizzle not applied).
 pub fn input_component_addr(op: &Operand, h: u32, k: u32) -> (Space, u64) {
@@ -153,7 +167,8 @@ pub fn input_component_addr(op: &Operand, h: u32, k: u32) -> (Space, u64) {
 }
 
 /// Byte of channel `i` of an Align16 fixed-register source within its register: the
-/// halves `vstride` elements apart, the swizzle within a half.
+/// halves `vstride` elements apart (`<8>` read as `<4>`,
+/// [`eubatch_ir::region_rules::align16_vstride`]), the swizzle within a half.
 pub fn fixed_src_byte(op: &Operand, i: u32) -> u64 {
     let (h, _) = half_comp(i);
     let sz = op.ty.size() as u64;
@@ -163,7 +178,8 @@ pub fn fixed_src_byte(op: &Operand, i: u32) -> u64 {
     } else {
         r.hstride as u64
     };
-    op.offset as u64 + h as u64 * r.vstride as u64 * sz + swizzled(op, i) as u64 * hstride * sz
+    let vstride = eubatch_ir::region_rules::align16_vstride(r.vstride) as u64;
+    op.offset as u64 + h as u64 * vstride * sz + swizzled(op, i) as u64 * hstride * sz
 }
 
 /// Whether an operand is read through the vec4 rules (rather than element by element).
@@ -217,6 +233,9 @@ mod tests {
         assert_eq!(fixed_src_byte(&op, 2), fixed_src_byte(&op, 6));
         let op = Operand::fixed(1, 0, Type::UD, Region::new(4, 4, 1));
         assert_eq!(fixed_src_byte(&op, 6), 16 + 8);
+        // The IR's `g1.0.xyzw` (`<8,8,1>`) is encoded `<4>`: the same bytes.
+        let ir = Operand::fixed(1, 0, Type::UD, Region::new(8, 8, 1));
+        assert_eq!(fixed_src_byte(&ir, 6), 16 + 8);
     }
 
     #[test]

@@ -196,6 +196,16 @@ pub fn urb_write_send(
         .copied()
         .ok_or_else(|| SimError::at(inst, "send without a descriptor"))?;
     let d = eubatch_ir::message::urb::decode_gen7(info.desc);
+    use eubatch_ir::message::tess_vec4::{GEN7_READ_OWORD, GEN7_WRITE_OWORD};
+    // The tessellation stages' OWord messages (a geometry shader's control data writes
+    // are OWord writes too, which the start IR's model does not cover yet).
+    let tess = matches!(
+        shader.stage,
+        eubatch_ir::Stage::Tcs | eubatch_ir::Stage::Tes
+    );
+    if tess && matches!(d.opcode, GEN7_READ_OWORD | GEN7_WRITE_OWORD) {
+        return super::tess::oword_send(shader, t, inst, enabled, out, d, info.desc);
+    }
     if d.opcode != eubatch_ir::message::urb::GEN7_WRITE_HWORD || !d.interleave {
         return Err(SimError::at(
             inst,
