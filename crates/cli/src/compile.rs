@@ -1262,7 +1262,12 @@ fn compile_one(
         // Lowered code must be in hardware form: a rule nothing could meet is an error
         // naming the instruction, the rule and the target.
         if let Some(e) = eubatch_ir::verify::hardware_form_errors(&shader).first() {
-            out.failure = Some(format!("{name}: not in hardware form after lowering: {e}").into());
+            let why = e.inst.and_then(|i| why_left_logical(&shader, i));
+            let why = why.map_or_else(String::new, |w| {
+                format!(" (lower_logical_sends left it: {w})")
+            });
+            out.failure =
+                Some(format!("{name}: not in hardware form after lowering: {e}{why}").into());
         }
     }
     // The code in register form, and the spill and fill counts, when the shader is kept:
@@ -1887,4 +1892,20 @@ mod tests {
             None
         );
     }
+}
+
+/// Why `lower_logical_sends` leaves the logical message `inst` of `shader` as it is: the
+/// pass run again on a copy (only for a shader that failed), which tries each message the
+/// same way and says why it kept one.
+fn why_left_logical(shader: &eubatch_ir::Shader, inst: eubatch_ir::Inst) -> Option<String> {
+    if !shader.insts.opcode[inst].is_message() {
+        return None;
+    }
+    let mut copy = shader.clone();
+    let outcome = eubatch_passes::lower::logical_sends::lower(&mut copy);
+    outcome
+        .left_logical
+        .into_iter()
+        .find(|(i, _)| *i == inst)
+        .map(|(_, why)| why)
 }

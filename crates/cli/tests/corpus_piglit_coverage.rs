@@ -58,7 +58,10 @@ const CORPORA: [Expected; 3] = [
     // since (1,857 -> 1,957 checked). Run-time binding
     // table indices (typed images, UBO arrays) are lowered since, and simulated. The pixel
     // interpolator's queries (`interp_per_slot_offset`: interpolateAtOffset) are simulated
-    // since (1,957 -> 1,969).
+    // since (1,957 -> 1,969). Since the hardware-form verifier refuses what is left
+    // logical (eubatch_ir::generator_expanded), 6 fragment shaders fail: gathers whose
+    // channel and offsets the dumps do not record and the final code did not give
+    // (`tg4_logical` 3, `tg4_offset_logical` 3).
     Expected {
         corpus: "piglit-coverage-skl",
         target: "skl",
@@ -67,11 +70,12 @@ const CORPORA: [Expected; 3] = [
         start_ok: 1987,
         pre_ra_dumps: 1987,
         pre_ra_ok: 1987,
-        lowered: 1987,
+        lowered: 1981,
         checked: 1969,
     },
     // Haswell: VS, GS, TCS and TES in the vec4 back end; 107 of the 496 tests need what
-    // Haswell does not have (64-bit integers, ballot, float atomics).
+    // Haswell does not have (64-bit integers, ballot, float atomics). Failures: the 3
+    // `tg4_offset_logical` fragment shaders, as on Skylake.
     Expected {
         corpus: "piglit-coverage-hsw",
         target: "hsw",
@@ -80,7 +84,7 @@ const CORPORA: [Expected; 3] = [
         start_ok: 1706,
         pre_ra_dumps: 1706,
         pre_ra_ok: 1706,
-        lowered: 1706,
+        lowered: 1703,
         checked: 1614,
     },
     // Mesa 25.0.7 on Skylake, its own syntax. Failures when last raised: 7 TES start dumps
@@ -88,6 +92,9 @@ const CORPORA: [Expected; 3] = [
     // lowering: accesses outside a VGRF after lower_logical_sends (35) and
     // lower_simd_width (12), SIMD16 `memory_atomic` left at a width the hardware refuses
     // (18), lower_logical_sends not reporting a VGRF table change (7), a `mad` region (1).
+    // Since the hardware-form verifier refuses what is left logical, also the shaders
+    // with Mesa 25's subgroup opcodes (Mesa lowers them before allocation,
+    // brw_lower_subgroup_ops.cpp; eubatch not yet) and the memory messages not lowered.
     Expected {
         corpus: "piglit-coverage-skl-mesa25",
         target: "skl",
@@ -96,7 +103,7 @@ const CORPORA: [Expected; 3] = [
         start_ok: 1980,
         pre_ra_dumps: 1987,
         pre_ra_ok: 1987,
-        lowered: 1900,
+        lowered: 1699,
         checked: 1701,
     },
 ];

@@ -15,6 +15,7 @@ pub mod df_align16;
 pub mod entities;
 pub mod error;
 pub mod generate;
+pub mod generator_expanded;
 pub mod import;
 pub mod latency;
 pub mod message;

@@ -89,6 +89,23 @@ pub fn hardware_form_errors(shader: &Shader) -> Vec<VerifyError> {
     let mut errs = Vec::new();
     for inst in shader.layout.insts() {
         let exec = shader.insts.control[inst].exec_size as u32;
+        let op = shader.insts.opcode[inst];
+        if !op.is_hardware() && crate::generator_expanded::expansion(shader.backend, op).is_none() {
+            errs.push(VerifyError {
+                inst: Some(inst),
+                slot: None,
+                msg: format!(
+                    "`{}` is still logical: neither an EU instruction nor one the {} code \
+                     generator expands (eubatch_ir::generator_expanded)",
+                    op.name(),
+                    match shader.backend {
+                        crate::shader::Backend::Scalar => "scalar",
+                        crate::shader::Backend::Vec4 => "vec4",
+                    }
+                ),
+            });
+            continue;
+        }
         if let (width, Some(rule)) = crate::width_rules::max_width(shader, inst) {
             if width < exec {
                 errs.push(VerifyError {

@@ -299,6 +299,10 @@ fn urb(m: &RawSend, t: &mut Thread, out: &mut Outputs) -> Result<(), SimError> {
     let handle = regs[0];
     let per_slot = d.per_slot.then(|| regs[1]);
     let read = d.opcode == urb::SIMD8_READ;
+    if !read && regs.len() == header {
+        // The header alone writes nothing: the message only ends the thread.
+        return Ok(());
+    }
     let rlen = eubatch_ir::message::rlen(m.info.desc);
     let mut results = Vec::new();
     for i in m.channels() {

@@ -594,6 +594,9 @@ fn pixel_interpolator_logical_and_raw_agree() {
                 assert_ne!(x.values[..2], y.values[..2]);
             }
         }
+    }
+}
+
 /// A vec4 shader of `stage` from its VGRF lines and body.
 fn vec4_stage_shader(stage: &str, vgrfs: &str, body: &str) -> eubatch_ir::Shader {
     let text = format!(

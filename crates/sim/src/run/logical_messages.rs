@@ -63,12 +63,11 @@ pub(super) fn fb_write(s: &Step, t: &mut Thread, out: &mut Outputs) -> Result<bo
 pub(super) fn urb_write(s: &Step, t: &mut Thread, out: &mut Outputs) -> Result<bool, SimError> {
     use eubatch_ir::message::urb::{self as urb_msg, src as urb_src};
     let info = s.shader.send_info(s.inst).copied().unwrap_or_default();
-    let data = s
-        .srcs
-        .get(urb_src::DATA)
-        .filter(|o| !o.is_bad())
-        .copied()
-        .ok_or_else(|| s.fail("urb_write_logical without data"))?;
+    // Without data the message writes nothing: it only ends the thread (a geometry
+    // shader that emits no vertex), as the header-only send it becomes does.
+    let Some(data) = s.srcs.get(urb_src::DATA).filter(|o| !o.is_bad()).copied() else {
+        return Ok(s.ctl.eot());
+    };
     let urb = crate::urb::Logical::of(s.shader, s.inst)?;
     let comps = urb_msg::write_components(s.srcs, info.mlen as u32) * 8 / s.exec.max(1);
     let first = out.records.len();

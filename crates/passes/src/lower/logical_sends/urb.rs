@@ -7,7 +7,7 @@
 //! Rules that limit it: gen8 on (before gen8 there are no SIMD8 URB messages: URB access
 //! is the vec4 back end's); SIMD8 only (SIMD-width lowering leaves 8); the offset known
 //! (Mesa's dumps do not print it; only the final code beside the dump gives it); a write of
-//! 1 to 8 components, a read of 1 to 8 whole registers.
+//! 0 (the header alone, ending a thread) to 8 components, a read of 1 to 8 whole registers.
 
 use eubatch_ir::message::sampler::ParamType;
 use eubatch_ir::message::sfid;
@@ -30,9 +30,27 @@ pub(super) fn urb_write(
     let offset = urb_common(shader, inst)?;
     let srcs = shader.srcs(inst).to_vec();
     let present = |k: usize| srcs.get(k).filter(|s| !s.is_bad()).copied();
-    let data = present(urb::src::DATA).ok_or("a URB write without data")?;
     let per_slot = present(urb::src::PER_SLOT_OFFSETS);
     let mask = present(urb::src::CHANNEL_MASK);
+    let extra: Vec<Operand> = per_slot.into_iter().chain(mask).collect();
+    let header_regs = 1 + extra.len() as u32;
+    let desc = urb::desc(urb::SIMD8_WRITE, per_slot.is_some(), mask.is_some(), offset);
+    let Some(data) = present(urb::src::DATA) else {
+        // No data: the header alone, the message only ending the thread (Mesa's
+        // `emit_gs_thread_end` of a geometry shader that emits no vertex, `mlen = 1`;
+        // `lower_urb_write_logical_send` then sends the header by itself).
+        let mut out = Vec::new();
+        let first = urb_header(shader, &mut out, inst, &extra);
+        let p = Payload {
+            first,
+            second: None,
+            mlen: header_regs,
+            ex_mlen: 0,
+            header: header_regs,
+        };
+        out.push(send(shader, inst, p, sfid::URB, desc));
+        return Ok(out);
+    };
     let mlen = shader.send_info(inst).map_or(0, |s| s.mlen as u32);
     let comps = urb::write_components(&srcs, mlen);
     if comps == 0 || comps > 8 {
@@ -53,9 +71,6 @@ pub(super) fn urb_write(
             Part::Value(v, ty)
         })
         .collect();
-    let extra: Vec<Operand> = per_slot.into_iter().chain(mask).collect();
-    let header_regs = 1 + extra.len() as u32;
-    let desc = urb::desc(urb::SIMD8_WRITE, per_slot.is_some(), mask.is_some(), offset);
     let mut out = Vec::new();
     let p = if shader.target.target().has_split_send {
         let parts = resolve_parts(shader, prior, ctl, &parts);
