@@ -66,6 +66,38 @@ pub fn constant_block(srcs: &[Operand]) -> Option<ConstantBlock> {
     })
 }
 
+/// Bytes per component in registers of LSC data size `size` (Mesa 25 brw_eu.h
+/// `lsc_data_size_bytes`: D8 1, D16 2; D32, D8U32, D16U32 and D16BF32 a dword; D64 8).
+pub fn data_size_bytes(size: u32) -> Option<u32> {
+    match size {
+        0 => Some(1),
+        1 => Some(2),
+        2 | 4 | 5 | 6 => Some(4),
+        3 => Some(8),
+        _ => None,
+    }
+}
+
+/// Bytes the response of a `memory_load` or `memory_atomic` (sources `srcs`, `exec`
+/// channels) fills, as Mesa 25's brw_fs_nir.cpp `fs_nir_emit_memory_access` sizes it: a
+/// per-channel message `size_written *= components` on a destination of the data size's
+/// type (every channel of each component), a block (transpose) load `block_bytes`, the
+/// components once. `None` when the sources are not a memory message's (or not
+/// immediates where Mesa puts immediates).
+pub fn response_bytes(srcs: &[Operand], exec: u32) -> Option<u32> {
+    if srcs.len() != src::COUNT {
+        return None;
+    }
+    let imm = |k: usize| (srcs[k].file == RegFile::Imm).then(|| srcs[k].imm_bits() as u32);
+    let bytes = data_size_bytes(imm(src::DATA_SIZE)?)?;
+    let comps = imm(src::COMPONENTS)?;
+    if imm(src::FLAGS)? & FLAG_TRANSPOSE != 0 {
+        Some(comps * bytes)
+    } else {
+        Some(comps * exec * bytes)
+    }
+}
+
 /// Data-port message type of an unaligned OWord block read (bits 18:14,
 /// `GFX7_DATAPORT_DC_UNALIGNED_OWORD_BLOCK_READ`): the header's dword 2 is a byte address.
 pub const UNALIGNED_OWORD_BLOCK_READ: u32 = 1;
