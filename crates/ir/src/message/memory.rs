@@ -137,6 +137,13 @@ pub const SURFTYPE_FLAT: u32 = 0;
 pub const BTI_SLM: u32 = 254;
 /// `LSC_OP_STORE`.
 pub const OP_STORE: u32 = 4;
+/// `LSC_OP_LOAD_CMASK`, `LSC_OP_STORE_CMASK`: loads and stores of the components a mask
+/// names (what Mesa 25 gives image loads and stores); before LSC hardware the mask is the
+/// component count, and lower_hdc_memory_logical_send builds them as it builds
+/// `LSC_OP_LOAD` and `LSC_OP_STORE` (a typed or untyped surface read or write of
+/// `components`).
+pub const OP_LOAD_CMASK: u32 = 2;
+pub const OP_STORE_CMASK: u32 = 6;
 
 /// Where a Mesa 25 memory message goes before LSC hardware (Mesa 25
 /// brw_lower_logical_sends.cpp `lower_hdc_memory_logical_send`).
@@ -165,12 +172,14 @@ pub struct PerChannel {
 
 /// The legacy atomic operation of an LSC one (Mesa `lsc_op_to_legacy_atomic`), and
 /// whether it is a float one: `None` for operations gen9 has no message for (float add
-/// and subtract, atomic load and store).
+/// and subtract, atomic load).
 pub fn legacy_atomic(lsc_op: u32) -> Option<(bool, u32)> {
     use super::atomic::op;
     Some(match lsc_op {
         8 => (false, op::INC),
         9 => (false, op::DEC),
+        // LSC_OP_ATOMIC_STORE: BRW_AOP_MOV.
+        11 => (false, op::MOV),
         12 => (false, op::ADD),
         13 => (false, op::SUB),
         14 => (false, op::IMIN),
@@ -192,7 +201,10 @@ pub fn legacy_atomic(lsc_op: u32) -> Option<(bool, u32)> {
 /// describes, if it is one gen9 has: 32-bit data (8- and 16-bit loads and stores as
 /// byte-scattered messages of one component), a binding table entry as an immediate or a
 /// flat 64-bit address, not scratch (its header is the scratch one), not a block
-/// (transpose) load; `has_dst` says whether an atomic returns its old value.
+/// (transpose) load; loads and stores of a component mask (`LSC_OP_LOAD_CMASK`,
+/// `LSC_OP_STORE_CMASK`) as loads and stores of that many components, as Mesa 25's
+/// `lower_hdc_memory_logical_send` builds them; `has_dst` says whether an atomic returns
+/// its old value.
 pub fn per_channel(srcs: &[Operand], has_dst: bool) -> Option<PerChannel> {
     use super::atomic::{Atomic, Kind as AtomicKind};
     use super::surface::{Kind, Shape};
@@ -241,8 +253,8 @@ pub fn per_channel(srcs: &[Operand], has_dst: bool) -> Option<PerChannel> {
             op: aop,
             response: has_dst,
         })
-    } else if op == OP_LOAD || op == OP_STORE {
-        let write = op == OP_STORE;
+    } else if matches!(op, OP_LOAD | OP_STORE | OP_LOAD_CMASK | OP_STORE_CMASK) {
+        let write = op == OP_STORE || op == OP_STORE_CMASK;
         // `byte_scattered = data_bit_size < 32 || (alignment != 0 && alignment < 4)`.
         let byte = bits < 32 || (align != 0 && align < 4);
         let shape = match (typed, byte) {
