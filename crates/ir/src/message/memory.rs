@@ -36,10 +36,11 @@ pub const DATA_SIZE_D32: u32 = 2;
 pub const FLAG_TRANSPOSE: u32 = 1;
 
 /// A block load of a constant buffer: `dwords` consecutive dwords at the byte address
-/// `address` (a scalar or an immediate) of binding table entry `surface`.
+/// `address` (a scalar or an immediate) of binding table entry `surface` (an immediate, or
+/// a scalar computed at run time: a UBO array indexed by a uniform value).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ConstantBlock {
-    pub surface: u32,
+    pub surface: Operand,
     pub address: Operand,
     pub dwords: u32,
 }
@@ -58,7 +59,10 @@ pub fn constant_block(srcs: &[Operand]) -> Option<ConstantBlock> {
         && imm(src::FLAGS)? & FLAG_TRANSPOSE != 0
         && srcs[src::DATA0].is_bad();
     let dwords = imm(src::COMPONENTS)?;
-    let surface = imm(src::BINDING)?;
+    let surface = srcs[src::BINDING];
+    if surface.file != RegFile::Imm && !super::surface::is_scalar_index(&surface) {
+        return None;
+    }
     (ok && oword_block_size(dwords).is_some()).then_some(ConstantBlock {
         surface,
         address: srcs[src::ADDRESS],
@@ -98,6 +102,58 @@ pub fn response_bytes(srcs: &[Operand], exec: u32) -> Option<u32> {
     }
 }
 
+/// A block (transpose) load of a buffer or of shared local memory that is not a constant
+/// buffer's (`load_ssbo_uniform_block_intel`, `load_shared_uniform_block_intel`): before
+/// LSC hardware, Mesa 25's `lower_hdc_memory_logical_send` sends a data-cache OWord block
+/// read whose header is zero but for dword 2, the address — a byte address (the unaligned
+/// read) for a buffer, in OWords (the aligned read: "SLM block reads must use the
+/// 16B-aligned OWord Block Read messages") for shared memory ([`super::block`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BlockLoad {
+    pub block: super::block::Block,
+    /// The binding table entry: an immediate or a scalar ([`BTI_SLM`] for shared memory).
+    pub surface: Operand,
+    pub address: Operand,
+}
+
+/// The block load `srcs` describe, if they describe one (32-bit data, one coordinate, a
+/// block of 4, 8, 16 or 32 dwords).
+pub fn block_load(srcs: &[Operand]) -> Option<BlockLoad> {
+    if srcs.len() != src::COUNT || constant_block(srcs).is_some() {
+        return None;
+    }
+    let imm = |k: usize| (srcs[k].file == RegFile::Imm).then(|| srcs[k].imm_bits() as u32);
+    let ok = imm(src::OPCODE)? == OP_LOAD
+        && imm(src::COORD_COMPONENTS)? == 1
+        && imm(src::DATA_SIZE)? == DATA_SIZE_D32
+        && imm(src::FLAGS)? & FLAG_TRANSPOSE != 0
+        && srcs[src::DATA0].is_bad();
+    let dwords = imm(src::COMPONENTS)?;
+    if !ok || oword_block_size(dwords).is_none() {
+        return None;
+    }
+    let binding = srcs[src::BINDING];
+    let (surface, aligned) = match (imm(src::MODE)?, imm(src::BINDING_TYPE)?) {
+        (MODE_SHARED, _) => (Operand::imm(crate::Type::UD, BTI_SLM as u64), true),
+        (MODE_UNTYPED, SURFTYPE_BTI)
+            if binding.file == RegFile::Imm || super::surface::is_scalar_index(&binding) =>
+        {
+            (binding, false)
+        }
+        _ => return None,
+    };
+    Some(BlockLoad {
+        block: super::block::Block {
+            a64: false,
+            write: false,
+            aligned,
+            dwords,
+        },
+        surface,
+        address: srcs[src::ADDRESS],
+    })
+}
+
 /// Data-port message type of an unaligned OWord block read (bits 18:14,
 /// `GFX7_DATAPORT_DC_UNALIGNED_OWORD_BLOCK_READ`): the header's dword 2 is a byte address.
 pub const UNALIGNED_OWORD_BLOCK_READ: u32 = 1;
@@ -114,15 +170,11 @@ pub fn oword_block_size(dwords: u32) -> Option<u32> {
     }
 }
 
-/// The descriptor (without lengths) of the constant-cache read of `block`
-/// (`brw_dp_oword_block_rw_desc(devinfo, false, dwords, false)` and the binding table
-/// entry).
-pub fn constant_block_desc(block: &ConstantBlock) -> Option<u32> {
-    Some(
-        (block.surface & 0xff)
-            | oword_block_size(block.dwords)? << 8
-            | UNALIGNED_OWORD_BLOCK_READ << 14,
-    )
+/// The descriptor (without lengths) of the constant-cache read of `block` from binding
+/// table entry `bti` (`brw_dp_oword_block_rw_desc(devinfo, false, dwords, false)` and the
+/// entry's low 8 bits; 0 for one ORed in from a register at run time).
+pub fn constant_block_desc(block: &ConstantBlock, bti: u32) -> Option<u32> {
+    Some((bti & 0xff) | oword_block_size(block.dwords)? << 8 | UNALIGNED_OWORD_BLOCK_READ << 14)
 }
 
 /// `MEMORY_MODE_TYPED`, `MEMORY_MODE_UNTYPED`, `MEMORY_MODE_SHARED_LOCAL`,
@@ -149,10 +201,12 @@ pub const OP_STORE_CMASK: u32 = 6;
 /// brw_lower_logical_sends.cpp `lower_hdc_memory_logical_send`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// A binding table entry (shared local memory: [`BTI_SLM`]).
-    Bti(u32),
-    /// An image's binding table entry (typed messages).
-    Typed(u32),
+    /// A binding table entry (shared local memory: [`BTI_SLM`]): an immediate, or a scalar
+    /// computed at run time ([`super::surface::is_scalar_index`]; Mesa 25 masks it with
+    /// `and(1) tmp, binding, 0xff` into the descriptor register).
+    Bti(Operand),
+    /// An image's binding table entry (typed messages), the same way.
+    Typed(Operand),
     /// A 64-bit address (A64 messages).
     Flat,
 }
@@ -200,7 +254,7 @@ pub fn legacy_atomic(lsc_op: u32) -> Option<(bool, u32)> {
 /// The per-channel message `srcs` (a `memory_load`, `memory_store` or `memory_atomic`)
 /// describes, if it is one gen9 has: 32-bit data (8- and 16-bit loads and stores as
 /// byte-scattered messages of one component), a binding table entry as an immediate or a
-/// flat 64-bit address, not scratch (its header is the scratch one), not a block
+/// scalar, or a flat 64-bit address, not scratch (its header is the scratch one), not a block
 /// (transpose) load; loads and stores of a component mask (`LSC_OP_LOAD_CMASK`,
 /// `LSC_OP_STORE_CMASK`) as loads and stores of that many components, as Mesa 25's
 /// `lower_hdc_memory_logical_send` builds them; `has_dst` says whether an atomic returns
@@ -222,10 +276,14 @@ pub fn per_channel(srcs: &[Operand], has_dst: bool) -> Option<PerChannel> {
     if imm(src::FLAGS)? & FLAG_TRANSPOSE != 0 || !(1..=4).contains(&comps) {
         return None;
     }
+    let binding = || {
+        let b = srcs[src::BINDING];
+        (b.file == RegFile::Imm || super::surface::is_scalar_index(&b)).then_some(b)
+    };
     let target = match (mode, surftype) {
-        (MODE_SHARED, _) => Target::Bti(BTI_SLM),
-        (MODE_TYPED, SURFTYPE_BTI) => Target::Typed(imm(src::BINDING)?),
-        (MODE_UNTYPED, SURFTYPE_BTI) => Target::Bti(imm(src::BINDING)?),
+        (MODE_SHARED, _) => Target::Bti(Operand::imm(crate::Type::UD, BTI_SLM as u64)),
+        (MODE_TYPED, SURFTYPE_BTI) => Target::Typed(binding()?),
+        (MODE_UNTYPED, SURFTYPE_BTI) => Target::Bti(binding()?),
         (MODE_UNTYPED, SURFTYPE_FLAT) => Target::Flat,
         _ => return None,
     };
@@ -328,19 +386,20 @@ mod per_channel_tests {
         assert!(matches!(
             untyped_load,
             Some(PerChannel {
-                target: Target::Bti(3),
+                target: Target::Bti(b),
                 op: Legacy::Access(s),
                 ..
-            }) if s.kind == Kind::Untyped && s.comps == 3 && !s.write
+            }) if b.imm_bits() == 3 && s.kind == Kind::Untyped && s.comps == 3 && !s.write
         ));
         let byte_store = per_channel(&srcs(OP_STORE, MODE_SHARED, SURFTYPE_BTI, 1, 1), false);
         assert!(matches!(
             byte_store,
             Some(PerChannel {
-                target: Target::Bti(BTI_SLM),
+                target: Target::Bti(b),
                 op: Legacy::Access(s),
                 ..
-            }) if s.kind == Kind::ByteScattered && s.bytes == 2 && s.write
+            }) if b.imm_bits() == BTI_SLM as u64 && s.kind == Kind::ByteScattered
+                && s.bytes == 2 && s.write
         ));
         let cmpxchg = per_channel(&srcs(18, MODE_UNTYPED, SURFTYPE_FLAT, 2, 1), true);
         assert!(matches!(
