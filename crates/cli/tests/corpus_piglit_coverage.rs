@@ -87,24 +87,21 @@ const CORPORA: [Expected; 3] = [
         lowered: 1703,
         checked: 1614,
     },
-    // Mesa 25.0.7 on Skylake, its own syntax. Failures when last raised: 7 TES start dumps
-    // whose URB reads with per-slot offsets do not match the final code (import), and in
-    // lowering: accesses outside a VGRF after lower_logical_sends (35) and
-    // lower_simd_width (12), SIMD16 `memory_atomic` left at a width the hardware refuses
-    // (18), lower_logical_sends not reporting a VGRF table change (7), a `mad` region (1).
-    // Since the hardware-form verifier refuses what is left logical, also the shaders
-    // with Mesa 25's subgroup opcodes (Mesa lowers them before allocation,
-    // brw_lower_subgroup_ops.cpp; eubatch not yet) and the memory messages not lowered.
+    // Mesa 25.0.7 on Skylake, its own syntax: every dump imports and lowers (the URB reads
+    // Mesa 25's scheduler reorders are ordered by the pre-allocation dump; scalar sources
+    // of memory messages widened, their responses sized as Mesa sizes them; scalar DF
+    // `mad` sources read with stride 1). Since the hardware-form verifier refuses what is
+    // left logical, the shaders with Mesa 25's subgroup opcodes not lowered yet fail.
     Expected {
         corpus: "piglit-coverage-skl-mesa25",
         target: "skl",
         gen: Gen::Gen9,
         start_dumps: 1987,
-        start_ok: 1980,
+        start_ok: 1987,
         pre_ra_dumps: 1987,
         pre_ra_ok: 1987,
-        lowered: 1699,
-        checked: 1701,
+        lowered: 1987,
+        checked: 1767,
     },
 ];
 

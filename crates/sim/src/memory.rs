@@ -304,12 +304,14 @@ pub fn memory_access(
     let comps = srcs[src::COMPONENTS].imm_bits() as u32;
     let (data0, data1) = (srcs[src::DATA0], srcs[src::DATA1]);
     let mut address = srcs[src::ADDRESS];
-    let (surface, kind) = match m.target {
-        Target::Bti(s) => (s as u64, Kind::Untyped),
-        Target::Typed(s) => (TYPED_SPACE + s as u64, Kind::Typed),
+    // The space: a binding table entry's (an immediate, or a scalar of which the index's
+    // bits count, as the lowered send's descriptor takes them), or A64's.
+    let (binding, base, kind) = match m.target {
+        Target::Bti(b) => (Some(b), 0, Kind::Untyped),
+        Target::Typed(b) => (Some(b), TYPED_SPACE, Kind::Typed),
         Target::Flat => {
             address.ty = Type::UQ;
-            (A64_SPACE, Kind::Untyped)
+            (None, A64_SPACE, Kind::Untyped)
         }
     };
     let flat = m.target == Target::Flat;
@@ -331,7 +333,18 @@ pub fn memory_access(
         t.read(&element(&d, k, exec), i)
             .map_err(|e| e.with_inst(inst))
     };
-    let space = |_: &mut Thread, _: u32| Ok(surface);
+    let space = |t: &mut Thread, i: u32| -> Result<u64, SimError> {
+        Ok(base
+            + match binding {
+                None => 0,
+                Some(b) if b.file == RegFile::Imm => b.imm_bits(),
+                Some(b) => {
+                    let b = Operand { ty: Type::UD, ..b };
+                    t.read(&b, i).map_err(|e| e.with_inst(inst))?
+                        & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK as u64
+                }
+            })
+    };
     let takes = sample_mask::memory_takes_it(shader.stage, op, srcs);
     let enabled = under_sample_mask(t, enabled, takes);
     run_logical(shader, t, inst, enabled, out, m.op, space, addr_of, data_of)
@@ -390,6 +403,50 @@ pub fn block_access(
     for (j, v) in read.into_iter().enumerate() {
         t.write(&dword(&dst, j as u32), 0, v)
             .map_err(|e| e.with_inst(inst))?;
+    }
+    Ok(())
+}
+
+/// Executes Mesa 25's block load of a buffer or shared memory
+/// ([`eubatch_ir::message::memory::block_load`]) as the OWord block read it lowers to: one
+/// block at the address (channel 0's, a scalar) of the binding table entry (an immediate,
+/// or a scalar of which the index's bits count, as the lowered send's descriptor takes
+/// them), when any of its channels is enabled.
+pub fn memory_block_load(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    enabled: u32,
+    out: &mut Outputs,
+) -> Result<(), SimError> {
+    let srcs = shader.srcs(inst);
+    let ctl = shader.insts.control[inst];
+    let load = eubatch_ir::message::memory::block_load(srcs)
+        .ok_or_else(|| SimError::at(inst, "not a block load of a buffer or shared memory"))?;
+    let surface = if load.surface.file == RegFile::Imm {
+        load.surface.imm_bits()
+    } else {
+        let b = Operand {
+            ty: Type::UD,
+            ..load.surface
+        };
+        t.read(&b, 0).map_err(|e| e.with_inst(inst))?
+            & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK as u64
+    };
+    let mut a = load.address;
+    a.ty = Type::UD;
+    let addr = t.read(&a, 0).map_err(|e| e.with_inst(inst))? & 0xffff_ffff;
+    let channels = ((1u64 << ctl.exec_size) - 1) as u32;
+    let active = enabled & (channels << ctl.group) != 0;
+    let read = block_run(t, active, load.block, surface, addr, out, |_, _| {
+        Err(SimError::at(inst, "a block load has no data"))
+    })?;
+    let dst = shader.insts.dst[inst];
+    for (j, v) in read.into_iter().enumerate() {
+        let mut o = dst;
+        o.ty = Type::UD;
+        o.offset += 4 * j as u32;
+        t.write(&o, 0, v).map_err(|e| e.with_inst(inst))?;
     }
     Ok(())
 }

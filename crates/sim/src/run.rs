@@ -697,6 +697,10 @@ fn execute(
         {
             logical_messages::memory_load(&s, t)
         }
+        Opcode::MemoryLoadLogical if eubatch_ir::message::memory::block_load(s.srcs).is_some() => {
+            crate::memory::memory_block_load(shader, t, inst, enabled & pred, out)?;
+            Ok(false)
+        }
         Opcode::MemoryLoadLogical | Opcode::MemoryStoreLogical | Opcode::MemoryAtomicLogical => {
             crate::memory::memory_access(shader, t, inst, enabled & pred, out)?;
             Ok(false)

@@ -8,12 +8,16 @@
 //! and leaves gaps where a slot is never written (27 of the 507 Skylake vertex shaders of
 //! shader-db have such gaps). The program's final code has it, in the decode line of each
 //! URB `send` (`urb MsgDesc: offset 1 SIMD8 write mlen 1 ex_mlen 8 rlen 0`). Mesa's back
-//! end neither removes, adds nor reorders URB messages between its first dump and its
-//! final code (writes have side effects; the scheduler keeps reads of one handle in order
-//! too, and the corpora confirm it), so the k-th logical URB message of the start dump is
-//! the k-th URB send of the program's listing. [`recover_urb_offsets`] checks that the
-//! sequences agree — same count, reads against reads, writes against writes, per-slot
-//! offsets where the logical message has them — before it takes any offset.
+//! end neither removes nor adds URB messages between its first dump and its final code,
+//! and Mesa 22.3's never reorders them (writes have side effects; its scheduler keeps reads
+//! of one handle in order too, and the corpora confirm it), so the k-th logical URB
+//! message of the start dump is the k-th URB send of the program's listing. Mesa 25's
+//! pre-RA scheduler does move URB reads (7 TES of piglit-coverage-skl-mesa25 reading
+//! inputs through per-slot offsets): there the variant's pre-allocation dump, written
+//! before scheduling and printing each send's descriptor, gives the program's order
+//! ([`urb_in_program_order`]). [`recover_urb_offsets`] checks that the sequences agree —
+//! same count, reads against reads, writes against writes, per-slot offsets where the
+//! logical message has them — before it takes any offset.
 
 use crate::opcode::Opcode;
 use crate::shader::{Shader, Stage};
@@ -57,6 +61,9 @@ pub struct UrbMessage {
     pub offset: u16,
     /// The payload carries per-slot offsets.
     pub per_slot: bool,
+    /// The send's message descriptor (`None` where the send line before the decode does
+    /// not show it as an immediate).
+    pub desc: Option<u32>,
     /// Line of the decode in the listing.
     pub line: u32,
 }
@@ -277,12 +284,7 @@ fn send_of(line: &str) -> Result<(u8, Vec<&str>, bool), String> {
 /// The sampler message of the `send` on `line` (the line before its decode).
 fn sampler_message(line: &str, before: &[&str], ln: u32) -> Result<SamplerMessage, String> {
     let (exec, ops, split) = send_of(line)?;
-    // send: dst, payload, descriptor; sends: dst, payload, payload, descriptor, extended.
-    let desc_at = if split { 3 } else { 2 };
-    let desc = ops
-        .get(desc_at)
-        .and_then(|d| d.strip_prefix("0x"))
-        .and_then(|d| u32::from_str_radix(d, 16).ok());
+    let desc = descriptor(&ops, split);
     let header = match desc {
         Some(d) if !crate::message::header_present(d) => HeaderDword2::NoHeader,
         _ => match ops.get(1).and_then(|p| grf(p)) {
@@ -296,6 +298,15 @@ fn sampler_message(line: &str, before: &[&str], ln: u32) -> Result<SamplerMessag
         header,
         line: ln,
     })
+}
+
+/// The message descriptor among a send's operands, where it is an immediate: `send` has
+/// destination, payload, descriptor; `sends` destination, two payloads, descriptor and
+/// extended descriptor.
+fn descriptor(ops: &[&str], split: bool) -> Option<u32> {
+    ops.get(if split { 3 } else { 2 })
+        .and_then(|d| d.strip_prefix("0x"))
+        .and_then(|d| u32::from_str_radix(d, 16).ok())
 }
 
 /// The URB message of a decode line (`decode`: what follows `urb MsgDesc: `, on line `ln`).
@@ -325,6 +336,7 @@ fn urb_message(decode: &str, ln: u32) -> Result<UrbMessage, (u32, String)> {
         read,
         offset,
         per_slot,
+        desc: None,
         line: ln,
     })
 }
@@ -486,8 +498,12 @@ pub fn listed_programs_filtered(
             block.push(line);
             continue;
         };
-        let m = urb_message(decode, ln)?;
+        let mut m = urb_message(decode, ln)?;
         if let Some(p) = p {
+            m.desc = block
+                .last()
+                .and_then(|send| send_of(send).ok())
+                .and_then(|(_, ops, split)| descriptor(&ops, split));
             p.urb.push(m);
         }
     }
@@ -607,9 +623,46 @@ pub fn needs_urb_offsets(shader: &Shader) -> bool {
     })
 }
 
-/// Gives the logical URB messages of `shader` (in program order) the offsets of `listed`'s
-/// URB sends. An error, naming the first disagreement, where the two sequences differ.
-pub fn recover_urb_offsets(shader: &mut Shader, listed: &ListedProgram) -> Result<(), String> {
+/// A program's URB sends (`listed`'s, in the scheduler's order) in program order, from the
+/// pre-allocation dump of the same variant (`pre_ra`, written before Mesa's scheduling):
+/// each of its `send`s whose descriptor immediate is that of a listed URB send, in the
+/// dump's order. Mesa 25 prints the descriptor (Mesa 22.3 `0u`, never one); a TES reading
+/// inputs through per-slot offsets has its reads reordered by Mesa 25's pre-RA scheduler
+/// (reads without side effects, with different handles' payloads). `None` unless the
+/// descriptors take every listed send exactly once and no other send has one of them
+/// (the shared function is not printed, so a dump whose other sends share a URB
+/// descriptor is not taken).
+pub fn urb_in_program_order(listed: &ListedProgram, pre_ra: &Shader) -> Option<Vec<UrbMessage>> {
+    let mut left: Vec<Option<&UrbMessage>> = listed.urb.iter().map(Some).collect();
+    let mut out = Vec::with_capacity(left.len());
+    if listed.urb.iter().any(|m| m.desc.is_none()) {
+        return None;
+    }
+    for i in pre_ra.layout.insts() {
+        if pre_ra.insts.opcode[i] != Opcode::Send {
+            continue;
+        }
+        let d = pre_ra.srcs(i).first()?;
+        if d.file != crate::operand::RegFile::Imm {
+            continue;
+        }
+        let desc = d.imm_bits() as u32;
+        if !listed.urb.iter().any(|m| m.desc == Some(desc)) {
+            continue;
+        }
+        // A send beyond the listed ones with a URB send's descriptor: not told apart.
+        let slot = left
+            .iter_mut()
+            .find(|m| m.is_some_and(|m| m.desc == Some(desc)))?;
+        out.push(*slot.take()?);
+    }
+    (out.len() == listed.urb.len()).then_some(out)
+}
+
+/// Gives the logical URB messages of `shader` (in program order) the offsets of `urb`, a
+/// program's URB sends in the same order. An error, naming the first disagreement, where
+/// the two sequences differ.
+pub fn recover_urb_offsets(shader: &mut Shader, urb: &[UrbMessage]) -> Result<(), String> {
     let logical: Vec<_> = shader
         .layout
         .insts()
@@ -619,7 +672,7 @@ pub fn recover_urb_offsets(shader: &mut Shader, listed: &ListedProgram) -> Resul
     // stages' `urb_read`s and `tcs_urb_write`s; the others (input release, the thread's
     // end, a TES's `vs_urb_write`) have no offset the dump leaves out.
     let vec4 = shader.backend == crate::shader::Backend::Vec4;
-    let sends: Vec<&UrbMessage> = listed.urb.iter().filter(|m| !vec4 || m.per_slot).collect();
+    let sends: Vec<&UrbMessage> = urb.iter().filter(|m| !vec4 || m.per_slot).collect();
     if logical.len() != sends.len() {
         return Err(format!(
             "the shader has {} logical URB messages, its final code {} URB sends",
@@ -885,7 +938,7 @@ SIMD8 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...
         let mut s = crate::text::parse_shader(text).unwrap();
         assert!(needs_urb_offsets(&s));
         let p = &listed_programs(LISTING).unwrap()[0];
-        recover_urb_offsets(&mut s, p).unwrap();
+        recover_urb_offsets(&mut s, &p.urb).unwrap();
         assert!(!needs_urb_offsets(&s));
         let got: Vec<Option<u16>> = s
             .layout
@@ -899,8 +952,71 @@ SIMD8 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...
             "urb_write_logical(8) (mlen: 5) (null):UD",
         );
         let mut s = crate::text::parse_shader(&swapped).unwrap();
-        let e = recover_urb_offsets(&mut s, p).unwrap_err();
+        let e = recover_urb_offsets(&mut s, &p.urb).unwrap_err();
         assert!(e.contains("URB message 1 is a write"), "{e}");
         assert!(needs_urb_offsets(&s));
+    }
+
+    /// Mesa 25's scheduler moves URB reads: a TES reading a patch input array through
+    /// per-slot offsets (piglit's tes-patch-input-array-float-index-rd) reads with offsets
+    /// 18, 2 and 32 in program order, its final code 2, 32, 18. The pre-allocation dump
+    /// (before scheduling, descriptors printed) gives the program's order.
+    #[test]
+    fn reordered_urb_reads_take_the_pre_allocation_order() {
+        let listing = "Native code for unnamed tessellation evaluation shader GLSL1 (sha1 0)\n\
+SIMD8 shader: 4 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 3 sends, ...\n\
+   START B0 (10 cycles)\n\
+31 00 60 06 48 02 e0 24 c0 05 00 06 28 00 1a 04 send(8)         g39<1>UW        g46<0,1,0>UD    0x041a0028\n\
+                            urb MsgDesc: offset 2 SIMD8 read per-slot  mlen 2 rlen 1 { align1 1Q };\n\
+31 00 60 06 48 02 80 22 00 06 00 06 08 02 48 02 send(8)         g20<1>UW        g48<0,1,0>UD    0x02480208\n\
+                            urb MsgDesc: offset 32 SIMD8 read  mlen 1 rlen 4 { align1 1Q };\n\
+31 00 60 06 48 02 c0 24 80 05 00 06 28 01 1a 04 send(8)         g38<1>UW        g44<0,1,0>UD    0x041a0128\n\
+                            urb MsgDesc: offset 18 SIMD8 read per-slot  mlen 2 rlen 1 { align1 1Q };\n\
+   END B0\n";
+        let p = &listed_programs(listing).unwrap()[0];
+        assert_eq!(p.urb[0].desc, Some(0x041a_0028));
+        let start = "shader \"t\" stage TES width 8 target skl\nvgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\nvgrf4 4x32\nblock0:\n\
+    add(8) vgrf0:D, g5<0,1,0>:D, -16d NoMask\n\
+    urb_read_logical(8) vgrf1:F, g0<0,1,0>:UD, vgrf0<0>:D, (null):UD, (null):UD, (null):UD\n\
+    urb_read_logical(8) vgrf2:F, g0<0,1,0>:UD, g5<0,1,0>:D, (null):UD, (null):UD, (null):UD\n\
+    urb_read_logical(8) (size: 128) vgrf4:F, g0<0,1,0>:UD, (null):UD, (null):UD, (null):UD, (null):UD\n";
+        let mut s = crate::text::parse_shader(start).unwrap();
+        assert!(recover_urb_offsets(&mut s, &p.urb).is_err());
+        let name =
+            crate::import::DumpName::parse("TES8-GLSL1-90-90-pre_register_allocate").unwrap();
+        let pre_ra_text = "START B0\n\
+add(8) %0:D, g5<0,1,0>:D, -16d NoMask \n\
+mov(8) v18+0.0:UD, g0<0,1,0>:UD NoMask \n\
+mov(8) v18+1.0:UD, %0+0.0<0>:UD NoMask \n\
+send(8) (mlen: 2) v1, 68813096u, 0u, v18, null \n\
+mov(8) v19+0.0:UD, g0<0,1,0>:UD NoMask \n\
+mov(8) v19+1.0:UD, g5<0,1,0>:UD NoMask \n\
+send(8) (mlen: 2) v2, 68812840u, 0u, v19, null \n\
+mov(8) %20:UD, g0<0,1,0>:UD NoMask \n\
+send(8) (mlen: 1) %6, 38273544u, 0u, %20, null \n\
+END B0\n";
+        let pre_ra =
+            crate::import::import_mesa_dump(pre_ra_text, &name, "", crate::Gen::Gen9).unwrap();
+        let urb = urb_in_program_order(p, &pre_ra).unwrap();
+        recover_urb_offsets(&mut s, &urb).unwrap();
+        let got: Vec<Option<u16>> = s
+            .layout
+            .insts()
+            .map(|i| s.send_info(i).and_then(|x| x.urb_offset))
+            .collect();
+        assert_eq!(got, vec![None, Some(18), Some(2), Some(32)]);
+        // Another send with one of the URB descriptors: which is the URB one is not known.
+        let twice = pre_ra_text.replace(
+            "END B0",
+            "send(8) (mlen: 1) %7, 38273544u, 0u, %20, null \nEND B0",
+        );
+        let pre_ra = crate::import::import_mesa_dump(&twice, &name, "", crate::Gen::Gen9).unwrap();
+        assert_eq!(urb_in_program_order(p, &pre_ra), None);
+        // A dump without descriptors (Mesa 22.3 prints `0u`) gives no order.
+        let none = pre_ra_text
+            .replace("68813096u", "0u")
+            .replace("68812840u", "0u");
+        let pre_ra = crate::import::import_mesa_dump(&none, &name, "", crate::Gen::Gen9).unwrap();
+        assert_eq!(urb_in_program_order(p, &pre_ra), None);
     }
 }

@@ -150,10 +150,19 @@ fn urb_offsets_from_listing(
         .iter()
         .filter(|p| p.stage == dump.stage && p.program == dump.program && p.width == dump.width)
     {
-        match listing::recover_urb_offsets(shader, p) {
+        match listing::recover_urb_offsets(shader, &p.urb) {
             Ok(()) => return Ok(()),
             Err(e) => {
                 first_error.get_or_insert(e);
+            }
+        }
+        // Mesa 25's scheduler may reorder URB reads: the pre-allocation dump of the same
+        // variant has them in program order, with their descriptors.
+        let in_order = pre_ra_dump(path, dump.stage, p.width, &dump.program, shader.target)
+            .and_then(|d| listing::urb_in_program_order(p, &d));
+        if let Some(urb) = in_order {
+            if listing::recover_urb_offsets(shader, &urb).is_ok() {
+                return Ok(());
             }
         }
     }
@@ -193,19 +202,16 @@ fn header_bits_from_listing(
             continue;
         };
         if bits.iter().any(|&b| b != 0) {
-            let pre_ra = path.with_file_name(format!(
-                "{}{}-{}-90-90-pre_register_allocate",
-                dump.stage.abbrev(),
-                w,
-                dump.program
-            ));
-            let in_order = std::fs::read_to_string(&pre_ra).ok().and_then(|text| {
-                let name = DumpName::parse(pre_ra.file_name()?.to_str()?)?;
-                let d = import_mesa_dump(&text, &name, "", shader.target).ok()?;
-                Some(
-                    header_bits::header_sequence_of_dump(&d)
-                        == header_bits::header_sequence_of_listing(p),
-                )
+            let in_order = pre_ra_dump(
+                path,
+                dump.stage,
+                Some(w as u8),
+                &dump.program,
+                shader.target,
+            )
+            .map(|d| {
+                header_bits::header_sequence_of_dump(&d)
+                    == header_bits::header_sequence_of_listing(p)
             });
             if in_order != Some(true) {
                 continue;
@@ -214,6 +220,27 @@ fn header_bits_from_listing(
         header_bits::apply(shader, &bits);
         return;
     }
+}
+
+/// The pre-allocation dump (`STAGEw-PROGRAM-90-90-pre_register_allocate`) beside the dump
+/// at `path` of the variant of `width` channels, parsed; `None` where there is none or it
+/// does not parse (it only ever confirms an order).
+fn pre_ra_dump(
+    path: &Path,
+    stage: crate::shader::Stage,
+    width: Option<u8>,
+    program: &str,
+    target: Gen,
+) -> Option<Shader> {
+    let pre_ra = path.with_file_name(format!(
+        "{}{}-{}-90-90-pre_register_allocate",
+        stage.abbrev(),
+        width?,
+        program
+    ));
+    let text = std::fs::read_to_string(&pre_ra).ok()?;
+    let name = DumpName::parse(pre_ra.file_name()?.to_str()?)?;
+    import_mesa_dump(&text, &name, "", target).ok()
 }
 
 /// Reads and parses one file.

@@ -11,8 +11,14 @@
 //! component (`mov(16) tmp+k, %0+k*32<0>`, as in Mesa's pre-allocation dump) — so the IR
 //! says what it reads.
 //!
+//! Mesa 25's memory messages read scalar addresses and data the same way: the data of an
+//! SSBO or atomic-counter atomic that a subgroup reduction made uniform (`cbit(8) %64`,
+//! NoMask, read by `memory_atomic(16) ... data0: %64`), which Mesa's
+//! `lower_hdc_memory_logical_send` copies as `mov(16) tmp, %64+0.0<0>`.
+//!
 //! A source is taken as scalar only where all of these hold: it is a sampler message's
-//! ([`crate::message::sampler::lower`] says which components it reads), read with stride
+//! ([`crate::message::sampler::lower`] says which components it reads) or a per-channel
+//! memory message's address or data ([`crate::message::source_components`]), read with stride
 //! one; those components, at the message's width, run past the VGRF; and every write of
 //! the VGRF is NoMask, in channel group 0 and narrower than the message, all of one
 //! width. Anything else reading past a VGRF stays as it is (and is refused later).
@@ -20,6 +26,7 @@
 use crate::builder::Builder;
 use crate::entities::Inst;
 use crate::message::sampler::{self, Param};
+use crate::opcode::Opcode;
 use crate::operand::{Operand, RegFile};
 use crate::shader::Shader;
 use crate::vgrf::VgrfLayout;
@@ -46,36 +53,68 @@ pub fn widen(shader: &mut Shader, order: Vec<Inst>) -> Vec<Inst> {
     }
     let mut out = Vec::with_capacity(order.len());
     for i in order {
-        if is_sampler_message(shader.insts.opcode[i]) {
-            widen_message(shader, i, &writes, &mut out);
+        let read = components_read(shader, i);
+        if !read.is_empty() {
+            widen_message(shader, i, &read, &writes, &mut out);
         }
         out.push(i);
     }
     out
 }
 
+/// The sources of message `inst` that may be scalar, with how many components it reads of
+/// each: a sampler message's parameters; a memory message's address and data (Mesa 25
+/// `fs_inst::components_read`; not a block (transpose) one, which reads them whole).
+fn components_read(shader: &Shader, inst: Inst) -> Vec<(usize, u32)> {
+    use crate::message::memory::{self, src};
+    let op = shader.insts.opcode[inst];
+    let srcs = shader.srcs(inst);
+    if is_sampler_message(op) {
+        let Ok(lowered) = sampler::lower(op, srcs, shader.target) else {
+            return Vec::new();
+        };
+        return (0..srcs.len())
+            .filter_map(|k| {
+                let comps = lowered
+                    .params
+                    .iter()
+                    .filter_map(|p| match *p {
+                        Param::Src { src, comp, .. } if src == k => Some(comp + 1),
+                        _ => None,
+                    })
+                    .max()?;
+                Some((k, comps))
+            })
+            .collect();
+    }
+    let is_memory = matches!(
+        op,
+        Opcode::MemoryLoadLogical | Opcode::MemoryStoreLogical | Opcode::MemoryAtomicLogical
+    );
+    if !is_memory || srcs.len() != src::COUNT {
+        return Vec::new();
+    }
+    let flags = srcs[src::FLAGS];
+    if flags.file != RegFile::Imm || flags.imm_bits() as u32 & memory::FLAG_TRANSPOSE != 0 {
+        return Vec::new();
+    }
+    [src::ADDRESS, src::DATA0, src::DATA1]
+        .into_iter()
+        .map(|k| (k, crate::message::source_components(op, srcs, k)))
+        .collect()
+}
+
 fn widen_message(
     shader: &mut Shader,
     inst: Inst,
+    read: &[(usize, u32)],
     writes: &[Option<Option<u8>>],
     out: &mut Vec<Inst>,
 ) {
-    let op = shader.insts.opcode[inst];
-    let Ok(lowered) = sampler::lower(op, shader.srcs(inst), shader.target) else {
-        return;
-    };
     let exec = shader.insts.control[inst].exec_size;
     let srcs = shader.srcs(inst).to_vec();
-    for (k, s) in srcs.iter().enumerate() {
-        let comps = lowered
-            .params
-            .iter()
-            .filter_map(|p| match *p {
-                Param::Src { src, comp, .. } if src == k => Some(comp + 1),
-                _ => None,
-            })
-            .max();
-        let Some(comps) = comps else { continue };
+    for &(k, comps) in read {
+        let s = &srcs[k];
         if s.file != RegFile::Vgrf || s.stride != 1 || (s.nr as usize) >= writes.len() {
             continue;
         }

@@ -36,10 +36,11 @@ pub const DATA_SIZE_D32: u32 = 2;
 pub const FLAG_TRANSPOSE: u32 = 1;
 
 /// A block load of a constant buffer: `dwords` consecutive dwords at the byte address
-/// `address` (a scalar or an immediate) of binding table entry `surface`.
+/// `address` (a scalar or an immediate) of binding table entry `surface` (an immediate, or
+/// a scalar computed at run time: a UBO array indexed by a uniform value).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ConstantBlock {
-    pub surface: u32,
+    pub surface: Operand,
     pub address: Operand,
     pub dwords: u32,
 }
@@ -58,11 +59,98 @@ pub fn constant_block(srcs: &[Operand]) -> Option<ConstantBlock> {
         && imm(src::FLAGS)? & FLAG_TRANSPOSE != 0
         && srcs[src::DATA0].is_bad();
     let dwords = imm(src::COMPONENTS)?;
-    let surface = imm(src::BINDING)?;
+    let surface = srcs[src::BINDING];
+    if surface.file != RegFile::Imm && !super::surface::is_scalar_index(&surface) {
+        return None;
+    }
     (ok && oword_block_size(dwords).is_some()).then_some(ConstantBlock {
         surface,
         address: srcs[src::ADDRESS],
         dwords,
+    })
+}
+
+/// Bytes per component in registers of LSC data size `size` (Mesa 25 brw_eu.h
+/// `lsc_data_size_bytes`: D8 1, D16 2; D32, D8U32, D16U32 and D16BF32 a dword; D64 8).
+pub fn data_size_bytes(size: u32) -> Option<u32> {
+    match size {
+        0 => Some(1),
+        1 => Some(2),
+        2 | 4 | 5 | 6 => Some(4),
+        3 => Some(8),
+        _ => None,
+    }
+}
+
+/// Bytes the response of a `memory_load` or `memory_atomic` (sources `srcs`, `exec`
+/// channels) fills, as Mesa 25's brw_fs_nir.cpp `fs_nir_emit_memory_access` sizes it: a
+/// per-channel message `size_written *= components` on a destination of the data size's
+/// type (every channel of each component), a block (transpose) load `block_bytes`, the
+/// components once. `None` when the sources are not a memory message's (or not
+/// immediates where Mesa puts immediates).
+pub fn response_bytes(srcs: &[Operand], exec: u32) -> Option<u32> {
+    if srcs.len() != src::COUNT {
+        return None;
+    }
+    let imm = |k: usize| (srcs[k].file == RegFile::Imm).then(|| srcs[k].imm_bits() as u32);
+    let bytes = data_size_bytes(imm(src::DATA_SIZE)?)?;
+    let comps = imm(src::COMPONENTS)?;
+    if imm(src::FLAGS)? & FLAG_TRANSPOSE != 0 {
+        Some(comps * bytes)
+    } else {
+        Some(comps * exec * bytes)
+    }
+}
+
+/// A block (transpose) load of a buffer or of shared local memory that is not a constant
+/// buffer's (`load_ssbo_uniform_block_intel`, `load_shared_uniform_block_intel`): before
+/// LSC hardware, Mesa 25's `lower_hdc_memory_logical_send` sends a data-cache OWord block
+/// read whose header is zero but for dword 2, the address — a byte address (the unaligned
+/// read) for a buffer, in OWords (the aligned read: "SLM block reads must use the
+/// 16B-aligned OWord Block Read messages") for shared memory ([`super::block`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BlockLoad {
+    pub block: super::block::Block,
+    /// The binding table entry: an immediate or a scalar ([`BTI_SLM`] for shared memory).
+    pub surface: Operand,
+    pub address: Operand,
+}
+
+/// The block load `srcs` describe, if they describe one (32-bit data, one coordinate, a
+/// block of 4, 8, 16 or 32 dwords).
+pub fn block_load(srcs: &[Operand]) -> Option<BlockLoad> {
+    if srcs.len() != src::COUNT || constant_block(srcs).is_some() {
+        return None;
+    }
+    let imm = |k: usize| (srcs[k].file == RegFile::Imm).then(|| srcs[k].imm_bits() as u32);
+    let ok = imm(src::OPCODE)? == OP_LOAD
+        && imm(src::COORD_COMPONENTS)? == 1
+        && imm(src::DATA_SIZE)? == DATA_SIZE_D32
+        && imm(src::FLAGS)? & FLAG_TRANSPOSE != 0
+        && srcs[src::DATA0].is_bad();
+    let dwords = imm(src::COMPONENTS)?;
+    if !ok || oword_block_size(dwords).is_none() {
+        return None;
+    }
+    let binding = srcs[src::BINDING];
+    let (surface, aligned) = match (imm(src::MODE)?, imm(src::BINDING_TYPE)?) {
+        (MODE_SHARED, _) => (Operand::imm(crate::Type::UD, BTI_SLM as u64), true),
+        (MODE_UNTYPED, SURFTYPE_BTI)
+            if binding.file == RegFile::Imm || super::surface::is_scalar_index(&binding) =>
+        {
+            (binding, false)
+        }
+        _ => return None,
+    };
+    Some(BlockLoad {
+        block: super::block::Block {
+            a64: false,
+            write: false,
+            aligned,
+            dwords,
+        },
+        surface,
+        address: srcs[src::ADDRESS],
     })
 }
 
@@ -82,15 +170,11 @@ pub fn oword_block_size(dwords: u32) -> Option<u32> {
     }
 }
 
-/// The descriptor (without lengths) of the constant-cache read of `block`
-/// (`brw_dp_oword_block_rw_desc(devinfo, false, dwords, false)` and the binding table
-/// entry).
-pub fn constant_block_desc(block: &ConstantBlock) -> Option<u32> {
-    Some(
-        (block.surface & 0xff)
-            | oword_block_size(block.dwords)? << 8
-            | UNALIGNED_OWORD_BLOCK_READ << 14,
-    )
+/// The descriptor (without lengths) of the constant-cache read of `block` from binding
+/// table entry `bti` (`brw_dp_oword_block_rw_desc(devinfo, false, dwords, false)` and the
+/// entry's low 8 bits; 0 for one ORed in from a register at run time).
+pub fn constant_block_desc(block: &ConstantBlock, bti: u32) -> Option<u32> {
+    Some((bti & 0xff) | oword_block_size(block.dwords)? << 8 | UNALIGNED_OWORD_BLOCK_READ << 14)
 }
 
 /// `MEMORY_MODE_TYPED`, `MEMORY_MODE_UNTYPED`, `MEMORY_MODE_SHARED_LOCAL`,
@@ -105,15 +189,24 @@ pub const SURFTYPE_FLAT: u32 = 0;
 pub const BTI_SLM: u32 = 254;
 /// `LSC_OP_STORE`.
 pub const OP_STORE: u32 = 4;
+/// `LSC_OP_LOAD_CMASK`, `LSC_OP_STORE_CMASK`: loads and stores of the components a mask
+/// names (what Mesa 25 gives image loads and stores); before LSC hardware the mask is the
+/// component count, and lower_hdc_memory_logical_send builds them as it builds
+/// `LSC_OP_LOAD` and `LSC_OP_STORE` (a typed or untyped surface read or write of
+/// `components`).
+pub const OP_LOAD_CMASK: u32 = 2;
+pub const OP_STORE_CMASK: u32 = 6;
 
 /// Where a Mesa 25 memory message goes before LSC hardware (Mesa 25
 /// brw_lower_logical_sends.cpp `lower_hdc_memory_logical_send`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// A binding table entry (shared local memory: [`BTI_SLM`]).
-    Bti(u32),
-    /// An image's binding table entry (typed messages).
-    Typed(u32),
+    /// A binding table entry (shared local memory: [`BTI_SLM`]): an immediate, or a scalar
+    /// computed at run time ([`super::surface::is_scalar_index`]; Mesa 25 masks it with
+    /// `and(1) tmp, binding, 0xff` into the descriptor register).
+    Bti(Operand),
+    /// An image's binding table entry (typed messages), the same way.
+    Typed(Operand),
     /// A 64-bit address (A64 messages).
     Flat,
 }
@@ -133,12 +226,14 @@ pub struct PerChannel {
 
 /// The legacy atomic operation of an LSC one (Mesa `lsc_op_to_legacy_atomic`), and
 /// whether it is a float one: `None` for operations gen9 has no message for (float add
-/// and subtract, atomic load and store).
+/// and subtract, atomic load).
 pub fn legacy_atomic(lsc_op: u32) -> Option<(bool, u32)> {
     use super::atomic::op;
     Some(match lsc_op {
         8 => (false, op::INC),
         9 => (false, op::DEC),
+        // LSC_OP_ATOMIC_STORE: BRW_AOP_MOV.
+        11 => (false, op::MOV),
         12 => (false, op::ADD),
         13 => (false, op::SUB),
         14 => (false, op::IMIN),
@@ -159,8 +254,11 @@ pub fn legacy_atomic(lsc_op: u32) -> Option<(bool, u32)> {
 /// The per-channel message `srcs` (a `memory_load`, `memory_store` or `memory_atomic`)
 /// describes, if it is one gen9 has: 32-bit data (8- and 16-bit loads and stores as
 /// byte-scattered messages of one component), a binding table entry as an immediate or a
-/// flat 64-bit address, not scratch (its header is the scratch one), not a block
-/// (transpose) load; `has_dst` says whether an atomic returns its old value.
+/// scalar, or a flat 64-bit address, not scratch (its header is the scratch one), not a block
+/// (transpose) load; loads and stores of a component mask (`LSC_OP_LOAD_CMASK`,
+/// `LSC_OP_STORE_CMASK`) as loads and stores of that many components, as Mesa 25's
+/// `lower_hdc_memory_logical_send` builds them; `has_dst` says whether an atomic returns
+/// its old value.
 pub fn per_channel(srcs: &[Operand], has_dst: bool) -> Option<PerChannel> {
     use super::atomic::{Atomic, Kind as AtomicKind};
     use super::surface::{Kind, Shape};
@@ -178,10 +276,14 @@ pub fn per_channel(srcs: &[Operand], has_dst: bool) -> Option<PerChannel> {
     if imm(src::FLAGS)? & FLAG_TRANSPOSE != 0 || !(1..=4).contains(&comps) {
         return None;
     }
+    let binding = || {
+        let b = srcs[src::BINDING];
+        (b.file == RegFile::Imm || super::surface::is_scalar_index(&b)).then_some(b)
+    };
     let target = match (mode, surftype) {
-        (MODE_SHARED, _) => Target::Bti(BTI_SLM),
-        (MODE_TYPED, SURFTYPE_BTI) => Target::Typed(imm(src::BINDING)?),
-        (MODE_UNTYPED, SURFTYPE_BTI) => Target::Bti(imm(src::BINDING)?),
+        (MODE_SHARED, _) => Target::Bti(Operand::imm(crate::Type::UD, BTI_SLM as u64)),
+        (MODE_TYPED, SURFTYPE_BTI) => Target::Typed(binding()?),
+        (MODE_UNTYPED, SURFTYPE_BTI) => Target::Bti(binding()?),
         (MODE_UNTYPED, SURFTYPE_FLAT) => Target::Flat,
         _ => return None,
     };
@@ -209,8 +311,8 @@ pub fn per_channel(srcs: &[Operand], has_dst: bool) -> Option<PerChannel> {
             op: aop,
             response: has_dst,
         })
-    } else if op == OP_LOAD || op == OP_STORE {
-        let write = op == OP_STORE;
+    } else if matches!(op, OP_LOAD | OP_STORE | OP_LOAD_CMASK | OP_STORE_CMASK) {
+        let write = op == OP_STORE || op == OP_STORE_CMASK;
         // `byte_scattered = data_bit_size < 32 || (alignment != 0 && alignment < 4)`.
         let byte = bits < 32 || (align != 0 && align < 4);
         let shape = match (typed, byte) {
@@ -284,19 +386,20 @@ mod per_channel_tests {
         assert!(matches!(
             untyped_load,
             Some(PerChannel {
-                target: Target::Bti(3),
+                target: Target::Bti(b),
                 op: Legacy::Access(s),
                 ..
-            }) if s.kind == Kind::Untyped && s.comps == 3 && !s.write
+            }) if b.imm_bits() == 3 && s.kind == Kind::Untyped && s.comps == 3 && !s.write
         ));
         let byte_store = per_channel(&srcs(OP_STORE, MODE_SHARED, SURFTYPE_BTI, 1, 1), false);
         assert!(matches!(
             byte_store,
             Some(PerChannel {
-                target: Target::Bti(BTI_SLM),
+                target: Target::Bti(b),
                 op: Legacy::Access(s),
                 ..
-            }) if s.kind == Kind::ByteScattered && s.bytes == 2 && s.write
+            }) if b.imm_bits() == BTI_SLM as u64 && s.kind == Kind::ByteScattered
+                && s.bytes == 2 && s.write
         ));
         let cmpxchg = per_channel(&srcs(18, MODE_UNTYPED, SURFTYPE_FLAT, 2, 1), true);
         assert!(matches!(

@@ -43,11 +43,18 @@ pub mod sfid {
 /// pixel-interpolator query's two coordinates ([`pixel_interp`]); a
 /// surface, A64 or block read's components as their tables say (`atomic`, `surface`,
 /// `a64`, `block`: the immediate argument of untyped and typed reads, one dword per
-/// channel for scattered ones, an atomic's old value, a block's dwords). `None` for
+/// channel for scattered ones, an atomic's old value, a block's dwords; Mesa 25's memory
+/// loads and atomics, [`memory::response_bytes`]). `None` for
 /// messages without a response, or whose size is the instruction's own (`(size: N)`:
 /// sampler messages, which answer the components a pass leaves them).
 pub fn response_bytes(op: crate::Opcode, srcs: &[Operand], exec: u32) -> Option<u32> {
     let per_channel = exec * 4;
+    if matches!(
+        op,
+        crate::Opcode::MemoryLoadLogical | crate::Opcode::MemoryAtomicLogical
+    ) {
+        return memory::response_bytes(srcs, exec);
+    }
     if op == crate::Opcode::VaryingPullConstLogical {
         return Some(4 * per_channel);
     }

@@ -4,6 +4,7 @@
 //! messages to `send`s ([`logical_sends`]), constants into shared registers
 //! ([`combine_constants`]), 32-bit multiplies as 32x16-bit ones where the target needs it
 //! ([`integer_mul`]), narrowing conversions through a strided temporary ([`regioning`]),
+//! scalar 64-bit `mad` sources read with stride 1 on gen9 ([`scalar_fp64_mad`]),
 //! the optional SIMD8 pair coalescing ([`coalesce_simd8`]), and vec4 DF swizzle lowering
 //! ([`df_swizzles`], seed 000).
 
@@ -16,6 +17,7 @@ pub mod load_payload;
 pub mod logical_sends;
 pub mod pack;
 pub mod regioning;
+pub mod scalar_fp64_mad;
 pub mod simd_width;
 pub mod three_src_null_dest;
 pub mod wide_immediates;

@@ -6,8 +6,12 @@
 //! block's data as the second payload of a split send; the descriptor of
 //! [`eubatch_ir::message::block`].
 //!
-//! Rules that limit it: gen9 (Mesa asserts it); a binding-table block's surface an
-//! immediate binding table index (bindless and run-time surfaces are left logical); the
+//! Mesa 25's block loads of buffers and shared memory (`memory_load ... transpose`) are
+//! lowered here too ([`memory_block_load`]), their binding table entry an immediate or a
+//! scalar computed at run time.
+//!
+//! Rules that limit it: gen9 (Mesa asserts it); a Mesa 22.3 binding-table block's surface
+//! an immediate binding table index (bindless and run-time surfaces are left logical); the
 //! size an immediate block of 4, 8, 16 or 32 dwords; the address a scalar (the header
 //! holds one address for the message: Mesa reads component 0).
 
@@ -16,7 +20,7 @@ use eubatch_ir::message::{a64, surface};
 use eubatch_ir::{Builder, Inst, Operand, RegFile, Shader, Type, VgrfLayout};
 
 use super::payload::{payload, resolve_parts, Payload};
-use super::{immediate, send};
+use super::{immediate, send, BindingTable};
 
 pub(super) fn block_message(
     shader: &mut Shader,
@@ -28,15 +32,12 @@ pub(super) fn block_message(
     let b = block::logical(op, &srcs).ok_or_else(|| {
         "a block message whose size is not an immediate 4, 8, 16 or 32 dwords".to_string()
     })?;
-    let (sfid, mut desc) = block::descriptor(shader.target, b)
-        .ok_or_else(|| format!("an OWord block message on {:?} (gen9 on)", shader.target))?;
-    let ctl = shader.insts.control[inst];
-    let exec = ctl.exec_size as u32;
-    if exec > 16 || (b.write && b.dwords % exec != 0) {
-        return Err(format!("a SIMD{exec} block message of {} dwords", b.dwords));
-    }
-    let (address, data) = if b.a64 {
-        (srcs[a64::src::ADDRESS], srcs.get(a64::src::DATA).copied())
+    let (surface, address, data) = if b.a64 {
+        (
+            None,
+            srcs[a64::src::ADDRESS],
+            srcs.get(a64::src::DATA).copied(),
+        )
     } else {
         if srcs.len() < surface::src::COUNT {
             return Err(format!("`{}` with {} sources", op.name(), srcs.len()));
@@ -44,9 +45,61 @@ pub(super) fn block_message(
         if !srcs[surface::src::SURFACE_HANDLE].is_bad() {
             return Err("a bindless surface handle (not lowered yet)".into());
         }
-        desc |= immediate(&srcs[surface::src::SURFACE], "surface")? & 0xff;
-        (srcs[surface::src::ADDRESS], Some(srcs[surface::src::DATA]))
+        let s = srcs[surface::src::SURFACE];
+        immediate(&s, "surface")?;
+        (
+            Some(s),
+            srcs[surface::src::ADDRESS],
+            Some(srcs[surface::src::DATA]),
+        )
     };
+    lower_block(shader, inst, prior, b, surface, address, data)
+}
+
+/// Mesa 25's block (transpose) loads of a buffer or of shared local memory
+/// ([`eubatch_ir::message::memory::block_load`]), as `lower_hdc_memory_logical_send` sends
+/// them before LSC hardware: the data-cache OWord block read, NoMask, SIMD8 for up to 8
+/// dwords, else SIMD16; the binding table entry an immediate or a scalar.
+pub(super) fn memory_block_load(
+    shader: &mut Shader,
+    inst: Inst,
+    prior: &[Inst],
+    load: eubatch_ir::message::memory::BlockLoad,
+) -> Result<Vec<Inst>, String> {
+    let a = load.address;
+    if a.file != RegFile::Imm && a.stride != 0 {
+        return Err("a block load from a per-channel address".into());
+    }
+    let mut ctl = eubatch_ir::Control::new(if load.block.dwords > 8 { 16 } else { 8 });
+    ctl.set(eubatch_ir::Control::NO_MASK, true);
+    shader.insts.control[inst] = ctl;
+    lower_block(shader, inst, prior, load.block, Some(load.surface), a, None)
+}
+
+/// The header, payload and send of block message `b` of `inst`: on binding table entry
+/// `surface` (an immediate or a scalar; `None` for A64), at `address`, writing `data`.
+fn lower_block(
+    shader: &mut Shader,
+    inst: Inst,
+    prior: &[Inst],
+    b: block::Block,
+    surface: Option<Operand>,
+    address: Operand,
+    data: Option<Operand>,
+) -> Result<Vec<Inst>, String> {
+    let (sfid, mut desc) = block::descriptor(shader.target, b)
+        .ok_or_else(|| format!("an OWord block message on {:?} (gen9 on)", shader.target))?;
+    let ctl = shader.insts.control[inst];
+    let exec = ctl.exec_size as u32;
+    if exec > 16 || (b.write && b.dwords % exec != 0) {
+        return Err(format!("a SIMD{exec} block message of {} dwords", b.dwords));
+    }
+    let mut out = Vec::new();
+    let bti = match surface {
+        Some(s) => Some(BindingTable::of(shader, &mut out, &s)?),
+        None => None,
+    };
+    desc |= bti.map_or(0, |t| t.imm());
     if address.file == RegFile::Vgrf && address.stride != 0 && exec != 1 {
         // Mesa uniformizes the address first (`emit_uniformize`); a per-channel one
         // would be component 0's, which the text cannot promise is every channel's.
@@ -55,7 +108,6 @@ pub(super) fn block_message(
     if b.a64 && address.ty.size() != 8 {
         return Err("an A64 block address that is not 64-bit".into());
     }
-    let mut out = Vec::new();
     // The header: zeros, then the address.
     let reg = shader.reg_size();
     let header = shader.vgrfs.push(VgrfLayout::flat(reg)).index() as u32;
@@ -101,6 +153,10 @@ pub(super) fn block_message(
         }
         shader.insts.size_written[inst] = b.dwords * 4;
     }
-    out.push(send(shader, inst, p, sfid, desc));
+    let s = send(shader, inst, p, sfid, desc);
+    if let Some(t) = bti {
+        t.attach(shader, s);
+    }
+    out.push(s);
     Ok(out)
 }

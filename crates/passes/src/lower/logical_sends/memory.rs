@@ -1,14 +1,17 @@
 //! Mesa 25's memory messages (`memory_load`, `memory_store`, `memory_atomic`) on gen9, as
 //! Mesa 25's `lower_hdc_memory_logical_send` lowers them before LSC hardware: constant
-//! block loads to the constant cache (`pull_constants.rs`); the per-channel loads, stores
+//! block loads to the constant cache (`pull_constants.rs`), other block loads of a buffer
+//! or shared memory to data-cache OWord block reads (`block.rs`); the per-channel loads, stores
 //! and atomics of a buffer, shared local memory (binding table entry 254), an image or a
 //! 64-bit address to the gen9 data-port messages Mesa 22.3's opcodes become
 //! ([`eubatch_ir::message::memory::per_channel`] says which), built by `surface.rs`
 //! ([`super::surface::lower_request`]) and `a64.rs` ([`super::a64::lower_a64`]).
 //!
+//! A binding table entry computed at run time (a scalar) is masked into the descriptor
+//! register as Mesa 25 does (`and(1) tmp, binding, 0xff`; `BindingTable`).
+//!
 //! Rules that limit it: gen9 (Mesa 25's back end starts there); scratch, block
-//! (transpose) loads and stores other than constant ones, bindless surfaces and a binding
-//! table entry computed at run time are left logical, as are 16/64-bit atomics and
+//! (transpose) stores and A64 block loads, and bindless surfaces are left logical, as are 16/64-bit atomics and
 //! fragment-shader messages that include helper invocations (`MEMORY_FLAG_INCLUDE_HELPERS`:
 //! Mesa predicates them on the vector mask, not lowered here). A fragment shader's stores
 //! and atomics go under the sample mask as Mesa 22.3's surface and A64 messages do
@@ -32,6 +35,17 @@ pub(super) fn memory_message(
     let srcs = shader.srcs(inst).to_vec();
     if op == Opcode::MemoryLoadLogical && memory::constant_block(&srcs).is_some() {
         return super::pull_constants::memory_load(shader, inst);
+    }
+    if op == Opcode::MemoryLoadLogical {
+        if let Some(load) = memory::block_load(&srcs) {
+            if shader.target != Gen::Gen9 {
+                return Err(format!(
+                    "a Mesa 25 memory message on {:?} (Mesa 25's back end starts at gen9)",
+                    shader.target
+                ));
+            }
+            return super::block::memory_block_load(shader, inst, prior, load);
+        }
     }
     let dst = shader.insts.dst[inst];
     let has_dst = !dst.is_null() && !dst.is_bad();
@@ -96,7 +110,7 @@ pub(super) fn memory_message(
             }
             let request = Request {
                 what: m.op,
-                surface: eubatch_ir::Operand::imm(eubatch_ir::Type::UD, surface as u64),
+                surface,
                 allow_sample_mask: side_effects,
                 address: components(address, m.coord_components, ctl),
                 data,

@@ -32,7 +32,9 @@
 //! computed at run time (`BindingTable`, and the sampler's own descriptor register); every
 //! parameter is a 32-bit value. Where the parameters already lie in one VGRF in payload
 //! order (a texture coordinate, a colour), the send reads that VGRF and no move is made.
-//! Anything else is left logical: [`Outcome::left_logical`] counts it, with the reason.
+//! Anything else is left logical: [`Outcome::left_logical`] counts it, with the reason, and
+//! the shader is as it was before the attempt (its VGRF table, the message's size written
+//! and control).
 
 mod a64;
 mod atomic;
@@ -99,6 +101,12 @@ pub fn lower(shader: &mut Shader) -> Outcome {
                 new.push(inst);
                 continue;
             };
+            // What a family may change of the shader before it finds it cannot lower the
+            // message: put back when it gives up, so that a message left logical leaves
+            // the shader as it was (no VGRF of an unfinished payload or descriptor).
+            let vgrfs = shader.vgrfs.len();
+            let (size_written, control) =
+                (shader.insts.size_written[inst], shader.insts.control[inst]);
             let result = match family {
                 Family::VaryingPull => pull_constants::varying_pull(shader, inst),
                 Family::UniformPull => pull_constants::uniform_pull(shader, inst),
@@ -120,6 +128,9 @@ pub fn lower(shader: &mut Shader) -> Outcome {
                     new.extend(insts);
                 }
                 Err(why) => {
+                    shader.vgrfs.truncate(vgrfs);
+                    shader.insts.size_written[inst] = size_written;
+                    shader.insts.control[inst] = control;
                     out.left_logical.push((inst, why));
                     new.push(inst);
                 }

@@ -10,7 +10,8 @@
 //! computed at run time (`BindingTable`; a bindless surface handle is left logical); a
 //! varying pull is a SIMD8 or SIMD16 sampler message; a uniform pull's offset is an
 //! immediate, OWord-aligned; a `memory_load` is lowered only as a constant block load from
-//! one address for all channels.
+//! one address for all channels (its binding table entry an immediate or a scalar, as
+//! Mesa 25's `lower_hdc_memory_logical_send` takes it).
 
 use eubatch_ir::message::sampler::{self, ParamType};
 use eubatch_ir::message::sfid;
@@ -120,7 +121,9 @@ pub(super) fn memory_load(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, 
     let block = memory::constant_block(&srcs).ok_or_else(|| {
         "a memory_load other than a constant block load (not lowered yet)".to_string()
     })?;
-    let desc = memory::constant_block_desc(&block)
+    let mut out = Vec::new();
+    let bti = BindingTable::of(shader, &mut out, &block.surface)?;
+    let desc = memory::constant_block_desc(&block, bti.imm())
         .ok_or_else(|| format!("a constant block of {} dwords", block.dwords))?;
     let mut address = block.address;
     if address.file != RegFile::Imm && address.stride != 0 {
@@ -130,11 +133,14 @@ pub(super) fn memory_load(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>, 
     if address.file == RegFile::Imm {
         address = Operand::imm(Type::UD, block.address.imm_bits() & 0xffff_ffff);
     }
-    let (p, mut out) = block_read_header(shader, Operand::imm(Type::UD, 0), address);
+    let (p, moves) = block_read_header(shader, Operand::imm(Type::UD, 0), address);
+    out.extend(moves);
     let mut ctl = Control::new(if block.dwords > 8 { 16 } else { 8 });
     ctl.set(Control::NO_MASK, true);
     shader.insts.control[inst] = ctl;
     shader.insts.size_written[inst] = shader.insts.size_written[inst].max(block.dwords * 4);
-    out.push(send(shader, inst, p, sfid::CONSTANT_CACHE, desc));
+    let s = send(shader, inst, p, sfid::CONSTANT_CACHE, desc);
+    bti.attach(shader, s);
+    out.push(s);
     Ok(out)
 }
