@@ -481,3 +481,113 @@ block2:
         assert_eq!(r.values, vec![sel, 2, i / 4 * 4 + 1, i], "channel {i}");
     }
 }
+
+/// A SIMD8 fragment shader whose channels 0-2 run `body` (writing vgrf2-vgrf5, which hold
+/// 99 before), vgrf1 the channel index and vgrf6 the index plus 5; the four values go to
+/// the framebuffer, one record per channel.
+fn three_live_channels(body: &str) -> Vec<Vec<u64>> {
+    let s = shader(
+        &format!(
+            "    mov(8) vgrf0:UW, 76543210V NoMask
+    mov(8) vgrf1:UD, vgrf0:UW
+    add(8) vgrf6:UD, vgrf1:UD, 5u
+    xor(8) vgrf7:UD, vgrf1:UD, 1u
+    mov(8) vgrf2:UD, 99u NoMask
+    mov(8) vgrf3:UD, 99u NoMask
+    mov(8) vgrf4:UD, 99u NoMask
+    mov(8) vgrf5:UD, 99u NoMask
+    cmp.l.f0.0(8) null:UD, vgrf1:UD, 3u
+    (+f0.0) if(8) (null):UD
+block1:
+{body}block2:
+    endif(8) (null):UD
+    mov(8) vgrf8:UD, vgrf2:UD
+    mov(8) vgrf8+1.0:UD, vgrf3:UD
+    mov(8) vgrf8+2.0:UD, vgrf4:UD
+    mov(8) vgrf8+3.0:UD, vgrf5:UD
+    fb_write_logical(8) (EOT) (null):UD, vgrf8:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 4u
+"
+        ),
+        "vgrf0 1x16\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\nvgrf4 1x32\nvgrf5 1x32\nvgrf6 1x32\nvgrf7 1x32\nvgrf8 4x32\n",
+    );
+    let out = run(&s, 0, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.records.len(), 8);
+    assert_eq!(out.poison_reads, 0);
+    out.records.iter().map(|r| r.values.clone()).collect()
+}
+
+/// Mesa 25's subgroup opcodes take only the live channels (0-2 of 8) and write only the
+/// enabled ones, except `load_subgroup_invocation` and gen9's quad vote, which Mesa
+/// writes NoMask; scans start from each operation's identity.
+#[test]
+fn mesa25_subgroup_opcodes_take_the_live_channels_only() {
+    let m = 0xffff_ffffu64; // -1 as a dword
+                            // ballot of the index (channel 0's is zero); add reduction; exclusive add scan;
+                            // inclusive max scan of index ^ 1 (1, 0, 3).
+    let r = three_live_channels(
+        "    ballot(8) vgrf2:UD, vgrf1:UD
+    reduce(8) vgrf3:D, vgrf1:D, 0u, 8u
+    exclusive_scan(8) vgrf4:UD, vgrf1:UD, 0u
+    inclusive_scan(8) vgrf5:UD, vgrf7:UD, 3u
+",
+    );
+    let want = [[6, 3, 0, 1], [6, 3, 0, 1], [6, 3, 1, 3]];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(r[i], w.to_vec(), "channel {i}");
+    }
+    for (i, v) in r.iter().enumerate().skip(3) {
+        assert_eq!(v, &vec![99, 99, 99, 99], "disabled channel {i}");
+    }
+    // Reductions in clusters of 2 (0+1, 2 alone in its live half); exclusive min scan
+    // (identity: all ones for UD); the votes.
+    let r = three_live_channels(
+        "    reduce(8) vgrf2:UD, vgrf1:UD, 0u, 2u
+    exclusive_scan(8) vgrf3:UD, vgrf6:UD, 2u
+    vote_equal(8) vgrf4:D, vgrf1:D
+    vote_any(8) vgrf5:D, vgrf1:D, 4u
+",
+    );
+    let want = [[1, m, 0, m], [1, 5, 0, m], [2, 5, 0, m]];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(r[i], w.to_vec(), "channel {i}");
+    }
+    // The quad vote's NoMask `mov 0` reaches the disabled channels.
+    for (i, v) in r.iter().enumerate().skip(3) {
+        assert_eq!(v, &vec![99, 99, 99, 0], "disabled channel {i}");
+    }
+    // Reading channels: the first live one, an immediate one, one named by the first
+    // live channel's vgrf7 (1: channel 1); the invocation index, in every channel.
+    let r = three_live_channels(
+        "    read_from_live_channel(8) vgrf2:D, vgrf6:D
+    read_from_channel(8) vgrf3:D, vgrf6:D, 2u
+    read_from_channel(8) vgrf4:D, vgrf6:D, vgrf7:UD
+    load_subgroup_invocation(8) vgrf5:UD NoMask
+",
+    );
+    for (i, v) in r.iter().enumerate() {
+        let i = i as u64;
+        let want = if i < 3 {
+            vec![5, 7, 6, i]
+        } else {
+            vec![99, 99, 99, i]
+        };
+        assert_eq!(v, &want, "channel {i}");
+    }
+    // A float scan rounds as Mesa's steps do, and vote_all sees channel 0's zero.
+    let r = three_live_channels(
+        "    mov(8) vgrf2:F, vgrf1:UD
+    inclusive_scan(8) vgrf3:F, vgrf2:F, 0u
+    vote_all(8) vgrf4:D, vgrf1:D
+    vote_equal(8) vgrf5:D, 7d
+",
+    );
+    let f = |x: f32| x.to_bits() as u64;
+    let want = [
+        [f(0.0), f(0.0), 0, m],
+        [f(1.0), f(1.0), 0, m],
+        [f(2.0), f(3.0), 0, m],
+    ];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(r[i], w.to_vec(), "channel {i}");
+    }
+}
