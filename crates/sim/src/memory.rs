@@ -276,17 +276,18 @@ pub fn a64_access(
 /// Executes a per-channel Mesa 25 memory message (`memory_load`, `memory_store`,
 /// `memory_atomic` of a buffer, shared local memory, an image or a 64-bit address) for the
 /// `enabled` channels, as the gen9 message it lowers to
-/// ([`eubatch_ir::message::memory::per_channel`]) runs.
+/// ([`eubatch_ir::message::memory::per_channel`]) runs. `srcs` are the instruction's, a
+/// binding table entry computed at run time replaced by its value.
 pub fn memory_access(
     shader: &Shader,
     t: &mut Thread,
     inst: Inst,
+    srcs: &[Operand],
     enabled: u32,
     out: &mut Outputs,
 ) -> Result<(), SimError> {
     use eubatch_ir::message::memory::{per_channel, src, Target};
     let op = shader.insts.opcode[inst];
-    let srcs = shader.srcs(inst);
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let dst = shader.insts.dst[inst];
@@ -295,8 +296,8 @@ pub fn memory_access(
         SimError::at(
             inst,
             format!(
-                "a `{}` other than a constant block load or a per-channel access is not \
-                 modelled yet",
+                "a `{}` other than a block load or store or a per-channel access of 8-, 16- \
+                 or 32-bit data is not modelled yet",
                 op.name()
             ),
         )

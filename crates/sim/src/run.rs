@@ -696,14 +696,8 @@ fn execute(
         Opcode::FbWriteLogical => logical_messages::fb_write(&s, t, out),
         Opcode::UrbWriteLogical => logical_messages::urb_write(&s, t, out),
         Opcode::UrbReadLogical => logical_messages::urb_read(&s, t),
-        Opcode::MemoryLoadLogical
-            if eubatch_ir::message::memory::constant_block(s.srcs).is_some() =>
-        {
-            logical_messages::memory_load(&s, t)
-        }
         Opcode::MemoryLoadLogical | Opcode::MemoryStoreLogical | Opcode::MemoryAtomicLogical => {
-            crate::memory::memory_access(shader, t, inst, enabled & pred, out)?;
-            Ok(false)
+            logical_messages::memory(&s, t, out)
         }
         Opcode::UniformPullConst => logical_messages::uniform_pull_constant(&s, t),
         Opcode::VaryingPullConstLogical => logical_messages::varying_pull_constant(&s, t),

@@ -12,7 +12,9 @@
 //! says what it reads.
 //!
 //! A source is taken as scalar only where all of these hold: it is a sampler message's
-//! ([`crate::message::sampler::lower`] says which components it reads), read with stride
+//! ([`crate::message::sampler::lower`] says which components it reads) or a per-channel
+//! memory message's address or data (`memory_load`, `memory_store`, `memory_atomic`: as
+//! many components as its coordinates and components), read with stride
 //! one; those components, at the message's width, run past the VGRF; and every write of
 //! the VGRF is NoMask, in channel group 0 and narrower than the message, all of one
 //! width. Anything else reading past a VGRF stays as it is (and is refused later).
@@ -20,6 +22,7 @@
 use crate::builder::Builder;
 use crate::entities::Inst;
 use crate::message::sampler::{self, Param};
+use crate::opcode::Opcode;
 use crate::operand::{Operand, RegFile};
 use crate::shader::Shader;
 use crate::vgrf::VgrfLayout;
@@ -46,8 +49,14 @@ pub fn widen(shader: &mut Shader, order: Vec<Inst>) -> Vec<Inst> {
     }
     let mut out = Vec::with_capacity(order.len());
     for i in order {
-        if is_sampler_message(shader.insts.opcode[i]) {
+        let op = shader.insts.opcode[i];
+        if is_sampler_message(op) {
             widen_message(shader, i, &writes, &mut out);
+        } else if matches!(
+            op,
+            Opcode::MemoryLoadLogical | Opcode::MemoryStoreLogical | Opcode::MemoryAtomicLogical
+        ) {
+            widen_memory_message(shader, i, &writes, &mut out);
         }
         out.push(i);
     }
@@ -64,9 +73,7 @@ fn widen_message(
     let Ok(lowered) = sampler::lower(op, shader.srcs(inst), shader.target) else {
         return;
     };
-    let exec = shader.insts.control[inst].exec_size;
-    let srcs = shader.srcs(inst).to_vec();
-    for (k, s) in srcs.iter().enumerate() {
+    for k in 0..shader.srcs(inst).len() {
         let comps = lowered
             .params
             .iter()
@@ -75,34 +82,84 @@ fn widen_message(
                 _ => None,
             })
             .max();
-        let Some(comps) = comps else { continue };
-        if s.file != RegFile::Vgrf || s.stride != 1 || (s.nr as usize) >= writes.len() {
-            continue;
+        if let Some(comps) = comps {
+            widen_source(shader, inst, k, comps, writes, out);
         }
-        let Some(Some(narrow)) = writes[s.nr as usize] else {
-            continue;
-        };
-        let size = s.ty.size();
-        let vgrf_size = shader.vgrfs[s.vgrf_nr()].size();
-        if narrow >= exec || s.offset + comps * exec as u32 * size <= vgrf_size {
-            continue;
-        }
-        // Component c of the scalar: one register of `narrow` elements, read at element 0.
-        if s.offset + comps * narrow as u32 * size > vgrf_size {
-            continue;
-        }
-        let wide = comps * exec as u32 * size;
-        let tmp = shader.vgrfs.push(VgrfLayout::flat(wide)).index() as u32;
-        // In the message's channels.
-        let ctl = shader.insts.control[inst];
-        let b = Builder::new(exec).at(ctl.group).exec_all_if(ctl.no_mask());
-        for c in 0..comps {
-            let mut from = *s;
-            from.offset += c * narrow as u32 * size;
-            from.stride = 0;
-            let dst = Operand::vgrf(tmp, c * exec as u32 * size, s.ty, 1);
-            out.push(b.mov(shader, dst, from));
-        }
-        shader.srcs_mut(inst)[k] = Operand::vgrf(tmp, 0, s.ty, 1);
     }
+}
+
+/// The same for a per-channel Mesa 25 memory message (not a block: `MEMORY_FLAG_TRANSPOSE`
+/// clear): its address of `coord_components` and its data of `components` each
+/// (`lower_hdc_memory_logical_send` reads both through `offset(reg, bld, i)`).
+fn widen_memory_message(
+    shader: &mut Shader,
+    inst: Inst,
+    writes: &[Option<Option<u8>>],
+    out: &mut Vec<Inst>,
+) {
+    use crate::message::memory::{src, FLAG_TRANSPOSE};
+    let srcs = shader.srcs(inst);
+    if srcs.len() != src::COUNT {
+        return;
+    }
+    let imm = |k: usize| (srcs[k].file == RegFile::Imm).then(|| srcs[k].imm_bits() as u32);
+    let (Some(flags), Some(coords), Some(comps)) = (
+        imm(src::FLAGS),
+        imm(src::COORD_COMPONENTS),
+        imm(src::COMPONENTS),
+    ) else {
+        return;
+    };
+    if flags & FLAG_TRANSPOSE != 0 {
+        return;
+    }
+    for (k, n) in [
+        (src::ADDRESS, coords),
+        (src::DATA0, comps),
+        (src::DATA1, comps),
+    ] {
+        widen_source(shader, inst, k, n, writes, out);
+    }
+}
+
+/// Source `k` of `inst`, read as `comps` components, replaced by a full-width copy if it
+/// is a scalar VGRF (the rules at the top).
+fn widen_source(
+    shader: &mut Shader,
+    inst: Inst,
+    k: usize,
+    comps: u32,
+    writes: &[Option<Option<u8>>],
+    out: &mut Vec<Inst>,
+) {
+    let exec = shader.insts.control[inst].exec_size;
+    let s = shader.srcs(inst)[k];
+    if comps == 0 || s.file != RegFile::Vgrf || s.stride != 1 || (s.nr as usize) >= writes.len() {
+        return;
+    }
+    let Some(Some(narrow)) = writes[s.nr as usize] else {
+        return;
+    };
+    let size = s.ty.size();
+    let vgrf_size = shader.vgrfs[s.vgrf_nr()].size();
+    if narrow >= exec || s.offset + comps * exec as u32 * size <= vgrf_size {
+        return;
+    }
+    // Component c of the scalar: one register of `narrow` elements, read at element 0.
+    if s.offset + comps * narrow as u32 * size > vgrf_size {
+        return;
+    }
+    let wide = comps * exec as u32 * size;
+    let tmp = shader.vgrfs.push(VgrfLayout::flat(wide)).index() as u32;
+    // In the message's channels.
+    let ctl = shader.insts.control[inst];
+    let b = Builder::new(exec).at(ctl.group).exec_all_if(ctl.no_mask());
+    for c in 0..comps {
+        let mut from = s;
+        from.offset += c * narrow as u32 * size;
+        from.stride = 0;
+        let dst = Operand::vgrf(tmp, c * exec as u32 * size, s.ty, 1);
+        out.push(b.mov(shader, dst, from));
+    }
+    shader.srcs_mut(inst)[k] = Operand::vgrf(tmp, 0, s.ty, 1);
 }

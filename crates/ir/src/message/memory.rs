@@ -105,6 +105,93 @@ pub const SURFTYPE_FLAT: u32 = 0;
 pub const BTI_SLM: u32 = 254;
 /// `LSC_OP_STORE`.
 pub const OP_STORE: u32 = 4;
+/// `LSC_OP_LOAD_CMASK` and `LSC_OP_STORE_CMASK` (image loads and stores): before LSC the
+/// same messages as `LSC_OP_LOAD` and `LSC_OP_STORE`, `lower_hdc_memory_logical_send`
+/// giving either the message of `components` (`brw_dp_typed_surface_rw_desc`,
+/// `brw_dp_untyped_surface_rw_desc`).
+pub const OP_LOAD_CMASK: u32 = 2;
+pub const OP_STORE_CMASK: u32 = 6;
+
+/// Whether LSC opcode `op` is a load or a store (with or without a channel mask), and
+/// which.
+pub fn load_or_store(op: u32) -> Option<bool> {
+    match op {
+        OP_LOAD | OP_LOAD_CMASK => Some(false),
+        OP_STORE | OP_STORE_CMASK => Some(true),
+        _ => None,
+    }
+}
+
+/// Bytes a Mesa 25 `memory_load` or `memory_atomic` (with a destination) of dwords
+/// (`d32`, or `d8u32`/`d16u32`, the low bits of a dword) answers: `components` dwords per
+/// channel, or `components` dwords in all for a block (transposed) load; an atomic one
+/// dword per channel. `None` for other data sizes and for stores.
+pub fn response_bytes(op: crate::Opcode, srcs: &[Operand], exec: u32) -> Option<u32> {
+    if !matches!(
+        op,
+        crate::Opcode::MemoryLoadLogical | crate::Opcode::MemoryAtomicLogical
+    ) || srcs.len() != src::COUNT
+    {
+        return None;
+    }
+    let imm = |k: usize| (srcs[k].file == RegFile::Imm).then(|| srcs[k].imm_bits() as u32);
+    if !matches!(imm(src::DATA_SIZE)?, DATA_SIZE_D32 | 4 | 5) {
+        return None;
+    }
+    let comps = imm(src::COMPONENTS)?;
+    if op == crate::Opcode::MemoryAtomicLogical {
+        return (comps == 1).then_some(4 * exec);
+    }
+    Some(if imm(src::FLAGS)? & FLAG_TRANSPOSE != 0 {
+        4 * comps
+    } else {
+        4 * comps * exec
+    })
+}
+
+/// A block (transposed) load or store of a buffer or of shared local memory: `dwords`
+/// consecutive dwords at the scalar byte address `address` of binding table entry
+/// `surface` (254 for shared memory), for the whole message (Mesa 25
+/// `lower_hdc_memory_logical_send` with `MEMORY_FLAG_TRANSPOSE`: an OWord block read or
+/// write, `brw_dp_oword_block_rw_desc`; unaligned for a buffer, the header's dword 2 a byte
+/// address; OWord-aligned for shared memory, the address in OWords).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DataBlock {
+    pub surface: u32,
+    pub address: Operand,
+    pub dwords: u32,
+    pub write: bool,
+    /// Shared local memory: the 16-byte aligned message.
+    pub aligned: bool,
+}
+
+/// The block load or store `srcs` describe, if they describe one of a buffer (binding
+/// table entry as an immediate) or of shared memory, with 32-bit data.
+pub fn data_block(srcs: &[Operand]) -> Option<DataBlock> {
+    if srcs.len() != src::COUNT {
+        return None;
+    }
+    let imm = |k: usize| (srcs[k].file == RegFile::Imm).then(|| srcs[k].imm_bits() as u32);
+    let write = load_or_store(imm(src::OPCODE)?)?;
+    let (surface, aligned) = match (imm(src::MODE)?, imm(src::BINDING_TYPE)?) {
+        (MODE_SHARED, _) => (BTI_SLM, true),
+        (MODE_UNTYPED, SURFTYPE_BTI) => (imm(src::BINDING)?, false),
+        _ => return None,
+    };
+    let ok = imm(src::COORD_COMPONENTS)? == 1
+        && imm(src::DATA_SIZE)? == DATA_SIZE_D32
+        && imm(src::FLAGS)? & FLAG_TRANSPOSE != 0
+        && srcs[src::DATA0].is_bad() != write
+        && srcs[src::DATA1].is_bad();
+    let dwords = imm(src::COMPONENTS)?;
+    (ok && oword_block_size(dwords).is_some()).then_some(DataBlock {
+        surface,
+        address: srcs[src::ADDRESS],
+        dwords,
+        write,
+        aligned,
+    })
+}
 
 /// Where a Mesa 25 memory message goes before LSC hardware (Mesa 25
 /// brw_lower_logical_sends.cpp `lower_hdc_memory_logical_send`).
@@ -133,12 +220,14 @@ pub struct PerChannel {
 
 /// The legacy atomic operation of an LSC one (Mesa `lsc_op_to_legacy_atomic`), and
 /// whether it is a float one: `None` for operations gen9 has no message for (float add
-/// and subtract, atomic load and store).
+/// and subtract, atomic load). An atomic store (`LSC_OP_ATOMIC_STORE`, NIR's exchange) is
+/// `BRW_AOP_MOV`, returning the old value.
 pub fn legacy_atomic(lsc_op: u32) -> Option<(bool, u32)> {
     use super::atomic::op;
     Some(match lsc_op {
         8 => (false, op::INC),
         9 => (false, op::DEC),
+        11 => (false, op::MOV),
         12 => (false, op::ADD),
         13 => (false, op::SUB),
         14 => (false, op::IMIN),
@@ -209,8 +298,7 @@ pub fn per_channel(srcs: &[Operand], has_dst: bool) -> Option<PerChannel> {
             op: aop,
             response: has_dst,
         })
-    } else if op == OP_LOAD || op == OP_STORE {
-        let write = op == OP_STORE;
+    } else if let Some(write) = load_or_store(op) {
         // `byte_scattered = data_bit_size < 32 || (alignment != 0 && alignment < 4)`.
         let byte = bits < 32 || (align != 0 && align < 4);
         let shape = match (typed, byte) {
@@ -306,6 +394,26 @@ mod per_channel_tests {
                 op: Legacy::Atomic(a),
                 ..
             }) if a.op == crate::message::atomic::op::CMPWR && a.response
+        ));
+        // An image store with a channel mask is the typed write of its components; an
+        // exchange the atomic move.
+        let image_store = per_channel(&srcs(OP_STORE_CMASK, MODE_TYPED, SURFTYPE_BTI, 2, 4), false);
+        assert!(matches!(
+            image_store,
+            Some(PerChannel {
+                target: Target::Typed(3),
+                op: Legacy::Access(s),
+                ..
+            }) if s.kind == Kind::Typed && s.comps == 4 && s.write
+        ));
+        let xchg = per_channel(&srcs(11, MODE_SHARED, SURFTYPE_FLAT, 2, 1), true);
+        assert!(matches!(
+            xchg,
+            Some(PerChannel {
+                target: Target::Bti(BTI_SLM),
+                op: Legacy::Atomic(a),
+                ..
+            }) if a.op == crate::message::atomic::op::MOV && a.response
         ));
         // Float add has no gen9 message; scratch has its own header.
         assert_eq!(

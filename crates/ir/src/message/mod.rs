@@ -40,13 +40,17 @@ pub mod sfid {
 /// (fs_visitor::VARYING_PULL_CONSTANT_LOAD, `size_written = 4 * component_size`); a
 /// surface, A64 or block read's components as their tables say (`atomic`, `surface`,
 /// `a64`, `block`: the immediate argument of untyped and typed reads, one dword per
-/// channel for scattered ones, an atomic's old value, a block's dwords). `None` for
+/// channel for scattered ones, an atomic's old value, a block's dwords; Mesa 25's
+/// `memory_load` and `memory_atomic`: [`memory::response_bytes`]). `None` for
 /// messages without a response, or whose size is the instruction's own (`(size: N)`:
 /// sampler messages, which answer the components a pass leaves them).
 pub fn response_bytes(op: crate::Opcode, srcs: &[Operand], exec: u32) -> Option<u32> {
     let per_channel = exec * 4;
     if op == crate::Opcode::VaryingPullConstLogical {
         return Some(4 * per_channel);
+    }
+    if let Some(n) = memory::response_bytes(op, srcs, exec) {
+        return Some(n);
     }
     if let Some(a) = atomic::logical(op, srcs, true) {
         return Some(a.response as u32 * per_channel);

@@ -111,10 +111,80 @@ pub(super) fn urb_read(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
 /// Mesa 25's memory_load: only constant-buffer block loads are modelled, the same seeded
 /// function of (surface, dword) as the pull-constant loads, `dwords` of them from the byte
 /// address (channel 0's, a scalar) for all channels.
-pub(super) fn memory_load(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
-    let block = eubatch_ir::message::memory::constant_block(s.srcs).ok_or_else(|| {
-        s.fail("a memory_load other than a constant block load is not modelled yet")
+/// Mesa 25's `memory_load`, `memory_store` and `memory_atomic`: a binding table entry
+/// computed at run time is channel 0's value of the scalar, its low 8 bits
+/// (`lower_hdc_memory_logical_send`: `ubld1.AND(tmp, binding, 0xff)`), and the message is
+/// then the one with that entry as an immediate: a constant block load, a block load or
+/// store of a buffer or shared memory ([`data_block`]), or a per-channel access
+/// ([`crate::memory::memory_access`]).
+pub(super) fn memory(s: &Step, t: &mut Thread, out: &mut Outputs) -> Result<bool, SimError> {
+    use eubatch_ir::message::memory::{self, src};
+    let mut srcs = s.srcs.to_vec();
+    if let Some(b) = srcs.get(src::BINDING).copied() {
+        if !b.is_bad() && b.file != RegFile::Imm {
+            let v = decode(b.ty, s.read(t, &b, 0)?).as_i128() as u64 & 0xff;
+            srcs[src::BINDING] = Operand::imm(Type::UD, v);
+        }
+    }
+    let s = Step { srcs: &srcs, ..*s };
+    if let Some(block) = memory::constant_block(s.srcs) {
+        return memory_load(&s, t, block);
+    }
+    if let Some(block) = memory::data_block(s.srcs) {
+        return data_block(&s, t, out, block);
+    }
+    crate::memory::memory_access(s.shader, t, s.inst, s.srcs, s.enabled & s.pred, out)?;
+    Ok(false)
+}
+
+/// A block load or store of a buffer or shared memory: the OWord block message it lowers
+/// to ([`crate::memory::block_run`]), for the whole message when any of its channels is
+/// enabled (Mesa's are NoMask). A fragment shader's block store would go under the sample
+/// mask, a predicate on the whole message that is not modelled.
+fn data_block(
+    s: &Step,
+    t: &mut Thread,
+    out: &mut Outputs,
+    block: eubatch_ir::message::memory::DataBlock,
+) -> Result<bool, SimError> {
+    if block.write && s.shader.stage == eubatch_ir::shader::Stage::Fs {
+        return Err(s.fail(
+            "a fragment shader's block memory_store (under the sample mask) is not modelled yet",
+        ));
+    }
+    let b = eubatch_ir::message::block::Block {
+        a64: false,
+        write: block.write,
+        aligned: block.aligned,
+        dwords: block.dwords,
+    };
+    let mut a = block.address;
+    a.ty = Type::UD;
+    let addr = s.read(t, &a, 0)?;
+    let dword = |op: &Operand, j: u32| {
+        let mut o = *op;
+        o.ty = Type::UD;
+        o.stride = 1;
+        o.offset += 4 * j;
+        o
+    };
+    let active = s.enabled & super::channel_range(s.group, s.exec) != 0;
+    let data = s.srcs[eubatch_ir::message::memory::src::DATA0];
+    let inst = s.inst;
+    let read = crate::memory::block_run(t, active, b, block.surface as u64, addr, out, |t, j| {
+        t.read(&dword(&data, j), 0).map_err(|e| e.with_inst(inst))
     })?;
+    for (j, v) in read.into_iter().enumerate() {
+        s.write(t, &dword(&s.dst, j as u32), 0, v)?;
+    }
+    Ok(false)
+}
+
+fn memory_load(
+    s: &Step,
+    t: &mut Thread,
+    block: eubatch_ir::message::memory::ConstantBlock,
+) -> Result<bool, SimError> {
     let addr =
         decode(block.address.ty, s.read(t, &block.address, 0)?).as_i128() as u64 & 0xffff_ffff;
     if !addr.is_multiple_of(4) {
