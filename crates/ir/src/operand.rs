@@ -306,9 +306,11 @@ impl Operand {
                 if r.width == 0 {
                     sz
                 } else {
-                    let rows = (exec / r.width as u64).max(1);
-                    let last =
-                        (rows - 1) * r.vstride as u64 + (r.width as u64 - 1) * r.hstride as u64;
+                    // Fewer channels than a row holds use the row's first `exec_size`
+                    // elements (`mov(1) f0.0<8;8,1>:UW` writes one word).
+                    let width = (r.width as u64).min(exec.max(1));
+                    let rows = (exec / width).max(1);
+                    let last = (rows - 1) * r.vstride as u64 + (width - 1) * r.hstride as u64;
                     (last + 1) * sz
                 }
             }

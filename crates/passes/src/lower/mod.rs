@@ -17,6 +17,7 @@ pub mod logical_sends;
 pub mod pack;
 pub mod regioning;
 pub mod simd_width;
+pub mod subgroup_ops;
 pub mod three_src_null_dest;
 pub mod wide_immediates;
 pub mod zero_samples;
