@@ -25,6 +25,7 @@ pub mod raw_move;
 pub mod region_rules;
 pub mod shader;
 pub mod size_read;
+pub mod subgroup;
 pub mod target;
 pub mod text;
 pub mod thread_inputs;

@@ -149,6 +149,7 @@ pub const PASSES: &[Pass] = passes![
     "lower_regioning" => crate::lower::regioning,
     "lower_scalar_fp64_mad" => crate::lower::scalar_fp64_mad,
     "lower_simd_width" => crate::lower::simd_width,
+    "lower_subgroup_ops" => crate::lower::subgroup_ops,
     "lower_wide_immediates" => crate::lower::wide_immediates,
     "payload_cse" => crate::payload_cse,
     "predicated_break" => crate::predicated_break,
@@ -174,7 +175,7 @@ pub const OPT: &str =
 
 /// Lowering to hardware form, after the optimization loop and followed by it again (what
 /// lowering leaves behind — payload copies, split pieces — is what the loop cleans up).
-pub const LOWER: &str = "opt,tex_response,lower_load_payload,lower_pack,lower_wide_immediates,lower_linterp,lower_regioning,lower_simd_width,lower_scalar_fp64_mad,lower_integer_mul,lower_logical_sends,split,\
+pub const LOWER: &str = "opt,tex_response,lower_load_payload,lower_pack,lower_subgroup_ops,lower_wide_immediates,lower_linterp,lower_regioning,lower_simd_width,lower_scalar_fp64_mad,lower_integer_mul,lower_logical_sends,split,\
      loop(algebraic,cse,payload_cse,load_cse,sat_prop,copy_prop,cmod_prop,zero_samples,dce,dead_cf,predicated_break,sel_peephole,coalesce),\
      combine_constants,fixup_3src_null_dest,compact";
 

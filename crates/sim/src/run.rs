@@ -10,7 +10,8 @@
 //! The instructions themselves are executed by family, in the submodules: plain ALU
 //! instructions ([`plain_alu`]), the virtual opcodes that assemble registers
 //! ([`virtual_ops`]), pixel coordinates and interpolation ([`interpolation`]), the opcodes
-//! that read other channels ([`cross_channel`]) and logical messages
+//! that read other channels ([`cross_channel`]), Mesa 25's subgroup opcodes
+//! ([`subgroup`]) and logical messages
 //! ([`logical_messages`]); raw sends are [`crate::hw_message`]'s.
 
 mod cross_channel;
@@ -18,6 +19,7 @@ mod interpolation;
 mod logical_messages;
 mod plain_alu;
 mod scratch_ops;
+mod subgroup;
 mod virtual_ops;
 
 use eubatch_ir::opcode::ControlFlow;
@@ -689,6 +691,14 @@ fn execute(
         Opcode::Broadcast => cross_channel::broadcast(&s, t),
         Opcode::SelExec => cross_channel::sel_exec(&s, t),
         Opcode::Shuffle => cross_channel::shuffle(&s, t),
+        Opcode::Reduce | Opcode::InclusiveScan | Opcode::ExclusiveScan => {
+            subgroup::reduce_or_scan(&s, t)
+        }
+        Opcode::Ballot => subgroup::ballot(&s, t),
+        Opcode::VoteAny | Opcode::VoteAll | Opcode::VoteEqual => subgroup::vote(&s, t),
+        Opcode::ReadFromLiveChannel | Opcode::ReadFromChannel => subgroup::read_from_channel(&s, t),
+        Opcode::QuadSwap => subgroup::quad_swap(&s, t),
+        Opcode::LoadSubgroupInvocation => subgroup::load_subgroup_invocation(&s, t),
         Opcode::FbWriteLogical => logical_messages::fb_write(&s, t, out),
         Opcode::UrbWriteLogical => logical_messages::urb_write(&s, t, out),
         Opcode::UrbReadLogical => logical_messages::urb_read(&s, t),

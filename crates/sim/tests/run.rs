@@ -846,3 +846,236 @@ fn vec4_untyped_atomics_run_per_half() {
         assert_eq!(slot[0].undefined, 0b1110);
     }
 }
+
+/// A SIMD8 fragment shader whose channels 0-2 run `body` (writing vgrf2-vgrf5, which hold
+/// 99 before), vgrf1 the channel index and vgrf6 the index plus 5; the four values go to
+/// the framebuffer, one record per channel.
+fn three_live_channels(body: &str) -> Vec<Vec<u64>> {
+    let s = shader(
+        &format!(
+            "    mov(8) vgrf0:UW, 76543210V NoMask
+    mov(8) vgrf1:UD, vgrf0:UW
+    add(8) vgrf6:UD, vgrf1:UD, 5u
+    xor(8) vgrf7:UD, vgrf1:UD, 1u
+    mov(8) vgrf2:UD, 99u NoMask
+    mov(8) vgrf3:UD, 99u NoMask
+    mov(8) vgrf4:UD, 99u NoMask
+    mov(8) vgrf5:UD, 99u NoMask
+    cmp.l.f0.0(8) null:UD, vgrf1:UD, 3u
+    (+f0.0) if(8) (null):UD
+block1:
+{body}block2:
+    endif(8) (null):UD
+    mov(8) vgrf8:UD, vgrf2:UD
+    mov(8) vgrf8+1.0:UD, vgrf3:UD
+    mov(8) vgrf8+2.0:UD, vgrf4:UD
+    mov(8) vgrf8+3.0:UD, vgrf5:UD
+    fb_write_logical(8) (EOT) (null):UD, vgrf8:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 4u
+"
+        ),
+        "vgrf0 1x16\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\nvgrf4 1x32\nvgrf5 1x32\nvgrf6 1x32\nvgrf7 1x32\nvgrf8 4x32\n",
+    );
+    // A seed whose eight pixels are all lit: the framebuffer write records every channel.
+    let seed = (0..)
+        .find(|&s| eubatch_sim::inputs::pixel_mask(s, 0, 8) == 0xff)
+        .unwrap();
+    let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.records.len(), 8);
+    assert_eq!(out.poison_reads, 0);
+    out.records.iter().map(|r| r.values.clone()).collect()
+}
+
+/// Mesa 25's subgroup opcodes take only the live channels (0-2 of 8) and write only the
+/// enabled ones, except `load_subgroup_invocation` and gen9's quad vote, which Mesa
+/// writes NoMask; scans start from each operation's identity.
+#[test]
+fn mesa25_subgroup_opcodes_take_the_live_channels_only() {
+    let m = 0xffff_ffffu64; // -1 as a dword
+                            // ballot of the index (channel 0's is zero); add reduction; exclusive add scan;
+                            // inclusive max scan of index ^ 1 (1, 0, 3).
+    let r = three_live_channels(
+        "    ballot(8) vgrf2:UD, vgrf1:UD
+    reduce(8) vgrf3:D, vgrf1:D, 0u, 8u
+    exclusive_scan(8) vgrf4:UD, vgrf1:UD, 0u
+    inclusive_scan(8) vgrf5:UD, vgrf7:UD, 3u
+",
+    );
+    let want = [[6, 3, 0, 1], [6, 3, 0, 1], [6, 3, 1, 3]];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(r[i], w.to_vec(), "channel {i}");
+    }
+    for (i, v) in r.iter().enumerate().skip(3) {
+        assert_eq!(v, &vec![99, 99, 99, 99], "disabled channel {i}");
+    }
+    // Reductions in clusters of 2 (0+1, 2 alone in its live half); exclusive min scan
+    // (identity: all ones for UD); the votes.
+    let r = three_live_channels(
+        "    reduce(8) vgrf2:UD, vgrf1:UD, 0u, 2u
+    exclusive_scan(8) vgrf3:UD, vgrf6:UD, 2u
+    vote_equal(8) vgrf4:D, vgrf1:D
+    vote_any(8) vgrf5:D, vgrf1:D, 4u
+",
+    );
+    let want = [[1, m, 0, m], [1, 5, 0, m], [2, 5, 0, m]];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(r[i], w.to_vec(), "channel {i}");
+    }
+    // The quad vote's NoMask `mov 0` reaches the disabled channels.
+    for (i, v) in r.iter().enumerate().skip(3) {
+        assert_eq!(v, &vec![99, 99, 99, 0], "disabled channel {i}");
+    }
+    // Reading channels: the first live one, an immediate one, one named by the first
+    // live channel's vgrf7 (1: channel 1); the invocation index, in every channel.
+    let r = three_live_channels(
+        "    read_from_live_channel(8) vgrf2:D, vgrf6:D
+    read_from_channel(8) vgrf3:D, vgrf6:D, 2u
+    read_from_channel(8) vgrf4:D, vgrf6:D, vgrf7:UD
+    load_subgroup_invocation(8) vgrf5:UD NoMask
+",
+    );
+    for (i, v) in r.iter().enumerate() {
+        let i = i as u64;
+        let want = if i < 3 {
+            vec![5, 7, 6, i]
+        } else {
+            vec![99, 99, 99, i]
+        };
+        assert_eq!(v, &want, "channel {i}");
+    }
+    // A float scan rounds as Mesa's steps do, and vote_all sees channel 0's zero.
+    let r = three_live_channels(
+        "    mov(8) vgrf2:F, vgrf1:UD
+    inclusive_scan(8) vgrf3:F, vgrf2:F, 0u
+    vote_all(8) vgrf4:D, vgrf1:D
+    vote_equal(8) vgrf5:D, 7d
+",
+    );
+    let f = |x: f32| x.to_bits() as u64;
+    let want = [
+        [f(0.0), f(0.0), 0, m],
+        [f(1.0), f(1.0), 0, m],
+        [f(2.0), f(3.0), 0, m],
+    ];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(r[i], w.to_vec(), "channel {i}");
+    }
+}
+
+/// A SIMD8 compute shader whose channels 0-2 run `body`, with vgrf1 the channel index,
+/// vgrf2 four times it (a byte address), vgrf3 the index plus 5.
+fn cs_three_live_channels(body: &str, vgrfs: &str) -> eubatch_ir::Shader {
+    let text = format!(
+        "shader \"t\" stage CS width 8 target skl\nvgrf0 1x16\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\n{vgrfs}block0:
+    mov(8) vgrf0:UW, 76543210V NoMask
+    mov(8) vgrf1:UD, vgrf0:UW
+    shl(8) vgrf2:UD, vgrf1:UD, 2u
+    add(8) vgrf3:UD, vgrf1:UD, 5u
+    cmp.l.f0.0(8) null:UD, vgrf1:UD, 3u
+    (+f0.0) if(8) (null):UD
+block1:
+{body}block2:
+    endif(8) (null):UD
+"
+    );
+    let s = parse_shader(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let errs = eubatch_ir::verify::verify(&s);
+    assert!(errs.is_empty(), "{errs:?}\n{text}");
+    s
+}
+
+/// The data of the `memory_write` records to binding table entry `surface`, by channel.
+fn writes_to(out: &eubatch_sim::Outputs, surface: u64) -> Vec<(u32, Vec<u64>)> {
+    out.records
+        .iter()
+        .filter(|r| r.message == "memory_write" && r.values.first() == Some(&surface))
+        .map(|r| (r.channel, r.values[2..].to_vec()))
+        .collect()
+}
+
+/// Mesa 25's memory messages beyond constant blocks and per-channel accesses: an exchange
+/// (`atomic_store`, BRW_AOP_MOV) returns the old value and stores its data in the live
+/// channels only; a binding table entry computed at run time is its low 8 bits; a block
+/// (transposed) load reads consecutive dwords for the whole message; image loads and
+/// stores with a channel mask are the typed messages of their components.
+#[test]
+fn mesa25_memory_exchange_block_load_and_run_time_binding() {
+    // Surface 1 through a run-time entry 0x101; old values read first; a NoMask
+    // per-channel load and a block load of 8 dwords afterwards.
+    let s = cs_three_live_channels(
+        "    mov(8) vgrf4:UD, 257u NoMask
+    memory_load(8) vgrf5:UD, 0u, 1u, 3u, 1u, vgrf2:UD, 1u, 0u, 2u, 1u, 0u, (null):UD, (null):UD NoMask
+    memory_atomic(8) vgrf6:UD, 11u, 1u, 3u, vgrf4<0>:UD, vgrf2:UD, 1u, 0u, 2u, 1u, 0u, vgrf3:UD, (null):UD
+    memory_load(8) vgrf7:UD, 0u, 1u, 3u, 1u, vgrf2:UD, 1u, 0u, 2u, 1u, 0u, (null):UD, (null):UD NoMask
+    memory_load(1) (size: 32) vgrf8:UD, 0u, 1u, 3u, 1u, 0d, 1u, 4u, 2u, 8u, 1u, (null):UD, (null):UD NoMask
+    memory_store(8) (null):UD, 4u, 1u, 3u, 9u, vgrf2:UD, 1u, 0u, 2u, 1u, 0u, vgrf5:UD, (null):UD NoMask
+    memory_store(8) (null):UD, 4u, 1u, 3u, 10u, vgrf2:UD, 1u, 0u, 2u, 1u, 0u, vgrf6:UD, (null):UD
+    memory_store(8) (null):UD, 4u, 1u, 3u, 11u, vgrf2:UD, 1u, 0u, 2u, 1u, 0u, vgrf7:UD, (null):UD NoMask
+    memory_store(8) (null):UD, 4u, 1u, 3u, 12u, vgrf2:UD, 1u, 0u, 2u, 1u, 0u, vgrf8:UD, (null):UD NoMask
+",
+        "vgrf4 1x32\nvgrf5 1x32\nvgrf6 1x32\nvgrf7 1x32\nvgrf8 1x32\n",
+    );
+    for seed in 0..4 {
+        let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.poison_reads, 0);
+        let old = writes_to(&out, 9);
+        assert_eq!(old.len(), 8);
+        let returned = writes_to(&out, 10);
+        assert_eq!(
+            returned,
+            old[..3],
+            "seed {seed}: the live channels' old values"
+        );
+        let after = writes_to(&out, 11);
+        assert_eq!(after.len(), 8);
+        for (c, v) in &after[..3] {
+            assert_eq!(
+                v,
+                &vec![*c as u64 + 5],
+                "seed {seed}: stored in channel {c}"
+            );
+        }
+        // Channels 3-7 did not store: the memory there is as it was.
+        assert_eq!(after[3..], old[3..], "seed {seed}");
+        assert_eq!(writes_to(&out, 12), after, "seed {seed}: the block load");
+        // The exchange is one atomic record per live channel with the value stored.
+        let atomics: Vec<_> = out
+            .records
+            .iter()
+            .filter(|r| r.message == "memory_atomic")
+            .map(|r| (r.channel, r.values.clone()))
+            .collect();
+        assert_eq!(atomics.len(), 3);
+        for (c, v) in atomics {
+            assert_eq!(v, vec![1, 4 * c as u64, c as u64 + 5]);
+        }
+    }
+    // An image store and load with a channel mask (LSC_OP_STORE_CMASK, LOAD_CMASK) are
+    // the typed messages of four components, as LSC_OP_STORE and LOAD give them.
+    let image = |store: u32, load: u32| {
+        cs_three_live_channels(
+            &format!(
+                "    mov(8) vgrf4:UD, vgrf1:UD
+    mov(8) vgrf4+1.0:UD, 0u
+    mov(8) vgrf5:UD, vgrf3:UD
+    mov(8) vgrf5+1.0:UD, vgrf1:UD
+    mov(8) vgrf5+2.0:UD, vgrf2:UD
+    mov(8) vgrf5+3.0:UD, 7u
+    memory_store(8) (null):UD, {store}u, 0u, 3u, 2u, vgrf4:UD, 2u, 0u, 2u, 4u, 0u, vgrf5:UD, (null):UD
+    mov(8) vgrf4:UD, vgrf1:UD NoMask
+    memory_load(8) vgrf6:UD, {load}u, 0u, 3u, 2u, vgrf4:UD, 2u, 0u, 2u, 4u, 0u, (null):UD, (null):UD NoMask
+    memory_store(8) (null):UD, 4u, 1u, 3u, 9u, vgrf2:UD, 1u, 0u, 2u, 4u, 0u, vgrf6:UD, (null):UD NoMask
+"
+            ),
+            "vgrf4 2x32\nvgrf5 4x32\nvgrf6 4x32\n",
+        )
+    };
+    let cmask = image(6, 2);
+    assert!(equivalent(&image(4, 0), &cmask, 0..4).is_ok());
+    let out = run(&cmask, 0, None).unwrap();
+    let texels = writes_to(&out, 9);
+    assert_eq!(texels.len(), 8);
+    for (c, v) in &texels[..3] {
+        let c = *c as u64;
+        assert_eq!(v, &vec![c + 5, c, 4 * c, 7]);
+    }
+}

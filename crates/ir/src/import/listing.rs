@@ -107,6 +107,10 @@ pub struct ListedProgram {
     /// Its 32-bit float immediates (`0xbfb504f3F`), gathered with the 64-bit ones: exact
     /// where the vec4 IR printer rounds (`"%fF"`, six decimals).
     pub float_immediates: Vec<u32>,
+    /// The descriptors (the EOT bit, bit 31 of the printed immediate, cleared) of its
+    /// thread-ending sends to the thread spawner (`thread_spawner MsgDesc: ... EOT`): a
+    /// compute thread's end.
+    pub thread_ends: Vec<u32>,
 }
 
 /// A 64-bit immediate operand of the disassembly: `0x` and 16 hex digits, then the type.
@@ -419,6 +423,7 @@ pub fn listed_programs_filtered(
                     sampler: Vec::new(),
                     wide_immediates: Vec::new(),
                     float_immediates: Vec::new(),
+                    thread_ends: Vec::new(),
                 });
             }
             stats_next = true;
@@ -455,7 +460,7 @@ pub fn listed_programs_filtered(
             .is_some_and(|&b| is_space(b) || !b.is_ascii());
         let trimmed = if indented { trim_indent(line) } else { line };
         let first = trimmed.as_bytes().first().copied();
-        let special = matches!(first, Some(b'S' | b'E' | b's' | b'u'));
+        let special = matches!(first, Some(b'S' | b'E' | b's' | b'u' | b't'));
         if special && (trimmed.starts_with("START B") || trimmed.starts_with("END B")) {
             block.clear();
             continue;
@@ -471,6 +476,19 @@ pub fn listed_programs_filtered(
                 }
                 None => {
                     send_of(send).map_err(|e| (ln - 1, e))?;
+                }
+            }
+            continue;
+        }
+        if special && trimmed.starts_with("thread_spawner MsgDesc: ") {
+            if let (Some(p), Some(send)) = (p, block.last()) {
+                let (_, ops, split) = send_of(send).map_err(|e| (ln - 1, e))?;
+                let desc = ops
+                    .get(if split { 3 } else { 2 })
+                    .and_then(|d| d.strip_prefix("0x"))
+                    .and_then(|d| u32::from_str_radix(d, 16).ok());
+                if let (Some(d), true) = (desc, trimmed.contains(" EOT")) {
+                    p.thread_ends.push(d & !(1 << 31));
                 }
             }
             continue;
@@ -590,6 +608,65 @@ fn send_before(text: &str, body: usize, at: usize) -> Option<&str> {
         end = start;
     }
     None
+}
+
+/// The thread-ending sends whose shared function a Mesa 25 dump leaves out: `send (EOT)`
+/// with an immediate descriptor and a zero extended one and no shared function or
+/// descriptor of its own (brw_print.cpp prints `inst->desc` as the first source, never
+/// `inst->sfid`). Mesa 25 emits one in the start IR only to end a compute thread
+/// (brw_fs_visitor.cpp `emit_cs_terminate`).
+fn thread_end_sends(shader: &Shader) -> Vec<crate::Inst> {
+    shader
+        .layout
+        .insts()
+        .filter(|&i| {
+            let srcs = shader.srcs(i);
+            shader.insts.opcode[i] == Opcode::Send
+                && shader.insts.control[i].eot()
+                && shader
+                    .send_info(i)
+                    .is_some_and(|s| s.sfid == 0 && s.desc == 0)
+                && srcs.len() >= 3
+                && srcs[0].file == crate::RegFile::Imm
+                && srcs[1].file == crate::RegFile::Imm
+                && srcs[1].imm_bits() == 0
+        })
+        .collect()
+}
+
+/// Whether the shader has a thread-ending send without its shared function.
+pub fn needs_thread_end(shader: &Shader) -> bool {
+    !thread_end_sends(shader).is_empty()
+}
+
+/// Gives each thread-ending send without a shared function ([`needs_thread_end`]) the
+/// thread spawner and the descriptor of the final code's, when the listing's thread-ending
+/// sends of the same program (any width: `emit_cs_terminate`'s descriptor and message
+/// length do not depend on it) agree on one descriptor that is the dump's printed one
+/// with the dump's message length and no response. Otherwise the send stays as it is,
+/// which the simulator refuses to run.
+pub fn recover_thread_ends(shader: &mut Shader, programs: &[&ListedProgram]) {
+    let fields = (0xf << 25) | (0x1f << 20) | (1 << 19);
+    for inst in thread_end_sends(shader) {
+        let printed = shader.srcs(inst)[0].imm_bits() as u32;
+        let mut info = shader.send_info(inst).copied().unwrap_or_default();
+        let mut found: Vec<u32> = programs
+            .iter()
+            .flat_map(|p| p.thread_ends.iter().copied())
+            .filter(|&d| {
+                d & !fields == printed
+                    && crate::message::mlen(d) == info.mlen as u32
+                    && crate::message::rlen(d) == 0
+            })
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        if let [d] = found[..] {
+            info.sfid = crate::message::sfid::THREAD_SPAWNER;
+            info.desc = d;
+            shader.set_send_info(inst, info);
+        }
+    }
 }
 
 fn is_urb_logical(op: Opcode) -> bool {
@@ -1018,5 +1095,43 @@ END B0\n";
             .replace("68812840u", "0u");
         let pre_ra = crate::import::import_mesa_dump(&none, &name, "", crate::Gen::Gen9).unwrap();
         assert_eq!(urb_in_program_order(p, &pre_ra), None);
+    }
+
+    /// A compute thread's end in a Mesa 25 dump (`send (EOT) 16u, 0u`, no shared function
+    /// printed) takes the thread spawner and the listing's descriptor when the printed one
+    /// is the listing's without its lengths; a listing that disagrees gives nothing.
+    #[test]
+    fn thread_ends_take_the_listed_descriptor() {
+        let listing = |desc: &str| {
+            format!(
+                "Native code for unnamed compute shader GLSL1 (sha1 0)\n\
+SIMD16 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...\n\
+   START B0 (10 cycles)\n\
+31 00 80 07 44 02 00 20 c0 0f 00 06 10 00 00 82 send(16)        null<1>UW       g126<0,1,0>UD   {desc}\n\
+                            thread_spawner MsgDesc:  mlen 1 rlen 0          {{ align1 WE_all 1H EOT }};\n\
+   END B0\n"
+            )
+        };
+        let dump = "shader \"t\" stage CS width 8 target skl\nvgrf0 1x32\nblock0:\n\
+    mov(8) vgrf0:UD, g0<8,8,1>:UD NoMask\n\
+    send(8) (mlen: 1) (EOT) (null):UD, 16u, 0u, vgrf0:UD, (null):UD NoMask\n";
+        let mut s = crate::text::parse_shader(dump).unwrap();
+        assert!(needs_thread_end(&s));
+        // The SIMD16 variant's end serves the SIMD8 one: its descriptor has no width.
+        let p = listed_programs(&listing("0x82000010")).unwrap();
+        assert_eq!(p[0].thread_ends, vec![0x0200_0010]);
+        recover_thread_ends(&mut s, &p.iter().collect::<Vec<_>>());
+        assert!(!needs_thread_end(&s));
+        let send = s.layout.insts().last().unwrap();
+        let info = s.send_info(send).unwrap();
+        assert_eq!(
+            (info.sfid, info.desc),
+            (crate::message::sfid::THREAD_SPAWNER, 0x0200_0010)
+        );
+        // Another descriptor than the printed one: left unknown.
+        let mut s = crate::text::parse_shader(dump).unwrap();
+        let p = listed_programs(&listing("0x82000000")).unwrap();
+        recover_thread_ends(&mut s, &p.iter().collect::<Vec<_>>());
+        assert!(needs_thread_end(&s));
     }
 }

@@ -85,7 +85,8 @@ pub fn load_text(
             let sampler = header_bits::needs_header_bits(&shader);
             let df = df_immediates::needs_exact_df(&shader);
             let vec4_f = vec4_float_immediates::needs_exact_f(&shader);
-            if urb || sampler || df || vec4_f {
+            let thread_end = listing::needs_thread_end(&shader);
+            if urb || sampler || df || vec4_f || thread_end {
                 let asm = path.with_file_name("asm.txt");
                 if let Ok(text) = std::fs::read_to_string(&asm) {
                     // Only this program's code is taken apart (the listing holds every
@@ -107,13 +108,16 @@ pub fn load_text(
                     if sampler {
                         header_bits_from_listing(path, &programs, &dump, &mut shader);
                     }
+                    // Every width is compiled from the same NIR: the constants (and the
+                    // thread end) of any listed variant of the program serve.
+                    let same: Vec<&listing::ListedProgram> = programs
+                        .iter()
+                        .filter(|p| p.stage == dump.stage && p.program == dump.program)
+                        .collect();
+                    if thread_end {
+                        listing::recover_thread_ends(&mut shader, &same);
+                    }
                     if df || vec4_f {
-                        // Every width is compiled from the same NIR: the constants of any
-                        // listed variant of the program serve.
-                        let same: Vec<&listing::ListedProgram> = programs
-                            .iter()
-                            .filter(|p| p.stage == dump.stage && p.program == dump.program)
-                            .collect();
                         if df {
                             df_immediates::recover(&mut shader, &same);
                         }

@@ -19,6 +19,7 @@ pub mod pack;
 pub mod regioning;
 pub mod scalar_fp64_mad;
 pub mod simd_width;
+pub mod subgroup_ops;
 pub mod three_src_null_dest;
 pub mod wide_immediates;
 pub mod zero_samples;
