@@ -160,55 +160,82 @@ fn vulkan_fp16_compute_shaders_agree_with_mesa() {
     }
 }
 
-/// The repository's piglit-coverage-skl corpus (every stage, piglit's tests compiled by
-/// Mesa 22.3.6: `corpora/README.md`): pairs that agreed when this was last raised.
-const COVERAGE_SKL_AGREE_AT_LEAST: usize = 1537;
-/// Pairs known to differ (open, issue 18), any other difference fails:
-/// - two TCS and two instanced GS that read input vertices by constant index: Mesa 22.3
-///   prints the vertex's URB handle `component(icp_handle_start, vertex)` as `g1<0>`
-///   (`g2<0>` in the GS), and which vertex each read is is not recovered yet (the final
-///   code reads g1.1, g1.2, ...);
-/// - three TES whose final code reads fewer URB registers at an offset than the start
-///   dump's read (not yet explained).
-const COVERAGE_SKL_KNOWN_DIFFERENCES: &[&str] = &[
-    "/16in-1out/TCS8",
-    "/quads/TCS8",
-    "/instanced-inputs/GS8",
-    "/instanced-inputs-built-in-variable/GS8",
-    "/tcs-tes-max-in-out-components/TES8",
-    "/tcs-output-array-float-index-wr/TES8",
-    "/tcs-output-array-vec2-index-wr/TES8",
+/// The repository's piglit-coverage corpora (every stage, piglit's tests compiled by Mesa
+/// 22.3.6 for SKL and HSW and by Mesa 25.0.7 for SKL: `corpora/README.md`): the pairs that
+/// agreed when this was last raised, and the pairs known to differ (open, issue 18); any
+/// other difference fails.
+/// - SKL, 22.3: two TCS and two instanced GS that read input vertices by constant index
+///   (Mesa 22.3 prints the vertex's URB handle `component(icp_handle_start, vertex)` as
+///   `g1<0>`, `g2<0>` in the GS, and which vertex each read is is not recovered yet: the
+///   final code reads g1.1, g1.2, ...); three TES whose final code reads fewer URB
+///   registers at an offset than the start dump's read (not yet explained).
+/// - SKL, Mesa 25: two of those TES.
+/// - HSW: two vec4 vertex shaders indexing an array of arrays of samplers by constants
+///   (the texels of another sampler: not yet explained).
+const COVERAGE: [(&str, &str, usize, &[&str]); 3] = [
+    (
+        "piglit-coverage-skl",
+        "skl",
+        1546,
+        &[
+            "/16in-1out/TCS8",
+            "/quads/TCS8",
+            "/instanced-inputs/GS8",
+            "/instanced-inputs-built-in-variable/GS8",
+            "/tcs-tes-max-in-out-components/TES8",
+            "/tcs-output-array-float-index-wr/TES8",
+            "/tcs-output-array-vec2-index-wr/TES8",
+        ],
+    ),
+    (
+        "piglit-coverage-skl-mesa25",
+        "skl",
+        1541,
+        &[
+            "/tcs-output-array-float-index-wr/TES8",
+            "/tcs-output-array-vec2-index-wr/TES8",
+        ],
+    ),
+    (
+        "piglit-coverage-hsw",
+        "hsw",
+        1254,
+        &[
+            "/sampler/vs-const-index/VS-",
+            "/sampler/vs-const-index-three-dimensions/VS-",
+        ],
+    ),
 ];
 
 #[test]
-fn piglit_coverage_skl_agrees_with_mesa() {
-    let Some(corpus) = corpora::corpus("piglit-coverage-skl") else {
-        return;
-    };
-    let path = corpus.to_str().unwrap();
-    let (_, out) = eubatch(&[
-        "crosscheck",
-        path,
-        "--target",
-        "skl",
-        "-j",
-        "2",
-        "--verbose",
-    ]);
-    eprintln!("{out}");
-    let (agree, differ) = counts(&out);
-    assert!(
-        agree >= COVERAGE_SKL_AGREE_AT_LEAST,
-        "only {agree} agree:\n{out}"
-    );
-    let differing: Vec<&str> = out.lines().filter(|l| l.starts_with("differ: ")).collect();
-    assert_eq!(differing.len(), differ, "{out}");
-    for line in differing {
+fn piglit_coverage_corpora_agree_with_mesa() {
+    for (name, target, agree_at_least, known) in COVERAGE {
+        let Some(corpus) = corpora::corpus(name) else {
+            return;
+        };
+        let path = corpus.to_str().unwrap();
+        let (_, out) = eubatch(&[
+            "crosscheck",
+            path,
+            "--target",
+            target,
+            "-j",
+            "2",
+            "--verbose",
+        ]);
+        eprintln!("{out}");
+        let (agree, differ) = counts(&out);
         assert!(
-            COVERAGE_SKL_KNOWN_DIFFERENCES
-                .iter()
-                .any(|k| line.contains(k)),
-            "a new difference: {line}"
+            agree >= agree_at_least,
+            "{name}: only {agree} agree:\n{out}"
         );
+        let differing: Vec<&str> = out.lines().filter(|l| l.starts_with("differ: ")).collect();
+        assert_eq!(differing.len(), differ, "{out}");
+        for line in differing {
+            assert!(
+                known.iter().any(|k| line.contains(k)),
+                "{name}: a new difference: {line}"
+            );
+        }
     }
 }

@@ -28,9 +28,8 @@ const fn e(op: Opcode, into: &'static str) -> Expansion {
 const MATH: &str = "one `math` with the opcode's function (`gfx6_math`, gen6+)";
 const SAMPLER: &str = "one sampler `send` (`generate_tex`)";
 
-/// The scalar back end's (`fs_generator`).
-pub const SCALAR: &[Expansion] = &[
-    e(Opcode::Undef, "nothing: `generate_code` skips it"),
+/// The math opcodes, both back ends'.
+pub const MATH_OPS: &[Expansion] = &[
     e(Opcode::Rcp, MATH),
     e(Opcode::Rsq, MATH),
     e(Opcode::Sqrt, MATH),
@@ -41,6 +40,11 @@ pub const SCALAR: &[Expansion] = &[
     e(Opcode::Cos, MATH),
     e(Opcode::IntQuot, MATH),
     e(Opcode::IntRem, MATH),
+];
+
+/// The scalar back end's (`fs_generator`).
+pub const SCALAR: &[Expansion] = &[
+    e(Opcode::Undef, "nothing: `generate_code` skips it"),
     e(Opcode::Linterp, "one `pln` on gen7-10 (`generate_linterp`)"),
     e(
         Opcode::PixelX,
@@ -162,16 +166,6 @@ const URB: &str = "one URB `send`";
 
 /// The vec4 back end's (`vec4_generator`).
 pub const VEC4: &[Expansion] = &[
-    e(Opcode::Rcp, MATH),
-    e(Opcode::Rsq, MATH),
-    e(Opcode::Sqrt, MATH),
-    e(Opcode::Exp2, MATH),
-    e(Opcode::Log2, MATH),
-    e(Opcode::Pow, MATH),
-    e(Opcode::Sin, MATH),
-    e(Opcode::Cos, MATH),
-    e(Opcode::IntQuot, MATH),
-    e(Opcode::IntRem, MATH),
     e(Opcode::Tex, SAMPLER),
     e(Opcode::Txd, SAMPLER),
     e(Opcode::Txf, SAMPLER),
@@ -381,7 +375,7 @@ pub fn expansion(backend: Backend, op: Opcode) -> Option<&'static Expansion> {
         Backend::Scalar => SCALAR,
         Backend::Vec4 => VEC4,
     };
-    table.iter().find(|x| x.op == op)
+    MATH_OPS.iter().chain(table).find(|x| x.op == op)
 }
 
 #[cfg(test)]
@@ -392,7 +386,7 @@ mod tests {
     /// entry, and a logical message must not have one.
     #[test]
     fn tables_hold_virtual_opcodes_once() {
-        for table in [SCALAR, VEC4] {
+        for table in [MATH_OPS, SCALAR, VEC4] {
             for (k, x) in table.iter().enumerate() {
                 assert!(!x.op.is_hardware(), "{} is an EU instruction", x.op.name());
                 assert!(
@@ -410,5 +404,7 @@ mod tests {
         assert!(expansion(Backend::Scalar, Opcode::UrbWriteLogical).is_none());
         assert!(expansion(Backend::Scalar, Opcode::VsUrbWrite).is_none());
         assert!(expansion(Backend::Vec4, Opcode::VsUrbWrite).is_some());
+        assert!(expansion(Backend::Vec4, Opcode::Rcp).is_some());
+        assert!(expansion(Backend::Scalar, Opcode::Rcp).is_some());
     }
 }

@@ -8,7 +8,9 @@
 //! * `ballot value` of a register (brw_lower_subgroup_ops.cpp `brw_lower_ballot`): the flag
 //!   f0.0 filled with 0 (`brw_fill_flag`: a NoMask `mov(1)`, UD at SIMD32 to cover f0.0 and
 //!   f0.1, UW below), a `cmp.nz.f0.0 null:UD, value:UD, 0u` in the instruction's channels,
-//!   and `mov dst, f0.0<0,1,0>`;
+//!   and `mov dst, f0.0<0,1,0>` NoMask (Mesa's is NoMask in its scalar group where `dst`
+//!   is one of its scalar VGRFs, which the dumps do not mark, else in the live channels:
+//!   every channel serves both);
 //! * `read_from_live_channel value` (`brw_lower_read_from_live_channel`: `MOV(dst,
 //!   emit_uniformize(value))`): a NoMask `find_live_channel` into a channel index, a NoMask
 //!   `broadcast tmp, value, index<0>` and a `mov dst, tmp<0>` in the instruction's channels.
@@ -117,7 +119,14 @@ fn ballot(shader: &mut Shader, inst: Inst) -> Option<Vec<Inst>> {
         null,
         &[value_ud, Operand::imm(Type::UD, 0)],
     ));
-    out.push(Builder::channels_of(ctl).mov(shader, dst, flag(Region::new(0, 1, 0))));
+    // NoMask: Mesa writes a scalar destination (`dst.is_scalar`, not in its dumps) in its
+    // scalar group whatever the live channels, a vector one in the live channels; every
+    // channel covers both (the others of a vector one are never read).
+    out.push(
+        Builder::channels_of(ctl)
+            .exec_all()
+            .mov(shader, dst, flag(Region::new(0, 1, 0))),
+    );
     Some(out)
 }
 

@@ -171,9 +171,14 @@ pub(super) fn ballot(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
             mask |= 1 << (s.group + i);
         }
     }
-    // The flag is 16 bits (UW) below SIMD32, moved to the destination's type.
+    // The flag is 16 bits (UW) below SIMD32, moved to the destination's type in every
+    // channel: Mesa writes a scalar destination (`dst.is_scalar`, which its dumps do not
+    // print) NoMask in its scalar group and a vector one in the live channels
+    // (`brw_lower_ballot`: `xbld = dst.is_scalar ? bld.scalar_group() : bld`); a scalar
+    // result is read at channel 0, live or not, a vector one only in live channels, so
+    // every channel serves both (as eubatch's lowering writes it).
     let results = s
-        .channels(s.enabled & s.pred)
+        .channels(super::channel_range(s.group, s.exec))
         .map(|i| {
             (
                 i,

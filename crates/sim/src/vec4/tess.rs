@@ -91,6 +91,32 @@ fn write_dword(
     t.write_copy(&o, k, v as u64, defined)
 }
 
+/// A URB message header as Mesa's vec4 generator builds it for the tessellation stages:
+/// zeroed, the channel enables, then each half's handle and, for messages with per-slot
+/// offsets, its offset (`generate_tcs_input_urb_offsets`, `generate_tcs_output_urb_offsets`,
+/// `generate_tes_create_input_read_header`). A value and whether it is defined each.
+fn write_urb_header(
+    t: &mut Thread,
+    dst: &Operand,
+    enables: u32,
+    handles: [(u32, bool); 2],
+    offsets: Option<[(u32, bool); 2]>,
+) -> Result<(), SimError> {
+    for k in 0..8 {
+        write_dword(t, dst, k, 0, true)?;
+    }
+    write_dword(t, dst, rules::CHANNEL_ENABLE_DWORD, enables, true)?;
+    for h in 0..2 {
+        let (v, d) = handles[h];
+        write_dword(t, dst, rules::HANDLE_DWORD + h as u32, v, d)?;
+        if let Some(o) = offsets {
+            let (v, d) = o[h];
+            write_dword(t, dst, rules::PER_SLOT_DWORD + h as u32, v, d)?;
+        }
+    }
+    Ok(())
+}
+
 /// Payload dword `(register, dword)` of the thread.
 fn payload(t: &Thread, (reg, dw): (u32, u32)) -> Result<u32, SimError> {
     let a = (reg * t.reg_size + 4 * dw) as usize;
@@ -316,21 +342,7 @@ pub fn execute(
                 ],
                 None => [(0, true); 2],
             };
-            zero_header(t).map_err(at)?;
-            write_dword(
-                t,
-                &dst,
-                rules::CHANNEL_ENABLE_DWORD,
-                rules::ALL_CHANNELS,
-                true,
-            )
-            .map_err(at)?;
-            for h in 0..2u32 {
-                let (v, d) = handles[h as usize];
-                write_dword(t, &dst, rules::HANDLE_DWORD + h, v, d).map_err(at)?;
-                let (o, d) = offsets[h as usize];
-                write_dword(t, &dst, rules::PER_SLOT_DWORD + h, o, d).map_err(at)?;
-            }
+            write_urb_header(t, &dst, rules::ALL_CHANNELS, handles, Some(offsets)).map_err(at)?;
         }
         Opcode::TcsSetOutputUrbOffsets => {
             let m = src(0)?;
@@ -345,30 +357,14 @@ pub fn execute(
                 None => [(0, true); 2],
             };
             let handle = payload(t, rules::TCS_PATCH_HANDLE).map_err(at)?;
-            zero_header(t).map_err(at)?;
             let enables = rules::channel_enables(m.imm_bits() as u32);
-            write_dword(t, &dst, rules::CHANNEL_ENABLE_DWORD, enables, true).map_err(at)?;
-            for h in 0..2u32 {
-                write_dword(t, &dst, rules::HANDLE_DWORD + h, handle, true).map_err(at)?;
-                let (o, d) = offsets[h as usize];
-                write_dword(t, &dst, rules::PER_SLOT_DWORD + h, o, d).map_err(at)?;
-            }
+            write_urb_header(t, &dst, enables, [(handle, true); 2], Some(offsets)).map_err(at)?;
         }
         Opcode::TesCreateInputReadHeader => {
             let handle =
                 payload(t, rules::TES_PATCH_HANDLE).map_err(at)? & rules::TES_PATCH_HANDLE_MASK;
-            zero_header(t).map_err(at)?;
-            write_dword(
-                t,
-                &dst,
-                rules::CHANNEL_ENABLE_DWORD,
-                rules::ALL_CHANNELS,
-                true,
-            )
-            .map_err(at)?;
-            for h in 0..2u32 {
-                write_dword(t, &dst, rules::HANDLE_DWORD + h, handle, true).map_err(at)?;
-            }
+            write_urb_header(t, &dst, rules::ALL_CHANNELS, [(handle, true); 2], None)
+                .map_err(at)?;
         }
         Opcode::TesAddIndirectUrbOffset => {
             let header = Header::of(t, &src(0)?).map_err(at)?;
