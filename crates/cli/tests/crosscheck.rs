@@ -199,7 +199,7 @@ const COVERAGE: [(&str, &str, usize, &[&str]); 3] = [
     (
         "piglit-coverage-hsw",
         "hsw",
-        1254,
+        1262,
         &[
             "/sampler/vs-const-index/VS-",
             "/sampler/vs-const-index-three-dimensions/VS-",

@@ -547,6 +547,11 @@ impl Thread {
                     }
                     self.addr[a..a + sz].copy_from_slice(&bytes[..sz]);
                 }
+                // sr0.1 bits 11:8, Haswell's shared-local-memory index, which a compute
+                // thread copies from g0.0 (brw_fs.cpp `fs_visitor::run_cs`): it says which
+                // block of shared memory is the workgroup's; the one simulated thread has
+                // its shared memory to itself, so it changes nothing here.
+                arf::STATE if op.nr == arf::STATE && (4..8).contains(&off) => {}
                 _ => {
                     return Err(SimError::msg(format!(
                         "writing this architecture register (nr 0x{:x}) is not modelled",

@@ -18,6 +18,11 @@
 //!   pixel-mask byte r1.7 (r2.7) with region `<1;8,0>` (`gl_HelperInvocation`), and by
 //!   `0x44440000V` the sample-ID bytes r1.0 (r2.0) with that region (gen8+ sample ID).
 //!
+//! - Haswell's compute shaders with shared memory copy the SLM index into sr0.1
+//!   (brw_fs.cpp `fs_visitor::run_cs`: `mov(1) sr0.1:UW, g0.1:UW`, the high word of
+//!   r0.0), which the printer writes `mov(1) arf0.4:UW, g0<0>:UW`, the ARF's class lost
+//!   with the number's high nibble.
+//!
 //! Reads Mesa emits with a field known only at compile time (a TCS input vertex's URB
 //! handle `component(g1, vertex)`) are left as printed.
 
@@ -44,6 +49,7 @@ fn printed_scalar(o: &Operand, nr: u32, ty: Type) -> bool {
 /// sources it changed.
 pub fn restore(shader: &mut Shader) -> usize {
     let stage = shader.stage;
+    let shader_is_hsw = shader.target == crate::target::Gen::Gen75;
     let mut changed = 0;
     for inst in shader.insts.opcode.indices() {
         let op = shader.insts.opcode[inst];
@@ -69,6 +75,20 @@ pub fn restore(shader: &mut Shader) -> usize {
             }
             (Stage::Tcs | Stage::Tes, Opcode::Mov, [a]) if printed_scalar(a, 0, Type::F) => {
                 a.offset = 4 * TESS_PRIMITIVE_ID_DWORD;
+            }
+            (Stage::Cs, Opcode::Mov, [a])
+                if shader_is_hsw
+                    && printed_scalar(a, 0, Type::UW)
+                    && dst.file == RegFile::Arf
+                    && dst.nr == crate::operand::arf::UNKNOWN
+                    && dst.offset == 4
+                    && dst.ty == Type::UW
+                    && exec == 1 =>
+            {
+                a.offset = 2;
+                let mut d = dst;
+                d.nr = crate::operand::arf::STATE;
+                shader.insts.dst[inst] = d;
             }
             (Stage::Fs, Opcode::Shr, [a, b])
                 if (printed_scalar(a, 1, Type::UB) || printed_scalar(a, 2, Type::UB))
@@ -135,6 +155,26 @@ Maximum 4 registers live at once.
             .map(|i| first_src(dump, "TCS8-GLSL1-00-00-start", i).offset)
             .collect();
         assert_eq!(offsets, [8, 4, 0]);
+    }
+
+    /// Haswell's compute shader with shared memory: the SLM index copy is sr0.1 from the
+    /// high word of r0.0; on Skylake the same line (which Mesa does not emit) is left.
+    #[test]
+    fn haswell_slm_index() {
+        let dump = "\
+{  0}    0: mov(1) arf0.4:UW, g0<0>:UW NoMask group0 
+Maximum 1 registers live at once.
+";
+        let name = DumpName::parse("CS16-GLSL1-00-00-start").unwrap();
+        let s = import_mesa_dump(dump, &name, "t", Gen::Gen75).unwrap();
+        let i = s.insts.opcode.indices().next().unwrap();
+        let d = s.insts.dst[i];
+        assert_eq!(
+            (d.nr, d.offset, s.srcs(i)[0].offset),
+            (crate::operand::arf::STATE, 4, 2)
+        );
+        let s = import_mesa_dump(dump, &name, "t", Gen::Gen9).unwrap();
+        assert_eq!(s.insts.dst[i].nr, crate::operand::arf::UNKNOWN);
     }
 
     /// `gl_HelperInvocation` reads the pixel-mask byte r1.7 (r2.7 for channels 16-31)
