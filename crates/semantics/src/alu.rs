@@ -149,6 +149,23 @@ fn compute(
             })
         }
         Lzd => Value::Int((bits_of(s[0], tys[0]) as u32).leading_zeros() as i128),
+        // FBH (PRM Vol. 2a "fbh"): the first 1 bit counted from the MSB (bit 31 is 0) of an
+        // unsigned source, the first bit that differs from the sign bit of a signed one;
+        // all ones where there is none (0, and -1 when signed). NIR's ufind_msb and
+        // ifind_msb lower to it (brw_fs_nir.cpp).
+        Fbh => {
+            let b = bits_of(s[0], tys[0]) as u32;
+            let b = if tys[0].is_signed_int() && (b as i32) < 0 {
+                !b
+            } else {
+                b
+            };
+            Value::Int(if b == 0 {
+                -1
+            } else {
+                b.leading_zeros() as i128
+            })
+        }
         Bfrev => Value::Int((bits_of(s[0], tys[0]) as u32).reverse_bits() as i128),
         Sel => {
             // Only min/max reach here; predicated sel is resolved by the caller.
@@ -214,6 +231,19 @@ fn compute(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// FBH counts from the MSB to the first 1 (unsigned) or to the first bit unlike the
+    /// sign (signed); none gives all ones.
+    #[test]
+    fn find_first_bit_high() {
+        let fbh = |v: i128, t: Type| eval(Opcode::Fbh, CondMod::None, &[Value::Int(v)], &[t]);
+        assert_eq!(fbh(1, Type::UD), Ok(Value::Int(31)));
+        assert_eq!(fbh(0x8000_0000, Type::UD), Ok(Value::Int(0)));
+        assert_eq!(fbh(0, Type::UD), Ok(Value::Int(-1)));
+        assert_eq!(fbh(-1, Type::D), Ok(Value::Int(-1)));
+        assert_eq!(fbh(-2, Type::D), Ok(Value::Int(31)));
+        assert_eq!(fbh(0x10, Type::D), Ok(Value::Int(27)));
+    }
 
     #[test]
     fn compares() {

@@ -678,6 +678,8 @@ fn execute(
         Opcode::PixelX | Opcode::PixelY => interpolation::pixel_xy(&s, t),
         Opcode::Pln => interpolation::pln(&s, t),
         Opcode::Linterp => interpolation::linterp(&s, t),
+        // Only a barrier to the scheduler (FS_OPCODE_SCHEDULING_FENCE): nothing happens.
+        Opcode::SchedulingFence => Ok(false),
         Opcode::InterpSample | Opcode::InterpSharedOffset | Opcode::InterpPerSlotOffset => {
             interpolation::query(&s, t)
         }
