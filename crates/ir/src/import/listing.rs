@@ -565,6 +565,12 @@ fn check_unkept_program(rest: &str, header_ln: u32) -> Result<(usize, u32), (u32
                 ));
             };
             send_of(send).map_err(|e| (line_at(start) - 1, e))?;
+        } else if trimmed.starts_with("thread_spawner MsgDesc: ") {
+            // The kept reader takes the send before a thread-ending decode apart for its
+            // descriptor, so an unkept program's must be one too.
+            if let Some(send) = send_before(region, body, start) {
+                send_of(send).map_err(|e| (line_at(start) - 1, e))?;
+            }
         } else if let Some(decode) = trimmed.strip_prefix("urb MsgDesc: ") {
             urb_message(decode, line_at(start))?;
         }
@@ -602,7 +608,11 @@ fn send_before(text: &str, body: usize, at: usize) -> Option<&str> {
         if trimmed.starts_with("START B") || trimmed.starts_with("END B") {
             return None;
         }
-        if !(trimmed.starts_with("sampler MsgDesc: ") || trimmed.starts_with("urb MsgDesc: ")) {
+        // The decode lines the kept reader does not keep in a block are passed over.
+        if !(trimmed.starts_with("sampler MsgDesc: ")
+            || trimmed.starts_with("urb MsgDesc: ")
+            || trimmed.starts_with("thread_spawner MsgDesc: "))
+        {
             return Some(line);
         }
         end = start;
@@ -949,12 +959,23 @@ SIMD8 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...
             ("urb MsgDesc: offset 1 SIMD8", "\n   sampler MsgDesc: x"),
             ("   END B0\n", "   END B0\n   sampler MsgDesc: x\n"),
             ("   END B0\n", "   END B0\nsampler MsgDesc: y\u{a0}\n"),
+            // A thread-ending decode after a line that is not a send (found by the readers'
+            // fuzz target: only the kept reader took it apart), after none, and before a
+            // sampler decode, which must find the send before both.
+            ("urb MsgDesc: offset 2", "thread_spawner MsgDesc: mlen 1 rlen 0 EOT"),
+            ("urb MsgDesc: offset 1 SIMD8", "thread_spawner MsgDesc: x EOT\n   sampler MsgDesc: x"),
+            ("   START B0 (10 cycles)\n", "   START B0 (10 cycles)\n   thread_spawner MsgDesc: EOT\n"),
         ];
         for (from, to) in bad {
             let v = vs.replacen(from, to, 1);
             cases.push(format!("{v}{fs}"));
             cases.push(format!("{fs}{v}{fs}").replace('\n', "\r\n"));
         }
+        let not_a_send = vs
+            .replacen("urb MsgDesc: offset 2", "thread_spawner MsgDesc: mlen 1 rlen 0 EOT", 1)
+            .replacen("send(8)         g7", "mov(8)          g7", 1);
+        cases.push(format!("{not_a_send}{fs}"));
+        cases.push(format!("{fs}{not_a_send}"));
         for text in &cases {
             let all = listed_programs(text);
             for keep in [
