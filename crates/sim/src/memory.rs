@@ -126,13 +126,8 @@ pub fn access(
     let space = if kind == Kind::Typed { TYPED_SPACE } else { 0 };
     let surface_of = |t: &mut Thread, i: u32| -> Result<u64, SimError> {
         Ok(space
-            + match surface {
-                s if s.file == RegFile::Imm => s.imm_bits(),
-                s => {
-                    t.read(&s, i).map_err(|e| e.with_inst(inst))?
-                        & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK as u64
-                }
-            })
+            + t.binding_table_index(&surface, i)
+                .map_err(|e| e.with_inst(inst))?)
     };
     let addr_of = |t: &mut Thread, i: u32| {
         address_of(kind, dims, |k| {
@@ -337,12 +332,9 @@ pub fn memory_access(
         Ok(base
             + match binding {
                 None => 0,
-                Some(b) if b.file == RegFile::Imm => b.imm_bits(),
-                Some(b) => {
-                    let b = Operand { ty: Type::UD, ..b };
-                    t.read(&b, i).map_err(|e| e.with_inst(inst))?
-                        & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK as u64
-                }
+                Some(b) => t
+                    .binding_table_index(&b, i)
+                    .map_err(|e| e.with_inst(inst))?,
             })
     };
     let takes = sample_mask::memory_takes_it(shader.stage, op, srcs);
@@ -423,16 +415,9 @@ pub fn memory_block_load(
     let ctl = shader.insts.control[inst];
     let load = eubatch_ir::message::memory::block_load(srcs)
         .ok_or_else(|| SimError::at(inst, "not a block load of a buffer or shared memory"))?;
-    let surface = if load.surface.file == RegFile::Imm {
-        load.surface.imm_bits()
-    } else {
-        let b = Operand {
-            ty: Type::UD,
-            ..load.surface
-        };
-        t.read(&b, 0).map_err(|e| e.with_inst(inst))?
-            & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK as u64
-    };
+    let surface = t
+        .binding_table_index(&load.surface, 0)
+        .map_err(|e| e.with_inst(inst))?;
     let mut a = load.address;
     a.ty = Type::UD;
     let addr = t.read(&a, 0).map_err(|e| e.with_inst(inst))? & 0xffff_ffff;

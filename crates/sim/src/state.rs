@@ -317,6 +317,21 @@ impl Thread {
         Ok((bits, self.poison_reads == poison))
     }
 
+    /// A binding-table index given by an operand in channel `i`: an immediate as it is,
+    /// or a value computed at run time, read as UD, of which only the index's bits count,
+    /// as a lowered send's descriptor takes them
+    /// ([`eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK`]).
+    pub fn binding_table_index(&mut self, op: &Operand, i: u32) -> Result<u64, SimError> {
+        if op.file == RegFile::Imm {
+            return Ok(op.imm_bits());
+        }
+        let ud = Operand {
+            ty: Type::UD,
+            ..*op
+        };
+        Ok(self.read(&ud, i)? & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK as u64)
+    }
+
     /// Reads element `i` of a source as raw bits.
     pub fn read(&mut self, op: &Operand, i: u32) -> Result<u64, SimError> {
         let sz = op.ty.size() as usize;

@@ -127,17 +127,9 @@ pub(super) fn memory_load(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
     let mut d = s.dst;
     d.ty = Type::UD;
     d.stride = 1;
-    // The binding table entry: an immediate, or a scalar of which the index's bits count
-    // (as the lowered send's descriptor takes it).
-    let surface = if block.surface.file == RegFile::Imm {
-        block.surface.imm_bits()
-    } else {
-        let b = Operand {
-            ty: Type::UD,
-            ..block.surface
-        };
-        s.read(t, &b, 0)? & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK as u64
-    };
+    let surface = t
+        .binding_table_index(&block.surface, 0)
+        .map_err(|e| e.with_inst(s.inst))?;
     for k in 0..block.dwords {
         let w = constant_dword(t.seed, surface, addr / 4 + k as u64);
         s.write(t, &d, k, w as u64)?;
