@@ -21,6 +21,8 @@ pub enum Space {
     /// `handle << 32 | dword`, the dword counted from the entry's start (16-byte offsets
     /// times 4).
     Urb = 5,
+    /// The timestamp register tm0's low and high dwords (word index 0 and 1).
+    Timestamp = 6,
 }
 
 /// Byte address of `u{nr}` / `attr{nr}` at byte `offset` in the logical input space of

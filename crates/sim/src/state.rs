@@ -449,6 +449,21 @@ impl Thread {
                 arf::STATE if op.nr == arf::STATE && matches!(off, 8 | 12) => {
                     buf[..4].copy_from_slice(&self.dispatched.to_le_bytes());
                 }
+                // tm0 (PRM Vol. 7 "Timestamp Register"): dwords 0 and 1 the 64-bit count,
+                // dword 2 whose bit 0 says the count was reset since the last read, 3
+                // reserved. The count is drawn from the seed and does not advance while a
+                // thread runs: a short thread may see that on hardware (the count ticks
+                // at a fixed frequency far below the EU clock's), and any program
+                // transformation keeps it, so the start IR and its compiled code read
+                // the same values. No reset happens.
+                arf::TIMESTAMP if op.nr == arf::TIMESTAMP && off + sz as u64 <= 16 => {
+                    let mut tm = [0u8; 16];
+                    for dword in 0..2u64 {
+                        let w = word(self.seed, Space::Timestamp, dword);
+                        tm[4 * dword as usize..][..4].copy_from_slice(&w.to_le_bytes());
+                    }
+                    buf[..sz].copy_from_slice(&tm[off as usize..off as usize + sz]);
+                }
                 _ => {
                     return Err(SimError::msg(format!(
                         "reading this architecture register (nr 0x{:x}) is not modelled",

@@ -546,6 +546,33 @@ block0:
     }
 }
 
+/// The timestamp tm0: dwords 0 and 1 hold a count drawn from the seed, which does not
+/// advance within a thread (two reads agree), dword 2's reset bit is clear, and another
+/// seed draws another count.
+#[test]
+fn timestamp_reads() {
+    let text = "shader \"t\" stage FS width 8 target skl
+vgrf0 4x32
+vgrf1 1x32
+vgrf2 1x32
+block0:
+    mov(4) vgrf1:UD, tm0:UD NoMask group0
+    mov(4) vgrf2:UD, tm0:UD NoMask group0
+    mov(8) vgrf0:UD, vgrf1<0>:UD
+    mov(8) vgrf0+1.0:UD, vgrf1+0.4<0>:UD
+    mov(8) vgrf0+2.0:UD, vgrf2<0>:UD
+    mov(8) vgrf0+3.0:UD, vgrf1+0.8<0>:UD
+    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 4u
+";
+    let s = parse_shader(text).unwrap_or_else(|e| panic!("{e}"));
+    let errs = eubatch_ir::verify::verify(&s);
+    assert!(errs.is_empty(), "{errs:?}");
+    let first = |seed| run(&s, seed, None).unwrap().records[0].values.clone();
+    let (a, b) = (first(0), first(1));
+    assert_eq!((a[0], a[3]), (a[2], 0), "{a:?}");
+    assert_ne!(a[..2], b[..2]);
+}
+
 /// The pixel interpolator: a logical per-slot offset query (Mesa's IR: the two coordinates
 /// planar) and the SIMD16 `send` Mesa's generator makes of it (the hardware's answer
 /// interleaved per 8 channels) give every channel the same barycentrics, which depend on

@@ -962,9 +962,18 @@ SIMD8 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...
             // A thread-ending decode after a line that is not a send (found by the readers'
             // fuzz target: only the kept reader took it apart), after none, and before a
             // sampler decode, which must find the send before both.
-            ("urb MsgDesc: offset 2", "thread_spawner MsgDesc: mlen 1 rlen 0 EOT"),
-            ("urb MsgDesc: offset 1 SIMD8", "thread_spawner MsgDesc: x EOT\n   sampler MsgDesc: x"),
-            ("   START B0 (10 cycles)\n", "   START B0 (10 cycles)\n   thread_spawner MsgDesc: EOT\n"),
+            (
+                "urb MsgDesc: offset 2",
+                "thread_spawner MsgDesc: mlen 1 rlen 0 EOT",
+            ),
+            (
+                "urb MsgDesc: offset 1 SIMD8",
+                "thread_spawner MsgDesc: x EOT\n   sampler MsgDesc: x",
+            ),
+            (
+                "   START B0 (10 cycles)\n",
+                "   START B0 (10 cycles)\n   thread_spawner MsgDesc: EOT\n",
+            ),
         ];
         for (from, to) in bad {
             let v = vs.replacen(from, to, 1);
@@ -972,7 +981,11 @@ SIMD8 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...
             cases.push(format!("{fs}{v}{fs}").replace('\n', "\r\n"));
         }
         let not_a_send = vs
-            .replacen("urb MsgDesc: offset 2", "thread_spawner MsgDesc: mlen 1 rlen 0 EOT", 1)
+            .replacen(
+                "urb MsgDesc: offset 2",
+                "thread_spawner MsgDesc: mlen 1 rlen 0 EOT",
+                1,
+            )
             .replacen("send(8)         g7", "mov(8)          g7", 1);
         cases.push(format!("{not_a_send}{fs}"));
         cases.push(format!("{fs}{not_a_send}"));

@@ -115,6 +115,7 @@ pub fn import_mesa_dump(
             word_multipliers(&mut shader);
         }
     }
+    super::timestamp::restore(&mut shader);
     if mesa25 && dump.is_start() {
         plns_as_linterps(&mut shader);
     }

@@ -10,6 +10,7 @@ pub mod mesa;
 pub mod name;
 pub mod payload_scalars;
 pub mod scalar_sources;
+pub mod timestamp;
 pub mod vec4_float_immediates;
 
 use std::path::{Path, PathBuf};
