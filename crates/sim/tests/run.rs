@@ -874,6 +874,41 @@ fn vec4_untyped_atomics_run_per_half() {
     }
 }
 
+/// The vec4 (SIMD4x2) `untyped_surface_read`: each half reads `n` dwords from the address
+/// in its `x` into its first `n` components, the others undefined; it reads what an
+/// atomic before it left (both halves incremented the dword at 8) and the seeded words
+/// after it.
+#[test]
+fn vec4_untyped_surface_reads_run_per_half() {
+    let vgrfs = "vgrf0 2x32\nvgrf1 1x32\nvgrf2 1x32\n";
+    let body = "    mov(8) vgrf0.x:UD, 8u\n\
+         \x20   untyped_atomic(8) vgrf1:UD, vgrf0.xyzw:UD, 2u, 5u\n\
+         \x20   untyped_surface_read(8) vgrf2:UD, vgrf0.xyzw:UD, 2u, 3u\n\
+         \x20   mov(8) m2:UD, vgrf2.xyzw:UD\n";
+    let s = vec4_shader(vgrfs, body);
+    for seed in 0..3 {
+        let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let atomics: Vec<&eubatch_sim::Record> = out
+            .records
+            .iter()
+            .filter(|r| r.message == "memory_atomic")
+            .collect();
+        let last = atomics[1].values[2];
+        let slot: Vec<&eubatch_sim::Record> = out
+            .records
+            .iter()
+            .filter(|r| r.message == "urb slot 0")
+            .collect();
+        for h in 0..2 {
+            assert_eq!(slot[h].values[0], last, "seed {seed} half {h}");
+            assert_eq!(slot[h].undefined, 0b1000, "seed {seed} half {h}");
+            assert_eq!(slot[h].values[1..3], slot[0].values[1..3]);
+        }
+    }
+    let four = vec4_shader(vgrfs, &body.replace("2u, 3u", "2u, 5u"));
+    assert!(run(&four, 0, None).is_err(), "a channel count of 5");
+}
+
 /// A SIMD8 fragment shader whose channels 0-2 run `body` (writing vgrf2-vgrf5, which hold
 /// 99 before), vgrf1 the channel index and vgrf6 the index plus 5; the four values go to
 /// the framebuffer, one record per channel.

@@ -87,6 +87,10 @@ pub fn execute(
             ops::untyped_atomic(shader, t, inst, mask, out)?;
             false
         }
+        Opcode::UntypedSurfaceRead => {
+            ops::untyped_surface_read(shader, t, inst, mask, out)?;
+            false
+        }
         Opcode::Txl | Opcode::Txs => {
             ops::sampler_ir(shader, t, inst, mask)?;
             false

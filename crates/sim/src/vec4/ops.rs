@@ -18,7 +18,7 @@
 //!   vec4s of the payload registers in order, its response a vec4 in that half.
 
 use eubatch_ir::shader::CondMod;
-use eubatch_ir::{Inst, Opcode, RegFile, Shader};
+use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 
 use crate::inputs::constant_dword;
 use crate::state::Thread;
@@ -356,6 +356,101 @@ fn register_dword(
     Ok((v as u32, d))
 }
 
+/// A SIMD4x2 data-port message's binding-table index: an immediate, or a register's
+/// dword 0 & 0xff (`and(1) a0 surface 0xff`, the generator's indirect descriptor), which
+/// must be defined.
+fn surface_index(t: &mut Thread, inst: Inst, surface: &Operand) -> Result<u64, SimError> {
+    if surface.file == RegFile::Imm {
+        return Ok(surface.imm_bits());
+    }
+    let (v, d) = register_dword(t, surface, 0).map_err(|e| e.with_inst(inst))?;
+    if !d {
+        return Err(SimError::at(
+            inst,
+            "a SIMD4x2 data-port message on an undefined surface",
+        ));
+    }
+    Ok((v & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK) as u64)
+}
+
+/// The halves (vertices) of a SIMD4x2 message that are enabled, as the channels of a
+/// two-channel message: a half takes part when any of its four channels is enabled.
+fn enabled_halves(mask: u32) -> u32 {
+    (mask & 0xf != 0) as u32 | ((mask & 0xf0 != 0) as u32) << 1
+}
+
+/// The start IR's vec4 `untyped_surface_read dst, payload, surface, n` on Haswell
+/// (brw_vec4_surface_builder.cpp `emit_untyped_read`, always SIMD4x2; the generator's
+/// `brw_untyped_surface_read` in Align16 with `n` channels): each enabled half reads `n`
+/// consecutive dwords from the address in its payload `x` into its components `x`.. of
+/// the one response register ([`crate::memory::run`], the scalar messages' memory);
+/// the components past `n` are left undefined (a shader reading them is caught).
+pub fn untyped_surface_read(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    mask: u32,
+    out: &mut crate::Outputs,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::surface::{Kind, Shape};
+    let at = |e: SimError| e.with_inst(inst);
+    if shader.target != eubatch_ir::Gen::Gen75 {
+        return Err(SimError::at(
+            inst,
+            "vec4 untyped surface reads are SIMD4x2 on Haswell only (Ivybridge's are not modelled)",
+        ));
+    }
+    let dst = shader.insts.dst[inst];
+    let [payload, surface, n] = shader.srcs(inst) else {
+        return Err(SimError::at(
+            inst,
+            "untyped_surface_read takes a payload, a surface and a channel count",
+        ));
+    };
+    let (payload, surface) = (*payload, *surface);
+    let comps = match n.file {
+        RegFile::Imm if (1..=4).contains(&n.imm_bits()) => n.imm_bits() as u32,
+        _ => {
+            return Err(SimError::at(
+                inst,
+                "an untyped_surface_read whose channel count is not an immediate 1 to 4",
+            ))
+        }
+    };
+    let s = surface_index(t, inst, &surface)?;
+    let shape = Shape {
+        kind: Kind::Untyped,
+        write: false,
+        comps,
+        bytes: 4,
+    };
+    let reads = crate::memory::run(
+        t,
+        (0, 2),
+        enabled_halves(mask),
+        shape,
+        out,
+        |_, _| Ok(s),
+        |t, h| register_dword(t, &payload, 4 * h).map(|(v, _)| v as u64),
+        |_, _, _| Ok(0),
+    )
+    .map_err(at)?;
+    let mut d = dst;
+    d.ty = eubatch_ir::Type::UD;
+    d.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
+    let mut halves_read = 0u32;
+    for (k, h, v) in reads {
+        t.write(&d, 4 * h + k, v).map_err(at)?;
+        halves_read |= 1 << h;
+    }
+    for h in (0..2).filter(|h| halves_read & (1 << h) != 0) {
+        for c in comps..4 {
+            t.write_copy(&d, 4 * h + c, 0, false).map_err(at)?;
+        }
+    }
+    Ok(())
+}
+
 /// The start IR's vec4 `untyped_atomic dst, payload, surface, op` on Haswell
 /// (brw_vec4_surface_builder.cpp `emit_untyped_atomic` with `has_simd4x2`, a SIMD4x2
 /// message: `brw_untyped_atomic` in Align16): the payload's first register holds each
@@ -400,22 +495,10 @@ pub fn untyped_atomic(
             ))
         }
     };
-    let s = if surface.file == RegFile::Imm {
-        surface.imm_bits()
-    } else {
-        let (v, d) = register_dword(t, &surface, 0).map_err(at)?;
-        if !d {
-            return Err(SimError::at(
-                inst,
-                "an untyped_atomic on an undefined surface",
-            ));
-        }
-        (v & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK) as u64
-    };
+    let s = surface_index(t, inst, &surface)?;
     let mut data_reg = payload;
     data_reg.offset += t.reg_size;
-    // The halves as the channels of a two-channel message.
-    let halves = (mask & 0xf != 0) as u32 | ((mask & 0xf0 != 0) as u32) << 1;
+    let halves = enabled_halves(mask);
     let results = crate::memory::atomic_run(
         t,
         (0, 2),
