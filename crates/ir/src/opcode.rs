@@ -493,6 +493,13 @@ impl Opcode {
         self.is_message() || matches!(self, Opcode::LoadPayload | Opcode::Undef)
     }
 
+    /// The logic instructions, whose source modifiers mean something else from gen8 on
+    /// ([`crate::target::Target::logic_negate_is_not`]; Mesa brw_fs_copy_propagation.cpp
+    /// `is_logic_op`).
+    pub fn is_logic(self) -> bool {
+        matches!(self, Opcode::And | Opcode::Or | Opcode::Xor | Opcode::Not)
+    }
+
     /// Number of sources of a plain ALU opcode, `None` where the opcode's source list is
     /// open-ended (virtual opcodes, messages, control flow) or a source is not one element
     /// per channel (`pln` reads its barycentrics as register pairs: a virtual opcode here).

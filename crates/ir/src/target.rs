@@ -141,6 +141,13 @@ pub struct Target {
     /// gen10+ only (PRM Vol. 2a "3-Src Instruction": all operands are registers before
     /// Cannonlake; Mesa brw_fs_combine_constants.cpp `must_promote_imm`, brw_eu_validate.c).
     pub three_src_takes_immediate: bool,
+    /// The negate source modifier of a logic instruction ([`crate::Opcode::is_logic`]) is
+    /// a bitwise not from gen8 on, an arithmetic negation before (PRM Vol. 2a "Source
+    /// Modifiers"; Mesa brw_fs_nir.cpp `load_helper_invocation`: "The negate
+    /// source-modifier bit of logical instructions on Gfx8+ performs 1's complement
+    /// negation", and brw_fs_copy_propagation.cpp, which propagates a negation or an
+    /// absolute value into a logic instruction only before gen8).
+    pub logic_negate_is_not: bool,
 }
 
 impl Target {
@@ -183,6 +190,7 @@ impl Target {
             math_takes_immediate: gen >= Gen::Gen8,
             has_64bit_immediates: gen >= Gen::Gen8,
             three_src_takes_immediate: false,
+            logic_negate_is_not: gen >= Gen::Gen8,
         }
     }
 }

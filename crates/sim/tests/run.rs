@@ -546,6 +546,38 @@ block0:
     }
 }
 
+/// A negated source of a logic instruction is a bitwise not from gen8 on (Mesa's
+/// `gl_HelperInvocation` relies on it: `and(16) d, -shifted, 0x10001`), an arithmetic
+/// negation on Haswell.
+#[test]
+fn logic_negate_is_a_bitwise_not_from_gen8() {
+    let text = |target: &str| {
+        format!(
+            "shader \"t\" stage FS width 8 target {target}
+vgrf0 4x32
+vgrf1 1x32
+block0:
+    mov(8) vgrf1:UD, 6u
+    and(8) vgrf0:UD, -vgrf1:UD, 255u
+    or(8) vgrf0+1.0:UD, -vgrf1:UD, 0u
+    mov(8) vgrf0+2.0:UD, -vgrf1:D
+    mov(8) vgrf0+3.0:UD, 0u
+    fb_write_logical(8) (EOT) (null):UD, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 4u
+"
+        )
+    };
+    for (target, want) in [("skl", [0xf9, 0xffff_fff9]), ("hsw", [0xfa, 0xffff_fffa])] {
+        let s = parse_shader(&text(target)).unwrap_or_else(|e| panic!("{e}"));
+        let out = run(&s, 0, None).unwrap();
+        let r = &out.records[0].values;
+        assert_eq!(
+            [r[0], r[1], r[2]],
+            [want[0], want[1], 0xffff_fffa],
+            "{target}"
+        );
+    }
+}
+
 /// The timestamp tm0: dwords 0 and 1 hold a count drawn from the seed, which does not
 /// advance within a thread (two reads agree), dword 2's reset bit is clear, and another
 /// seed draws another count.

@@ -35,6 +35,7 @@ pub(super) fn execute(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
     // (channel, bits, flag, computed from defined sources only)
     let mut results: Vec<(u32, u64, Option<bool>, bool)> = Vec::with_capacity(s.exec as usize);
     let mut vals: Vec<Value> = Vec::with_capacity(s.srcs.len());
+    let negate_is_not = s.op.is_logic() && s.shader.target.target().logic_negate_is_not;
     for i in s.channels(s.enabled) {
         let p = s.pred & (1 << (s.group + i)) != 0;
         if !is_sel_pred && !p {
@@ -44,7 +45,11 @@ pub(super) fn execute(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
         let poison = t.poison_reads;
         for src in s.srcs.iter().filter(|o| !o.is_bad()) {
             let bits = s.read(t, src, i)?;
-            vals.push(with_modifiers(src, decode(src.ty, bits)));
+            vals.push(if negate_is_not && src.mods.negate() {
+                not_modifier(src, bits)?
+            } else {
+                with_modifiers(src, decode(src.ty, bits))
+            });
         }
         let (bits, flag) = if s.op == Opcode::Cmp {
             compare_result(s, &vals)
@@ -67,6 +72,18 @@ pub(super) fn execute(s: &Step, t: &mut Thread) -> Result<bool, SimError> {
         }
     }
     Ok(false)
+}
+
+/// Source `src` (read as `bits`) of a logic instruction with a negate modifier where that
+/// is a bitwise not (gen8+: [`eubatch_ir::target::Target::logic_negate_is_not`]); an
+/// absolute value there is not modelled.
+fn not_modifier(src: &Operand, bits: u64) -> Result<Value, SimError> {
+    if src.mods.abs() {
+        return Err(SimError::msg(
+            "an absolute-value modifier on a logic instruction (gen8+) is not modelled",
+        ));
+    }
+    Ok(decode(src.ty, !bits))
 }
 
 /// Value `v` of source `src` with the source's modifiers applied.
