@@ -18,7 +18,8 @@
 //!   (`setup_cs_payload`), its push constants right after; TCS and TES five registers
 //!   (`tcs_thread_payload`, `tes_thread_payload`), a TES's pushed inputs after its push
 //!   constants as a VS's; GS `g0`, `g1` and the registers its payload holds, as far as the
-//!   shader reads them (pull-model inputs only: its pushed inputs are not modelled).
+//!   shader reads them, or, with pushed inputs, as the input primitive's vertex count
+//!   gives them ([`InputLayout::of_gs`]).
 //!
 //! What the logical IR does not record is inferred from what it reads, as a lower bound:
 //! `nr_params` from the highest regular uniform read, each UBO range's length from its
@@ -31,6 +32,9 @@ use crate::{RegFile, Shader, Stage};
 
 /// `UBO_START` (brw_fs.h): uniform numbers from here on are pushed UBO ranges.
 pub const UBO_START: u32 = 65532;
+/// The register of a geometry thread's primitive ID when the shader reads it, after g0
+/// and the output URB handles in g1 (brw_fs_thread_payload.cpp `gs_thread_payload`).
+pub const GS_PRIMITIVE_ID_REG: u32 = 2;
 /// Registers of a scalar tessellation thread's payload (see [`InputLayout::of`]).
 pub const TESS_PAYLOAD_REGS: u32 = 5;
 
@@ -53,6 +57,25 @@ pub struct InputLayout {
 impl InputLayout {
     /// The layout Mesa gives `start` (a logical shader of the scalar back end).
     pub fn of(start: &Shader) -> Result<InputLayout, String> {
+        Self::inferred(start, None)
+    }
+
+    /// The layout of a geometry shader whose input primitive has `vertices_in` vertices,
+    /// which its pushed inputs need (its payload holds one URB handle register per input
+    /// vertex before them; the dumps do not print the primitive): brw_fs_thread_payload.cpp
+    /// `gs_thread_payload` (g0 header, g1 output URB handles, the primitive ID register
+    /// when the shader reads it, `vertices_in` input-vertex URB handle registers), then
+    /// the push constants, then the pushed inputs, attribute `attrN+R.B` in register
+    /// `payload + curb + N + R` (brw_vec4_gs_visitor.cpp and Mesa 25 brw_compile_gs.cpp
+    /// `assign_gs_urb_setup`, brw_fs.cpp `convert_attr_sources_to_hw_regs`; the attribute
+    /// numbers are brw_fs_nir.cpp `emit_gs_input_load`'s, `push_reg_count` per vertex). The
+    /// primitive ID is read by a `mov` of the whole `g2` (brw_fs_nir.cpp
+    /// `load_primitive_id`); an input-vertex handle, as a message source or a scalar.
+    pub fn of_gs(start: &Shader, vertices_in: u32) -> Result<InputLayout, String> {
+        Self::inferred(start, Some(vertices_in))
+    }
+
+    fn inferred(start: &Shader, gs_vertices_in: Option<u32>) -> Result<InputLayout, String> {
         let reg = start.reg_size();
         let mut regular_dwords = 0u32;
         let mut ubo_bytes = [0u32; 4];
@@ -64,7 +87,16 @@ impl InputLayout {
             _ => 1u32,
         };
         let mut reads_attr = false;
+        let mut reads_primitive_id = false;
         for inst in start.layout.insts() {
+            if start.stage == Stage::Gs && start.insts.opcode[inst] == crate::Opcode::Mov {
+                reads_primitive_id |= start.srcs(inst).first().is_some_and(|o| {
+                    o.file == RegFile::FixedGrf
+                        && o.nr == GS_PRIMITIVE_ID_REG
+                        && o.offset == 0
+                        && o.stride != 0
+                });
+            }
             let exec = start.insts.control[inst].exec_size as u32;
             for (k, op) in start.srcs(inst).iter().enumerate() {
                 // (Of register operands only: an immediate keeps other bits in `offset`.)
@@ -114,7 +146,21 @@ impl InputLayout {
             // payload from the highest register read. Inputs pushed into registers
             // (`attr`, one block per input vertex) are not modelled for it.
             Stage::Gs if !reads_attr => max_payload + 1,
-            s @ (Stage::Gs | Stage::Tcs) => {
+            Stage::Gs if gs_vertices_in.is_some() => {
+                let payload = GS_PRIMITIVE_ID_REG
+                    + reads_primitive_id as u32
+                    + gs_vertices_in.unwrap_or(0);
+                if max_payload >= payload {
+                    return Err(format!(
+                        "a geometry shader reading g{max_payload}, past its payload of {payload} registers"
+                    ));
+                }
+                payload
+            }
+            Stage::Gs => {
+                return Err("the register layout of GS threads' pushed inputs (attr) needs the input primitive's vertex count, which the dumps do not print (it is read from the `[geometry shader]` source beside them, not found here)".to_string())
+            }
+            s @ Stage::Tcs => {
                 return Err(format!(
                     "the register layout of {} threads' pushed inputs (attr) is not modelled yet",
                     s.abbrev()

@@ -124,7 +124,7 @@ impl HardwareInputs {
         if start.backend == eubatch_ir::Backend::Vec4 {
             return crate::vec4::layout::hardware_inputs(start, seed, payload(start, seed));
         }
-        let layout = InputLayout::of(start).map_err(SimError::msg)?;
+        let layout = start.input_layout().map_err(SimError::msg)?;
         let mut grf = payload(start, seed);
         let profile = Profile::of(start);
         for (space, w, _) in profile.words() {

@@ -10,6 +10,7 @@ pub mod mesa;
 pub mod name;
 pub mod payload_scalars;
 pub mod scalar_sources;
+pub mod shader_test;
 pub mod timestamp;
 pub mod vec4_float_immediates;
 
@@ -82,6 +83,7 @@ pub fn load_text(
                 msg: "cannot tell which GPU this Mesa dump is for: pass --target (skl, bdw, hsw, ...)".into(),
             })?;
             let mut shader = import_mesa_dump(text, &dump, name, target).map_err(fail)?;
+            gs_input_layout_from_source(path, &mut shader);
             let urb = listing::needs_urb_offsets(&shader);
             let sampler = header_bits::needs_header_bits(&shader);
             let df = df_immediates::needs_exact_df(&shader);
@@ -136,6 +138,30 @@ pub fn load_text(
             msg: "not a shader: expected a Mesa dump (STAGE-PROGRAM-NN-NN-PASS) or an .eu file"
                 .into(),
         }),
+    }
+}
+
+/// A scalar geometry shader with pushed inputs: where they sit needs its input primitive,
+/// from the GLSL source beside the dump ([`shader_test`]); fixed as the shader's input
+/// layout ([`Shader::inputs`]). Without a source that declares it, the layout stays
+/// unknown (the simulator says so when it needs it).
+fn gs_input_layout_from_source(path: &Path, shader: &mut Shader) {
+    let pushed = shader.stage == crate::shader::Stage::Gs
+        && shader.backend == crate::shader::Backend::Scalar
+        && shader.layout.insts().any(|i| {
+            shader
+                .srcs(i)
+                .iter()
+                .any(|o| o.file == crate::RegFile::Attr)
+        });
+    if !pushed {
+        return;
+    }
+    let Ok(source) = std::fs::read_to_string(path.with_file_name("source.shader_test")) else {
+        return;
+    };
+    if let Some(n) = shader_test::gs_vertices_in(&source) {
+        shader.inputs = crate::thread_inputs::InputLayout::of_gs(shader, n).ok();
     }
 }
 
