@@ -88,6 +88,9 @@ pub struct SamplerMessage {
     /// The send's execution size.
     pub exec: u8,
     pub header: HeaderDword2,
+    /// Binding-table index and sampler index (descriptor bits 7:0 and 11:8); `None` for a
+    /// descriptor in a register.
+    pub indices: Option<(u32, u32)>,
     /// Line of the decode in the listing.
     pub line: u32,
 }
@@ -300,6 +303,10 @@ fn sampler_message(line: &str, before: &[&str], ln: u32) -> Result<SamplerMessag
         msg_type: desc.map(|d| crate::message::sampler::Desc::decode(d).msg_type),
         exec,
         header,
+        indices: desc.map(|d| {
+            let d = crate::message::sampler::Desc::decode(d);
+            (d.surface, d.sampler)
+        }),
         line: ln,
     })
 }

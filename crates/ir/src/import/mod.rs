@@ -13,6 +13,7 @@ pub mod scalar_sources;
 pub mod shader_test;
 pub mod timestamp;
 pub mod vec4_float_immediates;
+pub mod vec4_texture_indices;
 
 use std::path::{Path, PathBuf};
 
@@ -89,7 +90,8 @@ pub fn load_text(
             let df = df_immediates::needs_exact_df(&shader);
             let vec4_f = vec4_float_immediates::needs_exact_f(&shader);
             let thread_end = listing::needs_thread_end(&shader);
-            if urb || sampler || df || vec4_f || thread_end {
+            let vec4_tex = vec4_texture_indices::needs_indices(&shader);
+            if urb || sampler || df || vec4_f || thread_end || vec4_tex {
                 let asm = path.with_file_name("asm.txt");
                 if let Ok(text) = std::fs::read_to_string(&asm) {
                     // Only this program's code is taken apart (the listing holds every
@@ -119,6 +121,12 @@ pub fn load_text(
                         .collect();
                     if thread_end {
                         listing::recover_thread_ends(&mut shader, &same);
+                    }
+                    if vec4_tex {
+                        // vec4 code has one variant: the program's own final code.
+                        if let Some(p) = same.iter().find(|p| p.width.is_none()) {
+                            vec4_texture_indices::recover(&mut shader, p);
+                        }
                     }
                     if df || vec4_f {
                         if df {
