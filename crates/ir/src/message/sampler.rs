@@ -58,6 +58,30 @@ pub fn required_parameters(msg_type: u32) -> u32 {
 /// the dword is the message's header bits (gather channel 17:16, texel offsets 11:0).
 pub const HEADER_RESPONSE_MASK: u32 = 0xf << 12;
 
+/// Whether g0's dword 2 is zero when a thread of `stage` starts, so that a sampler header
+/// copied from g0 needs no write to its dword 2 where the message's header bits are 0:
+/// "The vertex and fragment stages have g0.2 set to 0, so header0.2 is 0 when g0 is
+/// copied. Other stages may not, so we must set it to 0" (Mesa 22.3
+/// brw_lower_logical_sends.cpp `lower_sampler_logical_send`, the same in Mesa 25 for
+/// gen < 11, which builds the header from 0 on gen11+). Mesa's copy propagation then
+/// sends g0 itself as the header (`sends(8) g123UD g0UD g2UD ...` in its final code):
+/// such a header's dword 2 is this zero.
+pub fn g0_dword2_is_zero(stage: crate::shader::Stage) -> bool {
+    matches!(stage, crate::shader::Stage::Vs | crate::shader::Stage::Fs)
+}
+
+/// Whether a sampler message of this shape is how a varying pull-constant load
+/// (`varying_pull_const_logical`) reaches the sampler: an `ld` without a header, on the
+/// buffer's binding table entry, whose only parameter is the byte offset (Mesa 22.3
+/// brw_lower_logical_sends.cpp `lower_varying_pull_constant_logical_send` where
+/// `compiler->indirect_ubos_use_sampler`, which brw_compiler.c sets for `ver < 12`: see
+/// [`crate::target::Target::varying_pull_via_sampler`]; the same in Mesa 25). In a
+/// final-code listing such sends are among the sampler messages, and Mesa's CSE may merge
+/// two loads of one offset, so they are told apart by their surface, not counted.
+pub fn is_varying_pull_shape(msg_type: u32, header: bool) -> bool {
+    msg_type == msg::LD && !header
+}
+
 /// The gathers: their header must carry the channel to gather
 /// ([`crate::shader::SendInfo::header_bits`]), which no dump records.
 pub fn is_gather(op: Opcode) -> bool {
