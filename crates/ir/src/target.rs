@@ -129,6 +129,12 @@ pub struct Target {
     /// State Pointer (dword 3) can be moved on by 16 samplers at a time (Mesa
     /// brw_lower_logical_sends.cpp `is_high_sampler`: `verx10 >= 75`).
     pub high_sampler_via_header: bool,
+    /// Varying (per-channel) pull-constant loads go through the sampler, as a headerless
+    /// `ld` of the buffer surface: gen7 to gen11 (Mesa brw_compiler.c
+    /// `indirect_ubos_use_sampler = devinfo->ver < 12`, used by
+    /// brw_lower_logical_sends.cpp `lower_varying_pull_constant_logical_send`; gen12 reads
+    /// them through the data port).
+    pub varying_pull_via_sampler: bool,
     /// Two-source math (`pow`, integer quotient and remainder) takes an immediate second
     /// source from gen8 (Mesa brw_fs_combine_constants.cpp `must_promote_imm`: such math
     /// must promote its immediate only before gen8).
@@ -187,6 +193,7 @@ impl Target {
             has_split_send: gen >= Gen::Gen9,
             has_integer_dword_mul: gen >= Gen::Gen8,
             high_sampler_via_header: gen >= Gen::Gen75,
+            varying_pull_via_sampler: gen < Gen::Gen12,
             math_takes_immediate: gen >= Gen::Gen8,
             has_64bit_immediates: gen >= Gen::Gen8,
             three_src_takes_immediate: false,

@@ -242,10 +242,15 @@ pub const MESSAGE_WIDTH_RULES: &[WidthRule] = &[
         name: "sampler message width",
         source: "gen7-9 sampler messages are SIMD16 at most, SIMD8 when a SIMD16 payload would \
                  pass MAX_SAMPLER_MESSAGE_SIZE (11 registers: more than 5 parameters) \
-                 (brw_fs.cpp, get_sampler_lowered_simd_width)",
+                 (brw_fs.cpp, get_sampler_lowered_simd_width); a Mesa 25 message (15 \
+                 sources) as Mesa 25 counts its parameters, the coordinate as four \
+                 (brw_lower_simd_width.cpp: message::sampler::mesa25_lowered_width)",
         limit: |c| {
             if !is_sampler_message(c.op) {
                 return None;
+            }
+            if let Some(w) = crate::message::sampler::mesa25_lowered_width(c.op, c.srcs) {
+                return Some(w);
             }
             let params = crate::message::sampler::lower(c.op, c.srcs, c.gen)
                 .map(|l| l.params.len())

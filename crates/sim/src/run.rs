@@ -725,6 +725,7 @@ fn execute(
         | Opcode::TxdLogical
         | Opcode::TxfLogical
         | Opcode::Tg4Logical
+        | Opcode::Tg4OffsetLogical
         | Opcode::LodLogical
         | Opcode::TxsLogical => {
             crate::sampler::sample(shader, t, inst, enabled & pred)?;

@@ -21,12 +21,21 @@
 //!
 //! Bits 15:12 of dword 2 (the channels the response leaves out) are the lowering's, from
 //! the instruction's response size: they are not part of what is recovered.
+//!
+//! Not every sampler send of the final code is a texturing instruction: on gen7-gen11 a
+//! varying pull-constant load is a headerless `ld` of the buffer's binding table entry
+//! ([`sampler_msg::is_varying_pull_shape`]), and Mesa's CSE may merge two of them. Such
+//! sends are passed over by their surface — one the shader's varying pull-constant loads
+//! name and none of its texturing instructions does (Mesa's binding table gives textures
+//! and constant buffers entries of their own, `brw_stage_prog_data::binding_table`) —
+//! and not counted. Where a texturing instruction's surface is known only at run time the
+//! surfaces cannot be told apart, and the pull-constant sends are not passed over.
 
 use crate::message::sampler::{self as sampler_msg, msg};
 use crate::shader::Shader;
 use crate::width_rules::is_sampler_message;
 
-use super::listing::{HeaderDword2, ListedProgram};
+use super::listing::{HeaderDword2, ListedProgram, SamplerMessage};
 
 use sampler_msg::HEADER_RESPONSE_MASK as RESPONSE_MASK_BITS;
 
@@ -44,6 +53,46 @@ pub fn needs_header_bits(shader: &Shader) -> bool {
     sampler_messages(shader)
         .into_iter()
         .any(|i| shader.send_info(i).is_none_or(|s| s.header_bits.is_none()))
+}
+
+/// The binding table entries of `shader`'s varying pull-constant loads that no texturing
+/// instruction of it uses (the sends of the final code on them are those loads); empty
+/// where a texturing instruction's surface is not an immediate, or the target reads such
+/// loads through the data port.
+fn pull_constant_surfaces(shader: &Shader) -> Vec<u32> {
+    use crate::operand::RegFile;
+    if !shader.target.target().varying_pull_via_sampler {
+        return Vec::new();
+    }
+    let imm = |o: &crate::Operand| (o.file == RegFile::Imm).then(|| o.imm_bits() as u32);
+    let mut texture = Vec::new();
+    for i in sampler_messages(shader) {
+        match shader.srcs(i).get(sampler_msg::src::SURFACE).and_then(imm) {
+            Some(s) => texture.push(s),
+            None => return Vec::new(),
+        }
+    }
+    let mut out: Vec<u32> = shader
+        .layout
+        .insts()
+        .filter(|&i| shader.insts.opcode[i] == crate::Opcode::VaryingPullConstLogical)
+        .filter_map(|i| crate::message::pull_constant_srcs(shader.srcs(i)))
+        .filter_map(|(surface, _)| imm(&surface))
+        .filter(|s| !texture.contains(s))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Whether listed send `m` is one of the varying pull-constant loads on `pull` (see
+/// [`pull_constant_surfaces`]).
+fn is_pull_constant_load(m: &SamplerMessage, pull: &[u32]) -> bool {
+    let header = !matches!(m.header, HeaderDword2::NoHeader);
+    match (m.msg_type, m.surface) {
+        (Some(t), Some(s)) => sampler_msg::is_varying_pull_shape(t, header) && pull.contains(&s),
+        _ => false,
+    }
 }
 
 /// The message type Mesa's optimizer may turn `t` into or from: an LOD that becomes the
@@ -67,7 +116,11 @@ pub fn match_listing(
     scale: (u32, u32),
 ) -> Result<Vec<u32>, String> {
     let logical = sampler_messages(shader);
-    let mut sends = listed.sampler.iter().peekable();
+    let pull = pull_constant_surfaces(shader);
+    let mut sends = listed
+        .sampler
+        .iter()
+        .filter(|m| !is_pull_constant_load(m, &pull));
     let mut out = Vec::with_capacity(logical.len());
     for (k, &inst) in logical.iter().enumerate() {
         let op = shader.insts.opcode[inst];
@@ -227,6 +280,79 @@ SIMD8 shader: 9 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 3 sends, ...
     tg4_logical(8) (size: 128) vgrf1:F, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u, 0u, (null):UD, (null):UD, (null):UD, 2d, 0d\n\
     tg4_logical(8) (size: 128) vgrf2:F, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u, 0u, (null):UD, (null):UD, (null):UD, 2d, 0d\n\
     txl_logical(8) (size: 64) vgrf3:F, vgrf0:F, (null):UD, 0f, (null):UD, (null):UD, (null):UD, (null):UD, 1u, 0u, (null):UD, (null):UD, (null):UD, 2d, 0d\n";
+
+    /// piglit's fs-textureGatherOffset-uniform-array-offset as Mesa 22.3 listed it for SKL:
+    /// a gather with run-time offsets (`gather4_po`, offsets in the payload) of channel 0,
+    /// whose header is g0 itself, after the one `ld` its two varying pull-constant loads
+    /// of one offset became (CSE).
+    const LISTING_PO: &str = "Native code for unnamed fragment shader GLSL1 (sha1 0)\n\
+SIMD8 shader: 8 instructions. 0 loops. 1540 cycles. 0:0 spills:fills, 3 sends, ...\n\
+   START B0 (1540 cycles)\n\
+09 00 60 00 28 0a 60 20 40 00 00 06 03 00 00 00 shl(8)          g3<1>D          g2<0,1,0>D      0x00000003UD    { align1 1Q };\n\
+01 00 60 00 e8 3e c0 20 00 00 00 38 00 00 80 3e mov(8)          g6<1>F          0x3e800000F      /* 0.25F */    { align1 1Q };\n\
+01 00 60 00 e8 3e e0 20 00 00 00 38 00 00 80 3e mov(8)          g7<1>F          0x3e800000F      /* 0.25F */    { align1 1Q };\n\
+31 00 60 02 48 02 40 20 60 00 00 06 02 70 42 02 send(8)         g2<1>UW         g3<0,1,0>UD     0x02427002\n\
+                            sampler MsgDesc: ld SIMD8 Surface = 2 Sampler = 0 mlen 1 rlen 4 { align1 1Q };\n\
+01 0b 01 20 07 08 02 00                         mov(8)          g8<1>F          g2<8,8,1>F                      { align1 1Q compacted };\n\
+01 0b 01 20 07 09 03 00                         mov(8)          g9<1>F          g3<8,8,1>F                      { align1 1Q compacted };\n\
+33 00 60 02 18 60 60 0f 04 00 00 00 01 10 4b 02 sends(8)        g123UD          g0UD            g6UD            0x024b1001                0x00000100\n\
+                            sampler MsgDesc: gather4_po SIMD8 Surface = 1 Sampler = 0 mlen 1 ex_mlen 4 rlen 4 { align1 1Q };\n\
+   END B0\n";
+
+    const SHADER_PO: &str = "shader \"t\" stage FS width 8 target skl\nvgrf0 2x32\nvgrf1 1x32\nvgrf2 4x32\nvgrf3 4x32\nvgrf4 2x32\nvgrf5 4x32\nblock0:\n\
+    varying_pull_const_logical(8) vgrf2:F, 2u, vgrf1:UD, 4u\n\
+    varying_pull_const_logical(8) vgrf3:F, 2u, vgrf1:UD, 4u\n\
+    tg4_offset_logical(8) (size: 128) vgrf5:F, vgrf0:F, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, (null):UD, 1u, 0u, (null):UD, (null):UD, vgrf4:D, 2d, 0d\n";
+
+    #[test]
+    fn g0_as_header_and_pull_constant_loads() {
+        let p = &listed_programs(LISTING_PO).unwrap()[0];
+        // The pull-constant `ld` has no header; the gather's header is g0 itself, whose
+        // dword 2 is 0 in a fragment shader.
+        let h: Vec<HeaderDword2> = p.sampler.iter().map(|m| m.header).collect();
+        assert_eq!(h, vec![HeaderDword2::NoHeader, HeaderDword2::Value(0)]);
+        assert_eq!(p.sampler[0].surface, Some(2));
+        let mut s = crate::text::parse_shader(SHADER_PO).unwrap();
+        assert!(needs_header_bits(&s));
+        // Two loads, one send: passed over by surface, not counted.
+        let bits = match_listing(&s, p, (1, 1)).unwrap();
+        assert_eq!(bits, vec![0]);
+        apply(&mut s, &bits);
+        assert!(!needs_header_bits(&s));
+
+        // Outside the vertex and fragment stages g0.2 need not be 0 and Mesa writes the
+        // header's dword 2: g0 as the header is not one the reader follows.
+        let cs = LISTING_PO.replace("fragment shader", "compute shader");
+        let p = &listed_programs(&cs).unwrap()[0];
+        assert_eq!(p.sampler[1].header, HeaderDword2::Unknown);
+        // g0 written in the block before the send: not the thread payload's.
+        let written = LISTING_PO.replace(
+            "mov(8)          g9<1>F          g3<8,8,1>F",
+            "mov(8)          g0<1>F          g3<8,8,1>F",
+        );
+        let p = &listed_programs(&written).unwrap()[0];
+        assert_eq!(p.sampler[1].header, HeaderDword2::Unknown);
+
+        // A texturing instruction on the pull-constant surface: the `ld` may be either,
+        // so it is not passed over and the sequences disagree.
+        let p = &listed_programs(LISTING_PO).unwrap()[0];
+        let same = SHADER_PO.replace(", 1u, 0u, (null)", ", 2u, 0u, (null)");
+        let s = crate::text::parse_shader(&same).unwrap();
+        let e = match_listing(&s, p, (1, 1)).unwrap_err();
+        assert!(e.contains("message type"), "{e}");
+        // A run-time texture surface: the same.
+        let dynamic = SHADER_PO.replace(", 1u, 0u, (null)", ", vgrf1:UD, 0u, (null)");
+        let s = crate::text::parse_shader(&dynamic).unwrap();
+        assert!(match_listing(&s, p, (1, 1)).is_err());
+        // Without the pull-constant loads in the shader the `ld` is a message too many.
+        let without: String = SHADER_PO
+            .lines()
+            .filter(|l| !l.contains("varying_pull"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let s = crate::text::parse_shader(&without).unwrap();
+        assert!(match_listing(&s, p, (1, 1)).is_err());
+    }
 
     #[test]
     fn reads_sampler_headers() {

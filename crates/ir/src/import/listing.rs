@@ -74,7 +74,9 @@ pub enum HeaderDword2 {
     /// The message has no header (descriptor bit 19 clear).
     NoHeader,
     /// The header's dword 2: the immediate moved there after the header was copied from
-    /// g0, or g0's own (0 in the vertex and fragment stages, where Mesa writes none).
+    /// g0, or g0's own (0 in the vertex and fragment stages, where Mesa writes none:
+    /// [`crate::message::sampler::g0_dword2_is_zero`]) — also where g0 itself is the
+    /// header.
     Value(u32),
     /// Something this reader does not follow built the header.
     Unknown,
@@ -87,6 +89,8 @@ pub struct SamplerMessage {
     pub msg_type: Option<u32>,
     /// The send's execution size.
     pub exec: u8,
+    /// Binding table entry (descriptor bits 7:0); `None` for a descriptor in a register.
+    pub surface: Option<u32>,
     pub header: HeaderDword2,
     /// Binding-table index and sampler index (descriptor bits 7:0 and 11:8); `None` for a
     /// descriptor in a register.
@@ -241,7 +245,8 @@ fn grf(operand: &str) -> Option<(u32, Option<u32>)> {
 /// brw_lower_logical_sends.cpp `lower_sampler_logical_send`. The first write to `reg` met
 /// going back is one of those, or the header is something this reader does not follow.
 /// Lines are taken apart only here, going back from the send, and only as far as needed.
-fn header_dword2(before: &[&str], reg: u32) -> HeaderDword2 {
+/// `None` where no line of the block writes `reg`.
+fn header_dword2(before: &[&str], reg: u32) -> Option<HeaderDword2> {
     for line in before.iter().rev() {
         let Some((mnemonic, ops)) = disassembly(line) else {
             continue;
@@ -252,22 +257,18 @@ fn header_dword2(before: &[&str], reg: u32) -> HeaderDword2 {
         if nr != reg {
             continue;
         }
-        match sub {
-            Some(2) if mnemonic == "mov(1)" => {
-                return ops
-                    .get(1)
-                    .and_then(|v| v.strip_prefix("0x")?.strip_suffix("UD"))
-                    .and_then(|v| u32::from_str_radix(v, 16).ok())
-                    .map_or(HeaderDword2::Unknown, HeaderDword2::Value);
-            }
+        return Some(match sub {
+            Some(2) if mnemonic == "mov(1)" => ops
+                .get(1)
+                .and_then(|v| v.strip_prefix("0x")?.strip_suffix("UD"))
+                .and_then(|v| u32::from_str_radix(v, 16).ok())
+                .map_or(HeaderDword2::Unknown, HeaderDword2::Value),
             Some(3) => continue,
-            None if ops.get(1).is_some_and(|s| s.starts_with("g0<")) => {
-                return HeaderDword2::Value(0)
-            }
-            _ => return HeaderDword2::Unknown,
-        }
+            None if ops.get(1).is_some_and(|s| s.starts_with("g0<")) => HeaderDword2::Value(0),
+            _ => HeaderDword2::Unknown,
+        });
     }
-    HeaderDword2::Unknown
+    None
 }
 
 /// The `send` on `line` (the line before a sampler decode): its execution size, its
@@ -288,20 +289,39 @@ fn send_of(line: &str) -> Result<(u8, Vec<&str>, bool), String> {
     Ok((exec, ops, mnemonic.starts_with("sends")))
 }
 
-/// The sampler message of the `send` on `line` (the line before its decode).
-fn sampler_message(line: &str, before: &[&str], ln: u32) -> Result<SamplerMessage, String> {
+/// The sampler message of the `send` on `line` (the line before its decode), in a program
+/// of `stage`.
+fn sampler_message(
+    line: &str,
+    before: &[&str],
+    ln: u32,
+    stage: Stage,
+) -> Result<SamplerMessage, String> {
     let (exec, ops, split) = send_of(line)?;
     let desc = descriptor(&ops, split);
     let header = match desc {
         Some(d) if !crate::message::header_present(d) => HeaderDword2::NoHeader,
         _ => match ops.get(1).and_then(|p| grf(p)) {
-            Some((reg, None)) => header_dword2(before, reg),
+            Some((reg, None)) => match header_dword2(before, reg) {
+                Some(h) => h,
+                // g0 itself as the header, unwritten in the block: Mesa copied g0 and
+                // wrote no dword 2 (the bits were 0 in a stage whose g0.2 is 0), and copy
+                // propagation sent g0. g0 is the thread payload, live from the start up
+                // to this send, so nothing before it wrote it. In another stage Mesa
+                // writes dword 2 whatever the bits, so g0 cannot be such a header there.
+                None if reg == 0 && crate::message::sampler::g0_dword2_is_zero(stage) => {
+                    HeaderDword2::Value(0)
+                }
+                None => HeaderDword2::Unknown,
+            },
             _ => HeaderDword2::Unknown,
         },
     };
+    let decoded = desc.map(crate::message::sampler::Desc::decode);
     Ok(SamplerMessage {
-        msg_type: desc.map(|d| crate::message::sampler::Desc::decode(d).msg_type),
+        msg_type: decoded.map(|d| d.msg_type),
         exec,
+        surface: decoded.map(|d| d.surface),
         header,
         indices: desc.map(|d| {
             let d = crate::message::sampler::Desc::decode(d);
@@ -478,7 +498,8 @@ pub fn listed_programs_filtered(
                 .ok_or_else(|| (ln, "a sampler decode without its send".to_string()))?;
             match p {
                 Some(p) => {
-                    let m = sampler_message(send, before, ln).map_err(|e| (ln - 1, e))?;
+                    let m = sampler_message(send, before, ln, p.stage)
+                        .map_err(|e| (ln - 1, e))?;
                     p.sampler.push(m);
                 }
                 None => {

@@ -58,6 +58,30 @@ pub fn required_parameters(msg_type: u32) -> u32 {
 /// the dword is the message's header bits (gather channel 17:16, texel offsets 11:0).
 pub const HEADER_RESPONSE_MASK: u32 = 0xf << 12;
 
+/// Whether g0's dword 2 is zero when a thread of `stage` starts, so that a sampler header
+/// copied from g0 needs no write to its dword 2 where the message's header bits are 0:
+/// "The vertex and fragment stages have g0.2 set to 0, so header0.2 is 0 when g0 is
+/// copied. Other stages may not, so we must set it to 0" (Mesa 22.3
+/// brw_lower_logical_sends.cpp `lower_sampler_logical_send`, the same in Mesa 25 for
+/// gen < 11, which builds the header from 0 on gen11+). Mesa's copy propagation then
+/// sends g0 itself as the header (`sends(8) g123UD g0UD g2UD ...` in its final code):
+/// such a header's dword 2 is this zero.
+pub fn g0_dword2_is_zero(stage: crate::shader::Stage) -> bool {
+    matches!(stage, crate::shader::Stage::Vs | crate::shader::Stage::Fs)
+}
+
+/// Whether a sampler message of this shape is how a varying pull-constant load
+/// (`varying_pull_const_logical`) reaches the sampler: an `ld` without a header, on the
+/// buffer's binding table entry, whose only parameter is the byte offset (Mesa 22.3
+/// brw_lower_logical_sends.cpp `lower_varying_pull_constant_logical_send` where
+/// `compiler->indirect_ubos_use_sampler`, which brw_compiler.c sets for `ver < 12`: see
+/// [`crate::target::Target::varying_pull_via_sampler`]; the same in Mesa 25). In a
+/// final-code listing such sends are among the sampler messages, and Mesa's CSE may merge
+/// two loads of one offset, so they are told apart by their surface, not counted.
+pub fn is_varying_pull_shape(msg_type: u32, header: bool) -> bool {
+    msg_type == msg::LD && !header
+}
+
 /// The gathers: their header must carry the channel to gather
 /// ([`crate::shader::SendInfo::header_bits`]), which no dump records.
 pub fn is_gather(op: Opcode) -> bool {
@@ -341,6 +365,65 @@ pub fn lower(op: Opcode, srcs: &[Operand], gen: Gen) -> Result<Lowered, String> 
     })
 }
 
+/// Mesa's limit on a sampler message's payload: 11 registers (brw_ir.h
+/// `MAX_SAMPLER_MESSAGE_SIZE`), so a SIMD16 message (two registers a parameter) takes at
+/// most 5 parameters.
+pub const MAX_MESSAGE_REGISTERS: u32 = 11;
+
+/// The widest SIMD width at which Mesa 25 sends the sampler message of logical
+/// instruction `op` (its 15 sources, the residency request last) on gen9-gen12
+/// (brw_lower_simd_width.cpp `get_lowered_simd_width` and
+/// `get_sampler_lowered_simd_width`, `ver < 20`). Mesa 25 counts the coordinate as four
+/// components whatever `coord_components` is ("num_payload_components += 4 -
+/// coord_components"; Mesa 22.3 counted the components read), so a SIMD16 message with
+/// two parameters besides a 2D coordinate is split where 22.3's was not: the gather with
+/// run-time offsets (`gather4_po`: u, v and two offsets) is SIMD8 in Mesa 25's final code.
+/// `txd` is always SIMD8 ("TXD is unsupported in SIMD16 mode previous to Xe2"); a
+/// minimum LOD on anything but `tex` also SIMD8. Components are `fs_inst::components_read`
+/// (brw_fs.cpp): the offsets two, `txf_cms_w`'s MCS two, a present source one, an absent
+/// one none. `None` for an opcode this rule does not cover or sources it cannot read.
+pub fn mesa25_lowered_width(op: Opcode, srcs: &[Operand]) -> Option<u32> {
+    if srcs.len() != src::COUNT + 1 {
+        return None;
+    }
+    let has = |k: usize| present(srcs.get(k)) as u32;
+    match op {
+        Opcode::TxdLogical => return Some(8),
+        Opcode::TexLogical
+        | Opcode::TxfMcsLogical
+        | Opcode::LodLogical
+        | Opcode::Tg4Logical
+        | Opcode::SampleInfoLogical
+        | Opcode::TxfCmsWLogical
+        | Opcode::Tg4OffsetLogical
+        | Opcode::TxlLogical
+        | Opcode::TxbLogical
+        | Opcode::TxfLogical
+        | Opcode::TxsLogical => {}
+        _ => return None,
+    }
+    if op != Opcode::TexLogical && has(src::MIN_LOD) != 0 {
+        return Some(8);
+    }
+    let coords = imm(&srcs[src::COORD_COMPONENTS])? as u32;
+    if coords > src::MAX_COORD_COMPONENTS {
+        return None;
+    }
+    // The LZ forms carry no LOD: free (`implicit_lod`).
+    let implicit_lod = matches!(op, Opcode::TxlLogical | Opcode::TxfLogical)
+        && is_zero(&srcs[src::LOD]);
+    let components = coords
+        + has(src::SHADOW_C)
+        + if implicit_lod { 0 } else { has(src::LOD) }
+        + has(src::LOD2)
+        + has(src::SAMPLE_INDEX)
+        + if op == Opcode::Tg4OffsetLogical { 2 * has(src::TG4_OFFSET) } else { 0 }
+        + if op == Opcode::TxfCmsWLogical { 2 } else { 1 } * has(src::MCS)
+        + has(src::MIN_LOD)
+        + (src::MAX_COORD_COMPONENTS - coords);
+    Some(if components > MAX_MESSAGE_REGISTERS / 2 { 8 } else { 16 })
+}
+
 /// Whether the response of a message is integer data regardless of the surface (sizes and
 /// sample counts); other messages return texels.
 pub fn returns_integers(msg_type: u32) -> bool {
@@ -351,4 +434,71 @@ pub fn returns_integers(msg_type: u32) -> bool {
 /// 7:0, sampler 11:8, message type 16:12, SIMD mode 18:17.
 pub fn descriptor(surface: u32, sampler: u32, msg_type: u32, simd_mode: u32) -> u32 {
     (surface & 0xff) | (sampler & 0xf) << 8 | (msg_type & 0x1f) << 12 | (simd_mode & 3) << 17
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A logical sampler instruction's sources: Mesa 22.3's 14, or Mesa 25's 15.
+    fn srcs(coords: u32, with: &[(usize, Operand)], mesa25: bool) -> Vec<Operand> {
+        let mut s = vec![Operand::bad(crate::Type::UD); src::COUNT + mesa25 as usize];
+        s[src::COORDINATE] = Operand::vgrf(1, 0, crate::Type::F, 1);
+        s[src::SURFACE] = Operand::imm(crate::Type::UD, 1);
+        s[src::SAMPLER] = Operand::imm(crate::Type::UD, 0);
+        s[src::COORD_COMPONENTS] = Operand::imm(crate::Type::D, coords as u64);
+        s[src::GRAD_COMPONENTS] = Operand::imm(crate::Type::D, 0);
+        if mesa25 {
+            s[src::RESIDENCY] = Operand::imm(crate::Type::UD, 0);
+        }
+        for &(k, o) in with {
+            s[k] = o;
+        }
+        s
+    }
+
+    #[test]
+    fn mesa25_counts_the_coordinate_as_four() {
+        let v = |n| Operand::vgrf(n, 0, crate::Type::F, 1);
+        let offsets = [(src::TG4_OFFSET, Operand::vgrf(2, 0, crate::Type::D, 1))];
+        // gather4_po of a 2D coordinate: 2 + 2 offsets + 2 for the coordinate = 6 > 5.
+        let po = srcs(2, &offsets, true);
+        assert_eq!(mesa25_lowered_width(Opcode::Tg4OffsetLogical, &po), Some(8));
+        // A plain gather, a 2D txl with an LOD, an LOD-zero txl: 4, 5, 4 — SIMD16.
+        let g = srcs(2, &[], true);
+        assert_eq!(mesa25_lowered_width(Opcode::Tg4Logical, &g), Some(16));
+        let txl = srcs(2, &[(src::LOD, v(3))], true);
+        assert_eq!(mesa25_lowered_width(Opcode::TxlLogical, &txl), Some(16));
+        let lz = srcs(2, &[(src::LOD, Operand::imm(crate::Type::F, 0))], true);
+        assert_eq!(mesa25_lowered_width(Opcode::TxlLogical, &lz), Some(16));
+        // A shadow compare with a bias on 2D: 6.
+        let txb = srcs(2, &[(src::LOD, v(3)), (src::SHADOW_C, v(4))], true);
+        assert_eq!(mesa25_lowered_width(Opcode::TxbLogical, &txb), Some(8));
+        // txd, and a minimum LOD on anything but tex: SIMD8.
+        assert_eq!(mesa25_lowered_width(Opcode::TxdLogical, &g), Some(8));
+        let min_lod = srcs(2, &[(src::MIN_LOD, v(3))], true);
+        assert_eq!(mesa25_lowered_width(Opcode::TxbLogical, &min_lod), Some(8));
+        assert_eq!(mesa25_lowered_width(Opcode::TexLogical, &min_lod), Some(16));
+        // Mesa 22.3's sources (14): not this rule's; nor an opcode it does not cover.
+        assert_eq!(
+            mesa25_lowered_width(Opcode::Tg4OffsetLogical, &srcs(2, &offsets, false)),
+            None
+        );
+        assert_eq!(mesa25_lowered_width(Opcode::ImageSizeLogical, &g), None);
+        // A coordinate count out of range or not an immediate: no answer, no panic.
+        let mut bad = srcs(2, &[], true);
+        bad[src::COORD_COMPONENTS] = Operand::imm(crate::Type::D, 7);
+        assert_eq!(mesa25_lowered_width(Opcode::TexLogical, &bad), None);
+        bad[src::COORD_COMPONENTS] = v(5);
+        assert_eq!(mesa25_lowered_width(Opcode::TexLogical, &bad), None);
+    }
+
+    #[test]
+    fn g0_dword2_is_zero_in_vertex_and_fragment_stages() {
+        use crate::shader::Stage;
+        assert!(g0_dword2_is_zero(Stage::Vs));
+        assert!(g0_dword2_is_zero(Stage::Fs));
+        assert!(!g0_dword2_is_zero(Stage::Cs));
+        assert!(!g0_dword2_is_zero(Stage::Gs));
+    }
 }

@@ -121,6 +121,19 @@ pub(super) fn rewrite_send_payloads<'a>(
             continue;
         }
         let found = copies(s.nr).into_iter().find_map(|c| {
+            let in_channels = c.no_mask || (!ctl.no_mask() && c.group == ctl.group as u32);
+            // A thread-payload register copied whole and read whole (`mov(8) vgrfH:UD,
+            // g0<8,8,1>:UD NoMask`, a sampler header whose dword 2 needs no write): the
+            // send reads the register itself, as Mesa's try_copy_propagate propagates a
+            // FIXED_GRF into a send's payload (`sends(8) g123UD g0UD g2UD` in its final
+            // code) — but not into an EOT send, whose payload is pinned to g112-g127
+            // (Target::EOT_PAYLOAD_FIRST_GRF). `copy_of` keeps such copies only where no
+            // instruction writes a fixed register, so the register still holds the value.
+            if c.src.file == RegFile::FixedGrf {
+                let whole = c.dst.offset == s.offset && c.len == len && len % reg == 0;
+                return (whole && in_channels && !ctl.eot() && c.src.offset % reg == 0)
+                    .then_some(Operand { ty: s.ty, ..c.src });
+            }
             let inside = c.dst.offset <= s.offset && s.offset + len <= c.dst.offset + c.len;
             let ok = inside
                 && c.src.file == RegFile::Vgrf

@@ -33,6 +33,12 @@ pub(super) fn varying_pull(shader: &mut Shader, inst: Inst) -> Result<Vec<Inst>,
     if srcs.len() == 4 && !srcs[1].is_bad() {
         return Err("a bindless surface handle (not lowered yet)".into());
     }
+    if !shader.target.target().varying_pull_via_sampler {
+        return Err(format!(
+            "a varying pull-constant load on {}, which reads it through the data port (not lowered yet)",
+            shader.target.name()
+        ));
+    }
     let ctl = shader.insts.control[inst];
     let exec = ctl.exec_size as u32;
     let mode = simd_mode(exec)?;

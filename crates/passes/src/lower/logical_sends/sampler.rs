@@ -222,7 +222,7 @@ fn sampler_header_payload(
     let dword2 = bits | not_written << 12;
     if dword2 != 0 {
         out.push(scalar.mov(shader, ud(8), Operand::imm(Type::UD, dword2 as u64)));
-    } else if !matches!(shader.stage, eubatch_ir::Stage::Vs | eubatch_ir::Stage::Fs) {
+    } else if !sampler::g0_dword2_is_zero(shader.stage) {
         out.push(scalar.mov(shader, ud(8), Operand::imm(Type::UD, 0)));
     }
     let g0_3 = g0(12, eubatch_ir::Region::new(0, 1, 0));
