@@ -91,10 +91,9 @@ pub struct SamplerMessage {
     pub exec: u8,
     /// Binding table entry (descriptor bits 7:0); `None` for a descriptor in a register.
     pub surface: Option<u32>,
+    /// Sampler index (descriptor bits 11:8); `None` for a descriptor in a register.
+    pub sampler: Option<u32>,
     pub header: HeaderDword2,
-    /// Binding-table index and sampler index (descriptor bits 7:0 and 11:8); `None` for a
-    /// descriptor in a register.
-    pub indices: Option<(u32, u32)>,
     /// Line of the decode in the listing.
     pub line: u32,
 }
@@ -322,11 +321,8 @@ fn sampler_message(
         msg_type: decoded.map(|d| d.msg_type),
         exec,
         surface: decoded.map(|d| d.surface),
+        sampler: decoded.map(|d| d.sampler),
         header,
-        indices: desc.map(|d| {
-            let d = crate::message::sampler::Desc::decode(d);
-            (d.surface, d.sampler)
-        }),
         line: ln,
     })
 }
@@ -498,8 +494,7 @@ pub fn listed_programs_filtered(
                 .ok_or_else(|| (ln, "a sampler decode without its send".to_string()))?;
             match p {
                 Some(p) => {
-                    let m = sampler_message(send, before, ln, p.stage)
-                        .map_err(|e| (ln - 1, e))?;
+                    let m = sampler_message(send, before, ln, p.stage).map_err(|e| (ln - 1, e))?;
                     p.sampler.push(m);
                 }
                 None => {

@@ -61,7 +61,7 @@ pub fn recover(shader: &mut Shader, listed: &ListedProgram) -> bool {
     let insts = without_indices(shader);
     let pull_constant_ld = |m: &&super::listing::SamplerMessage| {
         m.msg_type == Some(crate::message::sampler::msg::LD)
-            && m.indices.is_some_and(|(_, sampler)| sampler == 0)
+            && m.sampler == Some(0)
             && shader
                 .layout
                 .insts()
@@ -72,10 +72,11 @@ pub fn recover(shader: &mut Shader, listed: &ListedProgram) -> bool {
         .iter()
         .filter(|m| !pull_constant_ld(m))
         .collect();
-    let Some(first) = texturing.first().and_then(|m| m.indices) else {
+    let indices = |m: &&super::listing::SamplerMessage| m.surface.zip(m.sampler);
+    let Some(first) = texturing.first().and_then(indices) else {
         return false;
     };
-    if texturing.len() != insts.len() || texturing.iter().any(|m| m.indices != Some(first)) {
+    if texturing.len() != insts.len() || texturing.iter().any(|m| indices(m) != Some(first)) {
         return false;
     }
     let (surface, sampler) = first;

@@ -410,18 +410,26 @@ pub fn mesa25_lowered_width(op: Opcode, srcs: &[Operand]) -> Option<u32> {
         return None;
     }
     // The LZ forms carry no LOD: free (`implicit_lod`).
-    let implicit_lod = matches!(op, Opcode::TxlLogical | Opcode::TxfLogical)
-        && is_zero(&srcs[src::LOD]);
+    let implicit_lod =
+        matches!(op, Opcode::TxlLogical | Opcode::TxfLogical) && is_zero(&srcs[src::LOD]);
     let components = coords
         + has(src::SHADOW_C)
         + if implicit_lod { 0 } else { has(src::LOD) }
         + has(src::LOD2)
         + has(src::SAMPLE_INDEX)
-        + if op == Opcode::Tg4OffsetLogical { 2 * has(src::TG4_OFFSET) } else { 0 }
+        + if op == Opcode::Tg4OffsetLogical {
+            2 * has(src::TG4_OFFSET)
+        } else {
+            0
+        }
         + if op == Opcode::TxfCmsWLogical { 2 } else { 1 } * has(src::MCS)
         + has(src::MIN_LOD)
         + (src::MAX_COORD_COMPONENTS - coords);
-    Some(if components > MAX_MESSAGE_REGISTERS / 2 { 8 } else { 16 })
+    Some(if components > MAX_MESSAGE_REGISTERS / 2 {
+        8
+    } else {
+        16
+    })
 }
 
 /// Whether the response of a message is integer data regardless of the surface (sizes and
