@@ -1,9 +1,13 @@
 //! Mesa 25's subgroup operations as its back end lowers them (brw_lower_subgroup_ops.cpp):
-//! the operations `reduce` and the scans take, each one's identity per type, and the steps
-//! of `brw_emit_scan` in Mesa's order. The simulator's model of the opcodes and the
-//! lowering pass both follow these, so that a float sum rounds the same in both.
+//! the operations `reduce` and the scans take, each one's identity per type, the steps
+//! of `brw_emit_scan` in Mesa's order, and the rules that fix the lowered code's widths,
+//! types and predicates (the flag fill's type, a vote's group predicate, when a reduction
+//! ends in moves rather than `cluster_broadcast`, which types a scan step takes whole).
+//! The simulator's model of the opcodes and the lowering pass both follow these, so that
+//! a float sum rounds the same in both.
 
-use crate::shader::CondMod;
+use crate::shader::{CondMod, Predicate};
+use crate::target::Target;
 use crate::{Opcode, Type};
 
 /// Mesa's `brw_reduce_op` (brw_eu_defines.h), as `reduce` and the scans take it in src1.
@@ -90,13 +94,21 @@ pub struct ScanStep {
 /// first (a half scanned on its own is offset by its first channel).
 pub fn scan_steps(width: u32, size: u32, cluster: u32) -> Vec<ScanStep> {
     let mut steps = Vec::new();
-    emit_scan(&mut steps, 0, width, size, cluster);
+    for_each_scan_step(width, size, cluster, &mut |s| steps.push(s));
     steps
 }
 
-fn emit_scan(steps: &mut Vec<ScanStep>, base: u32, width: u32, size: u32, cluster: u32) {
+/// [`scan_steps`] handed to `f` one by one, in order, without collecting them. Each step
+/// is one instruction of `width` channels from channel 0 with the execution mask off
+/// (`bld.exec_all().group(n, 0)` for every step in `brw_emit_scan`): the scratch register
+/// is written in dead channels too, which hold the identity.
+pub fn for_each_scan_step(width: u32, size: u32, cluster: u32, f: &mut impl FnMut(ScanStep)) {
+    emit_scan(f, 0, width, size, cluster);
+}
+
+fn emit_scan(f: &mut impl FnMut(ScanStep), base: u32, width: u32, size: u32, cluster: u32) {
     let mut step = |w: u32, l: u32, ls: u32, r: u32, rs: u32| {
-        steps.push(ScanStep {
+        f(ScanStep {
             width: w,
             left: base + l,
             left_stride: ls,
@@ -108,10 +120,10 @@ fn emit_scan(steps: &mut Vec<ScanStep>, base: u32, width: u32, size: u32, cluste
     // into every channel of the second (`dispatch_width * size > 2 * REG_SIZE`).
     if width * size > 64 {
         let half = width / 2;
-        emit_scan(steps, base, half, size, cluster);
-        emit_scan(steps, base + half, half, size, cluster);
+        emit_scan(f, base, half, size, cluster);
+        emit_scan(f, base + half, half, size, cluster);
         if cluster > half {
-            steps.push(ScanStep {
+            f(ScanStep {
                 width: half,
                 left: base + half - 1,
                 left_stride: 0,
@@ -148,6 +160,62 @@ fn emit_scan(steps: &mut Vec<ScanStep>, base: u32, width: u32, size: u32, cluste
         }
         i *= 2;
     }
+}
+
+/// Whether a scan step of `op` on `ty` is the one instruction [`ReduceOp::alu`] names:
+/// so for every type of at most 4 bytes, floats and 64-bit add, and/or/xor; a 64-bit
+/// integer min, max or mul on a target without native 64-bit integers is a compare
+/// sequence or a split multiply instead (`brw_emit_scan_step`: `!has_64bit_int ||
+/// ver >= 20`), which the lowering does not write.
+pub fn scan_step_is_one_instruction(op: ReduceOp, ty: Type, target: &Target) -> bool {
+    let q = matches!(ty, Type::Q | Type::UQ);
+    !q || target.has_64bit_int || !matches!(op, ReduceOp::Min | ReduceOp::Max | ReduceOp::Mul)
+}
+
+/// The type `brw_fill_flag` moves its value into f0.0 as: UD at SIMD32, so that one
+/// `mov(1)` fills f0.0 and f0.1, UW (f0.0 alone) below.
+pub fn flag_fill_type(dispatch_width: u32) -> Type {
+    if dispatch_width == 32 {
+        Type::UD
+    } else {
+        Type::UW
+    }
+}
+
+/// The predicate a vote over the whole dispatch reads the flag with before Xe2
+/// (`brw_lower_dispatch_width_vote`): ANY8H/16H/32H or ALL8H/16H/32H of the dispatch
+/// width. `None` for another width.
+pub fn dispatch_vote_predicate(any: bool, dispatch_width: u32) -> Option<Predicate> {
+    Some(match (any, dispatch_width) {
+        (true, 8) => Predicate::Align1Any8h,
+        (true, 16) => Predicate::Align1Any16h,
+        (true, 32) => Predicate::Align1Any32h,
+        (false, 8) => Predicate::Align1All8h,
+        (false, 16) => Predicate::Align1All16h,
+        (false, 32) => Predicate::Align1All32h,
+        _ => return None,
+    })
+}
+
+/// The predicate of gen9's quad vote (`brw_lower_quad_vote_gfx9`): ANY4H or ALL4H, which
+/// Align1 encodes as Align16's (6 and 7).
+pub fn quad_vote_predicate(any: bool) -> Predicate {
+    if any {
+        Predicate::Align16Any4h
+    } else {
+        Predicate::Align16All4h
+    }
+}
+
+/// How `brw_lower_reduce` moves each cluster's result out of the scanned register at
+/// dispatch width `width`: where a cluster of `size`-byte elements spans two registers
+/// or more (`cluster_size * size >= 2 * REG_SIZE`), `Some(groups)`: one plain `mov` per
+/// group of `width / groups` channels, `groups = width * size / (2 * REG_SIZE)`, of its
+/// cluster's last element; otherwise `None`: one `cluster_broadcast dst, scan,
+/// cluster - 1, cluster` (whose region `<0;cluster,0>`-style stride the generator
+/// writes, brw_generator.cpp SHADER_OPCODE_CLUSTER_BROADCAST).
+pub fn reduce_result_groups(width: u32, size: u32, cluster: u32, reg_size: u32) -> Option<u32> {
+    (cluster * size >= 2 * reg_size).then(|| (width * size / (2 * reg_size)).max(1))
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! (`get_fpu_lowered_simd_width`, `get_lowered_simd_width`; `brw_lower_simd_width.cpp` in
 //! current Mesa). The plain ALU and math opcodes, interpolation, derivatives, and the
 //! logical messages that lowering turns into sends (sampler, varying pull constants,
-//! render target and URB writes); other virtual opcodes keep their width.
+//! render target and URB writes), and `sel_exec` and `cluster_broadcast`
+//! ([`alu_width_rules_apply`]); other virtual opcodes keep their width.
 
 use crate::operand::RegFile;
 use crate::shader::CondMod;
@@ -420,9 +421,12 @@ pub fn is_sampler_message(op: Opcode) -> bool {
     )
 }
 
-/// Whether the width rules here cover `op`: the plain ALU opcodes, math and the
-/// derivative and interpolation opcodes. Messages and other virtual opcodes are not split
-/// by these rules.
+/// Whether the width rules here cover `op`: the plain ALU opcodes, math, the derivative
+/// and interpolation opcodes, and `sel_exec` and `cluster_broadcast`, which the generator
+/// expands into `mov`s of the instruction's width (Mesa 25 brw_lower_simd_width.cpp
+/// `get_lowered_simd_width` sends SHADER_OPCODE_SEL_EXEC and
+/// SHADER_OPCODE_CLUSTER_BROADCAST through `get_fpu_lowered_simd_width`, as Mesa 22.3
+/// brw_fs.cpp does). Messages and other virtual opcodes are not split by these rules.
 pub fn alu_width_rules_apply(op: Opcode) -> bool {
     op.alu_arity().is_some()
         || matches!(
@@ -433,6 +437,8 @@ pub fn alu_width_rules_apply(op: Opcode) -> bool {
                 | Opcode::DdxFine
                 | Opcode::DdyCoarse
                 | Opcode::DdyFine
+                | Opcode::SelExec
+                | Opcode::ClusterBroadcast
         )
 }
 

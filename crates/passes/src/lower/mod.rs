@@ -5,8 +5,8 @@
 //! ([`combine_constants`]), 32-bit multiplies as 32x16-bit ones where the target needs it
 //! ([`integer_mul`]), narrowing conversions through a strided temporary ([`regioning`]),
 //! scalar 64-bit `mad` sources read with stride 1 on gen9 ([`scalar_fp64_mad`]),
-//! the optional SIMD8 pair coalescing ([`coalesce_simd8`]), and vec4 DF swizzle lowering
-//! ([`df_swizzles`], seed 000).
+//! the optional SIMD8 pair coalescing ([`coalesce_simd8`]), Mesa 25's subgroup opcodes
+//! ([`subgroup_ops`]), and vec4 DF swizzle lowering ([`df_swizzles`], seed 000).
 
 pub mod coalesce_simd8;
 pub mod combine_constants;

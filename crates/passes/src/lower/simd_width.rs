@@ -7,8 +7,10 @@
 //! 004_51683a3e28f25c23.txt: one splitting pass instead of loops in every emitter).
 //!
 //! Rules that limit it:
-//! - Only the opcodes the width rules cover (ALU, math, interpolation, derivatives) are
-//!   split here; messages keep their width until their lowering splits them.
+//! - Only the opcodes the width rules cover (ALU, math, interpolation, derivatives,
+//!   `sel_exec`, `cluster_broadcast`) are split here; messages keep their width until
+//!   their lowering splits them. A `cluster_broadcast` whose clusters are wider than a
+//!   piece is left whole: a piece would read another piece's channels.
 //! - Sources are sliced in place, never copied: a scalar region or immediate is the same
 //!   for every group, a VGRF region moves by the group's channels times its stride. Where
 //!   the destination overlaps a source without being the same region, the first piece
@@ -94,6 +96,14 @@ fn pieces(shader: &mut Shader, inst: Inst, width: u32) -> Option<Vec<Inst>> {
     let size_written = shader.insts.size_written[inst];
     let send_info = shader.send_info(inst).copied();
     if !size_written.is_multiple_of(n) {
+        return None;
+    }
+    // Each piece reads its own clusters only where a cluster fits in it.
+    if op == eubatch_ir::Opcode::ClusterBroadcast
+        && srcs
+            .get(2)
+            .is_none_or(|c| c.file != RegFile::Imm || c.imm_bits() > width as u64)
+    {
         return None;
     }
     let layouts: Vec<SourceLayout> = (0..srcs.len())
