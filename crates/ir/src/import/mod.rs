@@ -86,6 +86,9 @@ pub fn load_text(
             let df = df_immediates::needs_exact_df(&shader);
             let vec4_f = vec4_float_immediates::needs_exact_f(&shader);
             let thread_end = listing::needs_thread_end(&shader);
+            // Mesa 22.3's start dumps lose the dword of an input vertex's URB handle;
+            // Mesa 25's print it, and later dumps have the reads lowered.
+            let icp_handles = dump.is_start() && !mesa::is_mesa25_dump(text);
             if urb || sampler || df || vec4_f || thread_end {
                 let asm = path.with_file_name("asm.txt");
                 if let Ok(text) = std::fs::read_to_string(&asm) {
@@ -103,7 +106,11 @@ pub fn load_text(
                         },
                     )?;
                     if urb {
-                        urb_offsets_from_listing(path, &asm, &programs, &dump, &mut shader)?;
+                        let matched =
+                            urb_offsets_from_listing(path, &asm, &programs, &dump, &mut shader)?;
+                        if let (Some(sends), true) = (matched, icp_handles) {
+                            payload_scalars::recover_icp_handles(&mut shader, &sends);
+                        }
                     }
                     if sampler {
                         header_bits_from_listing(path, &programs, &dump, &mut shader);
@@ -142,20 +149,21 @@ pub fn load_text(
 /// beside the dump ([`listing`]). Without a listing, or without the program in it (a
 /// variant Mesa did not keep), the offsets stay unknown and lowering leaves those
 /// messages logical, saying why; a listing that disagrees with the dump is an error.
+/// The URB sends the offsets were taken from, in the dump's order, when they were.
 fn urb_offsets_from_listing(
     path: &Path,
     asm: &Path,
     programs: &[listing::ListedProgram],
     dump: &DumpName,
     shader: &mut Shader,
-) -> Result<(), LoadError> {
+) -> Result<Option<Vec<listing::UrbMessage>>, LoadError> {
     let mut first_error = None;
     for p in programs
         .iter()
         .filter(|p| p.stage == dump.stage && p.program == dump.program && p.width == dump.width)
     {
         match listing::recover_urb_offsets(shader, &p.urb) {
-            Ok(()) => return Ok(()),
+            Ok(()) => return Ok(Some(p.urb.clone())),
             Err(e) => {
                 first_error.get_or_insert(e);
             }
@@ -166,7 +174,7 @@ fn urb_offsets_from_listing(
             .and_then(|d| listing::urb_in_program_order(p, &d));
         if let Some(urb) = in_order {
             if listing::recover_urb_offsets(shader, &urb).is_ok() {
-                return Ok(());
+                return Ok(Some(urb));
             }
         }
     }
@@ -176,7 +184,7 @@ fn urb_offsets_from_listing(
             pos: None,
             msg: format!("URB offsets from {}: {e}", asm.display()),
         }),
-        None => Ok(()),
+        None => Ok(None),
     }
 }
 
