@@ -17,10 +17,11 @@
 //! checks below do not see (all reads, no per-slot offsets) and the cross-check does
 //! (issue 18, open); where an exchange would give a payload field instead
 //! ([`crate::import::payload_scalars::recover_icp_handles`]) nothing is taken. Mesa 25's
-//! pre-RA scheduler does move URB reads (7 TES of piglit-coverage-skl-mesa25 reading
-//! inputs through per-slot offsets): there the variant's pre-allocation dump, written
-//! before scheduling and printing each send's descriptor, gives the program's order
-//! ([`urb_in_program_order`]). [`recover_urb_offsets`] checks that the sequences agree —
+//! pre-RA scheduler moves URB reads too (7 TES of piglit-coverage-skl-mesa25 reading
+//! inputs through per-slot offsets, and two whose reads are all alike): there the
+//! variant's pre-allocation dump, written before scheduling and printing each send's
+//! descriptor, gives the program's order ([`urb_in_program_order`]), taken first where
+//! the program reads the URB. [`recover_urb_offsets`] checks that the sequences agree —
 //! same count, reads against reads, writes against writes, per-slot offsets where the
 //! logical message has them — before it takes any offset.
 
