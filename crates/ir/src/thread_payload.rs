@@ -32,3 +32,24 @@ pub const HELPER_INVOCATION_SHIFTS: u64 = 0x7654_3210;
 /// payload on gen8+: `0x44440000V`, reading `stride(brw_vec1_grf(1 + i, 0):UB, 1, 8, 0)`
 /// (brw_fs.cpp `fs_visitor::emit_sampleid_setup`).
 pub const SAMPLE_ID_SHIFTS: u64 = 0x4444_0000;
+
+/// The registers holding a single-patch tessellation control thread's input-vertex (ICP)
+/// URB handles: r1-r4, one dword per vertex, vertex v in r(1 + v / 8).(v % 8)
+/// (brw_fs_thread_payload.cpp `tcs_thread_payload`: "r1-r4 contain the ICP handles",
+/// `icp_handle_start = brw_ud8_grf(1, 0)`). A read by constant index is
+/// `MOV(icp_handle, component(icp_handle_start, vertex))` (brw_fs_nir.cpp
+/// `get_tcs_single_patch_icp_handle`), which Mesa 22.3 prints `g1<0>:UD`..`g4<0>:UD`:
+/// the register is kept (component() carries into the register number), the dword is
+/// not, and the vertex is a NIR constant the dump does not show.
+pub const TCS_SINGLE_PATCH_ICP_HANDLE_REGS: std::ops::RangeInclusive<u32> = 1..=4;
+
+/// The register holding an instanced geometry thread's input-vertex URB handles: r2, or
+/// r3 when the primitive ID is in the payload (brw_fs_thread_payload.cpp
+/// `gs_thread_payload`: r1 output URB handles, then r2 primitive ID when
+/// `include_primitive_id`, then `icp_handle_start`). With more than one invocation each
+/// vertex has a dword of it and a read by constant index is `MOV(icp_handle,
+/// component(icp_handle_start, vertex))` (brw_fs_nir.cpp `emit_gs_input_load`; the
+/// largest input primitive, triangles with adjacency, has six vertices: one register),
+/// printed `g2<0>:UD` or `g3<0>:UD`. A single-invocation GS reads whole registers
+/// (`offset(start, bld, vertex)`, printed without `<0>`).
+pub const GS_INSTANCED_ICP_HANDLE_REGS: [u32; 2] = [2, 3];

@@ -9,13 +9,19 @@
 //! shader-db have such gaps). The program's final code has it, in the decode line of each
 //! URB `send` (`urb MsgDesc: offset 1 SIMD8 write mlen 1 ex_mlen 8 rlen 0`). Mesa's back
 //! end neither removes nor adds URB messages between its first dump and its final code,
-//! and Mesa 22.3's never reorders them (writes have side effects; its scheduler keeps reads
-//! of one handle in order too, and the corpora confirm it), so the k-th logical URB
-//! message of the start dump is the k-th URB send of the program's listing. Mesa 25's
-//! pre-RA scheduler does move URB reads (7 TES of piglit-coverage-skl-mesa25 reading
-//! inputs through per-slot offsets): there the variant's pre-allocation dump, written
-//! before scheduling and printing each send's descriptor, gives the program's order
-//! ([`urb_in_program_order`]). [`recover_urb_offsets`] checks that the sequences agree —
+//! and its scheduler keeps writes in order (they have side effects), so the k-th logical
+//! URB message of the start dump is taken as the k-th URB send of the program's listing.
+//! Reads have no side effects, and Mesa 22.3's scheduler does exchange them between two
+//! writes: three TES of piglit-coverage-skl (tcs-tes-max-in-out-components,
+//! tcs-output-array-*-index-wr) have reads of other offsets in that order, which the
+//! checks below do not see (all reads, no per-slot offsets) and the cross-check does
+//! (issue 18, open); where an exchange would give a payload field instead
+//! ([`crate::import::payload_scalars::recover_icp_handles`]) nothing is taken. Mesa 25's
+//! pre-RA scheduler moves URB reads too (7 TES of piglit-coverage-skl-mesa25 reading
+//! inputs through per-slot offsets, and two whose reads are all alike): there the
+//! variant's pre-allocation dump, written before scheduling and printing each send's
+//! descriptor, gives the program's order ([`urb_in_program_order`]), taken first where
+//! the program reads the URB. [`recover_urb_offsets`] checks that the sequences agree —
 //! same count, reads against reads, writes against writes, per-slot offsets where the
 //! logical message has them — before it takes any offset.
 
@@ -64,6 +70,12 @@ pub struct UrbMessage {
     /// The send's message descriptor (`None` where the send line before the decode does
     /// not show it as an immediate).
     pub desc: Option<u32>,
+    /// For a read of a tessellation control or geometry program: the payload register
+    /// and dword its URB handles were broadcast from (`mov(8) gX<1>UD gN.k<0,1,0>UD`, the
+    /// last write to the send's payload register in its block), which Mesa 22.3's dumps
+    /// print without the dword (`broadcast_handle`). `None` where the listing does not
+    /// show one plainly.
+    pub handle: Option<(u32, u32)>,
     /// Line of the decode in the listing.
     pub line: u32,
 }
@@ -336,6 +348,101 @@ fn descriptor(ops: &[&str], split: bool) -> Option<u32> {
         .and_then(|d| u32::from_str_radix(d, 16).ok())
 }
 
+/// The size in bytes of a disassembled operand's type (`UD`, `HF`, ...).
+fn type_size(ty: &str) -> Option<u32> {
+    Some(match ty {
+        "UB" | "B" => 1,
+        "UW" | "W" | "HF" => 2,
+        "UD" | "D" | "F" => 4,
+        "UQ" | "Q" | "DF" => 8,
+        _ => return None,
+    })
+}
+
+/// The bytes of the GRF file an instruction of a listing writes, from its mnemonic and
+/// operands: a send's destination and response length (`None` for a descriptor in a
+/// register), another instruction's destination region (`gR.s<h>T`, its execution size
+/// of elements `h` apart). `None` where the listing does not show the extent, and
+/// `Some(None)` where the instruction writes no GRF (a null, flag or address destination,
+/// a jump's `JIP:`).
+fn grf_written(mnemonic: &str, ops: &[&str]) -> Option<Option<std::ops::Range<u32>>> {
+    let Some(dst) = ops.first() else {
+        return Some(None);
+    };
+    let Some((nr, sub)) = grf(dst) else {
+        return Some(None);
+    };
+    let (name, exec) = mnemonic.split_once('(')?;
+    let exec: u32 = exec.strip_suffix(')')?.parse().ok()?;
+    let start = nr.checked_mul(32)?;
+    if name.starts_with("send") {
+        let desc = descriptor(ops, name.starts_with("sends"))?;
+        let len = crate::message::rlen(desc) * 32;
+        return Some(Some(start..start.checked_add(len)?));
+    }
+    let (_, region) = dst.split_once('<')?;
+    let (stride, ty) = region.split_once('>')?;
+    let stride: u32 = stride.parse().ok()?;
+    let size = type_size(ty)?;
+    let first = start.checked_add(sub.unwrap_or(0).checked_mul(size)?)?;
+    let span = exec.checked_sub(1)?.checked_mul(stride)?.checked_add(1)?;
+    Some(Some(first..first.checked_add(span.checked_mul(size)?)?))
+}
+
+/// Whether an instruction line of a listing is predicated (`(+f0.0) mov(8) ...`): the
+/// first word after the encoding bytes is the predicate.
+fn predicated(line: &str) -> bool {
+    line.split_whitespace()
+        .find(|w| !(w.len() == 2 && w.bytes().all(|b| b.is_ascii_hexdigit())))
+        .is_some_and(|w| w.starts_with('('))
+}
+
+/// The payload register and dword a URB read's handles were broadcast from: the `send`
+/// on `send` reads its handles from the first register of its payload, gX, and the last
+/// instruction of the block before it (`before`, in order) that writes any byte of gX is
+/// `mov(8) gX<1>UD gN.k<0,1,0>UD`, unpredicated and without modifiers: (N, k). Mesa emits
+/// that copy for an input vertex read by constant index (brw_fs_nir.cpp
+/// `get_tcs_single_patch_icp_handle`, `emit_gs_input_load`: "Emit a MOV to resolve
+/// <0,1,0> regioning"), and the scheduler keeps it before the send in the same block.
+/// `None` for anything else, and where an instruction in between may write gX without
+/// the listing showing how much it writes: the dword is then not known.
+fn broadcast_handle(send: &str, before: &[&str]) -> Option<(u32, u32)> {
+    let (_, ops, _) = send_of(send).ok()?;
+    let (x, sub) = grf(ops.get(1)?)?;
+    if sub.unwrap_or(0) != 0 {
+        return None;
+    }
+    let reg = x.checked_mul(32)?..x.checked_add(1)?.checked_mul(32)?;
+    for line in before.iter().rev() {
+        let Some((mnemonic, ops)) = disassembly(line) else {
+            continue;
+        };
+        match grf_written(mnemonic, &ops) {
+            Some(None) => continue,
+            Some(Some(w)) if w.end <= reg.start || w.start >= reg.end => continue,
+            // Writes gX, or may: this is the instruction that decides.
+            _ => {}
+        }
+        if mnemonic != "mov(8)" || predicated(line) || ops.len() != 2 {
+            return None;
+        }
+        if ops[0] != format!("g{x}<1>UD") {
+            return None;
+        }
+        let src = ops[1].strip_suffix("<0,1,0>UD")?;
+        let (n, k) = grf(src)?;
+        // The whole operand is `gN` or `gN.k`: nothing else before the region.
+        let k = k.unwrap_or(0);
+        let plain = if src.contains('.') {
+            format!("g{n}.{k}")
+        } else {
+            format!("g{n}")
+        };
+        return (src == plain && k < 8).then_some((n, k));
+    }
+    None
+}
+
 /// The URB message of a decode line (`decode`: what follows `urb MsgDesc: `, on line `ln`).
 fn urb_message(decode: &str, ln: u32) -> Result<UrbMessage, (u32, String)> {
     // `offset 1 SIMD8 write per-slot mlen 2 ex_mlen 8 rlen 0 { align1 1Q };`
@@ -364,6 +471,7 @@ fn urb_message(decode: &str, ln: u32) -> Result<UrbMessage, (u32, String)> {
         offset,
         per_slot,
         desc: None,
+        handle: None,
         line: ln,
     })
 }
@@ -545,6 +653,13 @@ pub fn listed_programs_filtered(
                 .last()
                 .and_then(|send| send_of(send).ok())
                 .and_then(|(_, ops, split)| descriptor(&ops, split));
+            // Only these stages read URB handles from payload dwords (input vertices);
+            // the others' reads are not followed back through their blocks.
+            if m.read && matches!(p.stage, Stage::Tcs | Stage::Gs) {
+                m.handle = block
+                    .split_last()
+                    .and_then(|(send, before)| broadcast_handle(send, before));
+            }
             p.urb.push(m);
         }
     }

@@ -30,6 +30,15 @@ pub const MAX_VGRF_BYTES: u32 = 32 * 1024;
 /// below 3,000 (shaderdb-skl, dolphin's ubershaders), this is nearly a hundred times that.
 pub const MAX_VGRF_NUMBER: u32 = (1 << 18) - 1;
 
+/// Whether a dump is in Mesa 25's syntax (brw_print.cpp, which prints the blocks: its
+/// first line is `START B0`) rather than Mesa 22.3's (`dump_instruction`).
+pub fn is_mesa25_dump(text: &str) -> bool {
+    lines(text)
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .is_some_and(|l| l.starts_with("START B"))
+}
+
 /// Imports one Mesa dump. `name` becomes the shader's name.
 pub fn import_mesa_dump(
     text: &str,
@@ -38,10 +47,7 @@ pub fn import_mesa_dump(
     target: Gen,
 ) -> Result<Shader, ParseError> {
     let backend = dump.backend();
-    let mesa25 = lines(text)
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .is_some_and(|l| l.starts_with("START B"));
+    let mesa25 = is_mesa25_dump(text);
     let dialect = Dialect {
         syntax: if mesa25 {
             Syntax::Mesa25

@@ -91,6 +91,10 @@ pub fn load_text(
             let vec4_f = vec4_float_immediates::needs_exact_f(&shader);
             let thread_end = listing::needs_thread_end(&shader);
             let vec4_tex = vec4_texture_indices::needs_indices(&shader);
+            // Mesa 22.3's start dumps lose the dword of an input vertex's URB handle;
+            // Mesa 25's print it, and later dumps have the reads lowered.
+            let mesa25 = mesa::is_mesa25_dump(text);
+            let icp_handles = dump.is_start() && !mesa25;
             if urb || sampler || df || vec4_f || thread_end || vec4_tex {
                 let asm = path.with_file_name("asm.txt");
                 if let Ok(text) = std::fs::read_to_string(&asm) {
@@ -108,7 +112,17 @@ pub fn load_text(
                         },
                     )?;
                     if urb {
-                        urb_offsets_from_listing(path, &asm, &programs, &dump, &mut shader)?;
+                        let matched = urb_offsets_from_listing(
+                            path,
+                            &asm,
+                            &programs,
+                            &dump,
+                            mesa25,
+                            &mut shader,
+                        )?;
+                        if let (Some(sends), true) = (matched, icp_handles) {
+                            payload_scalars::recover_icp_handles(&mut shader, &sends);
+                        }
                     }
                     if sampler {
                         header_bits_from_listing(path, &programs, &dump, &mut shader);
@@ -177,31 +191,50 @@ fn gs_input_layout_from_source(path: &Path, shader: &mut Shader) {
 /// beside the dump ([`listing`]). Without a listing, or without the program in it (a
 /// variant Mesa did not keep), the offsets stay unknown and lowering leaves those
 /// messages logical, saying why; a listing that disagrees with the dump is an error.
+/// The URB sends the offsets were taken from, in the dump's order, when they were.
 fn urb_offsets_from_listing(
     path: &Path,
     asm: &Path,
     programs: &[listing::ListedProgram],
     dump: &DumpName,
+    mesa25: bool,
     shader: &mut Shader,
-) -> Result<(), LoadError> {
+) -> Result<Option<Vec<listing::UrbMessage>>, LoadError> {
     let mut first_error = None;
+    let target = shader.target;
     for p in programs
         .iter()
         .filter(|p| p.stage == dump.stage && p.program == dump.program && p.width == dump.width)
     {
+        // Mesa's scheduler may reorder URB reads: Mesa 25's pre-allocation dump of the
+        // same variant has them in program order, with their descriptors. Where it
+        // gives an order, that order is taken before the listing's: reads exchanged
+        // among themselves pass every check of `recover_urb_offsets` (the Mesa 25 TES
+        // of tcs-output-array-*-index-wr took another read's offset for most of theirs).
+        // Mesa 22.3's prints no descriptor, so it never gives one.
+        let in_order = || {
+            pre_ra_dump(path, dump.stage, p.width, &dump.program, target)
+                .and_then(|d| listing::urb_in_program_order(p, &d))
+        };
+        let first = (mesa25 && p.urb.iter().any(|m| m.read))
+            .then(in_order)
+            .flatten();
+        if let Some(urb) = first {
+            if listing::recover_urb_offsets(shader, &urb).is_ok() {
+                return Ok(Some(urb));
+            }
+        }
         match listing::recover_urb_offsets(shader, &p.urb) {
-            Ok(()) => return Ok(()),
+            Ok(()) => return Ok(Some(p.urb.clone())),
             Err(e) => {
                 first_error.get_or_insert(e);
             }
         }
-        // Mesa 25's scheduler may reorder URB reads: the pre-allocation dump of the same
-        // variant has them in program order, with their descriptors.
-        let in_order = pre_ra_dump(path, dump.stage, p.width, &dump.program, shader.target)
-            .and_then(|d| listing::urb_in_program_order(p, &d));
-        if let Some(urb) = in_order {
-            if listing::recover_urb_offsets(shader, &urb).is_ok() {
-                return Ok(());
+        if !mesa25 {
+            if let Some(urb) = in_order() {
+                if listing::recover_urb_offsets(shader, &urb).is_ok() {
+                    return Ok(Some(urb));
+                }
             }
         }
     }
@@ -211,7 +244,7 @@ fn urb_offsets_from_listing(
             pos: None,
             msg: format!("URB offsets from {}: {e}", asm.display()),
         }),
-        None => Ok(()),
+        None => Ok(None),
     }
 }
 

@@ -23,15 +23,23 @@
 //!   r0.0), which the printer writes `mov(1) arf0.4:UW, g0<0>:UW`, the ARF's class lost
 //!   with the number's high nibble.
 //!
-//! Reads Mesa emits with a field known only at compile time (a TCS input vertex's URB
-//! handle `component(g1, vertex)`) are left as printed.
+//! Reads Mesa emits with a field known only at compile time are not put back by
+//! [`restore`]: a single-patch TCS's or an instanced GS's input-vertex URB handle read by
+//! constant index, `MOV(icp_handle, component(icp_handle_start, vertex))`, whose vertex
+//! is a NIR constant. The final code shows it (`mov(8) g6<1>UD g1.3<0,1,0>UD` before the
+//! URB read send): [`recover_icp_handles`] takes it from there, matching the dump's URB
+//! reads to the listing's as the URB offsets are matched, except among reads Mesa's
+//! scheduler may have exchanged (between the same two URB writes) that name different
+//! handles in the final code: which is which is then not known.
 
+use crate::import::listing::UrbMessage;
 use crate::opcode::Opcode;
 use crate::operand::{Operand, RegFile, Region};
 use crate::shader::{Shader, Stage};
 use crate::thread_payload::{
-    CS_WORK_GROUP_ID_DWORDS, HELPER_INVOCATION_SHIFTS, R0_BARRIER_AND_INSTANCE_DWORD,
-    SAMPLE_ID_SHIFTS, TESS_PRIMITIVE_ID_DWORD,
+    CS_WORK_GROUP_ID_DWORDS, GS_INSTANCED_ICP_HANDLE_REGS, HELPER_INVOCATION_SHIFTS,
+    R0_BARRIER_AND_INSTANCE_DWORD, SAMPLE_ID_SHIFTS, TCS_SINGLE_PATCH_ICP_HANDLE_REGS,
+    TESS_PRIMITIVE_ID_DWORD,
 };
 use crate::types::Type;
 
@@ -59,7 +67,7 @@ pub fn restore(shader: &mut Shader) -> usize {
         match (stage, op, &mut *srcs) {
             (Stage::Cs, Opcode::Mov, [a]) if printed_scalar(a, 0, Type::UD) => {
                 let comp_bytes = exec * 4;
-                if dst.file != RegFile::Vgrf || dst.offset % comp_bytes != 0 {
+                if dst.file != RegFile::Vgrf || !dst.offset.is_multiple_of(comp_bytes) {
                     continue;
                 }
                 let Some(&dword) = CS_WORK_GROUP_ID_DWORDS.get((dst.offset / comp_bytes) as usize)
@@ -107,6 +115,124 @@ pub fn restore(shader: &mut Shader) -> usize {
             _ => continue,
         }
         changed += 1;
+    }
+    changed
+}
+
+/// Whether Mesa puts input-vertex URB handles, one a dword, in payload register `nr` of a
+/// thread of `stage` ([`crate::thread_payload`]).
+fn holds_icp_handles(stage: Stage, nr: u32) -> bool {
+    match stage {
+        Stage::Tcs => TCS_SINGLE_PATCH_ICP_HANDLE_REGS.contains(&nr),
+        Stage::Gs => GS_INSTANCED_ICP_HANDLE_REGS.contains(&nr),
+        _ => false,
+    }
+}
+
+/// Puts back the vertex of each input-vertex URB handle a Mesa 22.3 scalar TCS or GS
+/// start dump reads by constant index (`mov vgrfH:UD, gN<0>:UD` feeding the handle of a
+/// `urb_read_logical`; see the module doc), from `urb`: the URB sends of the program's
+/// final code, in the order [`crate::import::listing::recover_urb_offsets`] matched to
+/// the dump's logical URB messages. The k-th logical message takes the dword of the k-th
+/// send's [`UrbMessage::handle`] where that is a dword of the same register `gN`, and `gN`
+/// is one Mesa keeps such handles in. A copy is changed only when it is the handle
+/// register's one write, every read it feeds names the same dword, and no read the
+/// scheduler may have exchanged with one of them names another handle; otherwise (or
+/// when the sequences do not have the same length) it stays as printed, which reads the
+/// register's first dword. How many copies it changed.
+pub fn recover_icp_handles(shader: &mut Shader, urb: &[UrbMessage]) -> usize {
+    let stage = shader.stage;
+    if !matches!(stage, Stage::Tcs | Stage::Gs) || shader.backend != crate::shader::Backend::Scalar
+    {
+        return 0;
+    }
+    let logical: Vec<crate::Inst> = shader
+        .layout
+        .insts()
+        .filter(|&i| {
+            matches!(
+                shader.insts.opcode[i],
+                Opcode::UrbReadLogical | Opcode::UrbWriteLogical
+            )
+        })
+        .collect();
+    if logical.len() != urb.len() {
+        return 0;
+    }
+    // Mesa's scheduler may exchange URB reads (sends without side effects: the TES of
+    // piglit-coverage-skl's tcs-output-array-*-index-wr have theirs reordered in the final
+    // code) between its barriers (brw_schedule_instructions.cpp `is_scheduling_barrier`:
+    // control flow and instructions with side effects, URB writes among them). So the
+    // k-th read of the dump is the k-th send only up to such an exchange: a read is taken
+    // only where every read between the same URB writes and control flow (fewer
+    // barriers than Mesa's, so runs at least as long) names the same handle in the final
+    // code.
+    let mut run = 0u32;
+    let mut runs = Vec::with_capacity(logical.len());
+    for inst in shader.layout.insts() {
+        let op = shader.insts.opcode[inst];
+        if op == Opcode::UrbWriteLogical || op.control_flow() != crate::opcode::ControlFlow::None {
+            run += 1;
+        }
+        if op == Opcode::UrbReadLogical {
+            runs.push(Some(run));
+        } else if op == Opcode::UrbWriteLogical {
+            runs.push(None);
+        }
+    }
+    let exchangeable = |k: usize| {
+        runs[k].is_some_and(|r| {
+            runs.iter()
+                .zip(urb)
+                .any(|(x, m)| *x == Some(r) && m.handle != urb[k].handle)
+        })
+    };
+    // Each copy, with the dword its reads name; `None` once two disagree or one does not
+    // show it.
+    let mut found: Vec<(crate::Inst, Option<u32>)> = Vec::new();
+    for (k, (&read, m)) in logical.iter().zip(urb).enumerate() {
+        if shader.insts.opcode[read] != Opcode::UrbReadLogical || !m.read {
+            continue;
+        }
+        let Some(&handle) = shader.srcs(read).first() else {
+            continue;
+        };
+        if handle.file != RegFile::Vgrf || handle.offset != 0 {
+            continue;
+        }
+        let mut writers = shader.layout.insts().filter(|&i| {
+            let d = shader.insts.dst[i];
+            d.file == RegFile::Vgrf && d.nr == handle.nr
+        });
+        let (Some(copy), None) = (writers.next(), writers.next()) else {
+            continue;
+        };
+        let src = match (shader.insts.opcode[copy], shader.srcs(copy)) {
+            (Opcode::Mov, [a]) => *a,
+            _ => continue,
+        };
+        if shader.insts.dst[copy].offset != 0
+            || !holds_icp_handles(stage, src.nr)
+            || !printed_scalar(&src, src.nr, Type::UD)
+        {
+            continue;
+        }
+        let dword = m
+            .handle
+            .and_then(|(n, dword)| (n == src.nr).then_some(dword))
+            .filter(|_| !exchangeable(k));
+        match found.iter_mut().find(|(c, _)| *c == copy) {
+            Some((_, d)) if *d != dword => *d = None,
+            Some(_) => {}
+            None => found.push((copy, dword)),
+        }
+    }
+    let mut changed = 0;
+    for (copy, dword) in found {
+        if let (Some(k), [a]) = (dword, shader.srcs_mut(copy)) {
+            a.offset = 4 * k;
+            changed += 1;
+        }
     }
     changed
 }
@@ -193,5 +319,143 @@ Maximum 4 registers live at once.
         assert_eq!((a.nr, a.offset, a.region), (1, 28, Region::new(1, 8, 0)));
         assert_eq!((b.nr, b.offset, b.region), (2, 28, Region::new(1, 8, 0)));
         assert_eq!((c.offset, c.region), (0, Region::for_stride(0)));
+    }
+
+    /// A TCS's input-vertex handles read by constant index take the dword of the copy
+    /// before the matching URB read in the final code; the dword stays unknown (as
+    /// printed) where that copy is predicated, reads another register than the dump's,
+    /// or another write to the payload register may come between (a send's response),
+    /// and where reads the scheduler may have exchanged (no URB write between them)
+    /// name different handles.
+    #[test]
+    fn tcs_input_vertex_handles_from_the_listing() {
+        let write = "urb_write_logical(8) (mlen: 3) (null):UD, g0<0>:UD(null):UD, 65536u, 0u";
+        let read = |copy: u32, nr: u32| {
+            format!(
+                "mov(8) vgrf{copy}:UD, g{nr}<0>:UD \n\
+                 urb_read_logical(8) (mlen: 1) vgrf{}:F, vgrf{copy}:UD(null):UD(null):UD(null):UD \n",
+                copy + 1
+            )
+        };
+        let dump_lines = [
+            read(0, 1),
+            format!("{write} \n"),
+            read(2, 2),
+            format!("{write} \n"),
+            read(4, 1),
+            format!("{write} \n"),
+            read(6, 1),
+            format!("{write} \n"),
+            read(8, 1),
+            format!("{write} \n"),
+            read(10, 1),
+            read(12, 1),
+            format!("{write} \n"),
+            read(14, 1),
+            read(16, 1),
+        ]
+        .concat();
+        let dump = dump_lines
+            .lines()
+            .enumerate()
+            .map(|(i, l)| format!("{{  5}} {i:4}: {l}\n"))
+            .collect::<String>()
+            + "Maximum 5 registers live at once.\n";
+        let code = |asm: &str| format!("{}{asm}\n", "00 ".repeat(16));
+        let send = |dst: u32, payload: u32| {
+            format!(
+                "{}                            urb MsgDesc: offset 2 SIMD8 read mlen 1 rlen 3  {{ align1 1Q }};\n",
+                code(&format!("send(8) g{dst}<1>UW g{payload}<0,1,0>UD 0x02380028"))
+            )
+        };
+        let sends = format!(
+            "{}                            urb MsgDesc: offset 1 SIMD8 write masked mlen 2 ex_mlen 1 rlen 0 {{ align1 1Q }};\n",
+            code("sends(8) nullUD g53UD g55UD 0x04088017 0x00000040")
+        );
+        let copy = |dst: u32, src: &str| {
+            code(&format!(
+                "mov(8) g{dst}<1>UD {src}<0,1,0>UD {{ align1 1Q }};"
+            ))
+        };
+        let listing = [
+            "Native code for unnamed tessellation control shader GLSL1 (sha1 0)\n".to_string(),
+            "SIMD8 shader: 30 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 15 sends, ...\n"
+                .to_string(),
+            "   START B0 (10 cycles)\n".to_string(),
+            copy(8, "g1.1"),
+            send(30, 8),
+            sends.clone(),
+            copy(9, "g2.5"),
+            send(31, 9),
+            sends.clone(),
+            copy(10, "g1.3"),
+            code("(+f0.0) mov(8) g10<1>UD g1.4<0,1,0>UD { align1 1Q };"),
+            send(32, 10),
+            sends.clone(),
+            copy(11, "g2.2"),
+            send(33, 11),
+            sends.clone(),
+            copy(13, "g1.6"),
+            send(12, 4),
+            send(34, 13),
+            sends.clone(),
+            copy(14, "g1.6"),
+            copy(15, "g1.7"),
+            send(35, 14),
+            send(36, 15),
+            sends.clone(),
+            copy(16, "g1.5"),
+            send(37, 16),
+            send(38, 16),
+            "   END B0\n".to_string(),
+        ]
+        .concat();
+        let programs = crate::import::listing::listed_programs(&listing).unwrap();
+        let handles: Vec<_> = programs[0]
+            .urb
+            .iter()
+            .filter(|m| m.read)
+            .map(|m| m.handle)
+            .collect();
+        assert_eq!(
+            handles,
+            [
+                Some((1, 1)),
+                Some((2, 5)),
+                None,
+                Some((2, 2)),
+                None,
+                None,
+                Some((1, 6)),
+                Some((1, 7)),
+                Some((1, 5)),
+                Some((1, 5))
+            ]
+        );
+        // The listing's read of g4 (no copy in the block) is one the dump has not:
+        // dropped, the sequences have the same length again.
+        let mut urb = programs[0].urb.clone();
+        urb.remove(8);
+        let name = DumpName::parse("TCS8-GLSL1-00-00-start").unwrap();
+        let mut s = import_mesa_dump(&dump, &name, "t", Gen::Gen9).unwrap();
+        crate::import::listing::recover_urb_offsets(&mut s, &urb).unwrap();
+        assert_eq!(super::recover_icp_handles(&mut s, &urb), 4);
+        let offsets: Vec<u32> = s
+            .insts
+            .opcode
+            .indices()
+            .filter(|&i| s.insts.opcode[i] == crate::opcode::Opcode::Mov)
+            .map(|i| s.srcs(i)[0].offset)
+            .collect();
+        assert_eq!(offsets, [4, 20, 0, 0, 0, 0, 0, 20, 20]);
+        // Sequences of different lengths: nothing is taken.
+        let mut s = import_mesa_dump(&dump, &name, "t", Gen::Gen9).unwrap();
+        assert_eq!(super::recover_icp_handles(&mut s, &programs[0].urb), 0);
+        // In a GS, g1 holds the output URB handles, not input vertices': only the read of
+        // g2 is one.
+        let gs = DumpName::parse("GS8-GLSL1-00-00-start").unwrap();
+        let mut s = import_mesa_dump(&dump, &gs, "t", Gen::Gen9).unwrap();
+        crate::import::listing::recover_urb_offsets(&mut s, &urb).unwrap();
+        assert_eq!(super::recover_icp_handles(&mut s, &urb), 1);
     }
 }

@@ -277,7 +277,8 @@ pub mod constant_cache {
     /// The descriptor without lengths: binding table entry `surface`, an OWord block read
     /// of `bytes` (16, 32, 64 or 128: block size bits 10:8, `BRW_DATAPORT_OWORD_BLOCK_*`).
     pub fn block_read_desc(surface: u32, bytes: u32) -> Option<u32> {
-        let size = super::memory::oword_block_size(bytes / 4).filter(|_| bytes % 4 == 0)?;
+        let size =
+            super::memory::oword_block_size(bytes / 4).filter(|_| bytes.is_multiple_of(4))?;
         Some((surface & 0xff) | size << 8 | OWORD_BLOCK_READ << 14)
     }
 }
