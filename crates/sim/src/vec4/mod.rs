@@ -126,10 +126,8 @@ pub fn execute(
             // Data-port messages of vec4 code are SIMD4x2 (untyped atomics and surface
             // reads): not the scalar messages hw_message models.
             Some(sfid::DATA_CACHE | sfid::DATA_CACHE_1) => {
-                return Err(SimError::at(
-                    inst,
-                    "a vec4 (SIMD4x2) data-port message of the final code is not modelled yet",
-                ))
+                ops::data_port_send(shader, t, inst, mask, out)?;
+                false
             }
             _ => return Ok(None),
         },
