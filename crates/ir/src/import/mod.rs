@@ -91,7 +91,8 @@ pub fn load_text(
             let vec4_f = vec4_float_immediates::needs_exact_f(&shader);
             let thread_end = listing::needs_thread_end(&shader);
             let vec4_tex = vec4_texture_indices::needs_indices(&shader);
-            if urb || sampler || df || vec4_f || thread_end || vec4_tex {
+            let gs_urb = listing::needs_gs_urb_writes(&shader);
+            if urb || sampler || df || vec4_f || thread_end || vec4_tex || gs_urb {
                 let asm = path.with_file_name("asm.txt");
                 if let Ok(text) = std::fs::read_to_string(&asm) {
                     // Only this program's code is taken apart (the listing holds every
@@ -121,6 +122,12 @@ pub fn load_text(
                         .collect();
                     if thread_end {
                         listing::recover_thread_ends(&mut shader, &same);
+                    }
+                    if gs_urb {
+                        // vec4 code has one variant: the program's own final code.
+                        if let Some(p) = same.iter().find(|p| p.width.is_none()) {
+                            listing::recover_gs_urb_writes(&mut shader, &p.urb);
+                        }
                     }
                     if vec4_tex {
                         // vec4 code has one variant: the program's own final code.
