@@ -52,6 +52,9 @@ pub struct InputLayout {
     pub attr_start: u32,
     /// Bytes per register on the target ([`crate::Target::reg_size`]).
     pub reg_size: u32,
+    /// A vec4 geometry shader run DUAL_INSTANCE ([`vec4_gs::dual_instanced`]): its
+    /// attributes two slots a register, the same for both halves.
+    pub dual_instance: bool,
 }
 
 impl InputLayout {
@@ -188,6 +191,7 @@ impl InputLayout {
             curb_regs: regs,
             attr_start: curb_start + regs,
             reg_size: reg,
+            dual_instance: false,
         })
     }
 
@@ -284,9 +288,36 @@ Maximum 1 registers live at once.
 /// IDs from bit 27 on (`generate_gs_get_instance_id`: `shr(8) dst r0<1,4,0>
 /// GFX7_GS_PAYLOAD_INSTANCE_ID_SHIFT`, brw_eu_defines.h); g1 the primitive ID when the
 /// shader reads it (`include_primitive_id`), then the push constants.
+///
+/// Dispatch mode: a shader of more than one invocation runs DUAL_INSTANCE on gen7
+/// (`brw_compile_gs`: `invocations <= 1` tries DUAL_OBJECT, else
+/// `DISPATCH_MODE_4X2_DUAL_INSTANCE`): the two halves are two instances of one primitive,
+/// and the attributes are interleaved, two slots a register (`setup_payload`:
+/// `attributes_per_reg = 2`), read by both halves alike (`setup_varying_inputs` /
+/// `attribute_to_hw_reg`: slot `g` is register `g / 2`, half `g % 2`, vertical stride
+/// 0). See [`vec4_gs::dual_instanced`].
 pub mod vec4_gs {
+    use crate::{Opcode, Shader, Stage};
+
     /// `GFX7_GS_PAYLOAD_INSTANCE_ID_SHIFT`.
     pub const INSTANCE_ID_SHIFT: u32 = 27;
     /// The register of the primitive ID, when present.
     pub const PRIMITIVE_ID_REG: u32 = 1;
+    /// Attribute slots a register in DUAL_INSTANCE (and SINGLE) mode.
+    pub const DUAL_INSTANCE_ATTRIBUTES_PER_REG: u32 = 2;
+
+    /// Whether a vec4 geometry shader's start IR shows it runs DUAL_INSTANCE: it has a
+    /// `get_instance_id`, which Mesa emits only for a shader of more than one invocation
+    /// (brw_vec4_gs_nir.cpp `load_invocation_id`: `invocations > 1` emits
+    /// GS_OPCODE_GET_INSTANCE_ID, else a `mov` of 0). A shader of several invocations that
+    /// never reads its invocation ID runs DUAL_INSTANCE too, which the dump does not show
+    /// (and a DUAL_OBJECT compile that fails falls back to SINGLE mode, also two slots a
+    /// register): those are laid out as DUAL_OBJECT.
+    pub fn dual_instanced(start: &Shader) -> bool {
+        start.stage == Stage::Gs
+            && start
+                .layout
+                .insts()
+                .any(|i| start.insts.opcode[i] == Opcode::GetInstanceId)
+    }
 }

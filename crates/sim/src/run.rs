@@ -200,7 +200,10 @@ fn run_with_mode(
     let mut t = start_thread(shader, seed, hw, profile);
     t.vec4.thread = vec4;
     t.vec4.gen7 = shader.target < eubatch_ir::Gen::Gen8;
-    t.vec4.patch_inputs = vec4 && shader.stage == eubatch_ir::Stage::Tes;
+    // A TES's patch inputs and a dual-instanced GS's attributes: the same for both halves.
+    t.vec4.patch_inputs = vec4
+        && (shader.stage == eubatch_ir::Stage::Tes
+            || eubatch_ir::thread_inputs::vec4_gs::dual_instanced(shader));
     let mut out = Outputs::default();
     let mut pc = 0usize;
     let mut steps = 0u64;

@@ -836,6 +836,142 @@ fn vec4_gs_instance_id_is_g0_shifted() {
     }
 }
 
+/// A vec4 geometry shader with control data (Mesa `emit_control_data_bits`): its vertex
+/// writes go to the per-slot offset plus the global offset (the control data header's
+/// HWords), its control data bits as an interleaved OWord write (`BRW_URB_OPCODE_WRITE_OWORD`,
+/// mlen 2) to OWord 0. The start IR's `gs_urb_write`s carry the descriptors the import
+/// takes from the final code (Mesa 22.3's, from piglit's ubo_array_indexing/gs-simple but
+/// for mlen); the final code's sends record the same slots.
+#[test]
+fn vec4_gs_control_data_oword_writes_match_the_start_ir() {
+    let start = vec4_stage_shader(
+        "GS",
+        "",
+        "    mov(8) m1:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   set_write_offset(8) m1:UD, 2u, 1u\n\
+         \x20   mov(8) m2:UD, g2.xyzw<4,4,1>:UD\n\
+         \x20   mov(8) m3:UD, g3.xyzw<4,4,1>:UD\n\
+         \x20   gs_urb_write(8) (sfid: 6) (desc: 0x06094008) (urb_offset: 1) (null):UD\n\
+         \x20   mov(8) m1:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   mov(8) m2:UD, g4.xxxx<4,4,1>:UD NoMask\n\
+         \x20   gs_urb_write(8) (sfid: 6) (desc: 0x04084001) (urb_offset: 0) (null):UD\n\
+         \x20   mov(8) m1:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   set_vertex_count(8) m1:UD, 1u\n\
+         \x20   gs_thread_end(8) (null):UD\n",
+    );
+    let sends = vec4_stage_shader(
+        "GS",
+        "",
+        "    mov(8) g19<4,4,1>:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   set_write_offset(8) g19<4,4,1>:UD, 2u, 1u\n\
+         \x20   mov(8) g20<4,4,1>:UD, g2.xyzw<4,4,1>:UD\n\
+         \x20   mov(8) g21<4,4,1>:UD, g3.xyzw<4,4,1>:UD\n\
+         \x20   send(8) (mlen: 3) (sfid: 6) (desc: 0x06094008) (null):F, g19.xyzw<4,4,1>:UD\n\
+         \x20   mov(8) g19<4,4,1>:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   mov(8) g20<4,4,1>:UD, g4.xxxx<4,4,1>:UD NoMask\n\
+         \x20   send(8) (mlen: 2) (sfid: 6) (desc: 0x04084001) (null):F, g19.xyzw<4,4,1>:UD\n\
+         \x20   mov(8) g19<4,4,1>:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   set_vertex_count(8) g19<4,4,1>:UD, 1u\n\
+         \x20   send(8) (mlen: 1) (sfid: 6) (desc: 0x82084000) (EOT) (null):F, g19.xyzw<4,4,1>:UD\n",
+    );
+    for seed in 0..3 {
+        let a = run(&start, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let b = run(&sends, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let slots: Vec<(&str, u32)> = a
+            .records
+            .iter()
+            .filter(|r| r.message.starts_with("urb slot"))
+            .map(|r| (r.message.as_str(), r.channel))
+            .collect();
+        assert_eq!(
+            slots,
+            [
+                ("urb slot 6", 0),
+                ("urb slot 6", 1),
+                ("urb slot 7", 0),
+                ("urb slot 7", 1),
+                ("urb slot 0", 0),
+                ("urb slot 0", 1)
+            ],
+            "seed {seed}"
+        );
+        let control = a
+            .records
+            .iter()
+            .find(|r| r.message == "urb slot 0")
+            .unwrap();
+        assert_eq!(control.values, vec![g(seed, 4, 0) as u64; 4]);
+        assert_eq!(a.records, b.records, "seed {seed}");
+    }
+    // An OWord write with per-slot offsets (a control data header past 128 bits).
+    let per_slot = vec4_stage_shader(
+        "GS",
+        "",
+        "    mov(8) m1:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   mov(8) m2:UD, g4.xxxx<4,4,1>:UD NoMask\n\
+         \x20   gs_urb_write(8) (sfid: 6) (desc: 0x04094001) (urb_offset: 0) (null):UD\n\
+         \x20   gs_thread_end(8) (null):UD\n",
+    );
+    let e = run(&per_slot, 0, None).unwrap_err();
+    assert!(e.msg.contains("not modelled"), "{}", e.msg);
+}
+
+/// A dual-instanced vec4 geometry shader (it reads `get_instance_id`, so Mesa compiled
+/// it for several invocations: DUAL_INSTANCE on gen7): its attributes are two slots a
+/// register after the payload (`attr1` is g1's second half, `attr2` g2's first), read by
+/// both halves alike (vertical stride 0), as Mesa's final code reads them; reading
+/// `attr1` from g1's first half is caught.
+#[test]
+fn vec4_dual_instanced_gs_attributes_are_two_a_register() {
+    use eubatch_sim::crosscheck::{crosscheck, Verdict};
+    let start = vec4_stage_shader(
+        "GS",
+        "vgrf0 1x32\n",
+        "    get_instance_id(8) vgrf0:D\n\
+         \x20   mov(8) m1:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   set_write_offset(8) m1:UD, 0u, 1u\n\
+         \x20   add(8) m2:D, attr1.xyzw:D, vgrf0.xxxx:D\n\
+         \x20   mov(8) m3:D, attr2.xyzw:D\n\
+         \x20   gs_urb_write(8) (null):UD\n\
+         \x20   mov(8) m1:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+         \x20   gs_thread_end(8) (null):UD\n",
+    );
+    let final_code = |attr1: &str| {
+        vec4_stage_shader(
+            "GS",
+            "vgrf0 1x32\n",
+            &format!(
+                "    get_instance_id(8) g30<4,4,1>:D\n\
+                 \x20   mov(8) g19<4,4,1>:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+                 \x20   set_write_offset(8) g19<4,4,1>:UD, 0u, 1u\n\
+                 \x20   add(8) g20<4,4,1>:D, {attr1}.xyzw<0,4,1>:D, g30.xxxx<4,4,1>:D\n\
+                 \x20   mov(8) g21<4,4,1>:D, g2.xyzw<0,4,1>:D\n\
+                 \x20   send(8) (mlen: 3) (sfid: 6) (desc: 0x06094000) (null):F, g19.xyzw<4,4,1>:UD\n\
+                 \x20   mov(8) g19<4,4,1>:UD, g0.xyzw<8,8,1>:UD NoMask\n\
+                 \x20   send(8) (mlen: 1) (sfid: 6) (desc: 0x82084000) (EOT) (null):F, g19.xyzw<4,4,1>:UD\n"
+            ),
+        )
+    };
+    assert_eq!(
+        crosscheck(&start, &final_code("g1.16"), 0..4, 100_000),
+        Verdict::Agree
+    );
+    assert!(matches!(
+        crosscheck(&start, &final_code("g1"), 0..4, 100_000),
+        Verdict::Differ { .. }
+    ));
+    // Both halves read the same attributes: slot 1 is the same for both.
+    let out = run(&start, 0, None).unwrap_or_else(|e| panic!("{e}"));
+    let slot1: Vec<&Vec<u64>> = out
+        .records
+        .iter()
+        .filter(|r| r.message == "urb slot 1")
+        .map(|r| &r.values)
+        .collect();
+    assert_eq!(slot1.len(), 2);
+    assert_eq!(slot1[0], slot1[1]);
+}
+
 /// `pull_constant_load_gfx7` from a surface in a register: dword 0 of the register, its
 /// low 8 bits (the generator's `and(1) a0 surf 0xff`), so 0x103 loads from surface 3;
 /// an undefined surface gives an undefined result.
@@ -939,6 +1075,86 @@ fn vec4_untyped_surface_reads_run_per_half() {
     }
     let four = vec4_shader(vgrfs, &body.replace("2u, 3u", "2u, 5u"));
     assert!(run(&four, 0, None).is_err(), "a channel count of 5");
+}
+
+/// The final code's SIMD4x2 untyped atomic `send` (Haswell, data cache 1, message type 3:
+/// the generator's `brw_untyped_atomic` in Align16) does what the start IR's
+/// `untyped_atomic` does: the same atomics per half in the same order, the same records,
+/// the old value in `x`. Descriptors as Mesa 22.3 prints them: `inc` with return
+/// (0x0210e500: mlen 1, rlen 1) and `add` with return (0x0410e700: mlen 2, the operand
+/// in the second payload register).
+#[test]
+fn vec4_untyped_atomic_sends_match_the_start_ir() {
+    let vgrfs = "vgrf0 2x32\nvgrf1 1x32\nvgrf2 1x32\n";
+    let start = vec4_shader(
+        vgrfs,
+        "    mov(8) vgrf0.x:UD, 8u\n\
+         \x20   mov(8) vgrf0+1.0.x:UD, 10u\n\
+         \x20   untyped_atomic(8) vgrf1:UD, vgrf0.xyzw:UD, 2u, 5u\n\
+         \x20   untyped_atomic(8) vgrf2:UD, vgrf0.xyzw:UD, 2u, 7u\n\
+         \x20   mov(8) m2.x:UD, vgrf2.xxxx:UD\n\
+         \x20   mov(8) m2.y:UD, vgrf1.xxxx:UD\n",
+    );
+    let send = vec4_shader(
+        "",
+        "    mov(8) g10.x<4,4,1>:UD, 8u\n\
+         \x20   mov(8) g11.x<4,4,1>:UD, 10u\n\
+         \x20   send(8) (mlen: 1) (sfid: 12) (desc: 0x0210e502) g13.x<4,4,1>:UD, g10.xyzw<4,4,1>:UD\n\
+         \x20   send(8) (mlen: 2) (sfid: 12) (desc: 0x0410e702) g14.x<4,4,1>:UD, g10.xyzw<4,4,1>:UD\n\
+         \x20   mov(8) m2.x:UD, g14.xxxx<4,4,1>:UD\n\
+         \x20   mov(8) m2.y:UD, g13.xxxx<4,4,1>:UD\n",
+    );
+    for seed in 0..3 {
+        let a = run(&start, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let b = run(&send, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            a.records
+                .iter()
+                .filter(|r| r.message == "memory_atomic")
+                .count(),
+            4
+        );
+        assert_eq!(a.records, b.records, "seed {seed}");
+    }
+    // Ivybridge's SIMD8 form of the message in vec4 code is not modelled.
+    let simd8 = vec4_shader(
+        "",
+        "    send(8) (mlen: 1) (sfid: 12) (desc: 0x0210f502) g13.x<4,4,1>:UD, g10.xyzw<4,4,1>:UD\n",
+    );
+    let e = run(&simd8, 0, None).unwrap_err();
+    assert!(e.msg.contains("not modelled"), "{}", e.msg);
+}
+
+/// The final code's SIMD4x2 untyped surface read `send` (message type 1, SIMD mode 0:
+/// `brw_untyped_surface_read` in Align16; 0x02104000 reads four components, 0x02104e00
+/// one) reads what the start IR's `untyped_surface_read` reads, after an atomic.
+#[test]
+fn vec4_untyped_surface_read_sends_match_the_start_ir() {
+    let vgrfs = "vgrf0 2x32\nvgrf1 1x32\nvgrf2 1x32\nvgrf3 1x32\n";
+    let start = vec4_shader(
+        vgrfs,
+        "    mov(8) vgrf0.x:UD, 8u\n\
+         \x20   untyped_atomic(8) vgrf1:UD, vgrf0.xyzw:UD, 2u, 5u\n\
+         \x20   untyped_surface_read(8) vgrf2:UD, vgrf0.xyzw:UD, 2u, 4u\n\
+         \x20   untyped_surface_read(8) vgrf3:UD, vgrf0.xyzw:UD, 2u, 1u\n\
+         \x20   mov(8) m2:UD, vgrf2.xyzw:UD\n\
+         \x20   mov(8) m3.x:UD, vgrf3.xxxx:UD\n",
+    );
+    let send = vec4_shader(
+        "",
+        "    mov(8) g10.x<4,4,1>:UD, 8u\n\
+         \x20   send(8) (mlen: 1) (sfid: 12) (desc: 0x0210e502) g13.x<4,4,1>:UD, g10.xyzw<4,4,1>:UD\n\
+         \x20   send(8) (mlen: 1) (sfid: 12) (desc: 0x02104002) g14<4,4,1>:UD, g10.xyzw<4,4,1>:UD\n\
+         \x20   send(8) (mlen: 1) (sfid: 12) (desc: 0x02104e02) g15<4,4,1>:UD, g10.xyzw<4,4,1>:UD\n\
+         \x20   mov(8) m2:UD, g14.xyzw<4,4,1>:UD\n\
+         \x20   mov(8) m3.x:UD, g15.xxxx<4,4,1>:UD\n",
+    );
+    for seed in 0..3 {
+        let a = run(&start, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let b = run(&send, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        assert!(a.records.iter().any(|r| r.message == "urb slot 0"));
+        assert_eq!(a.records, b.records, "seed {seed}");
+    }
 }
 
 /// A SIMD8 fragment shader whose channels 0-2 run `body` (writing vgrf2-vgrf5, which hold

@@ -782,6 +782,56 @@ fn thread_end_sends(shader: &Shader) -> Vec<crate::Inst> {
         .collect()
 }
 
+/// Whether a vec4 geometry shader has `gs_urb_write`s whose descriptor is not known: Mesa's
+/// dumps print neither the message's global offset (`inst->offset`: the control data
+/// header's size in HWords, brw_vec4_gs_visitor.cpp `emit_urb_write_opcode`) nor its
+/// flags (`urb_write_flags`: the control data bits go as an OWord write,
+/// `emit_control_data_bits`), which only the final code's descriptor shows.
+pub fn needs_gs_urb_writes(shader: &Shader) -> bool {
+    shader.backend == crate::shader::Backend::Vec4
+        && shader.stage == Stage::Gs
+        && shader.layout.insts().any(|i| {
+            shader.insts.opcode[i] == Opcode::GsUrbWrite
+                && shader.send_info(i).is_none_or(|s| s.desc == 0)
+        })
+}
+
+/// The descriptors of a vec4 geometry shader's `gs_urb_write`s from its final code's URB
+/// sends (`urb`, the listing's order): the writes that do not end the thread (descriptor
+/// bit 31, EOT on gen7, clear; `gs_thread_end` is the EOT one), one for each
+/// `gs_urb_write` in program order (URB writes keep their order: each rewrites the header
+/// in m1 the next one reads). Each `gs_urb_write` gets the descriptor as
+/// [`crate::shader::SendInfo::desc`] and its global offset as `urb_offset`. Nothing is
+/// recovered (`false`) unless the counts agree and every descriptor is known.
+pub fn recover_gs_urb_writes(shader: &mut Shader, urb: &[UrbMessage]) -> bool {
+    let writes: Vec<crate::Inst> = shader
+        .layout
+        .insts()
+        .filter(|&i| shader.insts.opcode[i] == Opcode::GsUrbWrite)
+        .collect();
+    let sends: Vec<u32> = match urb
+        .iter()
+        .filter(|m| !m.read && m.desc.is_none_or(|d| d & 1 << 31 == 0))
+        .map(|m| m.desc)
+        .collect::<Option<Vec<u32>>>()
+    {
+        Some(d) => d,
+        None => return false,
+    };
+    if writes.len() != sends.len() {
+        return false;
+    }
+    for (&inst, desc) in writes.iter().zip(sends) {
+        let d = crate::message::urb::decode_gen7(desc);
+        let mut info = shader.send_info(inst).copied().unwrap_or_default();
+        info.sfid = crate::message::sfid::URB;
+        info.desc = desc;
+        info.urb_offset = Some(d.offset as u16);
+        shader.set_send_info(inst, info);
+    }
+    true
+}
+
 /// Whether the shader has a thread-ending send without its shared function.
 pub fn needs_thread_end(shader: &Shader) -> bool {
     !thread_end_sends(shader).is_empty()
@@ -1008,6 +1058,41 @@ SIMD8 shader: 3 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 2 sends, ...
 33 00 60 06 10 60 07 00 c8 0f 00 00 17 00 08 82 sends(8)        nullUD          g126UD          g118UD          0x02080017                0x00000200\n\
                             urb MsgDesc: offset 1 SIMD8 write mlen 1 ex_mlen 8 rlen 0 { align1 1Q EOT };\n\
    END B0\n";
+
+    /// A vec4 GS's `gs_urb_write`s take the descriptors of the final code's URB writes that
+    /// do not end the thread, in order (Mesa 22.3, piglit ubo_array_indexing/gs-simple: a
+    /// vertex at global offset 1, the control data bits as an OWord write); with another
+    /// count nothing is taken.
+    #[test]
+    fn gs_urb_writes_take_the_listed_descriptors() {
+        let text = "shader \"t\" stage GS width 8 target hsw backend vec4\nblock0:\n\
+            \x20   gs_urb_write(8) (null):UD\n    gs_urb_write(8) (null):UD\n\
+            \x20   gs_thread_end(8) (null):UD\n";
+        let mut s = crate::text::parse_shader(text).unwrap();
+        assert!(needs_gs_urb_writes(&s));
+        let m = |desc: u32| UrbMessage {
+            read: false,
+            offset: ((desc >> 3) & 0x7ff) as u16,
+            per_slot: desc & 1 << 16 != 0,
+            desc: Some(desc),
+            line: 1,
+        };
+        let (vertex, control, end) = (m(0x0a09_4008), m(0x0408_4001), m(0x8208_4000));
+        assert!(!recover_gs_urb_writes(&mut s, &[vertex, end]));
+        assert!(needs_gs_urb_writes(&s));
+        assert!(recover_gs_urb_writes(&mut s, &[vertex, control, end]));
+        assert!(!needs_gs_urb_writes(&s));
+        let got: Vec<(u32, Option<u16>)> = s
+            .layout
+            .insts()
+            .filter(|&i| s.insts.opcode[i] == Opcode::GsUrbWrite)
+            .map(|i| {
+                let info = s.send_info(i).unwrap();
+                (info.desc, info.urb_offset)
+            })
+            .collect();
+        assert_eq!(got, vec![(0x0a09_4008, Some(1)), (0x0408_4001, Some(0))]);
+    }
 
     #[test]
     fn reads_programs_and_urb_messages() {

@@ -95,7 +95,8 @@ pub fn load_text(
             // Mesa 25's print it, and later dumps have the reads lowered.
             let mesa25 = mesa::is_mesa25_dump(text);
             let icp_handles = dump.is_start() && !mesa25;
-            if urb || sampler || df || vec4_f || thread_end || vec4_tex {
+            let gs_urb = listing::needs_gs_urb_writes(&shader);
+            if urb || sampler || df || vec4_f || thread_end || vec4_tex || gs_urb {
                 let asm = path.with_file_name("asm.txt");
                 if let Ok(text) = std::fs::read_to_string(&asm) {
                     // Only this program's code is taken apart (the listing holds every
@@ -135,6 +136,12 @@ pub fn load_text(
                         .collect();
                     if thread_end {
                         listing::recover_thread_ends(&mut shader, &same);
+                    }
+                    if gs_urb {
+                        // vec4 code has one variant: the program's own final code.
+                        if let Some(p) = same.iter().find(|p| p.width.is_none()) {
+                            listing::recover_gs_urb_writes(&mut shader, &p.urb);
+                        }
                     }
                     if vec4_tex {
                         // vec4 code has one variant: the program's own final code.

@@ -57,6 +57,10 @@ pub mod op {
 pub const GFX7_DC_UNTYPED_ATOMIC: u32 = 6;
 /// `HSW_DATAPORT_DC_PORT1_UNTYPED_ATOMIC_OP`: Haswell on, data cache 1.
 pub const HSW_DC1_UNTYPED_ATOMIC: u32 = 2;
+/// `HSW_DATAPORT_DC_PORT1_UNTYPED_ATOMIC_OP_SIMD4X2`: Haswell on, data cache 1, the vec4
+/// back end's SIMD4x2 atomic (brw_eu_emit.c `brw_untyped_atomic` in Align16;
+/// [`super::surface::decode_simd4x2`]).
+pub const HSW_DC1_UNTYPED_ATOMIC_SIMD4X2: u32 = 3;
 /// `GFX9_DATAPORT_DC_PORT1_UNTYPED_ATOMIC_FLOAT_OP`: gen9, data cache 1.
 pub const GFX9_DC1_UNTYPED_ATOMIC_FLOAT: u32 = 0x1b;
 /// `GFX7_DATAPORT_RC_TYPED_ATOMIC_OP`: Ivy Bridge, render cache.

@@ -227,6 +227,51 @@ pub fn descriptor(gen: Gen, shape: Shape, surface: u32, exec: u32) -> Option<(u8
     Some((sfid, (surface & 0xff) | dp_desc(msg_type, control)))
 }
 
+/// The SIMD4x2 message of a raw send to Haswell's data cache 1, as the vec4 back end
+/// sends it (Align16: brw_eu_emit.c `brw_untyped_atomic`, `brw_untyped_surface_read`,
+/// `brw_untyped_surface_write` with an execution size of 0; PRM Vol. 2d "SIMD4x2"
+/// untyped messages); `None` for any other message. The payload has no header: its first
+/// register holds each vertex's (half's) address in dword 0 of that half (dwords 0 and
+/// 4), the second the operands (atomics: `src0` in dword 0 and `src1` in dword 1 of each
+/// half; writes: the components, one dword each). A response is one register: the old
+/// value in dword 0 of each half (atomics), the components read in dwords 0.. (reads).
+/// - untyped atomic: message type `HSW_DATAPORT_DC_PORT1_UNTYPED_ATOMIC_OP_SIMD4X2` (3);
+///   message control as the SIMD8/16 atomic's (`brw_dp_untyped_atomic_desc`: operation in
+///   bits 11:8, bit 12 (SIMD8) clear, bit 13 "return data");
+/// - untyped surface read and write: the SIMD8/16 message types (1, 9) with SIMD mode 0
+///   (message control bits 13:12, `MDC_SM3` SIMD4x2) and the component mask of the other
+///   widths ([`cmask`], `brw_dp_untyped_surface_rw_desc`).
+pub fn decode_simd4x2(sfid: u8, desc: u32) -> Option<Op> {
+    use super::atomic::{valid_op, Atomic, Kind as AtomicKind, HSW_DC1_UNTYPED_ATOMIC_SIMD4X2};
+    if sfid != super::sfid::DATA_CACHE_1 {
+        return None;
+    }
+    let msg_type = (desc >> 14) & 0x1f;
+    let control = (desc >> 8) & 0x3f;
+    match msg_type {
+        HSW_DC1_UNTYPED_ATOMIC_SIMD4X2 => {
+            let op = control & 0xf;
+            (control & 0x10 == 0 && valid_op(AtomicKind::Untyped, op)).then_some(Op::Atomic(
+                Atomic {
+                    kind: AtomicKind::Untyped,
+                    op,
+                    response: control & 0x20 != 0,
+                },
+            ))
+        }
+        UNTYPED_SURFACE_READ | UNTYPED_SURFACE_WRITE if control >> 4 == 0 => {
+            let comps = 4 - (control & 0xf).count_ones();
+            (comps > 0).then_some(Op::Access(Shape {
+                kind: Kind::Untyped,
+                write: msg_type == UNTYPED_SURFACE_WRITE,
+                comps,
+                bytes: 4,
+            }))
+        }
+        _ => None,
+    }
+}
+
 /// The shape and SIMD width of a raw send to the data port, from its shared function and
 /// descriptor; `None` for other messages (typed ones are [`super::typed::decode`]'s).
 pub fn decode(sfid: u8, desc: u32) -> Option<(Shape, u32)> {
@@ -272,6 +317,35 @@ pub fn decode(sfid: u8, desc: u32) -> Option<(Shape, u32)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn simd4x2_descriptors_of_mesa_decode() {
+        use crate::message::atomic::{op, Atomic, Kind as A};
+        use crate::message::sfid::{DATA_CACHE, DATA_CACHE_1};
+        // Mesa 22.3, Haswell VS (piglit vs-simple-inc-dec-read): an atomic counter's
+        // increment with return, and its read of one vec4 (descriptor in a0 from an OR).
+        assert_eq!(
+            decode_simd4x2(DATA_CACHE_1, 0x0210_e500),
+            Some(Op::Atomic(Atomic {
+                kind: A::Untyped,
+                op: op::INC,
+                response: true
+            }))
+        );
+        assert_eq!(
+            decode_simd4x2(DATA_CACHE_1, 0x0210_4000),
+            Some(Op::Access(Shape {
+                kind: Kind::Untyped,
+                write: false,
+                comps: 4,
+                bytes: 4
+            }))
+        );
+        // SIMD8 forms and other data ports are not SIMD4x2 messages.
+        assert_eq!(decode_simd4x2(DATA_CACHE_1, 0x0210_f500), None);
+        assert_eq!(decode_simd4x2(DATA_CACHE_1, 0x0210_6000), None);
+        assert_eq!(decode_simd4x2(DATA_CACHE, 0x0210_e500), None);
+    }
     use super::*;
     use crate::message::sfid;
 

@@ -116,7 +116,7 @@ pub fn execute(
                 t.write(&d, i, v as u64).map_err(at)?;
             }
         }
-        Opcode::GsUrbWrite => super::urb::start_urb_write(t, inst, mask, out, true)?,
+        Opcode::GsUrbWrite => super::urb::start_urb_write(shader, t, inst, mask, out, true)?,
         _ => {
             // gs_thread_end: the header in m1 (base_mrf 1).
             let header = (MRF_START as usize + 1) * reg;

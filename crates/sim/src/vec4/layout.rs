@@ -11,7 +11,10 @@
 //!   order, each `range->length` registers; `u(UBO_START+r)+O` is register
 //!   `1 + ubo_push_start[r] + O / 32`, byte `O % 32`.
 //! - Attributes: right after the push constants, one register each: `attrN+R.B` is
-//!   register `first + N + R`, byte `B` (a vec4 per half).
+//!   register `first + N + R`, byte `B` (a vec4 per half). A dual-instanced geometry
+//!   shader's (one reading `get_instance_id`: [`eubatch_ir::thread_inputs::vec4_gs`]) are
+//!   two slots a register, `attrN` in register `first + N / 2`, half `N % 2`, the same
+//!   for both halves (`vec4_gs_visitor::setup_varying_inputs`).
 //! - Tessellation stages ([`eubatch_ir::message::tess_vec4`]): a TCS's push constants start
 //!   at g5 (g1-g4 hold the input control points' handles), a TES's at g2; a TES's pushed
 //!   patch inputs follow them, slot `N + O / 16` of `attrN+O` at register `first + slot /
@@ -46,21 +49,9 @@ pub fn of(start: &Shader) -> Result<InputLayout, String> {
                 .iter()
                 .any(|s| s.file == RegFile::FixedGrf && s.nr == PRIMITIVE_ID_REG)
         });
-    // A geometry shader of several invocations runs dual-instanced on gen7 (attributes two
-    // a register, the same for both halves: `setup_payload`'s `attributes_per_reg`), which
-    // the IR does not record; reading the instance ID is a sign of it.
-    if start.stage == Stage::Gs
-        && start
-            .layout
-            .insts()
-            .any(|i| start.insts.opcode[i] == eubatch_ir::Opcode::GetInstanceId)
-    {
-        return Err(
-            "the register layout of a dual-instanced vec4 geometry shader (get_instance_id) \
-             is not modelled yet"
-                .into(),
-        );
-    }
+    // A geometry shader of several invocations runs dual-instanced on gen7: attributes
+    // two slots a register, the same for both halves.
+    let dual_instance = eubatch_ir::thread_inputs::vec4_gs::dual_instanced(start);
     let mut slots = 0u32;
     let mut ubo_bytes = [0u32; 4];
     for inst in start.layout.insts() {
@@ -103,6 +94,7 @@ pub fn of(start: &Shader) -> Result<InputLayout, String> {
         curb_regs: regs,
         attr_start: curb_start + regs,
         reg_size: reg,
+        dual_instance,
     })
 }
 
@@ -130,6 +122,19 @@ pub fn input_grf_byte(l: &InputLayout, op: &Operand, i: u32) -> Result<u64, SimE
                 + (slot % 2 * HALF_BYTES + op.offset % HALF_BYTES) as u64
                 + k
         }
+        // A dual-instanced geometry shader's attributes: slot `N` (`attrN`) in register
+        // `first + N / 2`, half `N % 2`, read by both halves (`setup_varying_inputs`).
+        RegFile::Attr if l.dual_instance => {
+            if op.offset != 0 {
+                return Err(SimError::msg(
+                    "a dual-instanced geometry shader's attribute at an offset (`attrN+R.B`) is not modelled yet",
+                ));
+            }
+            let per_reg = eubatch_ir::thread_inputs::vec4_gs::DUAL_INSTANCE_ATTRIBUTES_PER_REG;
+            (l.attr_start + op.nr / per_reg) as u64 * reg
+                + (op.nr % per_reg * HALF_BYTES) as u64
+                + k
+        }
         RegFile::Attr => {
             (l.attr_start + op.nr) as u64 * reg + op.offset as u64 + (h * HALF_BYTES) as u64 + k
         }
@@ -153,7 +158,8 @@ pub fn hardware_inputs(
                 continue;
             }
             for i in 0..8 {
-                let (space, a) = super::regs::input_addr_of(op, i, start.stage == Stage::Tes);
+                let same_halves = start.stage == Stage::Tes || layout.dual_instance;
+                let (space, a) = super::regs::input_addr_of(op, i, same_halves);
                 let b = input_grf_byte(&layout, op, i)? as usize;
                 // Each dword of the element (two of a DF).
                 for d in 0..op.ty.size().div_ceil(4) as u64 {

@@ -6,8 +6,9 @@
 //! lives ([`regs`]: halves, swizzles, writemasks, message registers, the vec4 input
 //! layouts), the instructions that read across a half (`dp2`..`dph`, [`ops`]), and the
 //! messages of vec4 vertex and geometry shaders ([`urb`]: URB writes; [`gs`]: the
-//! geometry thread's header opcodes; [`ops`]: pull constants and the sampler's SIMD4x2
-//! messages; [`scratch`]: spills, the start IR's virtual scratch opcodes and the final
+//! geometry thread's header opcodes; [`ops`]: pull constants, the sampler's SIMD4x2
+//! messages and the data port's (untyped atomics and surface reads, start IR and final
+//! code); [`scratch`]: spills, the start IR's virtual scratch opcodes and the final
 //! code's sends).
 //! A thread is vec4 when its shader is ([`eubatch_ir::Backend::Vec4`]) or when it is the
 //! final code of one ([`crate::HardwareInputs::vec4`]); in such a thread only Align16
@@ -104,7 +105,7 @@ pub fn execute(
             false
         }
         Opcode::VsUrbWrite => {
-            urb::start_urb_write(t, inst, mask, out, false)?;
+            urb::start_urb_write(shader, t, inst, mask, out, false)?;
             false
         }
         op if gs::handles(op) => gs::execute(shader, t, inst, mask, out)?,
@@ -126,10 +127,8 @@ pub fn execute(
             // Data-port messages of vec4 code are SIMD4x2 (untyped atomics and surface
             // reads): not the scalar messages hw_message models.
             Some(sfid::DATA_CACHE | sfid::DATA_CACHE_1) => {
-                return Err(SimError::at(
-                    inst,
-                    "a vec4 (SIMD4x2) data-port message of the final code is not modelled yet",
-                ))
+                ops::data_port_send(shader, t, inst, mask, out)?;
+                false
             }
             _ => return Ok(None),
         },

@@ -523,3 +523,150 @@ pub fn untyped_atomic(
     }
     Ok(())
 }
+
+/// The descriptor of a `send` of vec4 final code: its immediate, ORed with a0's dword
+/// when the send takes its descriptor from a0 (`brw_send_indirect_message`: a surface in
+/// a register, `and(1) a0 surface 0xff` then `or(1) a0 a0 desc`), and the message
+/// length that results.
+fn send_descriptor(
+    shader: &Shader,
+    t: &Thread,
+    inst: Inst,
+) -> Result<eubatch_ir::shader::SendInfo, SimError> {
+    let mut info = shader
+        .send_info(inst)
+        .copied()
+        .ok_or_else(|| SimError::at(inst, "send without a descriptor"))?;
+    if let Some(a0) = shader
+        .srcs(inst)
+        .iter()
+        .find(|s| s.file == RegFile::Arf && s.nr == eubatch_ir::operand::arf::ADDRESS)
+    {
+        let a = a0.offset as usize;
+        let b = t
+            .addr
+            .get(a..a + 4)
+            .ok_or_else(|| SimError::at(inst, "a descriptor outside a0"))?;
+        info.desc |= u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        info.mlen = eubatch_ir::message::mlen(info.desc) as u8;
+    }
+    Ok(info)
+}
+
+/// Dword `k` of GRF `reg` of the register file.
+fn grf_dword(t: &Thread, reg: u32, k: u32) -> Result<u32, SimError> {
+    let a = reg as usize * t.reg_size as usize + 4 * k as usize;
+    let b = t
+        .grf
+        .get(a..a + 4)
+        .ok_or_else(|| SimError::msg("a message payload outside the register file"))?;
+    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// A data-port `send` of vec4 final code on Haswell: the SIMD4x2 untyped atomic and
+/// untyped surface read ([`eubatch_ir::message::surface::decode_simd4x2`], the
+/// generator's `brw_untyped_atomic` and `brw_untyped_surface_read` in Align16 for the
+/// start IR's `untyped_atomic` and `untyped_surface_read`). Each enabled half is one
+/// channel of the message, as in [`untyped_atomic`] and [`untyped_surface_read`]: the
+/// same memory, the same records, in half order. The payload's first register holds the
+/// halves' addresses in dwords 0 and 4, the second (an atomic with operands) the operands
+/// in dwords 0, 1 and 4, 5; the response register gets an atomic's old value in dword 0
+/// of each half (the destination's writemask `.x`, as the generator masks it), a read's
+/// components in dwords 0.. of each half. Surface writes (no start-IR counterpart yet)
+/// and Ivybridge's SIMD8 form of these messages are not modelled.
+pub fn data_port_send(
+    shader: &Shader,
+    t: &mut Thread,
+    inst: Inst,
+    mask: u32,
+    out: &mut crate::Outputs,
+) -> Result<(), SimError> {
+    use eubatch_ir::message::surface::{decode_simd4x2, Op};
+    let at = |e: SimError| e.with_inst(inst);
+    let info = send_descriptor(shader, t, inst)?;
+    let not_modelled = || {
+        SimError::at(
+            inst,
+            format!(
+                "a vec4 data-port message (SFID {}, descriptor {:#010x}) that is not a SIMD4x2 untyped atomic or surface read is not modelled yet",
+                info.sfid, info.desc
+            ),
+        )
+    };
+    if shader.target != eubatch_ir::Gen::Gen75 {
+        return Err(not_modelled());
+    }
+    let payload = shader
+        .srcs(inst)
+        .first()
+        .filter(|o| o.file == RegFile::FixedGrf)
+        .map(|o| o.nr)
+        .ok_or_else(|| SimError::at(inst, "a data-port send's payload must be a register"))?;
+    let s = (info.desc & eubatch_ir::message::surface::BINDING_TABLE_INDEX_MASK) as u64;
+    let rlen = eubatch_ir::message::rlen(info.desc);
+    let mut dst = shader.insts.dst[inst];
+    dst.ty = eubatch_ir::Type::UD;
+    dst.offset = 0;
+    dst.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
+    let halves = enabled_halves(mask);
+    match decode_simd4x2(info.sfid, info.desc) {
+        Some(Op::Atomic(a)) => {
+            let mlen = 1 + (a.data_components() > 0) as u32;
+            if info.mlen as u32 != mlen || rlen != a.response as u32 {
+                return Err(SimError::at(
+                    inst,
+                    format!(
+                        "a SIMD4x2 untyped atomic of mlen {} and rlen {rlen} (expected {mlen} and {})",
+                        info.mlen, a.response as u32
+                    ),
+                ));
+            }
+            let results = crate::memory::atomic_run(
+                t,
+                (0, 2),
+                halves,
+                a,
+                out,
+                |_, _| Ok(s),
+                |t, h| grf_dword(t, payload, 4 * h).map(|v| v as u64),
+                |t, k, h| grf_dword(t, payload + 1, 4 * h + k).map(|v| v as u64),
+            )
+            .map_err(at)?;
+            if a.response && !dst.is_null() {
+                for (h, v) in results {
+                    t.write(&dst, 4 * h, v).map_err(at)?;
+                }
+            }
+            Ok(())
+        }
+        Some(Op::Access(shape)) if !shape.write => {
+            if info.mlen != 1 || rlen != 1 {
+                return Err(SimError::at(
+                    inst,
+                    format!(
+                        "a SIMD4x2 untyped surface read of mlen {} and rlen {rlen} (expected 1 and 1)",
+                        info.mlen
+                    ),
+                ));
+            }
+            let reads = crate::memory::run(
+                t,
+                (0, 2),
+                halves,
+                shape,
+                out,
+                |_, _| Ok(s),
+                |t, h| grf_dword(t, payload, 4 * h).map(|v| v as u64),
+                |_, _, _| Ok(0),
+            )
+            .map_err(at)?;
+            if !dst.is_null() {
+                for (k, h, v) in reads {
+                    t.write(&dst, 4 * h + k, v).map_err(at)?;
+                }
+            }
+            Ok(())
+        }
+        _ => Err(not_modelled()),
+    }
+}

@@ -107,10 +107,21 @@ fn per_slot_offsets(t: &Thread, header: usize) -> Result<[u32; 2], SimError> {
 }
 
 /// `vs_urb_write` and `gs_urb_write` of the start IR (Mesa's VEC4_VS_OPCODE_URB_WRITE,
-/// GS_OPCODE_URB_WRITE): a geometry shader's writes carry per-slot offsets in the header
-/// (`per_slot`), at global offset 0 (Mesa's `control_data_header_size_hwords`, 0 without
-/// control data: a shader with control data is refused by [`super::gs`]).
+/// VEC4_GS_OPCODE_URB_WRITE): a geometry shader's vertex writes carry per-slot offsets in
+/// the header (`per_slot`) from the global offset Mesa gives them
+/// (`control_data_header_size_hwords`, `emit_urb_write_opcode`). The dumps print neither
+/// that offset nor the write's flags; the import takes both from the final code's
+/// descriptor ([`eubatch_ir::import::listing::recover_gs_urb_writes`]). Without one the
+/// write is a per-slot HWord write at global offset 0 (a shader without control data).
+/// With one:
+/// - an HWord write (`BRW_URB_OPCODE_WRITE_HWORD`) goes to its per-slot offsets (when the
+///   descriptor has them) plus the global offset, in HWords;
+/// - an OWord write (`BRW_URB_OPCODE_WRITE_OWORD`, the control data bits of
+///   `emit_control_data_bits`: m1 the header, m2 the data, `mlen` 2) writes m2's half `h`
+///   to vertex `h`'s OWord at the global offset (OWords); one with per-slot offsets (a
+///   control data header past 128 bits) is not modelled.
 pub fn start_urb_write(
+    shader: &Shader,
     t: &mut Thread,
     inst: Inst,
     enabled: u32,
@@ -118,6 +129,43 @@ pub fn start_urb_write(
     per_slot: bool,
 ) -> Result<(), SimError> {
     let reg = t.reg_size as usize;
+    let recovered = shader
+        .send_info(inst)
+        .filter(|s| shader.insts.opcode[inst] == eubatch_ir::Opcode::GsUrbWrite && s.desc != 0)
+        .map(|s| eubatch_ir::message::urb::decode_gen7(s.desc));
+    if let Some(d) = recovered {
+        use eubatch_ir::message::tess_vec4::GEN7_WRITE_OWORD;
+        use eubatch_ir::message::urb::GEN7_WRITE_HWORD;
+        if !d.interleave || !matches!(d.opcode, GEN7_WRITE_HWORD | GEN7_WRITE_OWORD) {
+            return Err(SimError::at(
+                inst,
+                format!(
+                    "a gs_urb_write whose final-code descriptor is URB opcode {} (interleaved: {}) is not modelled",
+                    d.opcode, d.interleave
+                ),
+            ));
+        }
+        if d.opcode == GEN7_WRITE_OWORD {
+            if d.per_slot {
+                return Err(SimError::at(
+                    inst,
+                    "an OWord gs_urb_write with per-slot offsets (a control data header past 128 bits) is not modelled yet",
+                ));
+            }
+            let written = std::mem::take(&mut t.vec4.urb.mrf_written);
+            let base = MRF_START as usize * reg;
+            let defined = |a: usize| {
+                a.checked_sub(base)
+                    .and_then(|b| written.get(b).copied())
+                    .is_some_and(|x| x == DEFINED)
+            };
+            let slot = d.offset;
+            return record_slots(t, out, base + 2 * reg, [slot, slot], 1, enabled, &defined)
+                .map_err(|e| e.with_inst(inst));
+        }
+    }
+    let global = recovered.map_or(0, |d| d.offset);
+    let per_slot = recovered.map_or(per_slot, |d| d.per_slot);
     let written = std::mem::take(&mut t.vec4.urb.mrf_written);
     // The highest message register written from m2 on.
     let last = (2..16usize)
@@ -137,7 +185,9 @@ pub fn start_urb_write(
     let base = MRF_START as usize * reg;
     let first_slot = if per_slot {
         let o = per_slot_offsets(t, base + reg).map_err(|e| e.with_inst(inst))?;
-        [o[0] * 2, o[1] * 2]
+        [(global + o[0]) * 2, (global + o[1]) * 2]
+    } else if recovered.is_some() {
+        [global * 2, global * 2]
     } else {
         let f = t.vec4.urb.slots_sent / 2 * 2;
         [f, f]
@@ -206,6 +256,28 @@ pub fn urb_write_send(
     if tess && matches!(d.opcode, GEN7_READ_OWORD | GEN7_WRITE_OWORD) {
         return super::tess::oword_send(shader, t, inst, enabled, out, d, info.desc);
     }
+    let reg = t.reg_size as usize;
+    // A geometry shader's control data bits (`emit_control_data_bits`): an interleaved
+    // OWord write of one data register, half `h` to vertex `h`'s OWord at the global
+    // offset (OWords). Per-slot offsets (a control data header past 128 bits) are not
+    // modelled.
+    if shader.stage == eubatch_ir::Stage::Gs
+        && d.opcode == GEN7_WRITE_OWORD
+        && d.interleave
+        && !d.per_slot
+        && info.mlen == 2
+    {
+        let payload = shader
+            .srcs(inst)
+            .first()
+            .filter(|o| o.file == eubatch_ir::RegFile::FixedGrf && o.offset == 0)
+            .ok_or_else(|| SimError::at(inst, "a URB write's payload must start at a register"))?;
+        let header = payload.nr as usize * reg;
+        let slot = d.offset;
+        record_slots(t, out, header + reg, [slot, slot], 1, enabled, &|_| true)
+            .map_err(|e| e.with_inst(inst))?;
+        return Ok(shader.insts.control[inst].eot());
+    }
     if d.opcode != eubatch_ir::message::urb::GEN7_WRITE_HWORD || !d.interleave {
         return Err(SimError::at(
             inst,
@@ -220,7 +292,6 @@ pub fn urb_write_send(
         .first()
         .filter(|o| o.file == eubatch_ir::RegFile::FixedGrf && o.offset == 0)
         .ok_or_else(|| SimError::at(inst, "a URB write's payload must start at a register"))?;
-    let reg = t.reg_size as usize;
     let header = payload.nr as usize * reg;
     let eot = shader.insts.control[inst].eot();
     let slots = (info.mlen as u32).saturating_sub(1);
