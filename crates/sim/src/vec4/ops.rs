@@ -261,10 +261,7 @@ pub fn sampler_send(
     inst: Inst,
     mask: u32,
 ) -> Result<(), SimError> {
-    let info = shader
-        .send_info(inst)
-        .copied()
-        .ok_or_else(|| SimError::at(inst, "send without a descriptor"))?;
+    let info = send_descriptor(shader, t, inst)?;
     let payload = shader
         .srcs(inst)
         .first()
@@ -274,22 +271,8 @@ pub fn sampler_send(
     let mut dst = shader.insts.dst[inst];
     dst.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
     dst.offset = 0;
-    // A descriptor in a0 (`brw_send_indirect_message`: a pull-constant load from a surface
-    // in a register) is ORed into the immediate one.
-    let mut info = info;
-    if let Some(a0) = shader
-        .srcs(inst)
-        .iter()
-        .find(|s| s.file == RegFile::Arf && s.nr == eubatch_ir::operand::arf::ADDRESS)
-    {
-        let a = a0.offset as usize;
-        let b = t
-            .addr
-            .get(a..a + 4)
-            .ok_or_else(|| SimError::at(inst, "a descriptor outside a0"))?;
-        info.desc |= u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        info.mlen = eubatch_ir::message::mlen(info.desc) as u8;
-    }
+    // (A descriptor in a0, a pull-constant load from a surface in a register, is ORed into
+    // the immediate one by `send_descriptor`.)
     let msg_type = (info.desc >> 12) & 0x1f;
     let simd_mode = (info.desc >> 17) & 3;
     let header = eubatch_ir::message::header_present(info.desc);
@@ -379,6 +362,30 @@ fn enabled_halves(mask: u32) -> u32 {
     (mask & 0xf != 0) as u32 | ((mask & 0xf0 != 0) as u32) << 1
 }
 
+/// A start-IR vec4 data-port message `op dst, payload, surface, arg` (Haswell's SIMD4x2
+/// forms, brw_vec4_surface_builder.cpp `emit_send`): its destination and three sources;
+/// `arg` names the third in the error for another shape.
+fn simd4x2_message(
+    shader: &Shader,
+    inst: Inst,
+    arg: &str,
+) -> Result<(Operand, Operand, Operand, Operand), SimError> {
+    let name = shader.insts.opcode[inst].name();
+    if shader.target != eubatch_ir::Gen::Gen75 {
+        return Err(SimError::at(
+            inst,
+            format!("vec4 `{name}` is SIMD4x2 on Haswell only (Ivybridge's is not modelled)"),
+        ));
+    }
+    let [payload, surface, third] = shader.srcs(inst) else {
+        return Err(SimError::at(
+            inst,
+            format!("`{name}` takes a payload, a surface and {arg}"),
+        ));
+    };
+    Ok((shader.insts.dst[inst], *payload, *surface, *third))
+}
+
 /// The start IR's vec4 `untyped_surface_read dst, payload, surface, n` on Haswell
 /// (brw_vec4_surface_builder.cpp `emit_untyped_read`, always SIMD4x2; the generator's
 /// `brw_untyped_surface_read` in Align16 with `n` channels): each enabled half reads `n`
@@ -394,20 +401,7 @@ pub fn untyped_surface_read(
 ) -> Result<(), SimError> {
     use eubatch_ir::message::surface::{Kind, Shape};
     let at = |e: SimError| e.with_inst(inst);
-    if shader.target != eubatch_ir::Gen::Gen75 {
-        return Err(SimError::at(
-            inst,
-            "vec4 untyped surface reads are SIMD4x2 on Haswell only (Ivybridge's are not modelled)",
-        ));
-    }
-    let dst = shader.insts.dst[inst];
-    let [payload, surface, n] = shader.srcs(inst) else {
-        return Err(SimError::at(
-            inst,
-            "untyped_surface_read takes a payload, a surface and a channel count",
-        ));
-    };
-    let (payload, surface) = (*payload, *surface);
+    let (dst, payload, surface, n) = simd4x2_message(shader, inst, "a channel count")?;
     let comps = match n.file {
         RegFile::Imm if (1..=4).contains(&n.imm_bits()) => n.imm_bits() as u32,
         _ => {
@@ -468,20 +462,7 @@ pub fn untyped_atomic(
 ) -> Result<(), SimError> {
     use eubatch_ir::message::atomic::{valid_op, Atomic, Kind};
     let at = |e: SimError| e.with_inst(inst);
-    if shader.target != eubatch_ir::Gen::Gen75 {
-        return Err(SimError::at(
-            inst,
-            "vec4 untyped atomics are SIMD4x2 on Haswell only (Ivybridge's are not modelled)",
-        ));
-    }
-    let dst = shader.insts.dst[inst];
-    let [payload, surface, op] = shader.srcs(inst) else {
-        return Err(SimError::at(
-            inst,
-            "untyped_atomic takes a payload, a surface and an operation",
-        ));
-    };
-    let (payload, surface) = (*payload, *surface);
+    let (dst, payload, surface, op) = simd4x2_message(shader, inst, "an operation")?;
     let a = match op.file {
         RegFile::Imm if valid_op(Kind::Untyped, op.imm_bits() as u32) => Atomic {
             kind: Kind::Untyped,

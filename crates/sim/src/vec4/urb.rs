@@ -267,12 +267,7 @@ pub fn urb_write_send(
         && !d.per_slot
         && info.mlen == 2
     {
-        let payload = shader
-            .srcs(inst)
-            .first()
-            .filter(|o| o.file == eubatch_ir::RegFile::FixedGrf && o.offset == 0)
-            .ok_or_else(|| SimError::at(inst, "a URB write's payload must start at a register"))?;
-        let header = payload.nr as usize * reg;
+        let header = payload_header(shader, inst, reg)?;
         let slot = d.offset;
         record_slots(t, out, header + reg, [slot, slot], 1, enabled, &|_| true)
             .map_err(|e| e.with_inst(inst))?;
@@ -287,12 +282,7 @@ pub fn urb_write_send(
             ),
         ));
     }
-    let payload = shader
-        .srcs(inst)
-        .first()
-        .filter(|o| o.file == eubatch_ir::RegFile::FixedGrf && o.offset == 0)
-        .ok_or_else(|| SimError::at(inst, "a URB write's payload must start at a register"))?;
-    let header = payload.nr as usize * reg;
+    let header = payload_header(shader, inst, reg)?;
     let eot = shader.insts.control[inst].eot();
     let slots = (info.mlen as u32).saturating_sub(1);
     if slots == 0 && eot && shader.stage == eubatch_ir::Stage::Gs {
@@ -309,4 +299,15 @@ pub fn urb_write_send(
     record_slots(t, out, header + reg, first_slot, slots, enabled, &|_| true)
         .map_err(|e| e.with_inst(inst))?;
     Ok(eot)
+}
+
+/// The byte of the register file where a raw URB write's payload (its header) starts: the
+/// send's first source, a whole register.
+fn payload_header(shader: &Shader, inst: Inst, reg: usize) -> Result<usize, SimError> {
+    let payload = shader
+        .srcs(inst)
+        .first()
+        .filter(|o| o.file == eubatch_ir::RegFile::FixedGrf && o.offset == 0)
+        .ok_or_else(|| SimError::at(inst, "a URB write's payload must start at a register"))?;
+    Ok(payload.nr as usize * reg)
 }
