@@ -998,6 +998,14 @@ fn vec4_pull_constant_from_a_register_surface() {
     assert_eq!(out.records[0].undefined, 0xf);
 }
 
+/// The records of a run with message `message`, in order.
+fn records<'a>(out: &'a eubatch_sim::Outputs, message: &str) -> Vec<&'a eubatch_sim::Record> {
+    out.records
+        .iter()
+        .filter(|r| r.message == message)
+        .collect()
+}
+
 /// The vec4 (SIMD4x2) `untyped_atomic`: each half in order at the address in its `x`
 /// (both 8 here), the old value back in `x`, the other components undefined; `add` takes
 /// its operand from the payload's second register.
@@ -1012,11 +1020,7 @@ fn vec4_untyped_atomics_run_per_half() {
     let s = vec4_shader(vgrfs, body);
     for seed in 0..3 {
         let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
-        let atomics: Vec<&eubatch_sim::Record> = out
-            .records
-            .iter()
-            .filter(|r| r.message == "memory_atomic")
-            .collect();
+        let atomics = records(&out, "memory_atomic");
         assert_eq!(atomics.len(), 4);
         let old = (atomics[0].values[2] as u32).wrapping_sub(1);
         let news: Vec<u32> = atomics.iter().map(|r| r.values[2] as u32).collect();
@@ -1031,11 +1035,7 @@ fn vec4_untyped_atomics_run_per_half() {
             "seed {seed}"
         );
         assert!(atomics.iter().all(|r| r.values[..2] == [2, 8]));
-        let slot: Vec<&eubatch_sim::Record> = out
-            .records
-            .iter()
-            .filter(|r| r.message == "urb slot 0")
-            .collect();
+        let slot = records(&out, "urb slot 0");
         assert_eq!(slot[0].values[0] as u32, old.wrapping_add(2));
         assert_eq!(slot[1].values[0] as u32, old.wrapping_add(12));
         assert_eq!(slot[0].undefined, 0b1110);
@@ -1056,17 +1056,9 @@ fn vec4_untyped_surface_reads_run_per_half() {
     let s = vec4_shader(vgrfs, body);
     for seed in 0..3 {
         let out = run(&s, seed, None).unwrap_or_else(|e| panic!("{e}"));
-        let atomics: Vec<&eubatch_sim::Record> = out
-            .records
-            .iter()
-            .filter(|r| r.message == "memory_atomic")
-            .collect();
+        let atomics = records(&out, "memory_atomic");
         let last = atomics[1].values[2];
-        let slot: Vec<&eubatch_sim::Record> = out
-            .records
-            .iter()
-            .filter(|r| r.message == "urb slot 0")
-            .collect();
+        let slot = records(&out, "urb slot 0");
         for h in 0..2 {
             assert_eq!(slot[h].values[0], last, "seed {seed} half {h}");
             assert_eq!(slot[h].undefined, 0b1000, "seed {seed} half {h}");
