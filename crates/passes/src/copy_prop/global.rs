@@ -65,7 +65,12 @@ pub(super) fn propagate_global(
                 .iter()
                 .any(|s| s.file == RegFile::Vgrf && held(s.nr).is_some())
         {
-            progress |= rewrite_sources(shader, inst, |v| held(v).into_iter().flatten());
+            progress |= rewrite_sources(
+                shader,
+                inst,
+                |v| held(v).into_iter().flatten(),
+                |_| std::iter::empty(),
+            );
         }
     }
     progress

@@ -17,7 +17,10 @@
 //! the copy's type, that takes them (not logic instructions, where a negate is a bitwise not); immediates go
 //! only where the hardware takes them — the second source of a two-source ALU instruction
 //! other than the math box (a commutative one swaps its sources to get it there, a
-//! comparison mirroring its test and a predicated `sel` inverting its predicate), the
+//! comparison mirroring its test and a predicated `sel` inverting its predicate, though
+//! not when the second source is itself a copy of an immediate made in the block and the
+//! first one's was made in an earlier block: Mesa's block-local pass fills the second
+//! source first, leaving the earlier block's constant in its shared register), the
 //! source of a `mov`, never a three-source instruction — and 64-bit immediates only into
 //! `mov`; nothing is propagated into payload builders, virtual opcodes or message sources
 //! with layouts of their own — only a whole-VGRF copy into a pull-constant load's
@@ -133,7 +136,8 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
                     progress |= rewrite_broadcast(shader, inst, copies);
                 }
                 if op.alu_arity().is_some() {
-                    progress |= rewrite_sources(shader, inst, copies);
+                    let local = |v: u32| by_dst.iter(v).filter_map(|i| acp[i as usize].as_ref());
+                    progress |= rewrite_sources(shader, inst, copies, local);
                 }
             }
             // Kill copies whose destination or source this instruction writes.

@@ -9,11 +9,17 @@ use eubatch_ir::{Inst, Opcode, Operand, RegFile, Shader};
 use super::copies::*;
 
 /// Replaces each VGRF source of `inst` that one of the copies `copies(vgrf)` (newest
-/// first) covers by what the copy read, where the instruction takes it.
-pub(super) fn rewrite_sources<'a, I: IntoIterator<Item = &'a Copy>>(
+/// first) covers by what the copy read, where the instruction takes it; `local(vgrf)`
+/// are those of them made in the instruction's block.
+pub(super) fn rewrite_sources<
+    'a,
+    I: IntoIterator<Item = &'a Copy>,
+    J: IntoIterator<Item = &'a Copy>,
+>(
     shader: &mut Shader,
     inst: Inst,
     copies: impl Fn(u32) -> I,
+    local: impl Fn(u32) -> J,
 ) -> bool {
     let op = shader.insts.opcode[inst];
     let ctl = shader.insts.control[inst];
@@ -120,6 +126,32 @@ pub(super) fn rewrite_sources<'a, I: IntoIterator<Item = &'a Copy>>(
                 && other.is_some_and(|o| o.file != RegFile::Imm)
                 && takes_immediate(&shader.target.target(), op, 1, &new);
             if !can_swap {
+                continue;
+            }
+            // Both sources copies of immediates (a `sel` between two constants), the
+            // second's made in this block and the first's in an earlier one: the second
+            // takes its own where it is, and the first stays a register — as in Mesa,
+            // whose block-local pass propagates the block's constant into the second
+            // source before the dataflow brings the earlier block's into the first
+            // (brw_fs_copy_propagation.cpp `opt_copy_propagation`: local, then with the
+            // copies live in), so that the earlier constant, often shared by many blocks,
+            // stays in its one register instead of each block's constant needing one of
+            // its own from `opt_combine_constants`.
+            let imm_from = |copies: &mut dyn Iterator<Item = &Copy>, o: &Operand| {
+                for c in copies {
+                    if let Some(n) =
+                        propagate(c, o, exec, ctl.group as u32, ctl.no_mask(), wrapping)
+                    {
+                        return n.file == RegFile::Imm;
+                    }
+                }
+                false
+            };
+            let other_local = other.filter(|o| o.file == RegFile::Vgrf).is_some_and(|o| {
+                imm_from(&mut local(o.nr).into_iter(), &o)
+                    && takes_immediate(&shader.target.target(), op, 1, &new)
+            });
+            if other_local && !imm_from(&mut local(s.nr).into_iter(), &s) {
                 continue;
             }
             let (cmod, invert) = swap.unwrap();
