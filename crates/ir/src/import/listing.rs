@@ -1075,6 +1075,7 @@ SIMD8 shader: 3 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 2 sends, ...
             offset: ((desc >> 3) & 0x7ff) as u16,
             per_slot: desc & 1 << 16 != 0,
             desc: Some(desc),
+            handle: None,
             line: 1,
         };
         let (vertex, control, end) = (m(0x0a09_4008), m(0x0408_4001), m(0x8208_4000));
