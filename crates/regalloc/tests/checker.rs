@@ -411,7 +411,7 @@ block0:
     .unwrap();
     let mut a = by_name("linear").unwrap();
     let e = allocate(&s, &mut cx, a.as_mut()).err().unwrap();
-    assert!(e.to_string().contains("not modelled"), "{e}");
+    assert!(e.to_string().contains("input primitive"), "{e}");
     assert!(by_name("nonesuch").is_none());
 }
 
