@@ -39,6 +39,11 @@ use crate::PassCx;
 /// group, NoMask, and the source.
 type MoveKey = (u32, eubatch_ir::Type, u8, u8, bool, Operand);
 
+/// The [`MoveKey`] of a move writing `dst` from `src` under `ctl`.
+fn move_key(dst: &Operand, ctl: &eubatch_ir::shader::Control, src: Operand) -> MoveKey {
+    (dst.offset, dst.ty, ctl.exec_size, ctl.group, ctl.no_mask(), src)
+}
+
 /// Scalar code: operands read as Align1 regions.
 pub const SCOPE: crate::manager::Scope = crate::manager::Scope::SCALAR;
 
@@ -109,14 +114,7 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
                 ok = false;
                 break;
             }
-            keys.push((
-                dst.offset,
-                dst.ty,
-                ctl.exec_size,
-                ctl.group,
-                ctl.no_mask(),
-                src,
-            ));
+            keys.push(move_key(&dst, &ctl, src));
         }
         if !ok {
             keys.truncate(at);
@@ -241,14 +239,7 @@ fn in_block(
                 break;
             }
             covered[lo..hi].iter_mut().for_each(|c| *c = true);
-            keys.push((
-                dst.offset,
-                dst.ty,
-                ctl.exec_size,
-                ctl.group,
-                ctl.no_mask(),
-                src,
-            ));
+            keys.push(move_key(&dst, &ctl, src));
         }
         if !ok || !covered.iter().all(|&c| c) {
             keys.truncate(at);
