@@ -67,16 +67,18 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
     let mut renames: HashMap<Vgrf, Vgrf> = HashMap::new();
     let mut removed = hashbrown::HashSet::new();
     let mut copies: HashMap<Inst, Vec<Inst>> = HashMap::new();
+    // Scratch kept across blocks (cleared, not reallocated, per block).
+    let mut earlier = EarlierLoads::default();
     for b in shader.layout.blocks.indices() {
-        // Earlier loads still valid, with the VGRFs they read.
-        let mut earlier: Vec<Inst> = Vec::new();
+        earlier.clear();
         for k in 0..shader.layout.blocks[b].insts.len() {
             let inst = shader.layout.blocks[b].insts[k];
-            let op = shader.insts.opcode[inst];
             if is_constant_load(shader, inst) && whole_unpredicated(shader, inst) {
                 let layout = |i: Inst| shader.vgrfs[shader.insts.dst[i].vgrf_nr()];
-                let found = earlier.iter().copied().find(|&e| {
-                    shader.insts.opcode[e] == op
+                // The first earlier live load with this one's opcode, message, control and
+                // sources (those share its bucket, in layout order).
+                let found = earlier.candidates(shader, inst).find(|&e| {
+                    shader.insts.opcode[e] == shader.insts.opcode[inst]
                         && shader.send_info(e) == shader.send_info(inst)
                         && shader.insts.control[e] == shader.insts.control[inst]
                         && shader.srcs(e) == shader.srcs(inst)
@@ -111,16 +113,10 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
             // A write to what an earlier load read, or to its result, ends it.
             let dst = shader.insts.dst[inst];
             if dst.file == RegFile::Vgrf {
-                earlier.retain(|&e| {
-                    shader.insts.dst[e].nr != dst.nr
-                        && !shader
-                            .srcs(e)
-                            .iter()
-                            .any(|s| s.file == RegFile::Vgrf && s.nr == dst.nr)
-                });
+                earlier.kill_mentions(dst.nr);
             }
             if is_constant_load(shader, inst) && whole_unpredicated(shader, inst) {
-                earlier.push(inst);
+                earlier.push(shader, inst);
             }
         }
     }
@@ -140,6 +136,107 @@ pub fn run(shader: &mut Shader, cx: &mut PassCx) -> Changed {
         block.insts = insts;
     }
     Changed::EVERYTHING
+}
+
+/// The loads of a block still valid at the walk's point, found without scanning them all:
+/// by a hash of what must be equal for two loads to match (opcode, message, control,
+/// sources), and, to end them, by the VGRFs each one names (its result and its sources).
+/// Lists are chains through flat arrays, so pushing a load allocates nothing once the
+/// arrays have grown (a dolphin ubershader's blocks hold hundreds of loads: comparing each
+/// with every earlier one, and scanning them all at every write, was quadratic).
+#[derive(Default)]
+struct EarlierLoads {
+    /// By load, in layout order: the instruction, whether it is still valid, and the next
+    /// load of its bucket.
+    loads: Vec<(Inst, bool, u32)>,
+    /// Bucket hash to its first and last load.
+    buckets: HashMap<u64, (u32, u32)>,
+    /// VGRF number to the first node of the loads naming it; nodes are (load, next node).
+    by_vgrf: HashMap<u32, u32>,
+    nodes: Vec<(u32, u32)>,
+    /// One hasher for every bucket (a `DefaultHashBuilder` is seeded anew each time one is
+    /// made, so each load must be hashed with the same one).
+    hasher: hashbrown::DefaultHashBuilder,
+}
+
+const END: u32 = u32::MAX;
+
+impl EarlierLoads {
+    fn clear(&mut self) {
+        self.loads.clear();
+        self.buckets.clear();
+        self.by_vgrf.clear();
+        self.nodes.clear();
+    }
+
+    fn bucket(&self, shader: &Shader, inst: Inst) -> u64 {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let mut h = self.hasher.build_hasher();
+        shader.insts.opcode[inst].hash(&mut h);
+        shader.send_info(inst).hash(&mut h);
+        shader.insts.control[inst].hash(&mut h);
+        for s in shader.srcs(inst) {
+            s.key().hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// The valid loads that may match `inst`, earliest first.
+    fn candidates<'a>(&'a self, shader: &Shader, inst: Inst) -> impl Iterator<Item = Inst> + 'a {
+        let mut at = self
+            .buckets
+            .get(&self.bucket(shader, inst))
+            .map_or(END, |b| b.0);
+        std::iter::from_fn(move || {
+            while at != END {
+                let (load, valid, next) = self.loads[at as usize];
+                at = next;
+                if valid {
+                    return Some(load);
+                }
+            }
+            None
+        })
+    }
+
+    fn push(&mut self, shader: &Shader, inst: Inst) {
+        let id = self.loads.len() as u32;
+        self.loads.push((inst, true, END));
+        let bucket = self.bucket(shader, inst);
+        match self.buckets.entry(bucket) {
+            hashbrown::hash_map::Entry::Occupied(mut o) => {
+                let last = o.get().1;
+                self.loads[last as usize].2 = id;
+                o.get_mut().1 = id;
+            }
+            hashbrown::hash_map::Entry::Vacant(v) => {
+                v.insert((id, id));
+            }
+        }
+        let named = std::iter::once(shader.insts.dst[inst].nr).chain(
+            shader
+                .srcs(inst)
+                .iter()
+                .filter(|s| s.file == RegFile::Vgrf)
+                .map(|s| s.nr),
+        );
+        for nr in named {
+            let node = self.nodes.len() as u32;
+            let head = self.by_vgrf.entry(nr).or_insert(END);
+            self.nodes.push((id, *head));
+            *head = node;
+        }
+    }
+
+    /// Ends every load whose result or source is VGRF `nr` (it is written).
+    fn kill_mentions(&mut self, nr: u32) {
+        let mut at = self.by_vgrf.remove(&nr).unwrap_or(END);
+        while at != END {
+            let (load, next) = self.nodes[at as usize];
+            self.loads[load as usize].1 = false;
+            at = next;
+        }
+    }
 }
 
 /// Two NoMask block loads of one constant block (`uniform_pull_const`) whose results are
