@@ -419,6 +419,12 @@ pub struct Shader {
     /// program's parameters, which optimization does not shrink, while eubatch infers
     /// them from what the code reads, which it does. `None`: inferred when asked.
     pub inputs: Option<crate::thread_inputs::InputLayout>,
+    /// What the importer had to take without proof, where a value the dumps leave out
+    /// has several candidates in the final code (a URB read's global offset among sends
+    /// of the same data flow: [`crate::import::dataflow_match`]): one of them is taken, so
+    /// that the shader lowers and compiles as Mesa's does, and the cross-check against
+    /// Mesa's final code does not compare it (`None`: nothing taken so).
+    pub unproven: Option<String>,
 }
 
 /// Everything needed to append one instruction.
@@ -452,6 +458,7 @@ impl Shader {
             sends: IndexVec::new(),
             layout: Layout::default(),
             inputs: None,
+            unproven: None,
         }
     }
 

@@ -12,11 +12,15 @@
 //! and its scheduler keeps writes in order (they have side effects), so the k-th logical
 //! URB message of the start dump is taken as the k-th URB send of the program's listing.
 //! Reads have no side effects, and Mesa 22.3's scheduler does exchange them between two
-//! writes: three TES of piglit-coverage-skl (tcs-tes-max-in-out-components,
-//! tcs-output-array-*-index-wr) have reads of other offsets in that order, which the
-//! checks below do not see (all reads, no per-slot offsets) and the cross-check does
-//! (issue 18, open); where an exchange would give a payload field instead
-//! ([`crate::import::payload_scalars::recover_icp_handles`]) nothing is taken. Mesa 25's
+//! writes (three TES of piglit-coverage-skl: tcs-tes-max-in-out-components,
+//! tcs-output-array-*-index-wr), which the checks below do not see (all reads, no
+//! per-slot offsets): where the scalar program reads the URB, the importer first pairs
+//! the sends by data flow between the variant's pre-allocation dump (program order) and
+//! the final code ([`crate::import::dataflow_match`]), and a read several sends may be
+//! takes one of their offsets with [`crate::Shader::unproven`] set, so that the
+//! cross-check does not compare it. Only without that pairing is the k-th taken as the
+//! k-th (where an exchange would give a payload field instead
+//! ([`crate::import::payload_scalars::recover_icp_handles`]) nothing is taken). Mesa 25's
 //! pre-RA scheduler moves URB reads too (7 TES of piglit-coverage-skl-mesa25 reading
 //! inputs through per-slot offsets, and two whose reads are all alike): there the
 //! variant's pre-allocation dump, written before scheduling and printing each send's
@@ -666,6 +670,51 @@ pub fn listed_programs_filtered(
     Ok(out)
 }
 
+/// The lines of the program of `stage`, `program` and dispatch width `width` (`None`: a
+/// vec4 program, without one) in a listing, after its statistics line, up to the next
+/// program's header: `None` where the listing does not have it, or has it twice.
+pub fn program_lines<'a>(
+    text: &'a str,
+    stage: Stage,
+    program: &str,
+    width: Option<u8>,
+) -> Option<Vec<&'a str>> {
+    let mut found: Option<Vec<&'a str>> = None;
+    let mut current: Option<Vec<&'a str>> = None;
+    let mut lines = crate::text::lines::lines(text).peekable();
+    while let Some(line) = lines.next() {
+        if let Some(h) = program_header_str(line) {
+            if let Some(done) = current.take() {
+                if found.replace(done).is_some() {
+                    return None;
+                }
+            }
+            let Ok((s, p)) = h else { continue };
+            let w = lines
+                .peek()
+                .and_then(|l| l.strip_prefix("SIMD"))
+                .and_then(|r| r.split_once(" shader:"))
+                .and_then(|(w, _)| w.parse::<u8>().ok());
+            if s == stage && p == program && w == width {
+                if width.is_some() {
+                    lines.next();
+                }
+                current = Some(Vec::new());
+            }
+            continue;
+        }
+        if let Some(c) = current.as_mut() {
+            c.push(line);
+        }
+    }
+    if let Some(done) = current {
+        if found.replace(done).is_some() {
+            return None;
+        }
+    }
+    found
+}
+
 /// The lines of a program the filter does not keep, checked as [`listed_programs_filtered`]
 /// checks them, without taking apart any other. `rest` is the text after the program's
 /// header (on line `header_ln`), up to the next header or the end of the listing:
@@ -938,6 +987,20 @@ pub fn urb_in_program_order(listed: &ListedProgram, pre_ra: &Shader) -> Option<V
 /// program's URB sends in the same order. An error, naming the first disagreement, where
 /// the two sequences differ.
 pub fn recover_urb_offsets(shader: &mut Shader, urb: &[UrbMessage]) -> Result<(), String> {
+    let matched: Vec<(UrbMessage, bool)> = urb.iter().map(|&m| (m, true)).collect();
+    recover_urb_offsets_matched(shader, &matched)
+}
+
+/// [`recover_urb_offsets`] where some messages are not known: each of `urb` is a URB send
+/// of the program in the dump's order and whether it is that message; where it is not
+/// (`false`: one of several sends of the same shape, [`crate::import::dataflow_match`]),
+/// that send's offset is taken all the same, so that the shader lowers, and
+/// [`Shader::unproven`] says so. The shapes (read or write, per-slot offsets) are
+/// checked for every one.
+pub fn recover_urb_offsets_matched(
+    shader: &mut Shader,
+    urb: &[(UrbMessage, bool)],
+) -> Result<(), String> {
     let logical: Vec<_> = shader
         .layout
         .insts()
@@ -947,7 +1010,11 @@ pub fn recover_urb_offsets(shader: &mut Shader, urb: &[UrbMessage]) -> Result<()
     // stages' `urb_read`s and `tcs_urb_write`s; the others (input release, the thread's
     // end, a TES's `vs_urb_write`) have no offset the dump leaves out.
     let vec4 = shader.backend == crate::shader::Backend::Vec4;
-    let sends: Vec<&UrbMessage> = urb.iter().filter(|m| !vec4 || m.per_slot).collect();
+    let sends: Vec<(&UrbMessage, bool)> = urb
+        .iter()
+        .filter(|(m, _)| !vec4 || m.per_slot)
+        .map(|(m, k)| (m, *k))
+        .collect();
     if logical.len() != sends.len() {
         return Err(format!(
             "the shader has {} logical URB messages, its final code {} URB sends",
@@ -955,7 +1022,7 @@ pub fn recover_urb_offsets(shader: &mut Shader, urb: &[UrbMessage]) -> Result<()
             sends.len()
         ));
     }
-    for (k, (&inst, m)) in logical.iter().zip(sends.iter().copied()).enumerate() {
+    for (k, (&inst, (m, _))) in logical.iter().zip(sends.iter().copied()).enumerate() {
         let read = is_urb_read(shader.insts.opcode[inst]);
         let per_slot = has_per_slot(shader, inst);
         if read != m.read || per_slot != m.per_slot {
@@ -975,14 +1042,23 @@ pub fn recover_urb_offsets(shader: &mut Shader, urb: &[UrbMessage]) -> Result<()
             ));
         }
     }
+    let plain: Vec<&UrbMessage> = sends.iter().map(|(m, _)| *m).collect();
     let ambiguous = if vec4 {
-        vec4_ambiguous_reads(shader, &logical, &sends)
+        vec4_ambiguous_reads(shader, &logical, &plain)
     } else {
         Vec::new()
     };
-    for (k, (&inst, m)) in logical.iter().zip(sends).enumerate() {
+    for (k, (&inst, (m, known))) in logical.iter().zip(sends).enumerate() {
         if ambiguous.contains(&k) {
             continue;
+        }
+        if !known && shader.unproven.is_none() {
+            shader.unproven = Some(format!(
+                "URB message {} has the data flow of several final-code sends of other \
+                 global offsets; the offset of one of them (line {}) was taken",
+                k + 1,
+                m.line
+            ));
         }
         let mut info = shader.send_info(inst).copied().unwrap_or_default();
         info.urb_offset = Some(m.offset);

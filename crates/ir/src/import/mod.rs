@@ -1,6 +1,7 @@
 //! Reading shaders from files: Mesa dumps (by their file names) and eubatch's own `.eu`
 //! files, and finding them under directories.
 
+pub mod dataflow_match;
 pub mod df_immediates;
 pub mod float_immediates;
 pub mod header_bits;
@@ -115,14 +116,18 @@ pub fn load_text(
                     if urb {
                         let matched = urb_offsets_from_listing(
                             path,
-                            &asm,
+                            (&asm, &text),
                             &programs,
                             &dump,
                             mesa25,
                             &mut shader,
                         )?;
-                        if let (Some(sends), true) = (matched, icp_handles) {
-                            payload_scalars::recover_icp_handles(&mut shader, &sends);
+                        if let (Some((sends, proven)), true) = (matched, icp_handles) {
+                            payload_scalars::recover_icp_handles_matched(
+                                &mut shader,
+                                &sends,
+                                proven,
+                            );
                         }
                     }
                     if sampler {
@@ -198,17 +203,22 @@ fn gs_input_layout_from_source(path: &Path, shader: &mut Shader) {
 /// beside the dump ([`listing`]). Without a listing, or without the program in it (a
 /// variant Mesa did not keep), the offsets stay unknown and lowering leaves those
 /// messages logical, saying why; a listing that disagrees with the dump is an error.
-/// The URB sends the offsets were taken from, in the dump's order, when they were.
+/// The URB sends the offsets were taken from, in the dump's order, each with whether it
+/// is known to be that message, and whether the pairing is proven by data flow
+/// ([`dataflow_match`]) rather than taken in order.
 fn urb_offsets_from_listing(
     path: &Path,
-    asm: &Path,
+    (asm, asm_text): (&Path, &str),
     programs: &[listing::ListedProgram],
     dump: &DumpName,
     mesa25: bool,
     shader: &mut Shader,
-) -> Result<Option<Vec<listing::UrbMessage>>, LoadError> {
+) -> Result<Option<(Vec<(listing::UrbMessage, bool)>, bool)>, LoadError> {
     let mut first_error = None;
     let target = shader.target;
+    let all_known = |urb: &[listing::UrbMessage]| -> Vec<(listing::UrbMessage, bool)> {
+        urb.iter().map(|&m| (m, true)).collect()
+    };
     for p in programs
         .iter()
         .filter(|p| p.stage == dump.stage && p.program == dump.program && p.width == dump.width)
@@ -218,21 +228,29 @@ fn urb_offsets_from_listing(
         // gives an order, that order is taken before the listing's: reads exchanged
         // among themselves pass every check of `recover_urb_offsets` (the Mesa 25 TES
         // of tcs-output-array-*-index-wr took another read's offset for most of theirs).
-        // Mesa 22.3's prints no descriptor, so it never gives one.
+        // Mesa 22.3's prints no descriptor, so it never gives one; there the sends are
+        // paired by data flow (`dataflow_match`), where the scalar program reads the URB.
         let in_order = || {
             pre_ra_dump(path, dump.stage, p.width, &dump.program, target)
                 .and_then(|d| listing::urb_in_program_order(p, &d))
         };
-        let first = (mesa25 && p.urb.iter().any(|m| m.read))
-            .then(in_order)
-            .flatten();
+        let reads = p.urb.iter().any(|m| m.read);
+        let first = (mesa25 && reads).then(in_order).flatten();
         if let Some(urb) = first {
             if listing::recover_urb_offsets(shader, &urb).is_ok() {
-                return Ok(Some(urb));
+                return Ok(Some((all_known(&urb), true)));
+            }
+        }
+        let scalar = shader.backend == crate::shader::Backend::Scalar;
+        if !mesa25 && reads && scalar {
+            if let Some(urb) = urb_by_data_flow(path, asm_text, p, dump, target) {
+                if listing::recover_urb_offsets_matched(shader, &urb).is_ok() {
+                    return Ok(Some((urb, true)));
+                }
             }
         }
         match listing::recover_urb_offsets(shader, &p.urb) {
-            Ok(()) => return Ok(Some(p.urb.clone())),
+            Ok(()) => return Ok(Some((all_known(&p.urb), false))),
             Err(e) => {
                 first_error.get_or_insert(e);
             }
@@ -240,7 +258,7 @@ fn urb_offsets_from_listing(
         if !mesa25 {
             if let Some(urb) = in_order() {
                 if listing::recover_urb_offsets(shader, &urb).is_ok() {
-                    return Ok(Some(urb));
+                    return Ok(Some((all_known(&urb), true)));
                 }
             }
         }
@@ -253,6 +271,52 @@ fn urb_offsets_from_listing(
         }),
         None => Ok(None),
     }
+}
+
+/// The URB sends of listed program `p` in the order of the pre-allocation dump of the same
+/// variant (program order), paired by data flow ([`dataflow_match::match_sends`]), each
+/// with whether it is known: a dump send whose class holds several final-code URB sends
+/// is known only where they all have the same offset and handle. `None` where there is
+/// no such dump, the graphs do not pair every send, a class mixes URB sends with others,
+/// or its URB sends differ in shape (read or write, per-slot offsets).
+fn urb_by_data_flow(
+    path: &Path,
+    asm_text: &str,
+    p: &listing::ListedProgram,
+    dump: &DumpName,
+    target: Gen,
+) -> Option<Vec<(listing::UrbMessage, bool)>> {
+    let pre = pre_ra_dump(path, dump.stage, p.width, &dump.program, target)?;
+    let lines = listing::program_lines(asm_text, p.stage, &p.program, p.width)?;
+    let a = dataflow_match::pre_ra_graph(&pre)?;
+    let (b, urb_of_send) = dataflow_match::listing_graph(&lines, &a)?;
+    if urb_of_send.iter().flatten().count() != p.urb.len() {
+        return None;
+    }
+    let matched = dataflow_match::match_sends(&a, &b)?;
+    let mut out = Vec::new();
+    for candidates in matched {
+        let msgs: Vec<Option<&listing::UrbMessage>> = candidates
+            .iter()
+            .map(|&k| urb_of_send[k].map(|u| &p.urb[u]))
+            .collect();
+        if msgs.iter().all(Option::is_none) {
+            continue;
+        }
+        let msgs: Vec<&listing::UrbMessage> = msgs.into_iter().collect::<Option<_>>()?;
+        let first = *msgs[0];
+        if msgs
+            .iter()
+            .any(|m| m.read != first.read || m.per_slot != first.per_slot)
+        {
+            return None;
+        }
+        let known = msgs
+            .iter()
+            .all(|m| m.offset == first.offset && m.handle == first.handle);
+        out.push((first, known));
+    }
+    Some(out)
 }
 
 /// The header bits of the sampler messages ([`header_bits`]), from the program's own final

@@ -139,8 +139,23 @@ fn holds_icp_handles(stage: Stage, nr: u32) -> bool {
 /// register's one write, every read it feeds names the same dword, and no read the
 /// scheduler may have exchanged with one of them names another handle; otherwise (or
 /// when the sequences do not have the same length) it stays as printed, which reads the
-/// register's first dword. How many copies it changed.
+/// register's first dword. With `matched` the pairs of `urb` are proven
+/// ([`crate::import::dataflow_match`]: each send and whether it is known to be that
+/// message): the scheduler's exchanges are then no doubt, and a message not known gives
+/// no dword. How many copies it changed.
 pub fn recover_icp_handles(shader: &mut Shader, urb: &[UrbMessage]) -> usize {
+    let all: Vec<(UrbMessage, bool)> = urb.iter().map(|&m| (m, true)).collect();
+    recover_icp_handles_matched(shader, &all, false)
+}
+
+/// [`recover_icp_handles`] with the matching's certainty (see there).
+pub fn recover_icp_handles_matched(
+    shader: &mut Shader,
+    matched: &[(UrbMessage, bool)],
+    proven: bool,
+) -> usize {
+    let urb: Vec<UrbMessage> = matched.iter().map(|(m, _)| *m).collect();
+    let urb = &urb[..];
     let stage = shader.stage;
     if !matches!(stage, Stage::Tcs | Stage::Gs) || shader.backend != crate::shader::Backend::Scalar
     {
@@ -181,6 +196,9 @@ pub fn recover_icp_handles(shader: &mut Shader, urb: &[UrbMessage]) -> usize {
         }
     }
     let exchangeable = |k: usize| {
+        if proven {
+            return !matched[k].1;
+        }
         runs[k].is_some_and(|r| {
             runs.iter()
                 .zip(urb)
