@@ -190,7 +190,8 @@ fn vulkan_fp16_compute_shaders_agree_with_mesa() {
 /// SIMD4x2 untyped atomic and surface read sends (atomic counters in VS, TCS, TES) were
 /// modelled, then the vec4 geometry shaders' control data OWord writes (their
 /// `gs_urb_write` descriptors taken from the final code) and the dual-instanced GS's
-/// attribute layout: 1,271 -> 1,289.
+/// attribute layout: 1,271 -> 1,289; then with the URB reads Mesa's vec4 scheduler
+/// reordered matched by the only assignment of their offsets that agrees: 1,289 -> 1,298.
 const COVERAGE: [(&str, &str, usize, &[&str]); 3] = [
     (
         "piglit-coverage-skl",
@@ -206,7 +207,7 @@ const COVERAGE: [(&str, &str, usize, &[&str]); 3] = [
         ],
     ),
     ("piglit-coverage-skl-mesa25", "skl", 1583, &[]),
-    ("piglit-coverage-hsw", "hsw", 1289, &[]),
+    ("piglit-coverage-hsw", "hsw", 1298, &[]),
 ];
 
 #[test]
