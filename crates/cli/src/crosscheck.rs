@@ -12,20 +12,14 @@ use std::sync::Mutex;
 
 use eubatch_codegen::asm::read_asm;
 use eubatch_ir::import::listing::{
-    ambiguous_vec4_reads, apply_urb_offsets, listed_programs, offset_assignments,
-    AmbiguousReads, ListedProgram,
+    ambiguous_vec4_reads, listed_programs, AmbiguousReads, ListedProgram,
 };
 use eubatch_ir::import::{guess_target, load_file, DumpName};
 use eubatch_ir::Gen;
 use eubatch_sim::crosscheck::{crosscheck, Verdict};
-use eubatch_sim::{run_hardware, HardwareInputs};
 
 /// Step limit per run: far above what corpus shaders need.
 const STEPS: u64 = 1_000_000;
-
-/// Most assignments of reordered vec4 URB reads' offsets tried per pair
-/// ([`by_assignment`]).
-const ASSIGNMENTS: usize = 5040;
 
 pub struct Options {
     pub target: Option<Gen>,
@@ -240,79 +234,17 @@ fn check_dir(asm: &Path, opts: &Options, tally: &Mutex<Tally>) {
 }
 
 /// The cross-check of a vec4 pair whose start IR has URB reads Mesa's scheduler may have
-/// reordered among themselves (`runs`: the listing gives each run's offsets, not which read
-/// has which). Every assignment of the offsets to the reads is cross-checked: where exactly
-/// one agrees, the reads are matched by it (any other makes the start IR compute something
-/// the final code does not); where several agree they are not told apart and the pair is
-/// not modelled; where none does the pair differs, as the first assignment does. This
-/// proves the match only as far as Mesa's code is right: a Mesa bug that exchanged two
-/// reads' offsets would be taken for the match.
+/// reordered among themselves (`runs`): agreement where exactly one assignment of their
+/// offsets agrees ([`crate::urb_match::unique_assignment`]), else its verdict.
 fn by_assignment(
     start: &eubatch_ir::Shader,
     final_code: &eubatch_ir::Shader,
     runs: &[AmbiguousReads],
     seeds: u64,
 ) -> Verdict {
-    let reads: usize = runs.iter().map(|r| r.reads.len()).sum();
-    let Some(all) = offset_assignments(runs, ASSIGNMENTS) else {
-        return Verdict::NotModelled(format!(
-            "start IR: vec4 URB reads reordered by Mesa's scheduler ({reads} in {} runs): \
-             more than {ASSIGNMENTS} assignments of their offsets",
-            runs.len()
-        ));
-    };
-    // The final code's outputs once per seed, as `crosscheck` would have them.
-    let mut finals = Vec::new();
-    for seed in 0..seeds {
-        let hw = match HardwareInputs::of(start, seed) {
-            Ok(hw) => hw,
-            Err(e) => return Verdict::NotModelled(format!("layout: {e}")),
-        };
-        match run_hardware(final_code, seed, &hw, STEPS, None) {
-            Ok(o) => finals.push((seed, hw, o)),
-            Err(e) => return Verdict::NotModelled(format!("final code: {}", e.msg)),
-        }
-    }
-    let mut agreeing = 0;
-    let mut first_difference = None;
-    for a in &all {
-        let mut s = start.clone();
-        apply_urb_offsets(&mut s, a);
-        let mut differs = None;
-        for (seed, hw, want) in &finals {
-            let got = match run_hardware(&s, *seed, hw, STEPS, None) {
-                Ok(o) => o,
-                Err(e) => return Verdict::NotModelled(format!("start IR: {}", e.msg)),
-            };
-            if let Some(what) = eubatch_sim::first_difference(&got, want) {
-                differs = Some((*seed, what));
-                break;
-            }
-        }
-        match differs {
-            None => agreeing += 1,
-            Some((seed, what)) => {
-                first_difference.get_or_insert(Verdict::Differ {
-                    seed,
-                    what: format!(
-                        "under each of the {} assignments of reordered URB reads' offsets; \
-                         the first: {what}",
-                        all.len()
-                    ),
-                });
-            }
-        }
-        if agreeing > 1 {
-            return Verdict::NotModelled(
-                "start IR: vec4 URB reads reordered by Mesa's scheduler: more than one \
-                 assignment of their offsets agrees with the final code, not told apart"
-                    .into(),
-            );
-        }
-    }
-    match agreeing {
-        1 => Verdict::Agree,
-        _ => first_difference.expect("an assignment"),
+    match crate::urb_match::unique_assignment(start, final_code, runs, seeds) {
+        Ok(_) => Verdict::Agree,
+        Err(v) => v,
     }
 }
 

@@ -1123,7 +1123,10 @@ fn distinct_orders(items: &[u16], limit: usize) -> Option<Vec<Vec<u16>>> {
     loop {
         // Next permutation: the last i with v[i] < v[i + 1], swapped with the last larger
         // element after it, then the tail reversed.
-        let Some(i) = (0..v.len().saturating_sub(1)).rev().find(|&i| v[i] < v[i + 1]) else {
+        let Some(i) = (0..v.len().saturating_sub(1))
+            .rev()
+            .find(|&i| v[i] < v[i + 1])
+        else {
             return Some(out);
         };
         let j = (i + 1..v.len()).rev().find(|&j| v[j] > v[i]).unwrap();
