@@ -1137,6 +1137,9 @@ fn compile_one(
             return out;
         }
     };
+    // vec4 URB reads Mesa's scheduler may have reordered: their offsets where exactly one
+    // assignment agrees with the final code beside the dump.
+    crate::urb_match::from_final_code(path, &mut shader);
     // A shader some pass of the pipeline does not handle is left out whole, and counted.
     if let Some(e) = manager::refusal(&shader, steps) {
         out.refused = Some(format!("`{}` {}", e.pass, e.msg).into());

@@ -11,6 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use eubatch_codegen::asm::read_asm;
+use eubatch_ir::import::listing::{
+    ambiguous_vec4_reads, listed_programs, AmbiguousReads, ListedProgram,
+};
 use eubatch_ir::import::{guess_target, load_file, DumpName};
 use eubatch_ir::Gen;
 use eubatch_sim::crosscheck::{crosscheck, Verdict};
@@ -49,6 +52,8 @@ struct Tally {
     /// Not-modelled reasons with a count and the first pair.
     reasons: BTreeMap<String, (usize, String)>,
     differences: Vec<String>,
+    /// Agreeing pairs whose reordered URB reads took their offsets by [`by_assignment`].
+    by_assignment: usize,
 }
 
 pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
@@ -98,6 +103,13 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     };
     for d in &t.differences[..shown] {
         println!("differ: {d}");
+    }
+    if t.by_assignment > 0 {
+        println!(
+            "  of the pairs that agree, {} have vec4 URB reads Mesa's scheduler reordered: \
+             their offsets are the only assignment of the final code's that agrees",
+            t.by_assignment
+        );
     }
     println!(
         "cross-checked {} pairs on {} seeds: {agree} agree, {differ} differ, {other} not modelled yet",
@@ -159,6 +171,8 @@ fn check_dir(asm: &Path, opts: &Options, tally: &Mutex<Tally>) {
             return;
         }
     };
+    // The listing's URB messages, read once where a pair needs them.
+    let mut listed: Option<Vec<ListedProgram>> = None;
     for (name, path) in &starts {
         let stage = name.stage.abbrev();
         // A vec4 dump (no width) pairs with the program's vec4 code.
@@ -184,15 +198,26 @@ fn check_dir(asm: &Path, opts: &Options, tally: &Mutex<Tally>) {
                 continue;
             }
         };
-        match crosscheck(&start, &prog.shader, 0..opts.seeds, STEPS) {
+        let runs = if prog.vec4 {
+            let listed = listed.get_or_insert_with(|| listed_programs(&text).unwrap_or_default());
+            listed
+                .iter()
+                .find(|p| p.stage == name.stage && p.program == name.program && p.width.is_none())
+                .map(|p| ambiguous_vec4_reads(&start, &p.urb))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let verdict = if runs.is_empty() {
+            crosscheck(&start, &prog.shader, 0..opts.seeds, STEPS)
+        } else {
+            by_assignment(&start, &prog.shader, &runs, opts.seeds)
+        };
+        match verdict {
             Verdict::Agree => {
-                tally
-                    .lock()
-                    .unwrap()
-                    .by_stage
-                    .entry(stage.into())
-                    .or_default()
-                    .0 += 1
+                let mut t = tally.lock().unwrap();
+                t.by_stage.entry(stage.into()).or_default().0 += 1;
+                t.by_assignment += usize::from(!runs.is_empty());
             }
             Verdict::Differ { seed, what } => {
                 if opts.trace {
@@ -205,6 +230,21 @@ fn check_dir(asm: &Path, opts: &Options, tally: &Mutex<Tally>) {
             }
             Verdict::NotModelled(m) => note(stage, m, path.display().to_string()),
         }
+    }
+}
+
+/// The cross-check of a vec4 pair whose start IR has URB reads Mesa's scheduler may have
+/// reordered among themselves (`runs`): agreement where exactly one assignment of their
+/// offsets agrees ([`crate::urb_match::unique_assignment`]), else its verdict.
+fn by_assignment(
+    start: &eubatch_ir::Shader,
+    final_code: &eubatch_ir::Shader,
+    runs: &[AmbiguousReads],
+    seeds: u64,
+) -> Verdict {
+    match crate::urb_match::unique_assignment(start, final_code, runs, seeds) {
+        Ok(_) => Verdict::Agree,
+        Err(v) => v,
     }
 }
 

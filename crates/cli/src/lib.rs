@@ -13,3 +13,4 @@ pub mod report_html;
 pub mod simd_select;
 pub mod simulate;
 pub mod stats;
+pub mod urb_match;

@@ -1044,7 +1044,7 @@ pub fn recover_urb_offsets_matched(
     }
     let plain: Vec<&UrbMessage> = sends.iter().map(|(m, _)| *m).collect();
     let ambiguous = if vec4 {
-        vec4_ambiguous_reads(shader, &logical, &plain)
+        vec4_ambiguous_reads(shader, &plain)
     } else {
         Vec::new()
     };
@@ -1092,13 +1092,15 @@ fn vec4_scheduling_barrier(op: Opcode) -> bool {
 /// of different offsets in the final code (piglit-coverage-hsw's TES variable-indexing
 /// tests: direct and indirect reads exchanged). Writes and barriers keep their order, and
 /// so does the number of reads in each run.
-fn vec4_ambiguous_reads(
-    shader: &Shader,
-    logical: &[crate::Inst],
-    sends: &[&UrbMessage],
-) -> Vec<usize> {
+fn vec4_ambiguous_reads(shader: &Shader, sends: &[&UrbMessage]) -> Vec<usize> {
+    vec4_ambiguous_runs(shader, sends).concat()
+}
+
+/// The runs of [`vec4_ambiguous_reads`], each the indices of its reads (into the shader's
+/// logical URB messages, which pair one to one with `sends`), in program order.
+fn vec4_ambiguous_runs(shader: &Shader, sends: &[&UrbMessage]) -> Vec<Vec<usize>> {
     let mut run = 0u32;
-    let mut runs = Vec::with_capacity(logical.len());
+    let mut runs = Vec::with_capacity(sends.len());
     for inst in shader.layout.insts() {
         let op = shader.insts.opcode[inst];
         if vec4_scheduling_barrier(op) {
@@ -1108,18 +1110,118 @@ fn vec4_ambiguous_reads(
             runs.push(if is_urb_read(op) { Some(run) } else { None });
         }
     }
-    let mut out = Vec::new();
-    for (k, r) in runs.iter().enumerate() {
-        let Some(r) = r else { continue };
-        let same_run = runs.iter().enumerate().filter(|(_, x)| **x == Some(*r));
-        if same_run
-            .clone()
-            .any(|(j, _)| sends[j].offset != sends[k].offset)
-        {
-            out.push(k);
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut seen = Vec::new();
+    for r in runs.iter().flatten() {
+        if seen.contains(r) {
+            continue;
+        }
+        seen.push(*r);
+        let members: Vec<usize> = (0..runs.len()).filter(|&j| runs[j] == Some(*r)).collect();
+        let first = sends[members[0]].offset;
+        if members.iter().any(|&j| sends[j].offset != first) {
+            out.push(members);
         }
     }
     out
+}
+
+/// A run of vec4 URB reads that Mesa's scheduler may have reordered among themselves
+/// ([`vec4_ambiguous_reads`]): the listing tells which offsets the run reads, not which
+/// read reads which.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AmbiguousReads {
+    /// The start IR's reads, in program order.
+    pub reads: Vec<crate::Inst>,
+    /// The global offsets of the run's sends in the final code, in the listing's order:
+    /// each read has one of them, each taken once.
+    pub offsets: Vec<u16>,
+}
+
+/// The runs of `shader`'s vec4 URB reads whose offsets [`recover_urb_offsets`] left unknown
+/// when it matched them to `urb` (a program's URB sends, as it was given them). Empty for
+/// scalar code, and where the shader's logical URB messages do not pair with the sends.
+pub fn ambiguous_vec4_reads(shader: &Shader, urb: &[UrbMessage]) -> Vec<AmbiguousReads> {
+    if shader.backend != crate::shader::Backend::Vec4 {
+        return Vec::new();
+    }
+    let logical: Vec<_> = shader
+        .layout
+        .insts()
+        .filter(|&i| is_urb_logical(shader.insts.opcode[i]))
+        .collect();
+    let sends: Vec<&UrbMessage> = urb.iter().filter(|m| m.per_slot).collect();
+    if logical.len() != sends.len() {
+        return Vec::new();
+    }
+    vec4_ambiguous_runs(shader, &sends)
+        .into_iter()
+        .map(|run| AmbiguousReads {
+            reads: run.iter().map(|&k| logical[k]).collect(),
+            offsets: run.iter().map(|&k| sends[k].offset).collect(),
+        })
+        .collect()
+}
+
+/// Every way to give the reads of `runs` their offsets: per run each distinct ordering of
+/// its offsets (a multiset: reads of equal offsets are not told apart), across runs every
+/// combination; each as (read, offset) pairs. `None` when there are more than `limit`.
+pub fn offset_assignments(
+    runs: &[AmbiguousReads],
+    limit: usize,
+) -> Option<Vec<Vec<(crate::Inst, u16)>>> {
+    let mut out: Vec<Vec<(crate::Inst, u16)>> = vec![Vec::new()];
+    for run in runs {
+        let orders = distinct_orders(&run.offsets, limit)?;
+        if out.len().checked_mul(orders.len())? > limit {
+            return None;
+        }
+        out = out
+            .iter()
+            .flat_map(|a| {
+                orders.iter().map(move |o| {
+                    let mut a = a.clone();
+                    a.extend(run.reads.iter().copied().zip(o.iter().copied()));
+                    a
+                })
+            })
+            .collect();
+    }
+    Some(out)
+}
+
+/// The distinct orderings of `items` (lexicographic, by next permutation); `None` beyond
+/// `limit` of them.
+fn distinct_orders(items: &[u16], limit: usize) -> Option<Vec<Vec<u16>>> {
+    let mut v = items.to_vec();
+    v.sort_unstable();
+    let mut out = vec![v.clone()];
+    loop {
+        // Next permutation: the last i with v[i] < v[i + 1], swapped with the last larger
+        // element after it, then the tail reversed.
+        let Some(i) = (0..v.len().saturating_sub(1))
+            .rev()
+            .find(|&i| v[i] < v[i + 1])
+        else {
+            return Some(out);
+        };
+        let j = (i + 1..v.len()).rev().find(|&j| v[j] > v[i]).unwrap();
+        v.swap(i, j);
+        v[i + 1..].reverse();
+        if out.len() == limit {
+            return None;
+        }
+        out.push(v.clone());
+    }
+}
+
+/// Gives each read of `assignment` its URB offset.
+pub fn apply_urb_offsets(shader: &mut Shader, assignment: &[(crate::Inst, u16)]) {
+    for &(inst, offset) in assignment {
+        let mut info = shader.send_info(inst).copied().unwrap_or_default();
+        info.urb_offset = Some(offset);
+        shader.set_send_info(inst, info);
+    }
 }
 
 #[cfg(test)]
@@ -1366,6 +1468,73 @@ SIMD8 shader: 1 instructions. 0 loops. 10 cycles. 0:0 spills:fills, 1 sends, ...
         let e = recover_urb_offsets(&mut s, &p.urb).unwrap_err();
         assert!(e.contains("URB message 1 is a write"), "{e}");
         assert!(needs_urb_offsets(&s));
+    }
+
+    /// Mesa 22.3's vec4 scheduler may exchange URB reads between its barriers: a run whose
+    /// sends read different offsets (5 and 6 before the `if`) is left unknown and offered
+    /// as both assignments; a run of equal offsets (7, 7 inside it) is taken in order.
+    #[test]
+    fn reordered_vec4_reads_are_offered_every_assignment() {
+        let dump = "tes_create_input_read_header(8) vgrf0:UD\n\
+urb_read(8) vgrf1:D, vgrf0.xyzw:UD\n\
+urb_read(8) vgrf2:D, vgrf0.xyzw:UD\n\
+mov(8).nz.f0.0 null:D, vgrf1.xxxx:D\n\
+(+f0.0.x) if(8) (null):UD\n\
+urb_read(8) vgrf3:D, vgrf0.xyzw:UD\n\
+urb_read(8) vgrf4:D, vgrf0.xyzw:UD\n\
+endif(8) (null):UD\n";
+        let name = crate::import::DumpName::parse("TES-GLSL1-00-00-start").unwrap();
+        let mut s = crate::import::import_mesa_dump(dump, &name, "", crate::Gen::Gen75).unwrap();
+        let read = |offset: u16| UrbMessage {
+            read: true,
+            offset,
+            per_slot: true,
+            desc: None,
+            handle: None,
+            line: 1,
+        };
+        let urb = [read(6), read(5), read(7), read(7)];
+        recover_urb_offsets(&mut s, &urb).unwrap();
+        let reads: Vec<crate::Inst> = s
+            .layout
+            .insts()
+            .filter(|&i| s.insts.opcode[i] == Opcode::UrbRead)
+            .collect();
+        let offsets = |s: &Shader| -> Vec<Option<u16>> {
+            reads
+                .iter()
+                .map(|&i| s.send_info(i).and_then(|x| x.urb_offset))
+                .collect()
+        };
+        assert_eq!(offsets(&s), vec![None, None, Some(7), Some(7)]);
+        let runs = ambiguous_vec4_reads(&s, &urb);
+        assert_eq!(
+            runs,
+            vec![AmbiguousReads {
+                reads: reads[..2].to_vec(),
+                offsets: vec![6, 5]
+            }]
+        );
+        let all = offset_assignments(&runs, 2).unwrap();
+        assert_eq!(
+            all,
+            vec![
+                vec![(reads[0], 5), (reads[1], 6)],
+                vec![(reads[0], 6), (reads[1], 5)]
+            ]
+        );
+        assert_eq!(offset_assignments(&runs, 1), None);
+        apply_urb_offsets(&mut s, &all[1]);
+        assert_eq!(offsets(&s), vec![Some(6), Some(5), Some(7), Some(7)]);
+        // Equal offsets are not told apart: 3 orderings of [2, 2, 3], not 6.
+        assert_eq!(
+            distinct_orders(&[3, 2, 2], 10).unwrap(),
+            vec![vec![2, 2, 3], vec![2, 3, 2], vec![3, 2, 2]]
+        );
+        assert_eq!(distinct_orders(&[3, 2, 2], 2), None);
+        // Scalar code has no such runs.
+        s.backend = crate::shader::Backend::Scalar;
+        assert!(ambiguous_vec4_reads(&s, &urb).is_empty());
     }
 
     /// Mesa 25's scheduler moves URB reads: a TES reading a patch input array through
