@@ -68,8 +68,8 @@ enum Space {
 #[derive(Debug, Default)]
 pub struct Graph {
     labels: Vec<String>,
-    /// Per node: (source position, origin), in source order.
-    ins: Vec<Vec<(u8, Origin)>>,
+    /// Per node: (source position, dword of the source's read, origin), in source order.
+    ins: Vec<Vec<(u8, u32, Origin)>>,
     /// The send nodes, in program order.
     pub sends: Vec<u32>,
     writers: HashMap<(Space, u32), (u32, u32)>,
@@ -127,7 +127,7 @@ impl Graph {
         }
         for (pos, r) in reads {
             match r {
-                Read::Payload(n) => ins.push((*pos, Origin::Payload(*n))),
+                Read::Payload(n) => ins.push((*pos, 0, Origin::Payload(*n))),
                 Read::Regs(range) => {
                     // A write's data (its second payload) may hold registers nothing
                     // wrote (the unwritten slots of a URB write): the dump reads them
@@ -163,7 +163,7 @@ impl Graph {
                             (None, _) => false,
                         };
                         if !same {
-                            ins.push((*pos, o));
+                            ins.push((*pos, rel, o));
                         }
                         last = Some(o);
                     }
@@ -848,15 +848,16 @@ fn refine(a: &Graph, b: &Graph) -> (Vec<u32>, Vec<u32>) {
                 .collect()
         })
         .collect();
-    // The consumers of each node: (consumer, position, dword read first).
-    let outs: Vec<Vec<Vec<(u32, u8, u32)>>> = graphs
+    // The consumers of each node: (consumer, position, dword of the source, dword of the
+    // destination read first).
+    let outs: Vec<Vec<Vec<(u32, u8, u32, u32)>>> = graphs
         .iter()
         .map(|g| {
             let mut o = vec![Vec::new(); g.labels.len()];
             for (n, ins) in g.ins.iter().enumerate() {
-                for &(pos, origin) in ins {
+                for &(pos, at, origin) in ins {
                     if let Origin::Node(p, dw) = origin {
-                        o[p as usize].push((n as u32, pos, dw));
+                        o[p as usize].push((n as u32, pos, at, dw));
                     }
                 }
             }
@@ -865,26 +866,29 @@ fn refine(a: &Graph, b: &Graph) -> (Vec<u32>, Vec<u32>) {
         .collect();
     let mut classes = labels.len();
     loop {
-        let mut interned: HashMap<Vec<u64>, u32> = HashMap::new();
+        let mut interned: HashMap<Vec<u128>, u32> = HashMap::new();
         let mut next: Vec<Vec<u32>> = Vec::with_capacity(2);
         for (gi, g) in graphs.iter().enumerate() {
             let c = &colours[gi];
             let mut out = Vec::with_capacity(c.len());
             for n in 0..c.len() {
-                let mut sig: Vec<u64> = vec![c[n] as u64];
-                for &(pos, origin) in &g.ins[n] {
+                let mut sig: Vec<u128> = vec![c[n] as u128];
+                for &(pos, at, origin) in &g.ins[n] {
                     let (kind, v, dw) = match origin {
-                        Origin::Node(p, dw) => (0u64, c[p as usize] as u64, dw as u64),
-                        Origin::Payload(r) => (1, r as u64, 0),
+                        Origin::Node(p, dw) => (0u128, c[p as usize] as u128, dw as u128),
+                        Origin::Payload(r) => (1, r as u128, 0),
                         Origin::LiveIn => (2, 0, 0),
                     };
-                    sig.push(kind << 56 | (pos as u64) << 48 | dw << 32 | v);
+                    sig.push(kind << 120 | (pos as u128) << 96 | (at as u128) << 64 | dw << 32 | v);
                 }
-                sig.push(u64::MAX);
-                let mut consumers: Vec<u64> = outs[gi][n]
+                sig.push(u128::MAX);
+                let mut consumers: Vec<u128> = outs[gi][n]
                     .iter()
-                    .map(|&(m, pos, dw)| {
-                        (pos as u64) << 48 | (dw as u64) << 32 | c[m as usize] as u64
+                    .map(|&(m, pos, at, dw)| {
+                        (pos as u128) << 96
+                            | (at as u128) << 64
+                            | (dw as u128) << 32
+                            | c[m as usize] as u128
                     })
                     .collect();
                 consumers.sort_unstable();
