@@ -533,15 +533,7 @@ pub fn listing_graph(lines: &[&str], pre_ra: &Graph) -> Option<(Graph, Vec<Optio
             continue;
         }
         let mut words = t.split_whitespace().peekable();
-        let mut bytes = 0;
-        while words
-            .peek()
-            .is_some_and(|w| w.len() == 2 && w.bytes().all(|b| b.is_ascii_hexdigit()))
-        {
-            words.next();
-            bytes += 1;
-        }
-        if bytes != 8 && bytes != 16 {
+        if !super::listing::skip_encoding(&mut words) {
             // Decode lines of other messages, labels, blank lines.
             continue;
         }

@@ -202,9 +202,11 @@ fn disassembly(line: &str) -> Option<Disassembly<'_>> {
     }
 }
 
-/// [`disassembly`] of the line's words.
-fn disassembly_of<'a>(words: impl Iterator<Item = &'a str>) -> Option<Disassembly<'a>> {
-    let mut words = words.peekable();
+/// Skips a listing line's encoding bytes (two hex digits each): whether there were those of
+/// one instruction, 8 (compacted) or 16.
+pub(crate) fn skip_encoding<'a>(
+    words: &mut std::iter::Peekable<impl Iterator<Item = &'a str>>,
+) -> bool {
     let mut bytes = 0;
     while words
         .peek()
@@ -213,7 +215,13 @@ fn disassembly_of<'a>(words: impl Iterator<Item = &'a str>) -> Option<Disassembl
         words.next();
         bytes += 1;
     }
-    if bytes != 8 && bytes != 16 {
+    bytes == 8 || bytes == 16
+}
+
+/// [`disassembly`] of the line's words.
+fn disassembly_of<'a>(words: impl Iterator<Item = &'a str>) -> Option<Disassembly<'a>> {
+    let mut words = words.peekable();
+    if !skip_encoding(&mut words) {
         return None;
     }
     let mut mnemonic = words.next()?;
