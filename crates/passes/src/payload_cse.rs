@@ -41,7 +41,14 @@ type MoveKey = (u32, eubatch_ir::Type, u8, u8, bool, Operand);
 
 /// The [`MoveKey`] of a move writing `dst` from `src` under `ctl`.
 fn move_key(dst: &Operand, ctl: &eubatch_ir::shader::Control, src: Operand) -> MoveKey {
-    (dst.offset, dst.ty, ctl.exec_size, ctl.group, ctl.no_mask(), src)
+    (
+        dst.offset,
+        dst.ty,
+        ctl.exec_size,
+        ctl.group,
+        ctl.no_mask(),
+        src,
+    )
 }
 
 /// Scalar code: operands read as Align1 regions.
