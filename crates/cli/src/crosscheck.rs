@@ -11,9 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use eubatch_codegen::asm::read_asm;
-use eubatch_ir::import::listing::{
-    ambiguous_vec4_reads, listed_programs, AmbiguousReads, ListedProgram,
-};
+use eubatch_ir::import::listing::{listed_programs, AmbiguousReads, ListedProgram};
 use eubatch_ir::import::{guess_target, load_file, DumpName};
 use eubatch_ir::Gen;
 use eubatch_sim::crosscheck::{crosscheck, Verdict};
@@ -107,7 +105,8 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> ExitCode {
     if t.by_assignment > 0 {
         println!(
             "  of the pairs that agree, {} have vec4 URB reads Mesa's scheduler reordered: \
-             their offsets are the only assignment of the final code's that agrees",
+             their offsets are the only assignment of the final code's, among those the \
+             data flow allows, that agrees",
             t.by_assignment
         );
     }
@@ -203,7 +202,7 @@ fn check_dir(asm: &Path, opts: &Options, tally: &Mutex<Tally>) {
             listed
                 .iter()
                 .find(|p| p.stage == name.stage && p.program == name.program && p.width.is_none())
-                .map(|p| ambiguous_vec4_reads(&start, &p.urb))
+                .map(|p| crate::urb_match::reordered_runs(path, name, &text, p, &start))
                 .unwrap_or_default()
         } else {
             Vec::new()

@@ -1,16 +1,20 @@
 //! vec4 URB reads whose offsets the importer left unknown because Mesa's post-RA vec4
 //! scheduler may have exchanged them ([`ambiguous_vec4_reads`]), matched to the final
-//! code's sends in the simulator: every assignment of the listed offsets to the reads is
-//! run against Mesa's final code, and the match is taken only where exactly one agrees.
-//! The right assignment must agree if Mesa's code and the simulator are right, so a single
+//! code's sends. First by data flow: the reads of a run that the computation tells apart
+//! (the final code against the pre-allocation dump, [`vec4_urb_read_candidates`]) become
+//! runs of their own ([`reordered_runs`]), most of them of one offset. Then in the
+//! simulator: every assignment of the remaining runs' offsets to their reads is run
+//! against Mesa's final code, and the match is taken only where exactly one agrees. The
+//! right assignment must agree if Mesa's code and the simulator are right, so a single
 //! agreeing one is it; this proves the match only as far as Mesa's code is right (a Mesa
 //! bug that exchanged two reads' offsets would be taken for the match).
-
 use std::path::Path;
 
 use eubatch_ir::import::listing::{
-    ambiguous_vec4_reads, apply_urb_offsets, listed_programs, offset_assignments, AmbiguousReads,
+    ambiguous_vec4_reads, apply_urb_offsets, listed_programs_filtered, offset_assignments,
+    split_runs_by_data_flow, AmbiguousReads, ListedProgram, ListingFilter,
 };
+use eubatch_ir::import::{vec4_urb_read_candidates, DumpName};
 use eubatch_ir::{Inst, Shader};
 use eubatch_sim::crosscheck::Verdict;
 use eubatch_sim::{run_hardware, HardwareInputs};
@@ -83,18 +87,47 @@ pub fn unique_assignment(
             }
         }
     }
-    match agreeing {
-        Some(a) => Ok(a.clone()),
-        None => Err(first_difference.expect("an assignment")),
+    match (agreeing, first_difference) {
+        (Some(a), _) => Ok(a.clone()),
+        (None, Some(d)) => Err(d),
+        // `offset_assignments` gives at least one assignment (the empty one for no runs).
+        (None, None) => Err(Verdict::NotModelled(
+            "start IR: vec4 URB reads reordered by Mesa's scheduler: no assignment of their \
+             offsets to try"
+                .into(),
+        )),
     }
 }
 
 /// Seeds the match is made on (the cross-check's default).
 const SEEDS: u64 = 4;
 
+/// The runs of `shader`'s vec4 URB reads Mesa's scheduler may have reordered
+/// ([`ambiguous_vec4_reads`]), each split where data flow between the final code and the
+/// pre-allocation dump tells its reads apart ([`split_runs_by_data_flow`]): for the vec4
+/// start dump at `path` (named `name`), against listed program `p` of `asm_text`.
+pub fn reordered_runs(
+    path: &Path,
+    name: &DumpName,
+    asm_text: &str,
+    p: &ListedProgram,
+    shader: &Shader,
+) -> Vec<AmbiguousReads> {
+    let runs = ambiguous_vec4_reads(shader, &p.urb);
+    if runs.is_empty() {
+        return runs;
+    }
+    match vec4_urb_read_candidates(path, asm_text, name, shader.target) {
+        Some(c) => split_runs_by_data_flow(shader, &p.urb, runs, &c),
+        None => runs,
+    }
+}
+
 /// For a vec4 start dump at `path` with reordered URB reads: their offsets by
 /// [`unique_assignment`] against the program's final code in the `asm.txt` beside it.
-/// Whether they were given; where not, they stay unknown (and the simulator says so).
+/// Whether they were given; where not, they stay unknown (and the simulator says so,
+/// naming the reads). An `asm.txt` that cannot be read or taken apart leaves them unknown
+/// the same way: the importer, which read it first, has reported it.
 pub fn from_final_code(path: &Path, shader: &mut Shader) -> bool {
     let vec4_read_unknown = shader.backend == eubatch_ir::Backend::Vec4
         && shader.layout.insts().any(|i| {
@@ -106,7 +139,7 @@ pub fn from_final_code(path: &Path, shader: &mut Shader) -> bool {
     }
     let Some(name) = path
         .file_name()
-        .and_then(|n| eubatch_ir::import::DumpName::parse(&n.to_string_lossy()))
+        .and_then(|n| DumpName::parse(&n.to_string_lossy()))
     else {
         return false;
     };
@@ -114,7 +147,12 @@ pub fn from_final_code(path: &Path, shader: &mut Shader) -> bool {
     let Ok(text) = std::fs::read_to_string(&asm) else {
         return false;
     };
-    let Ok(listed) = listed_programs(&text) else {
+    // Only this program is taken apart, once: its URB messages and its code.
+    let filter = ListingFilter {
+        program: Some((name.stage, &name.program)),
+        wide_immediates: false,
+    };
+    let Ok(listed) = listed_programs_filtered(&text, filter) else {
         return false;
     };
     let Some(p) = listed
@@ -123,7 +161,7 @@ pub fn from_final_code(path: &Path, shader: &mut Shader) -> bool {
     else {
         return false;
     };
-    let runs = ambiguous_vec4_reads(shader, &p.urb);
+    let runs = reordered_runs(path, &name, &text, p, shader);
     if runs.is_empty() {
         return false;
     }

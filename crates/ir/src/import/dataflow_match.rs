@@ -39,6 +39,8 @@
 
 use std::collections::HashMap;
 
+pub mod vec4;
+
 use crate::opcode::{ControlFlow, Opcode};
 use crate::operand::{arf, RegFile};
 use crate::shader::{CondMod, Control, Predicate, Shader};

@@ -1232,6 +1232,73 @@ pub fn apply_urb_offsets(shader: &mut Shader, assignment: &[(crate::Inst, u16)])
     }
 }
 
+/// `runs` split by what data flow tells of their reads: `candidates` has, for each
+/// `urb_read` of `shader` in program order, the indices into `urb` of the final-code
+/// sends it may be ([`crate::import::dataflow_match::vec4::read_candidates`]). The reads
+/// of a run with the same candidates become a run of their own, reading those sends'
+/// offsets: where they are one offset, one assignment is left. A run whose reads'
+/// candidates do not make up its offsets (another number of reads than of candidates, a
+/// candidate not among the run's) is kept whole.
+pub fn split_runs_by_data_flow(
+    shader: &Shader,
+    urb: &[UrbMessage],
+    runs: Vec<AmbiguousReads>,
+    candidates: &[Vec<usize>],
+) -> Vec<AmbiguousReads> {
+    let reads: Vec<crate::Inst> = shader
+        .layout
+        .insts()
+        .filter(|&i| shader.insts.opcode[i] == Opcode::UrbRead)
+        .collect();
+    if reads.len() != candidates.len() {
+        return runs;
+    }
+    let index: std::collections::HashMap<crate::Inst, usize> =
+        reads.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let mut out = Vec::new();
+    for run in runs {
+        let mut groups: Vec<(Vec<usize>, Vec<crate::Inst>)> = Vec::new();
+        let mut ok = true;
+        for &r in &run.reads {
+            let Some(c) = index.get(&r).map(|&k| &candidates[k]) else {
+                ok = false;
+                break;
+            };
+            let mut c = c.clone();
+            c.sort_unstable();
+            match groups.iter_mut().find(|g| g.0 == c) {
+                Some(g) => g.1.push(r),
+                None => groups.push((c, vec![r])),
+            }
+        }
+        let mut split = Vec::new();
+        let mut offsets_of_groups: Vec<u16> = Vec::new();
+        for (c, rs) in &groups {
+            let offsets: Option<Vec<u16>> =
+                c.iter().map(|&u| urb.get(u).map(|m| m.offset)).collect();
+            match offsets {
+                Some(o) if o.len() == rs.len() => {
+                    offsets_of_groups.extend(&o);
+                    split.push(AmbiguousReads {
+                        reads: rs.clone(),
+                        offsets: o,
+                    });
+                }
+                _ => ok = false,
+            }
+        }
+        let mut mine = run.offsets.clone();
+        mine.sort_unstable();
+        offsets_of_groups.sort_unstable();
+        if ok && mine == offsets_of_groups {
+            out.extend(split);
+        } else {
+            out.push(run);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -386,6 +386,29 @@ fn pre_ra_dump(
     import_mesa_dump(&text, &name, "", target).ok()
 }
 
+/// For a vec4 start dump at `path`: for each of its program's `urb_read`s (program order),
+/// the URB decodes of the program's final code in `asm_text` it may be, by data flow
+/// between the final code and the pre-allocation dump beside `path`
+/// ([`dataflow_match::vec4::read_candidates`]). `None` where there is no such dump or the
+/// data flow does not pair them.
+pub fn vec4_urb_read_candidates(
+    path: &Path,
+    asm_text: &str,
+    dump: &DumpName,
+    target: Gen,
+) -> Option<Vec<Vec<usize>>> {
+    let pre_ra = path.with_file_name(format!(
+        "{}-{}-90-90-pre_register_allocate",
+        dump.stage.abbrev(),
+        dump.program
+    ));
+    let text = std::fs::read_to_string(&pre_ra).ok()?;
+    let name = DumpName::parse(pre_ra.file_name()?.to_str()?)?;
+    let pre = import_mesa_dump(&text, &name, "", target).ok()?;
+    let lines = listing::program_lines(asm_text, dump.stage, &dump.program, None)?;
+    dataflow_match::vec4::read_candidates(&pre, &lines)
+}
+
 /// Reads and parses one file.
 pub fn load_file(path: &Path, name: &str, target: Option<Gen>) -> Result<Shader, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|e| LoadError {
