@@ -158,16 +158,7 @@ impl Graph {
                             Some(&(n, start)) => Origin::Node(n, d - start),
                             None => Origin::LiveIn,
                         };
-                        // One edge per run of dwords from the same writer.
-                        let same = match (last, o) {
-                            (Some(Origin::Node(a, _)), Origin::Node(b, _)) => a == b,
-                            (Some(x), y) => x == y,
-                            (None, _) => false,
-                        };
-                        if !same {
-                            ins.push((*pos, rel, o));
-                        }
-                        last = Some(o);
+                        push_edge(&mut ins, &mut last, (*pos, rel, o));
                     }
                     if data && self.given_holes.is_none() {
                         self.holes.resize(ordinal + 1, Vec::new());
@@ -188,6 +179,21 @@ impl Graph {
         }
         node
     }
+}
+
+/// Adds the edge `e` to `ins` unless it continues the run of dwords from the same writer
+/// as the one before (`last`): one edge per such run.
+fn push_edge(ins: &mut Vec<(u8, u32, Origin)>, last: &mut Option<Origin>, e: (u8, u32, Origin)) {
+    let o = e.2;
+    let same = match (*last, o) {
+        (Some(Origin::Node(a, _)), Origin::Node(b, _)) => a == b,
+        (Some(x), y) => x == y,
+        (None, _) => false,
+    };
+    if !same {
+        ins.push(e);
+    }
+    *last = Some(o);
 }
 
 /// An immediate's description, alike on both sides (see the module doc).
@@ -539,66 +545,11 @@ pub fn listing_graph(lines: &[&str], pre_ra: &Graph) -> Option<(Graph, Vec<Optio
             // Decode lines of other messages, labels, blank lines.
             continue;
         }
-        let mut word = words.next()?;
-        if word == "nop" {
+        let Some(head) = parse_head(&mut words)? else {
             continue;
-        }
-        let mut pred = None;
-        let mut pred_flag = 0;
-        if let Some(p) = word.strip_prefix('(') {
-            let p = p.strip_suffix(')')?;
-            let (inv, f) = match p.as_bytes().first()? {
-                b'+' => (false, &p[1..]),
-                b'-' => (true, &p[1..]),
-                _ => (false, p),
-            };
-            let f = f.strip_prefix('f')?;
-            let mut parts = f.split('.');
-            let r: u32 = parts.next()?.parse().ok()?;
-            let s: u32 = parts.next()?.parse().ok()?;
-            pred = Some(inv);
-            pred_flag = r * 2 + s;
-            word = words.next()?;
-        }
-        // `cmp.nz.f0.0(8)`, `mov.sat(8)`, `math.sat inv(8)`, `send(8)`.
-        let (head, exec, math) = if word.contains('(') {
-            let (h, e) = word.split_once('(')?;
-            (h, e, None)
-        } else {
-            let (func, exec) = words.next()?.split_once('(')?;
-            (word, exec, Some(math_function(func)?))
         };
-        let exec: u32 = exec.strip_suffix(')')?.parse().ok()?;
-        let mut parts = head.split('.');
-        let base = parts.next()?;
-        let mut op: String = match (base, math) {
-            ("math", Some(f)) => f.to_string(),
-            (_, None) => base.to_string(),
-            _ => return None,
-        };
-        let mut sat = false;
-        let mut cmod: &'static str = "";
-        let mut flag: Option<u32> = None;
-        let rest: Vec<&str> = parts.collect();
-        let mut i = 0;
-        while i < rest.len() {
-            let p = rest[i];
-            if p == "sat" {
-                sat = true;
-            } else if let Some(r) = p.strip_prefix('f').filter(|r| r.parse::<u32>().is_ok()) {
-                let s: u32 = rest.get(i + 1)?.parse().ok()?;
-                flag = Some(r.parse::<u32>().ok()? * 2 + s);
-                i += 1;
-            } else if let Some(c) = CondMod::from_name(p) {
-                cmod = c.name();
-            } else {
-                return None;
-            }
-            i += 1;
-        }
-        if op == "nop" {
-            continue;
-        }
+        let (pred, pred_flag, mut op, exec) = (head.pred, head.pred_flag, head.op, head.exec);
+        let (sat, cmod, flag) = (head.sat, head.cmod, head.flag);
         let send = matches!(op.as_str(), "send" | "sends" | "sendc" | "sendsc");
         let split = op.ends_with('s') && send || op == "sendsc";
         if op == "sends" {
@@ -624,25 +575,7 @@ pub fn listing_graph(lines: &[&str], pre_ra: &Graph) -> Option<(Graph, Vec<Optio
             cmod,
             ..Desc::default()
         };
-        // The operands, up to the options, without comments (`/* 0.5F */`).
-        let mut ops: Vec<&str> = Vec::new();
-        let mut comment = false;
-        for w in words {
-            if w.starts_with('{') {
-                break;
-            }
-            if w.starts_with("/*") {
-                comment = !w.ends_with("*/") || w.len() < 4;
-                continue;
-            }
-            if comment {
-                if w.ends_with("*/") {
-                    comment = false;
-                }
-                continue;
-            }
-            ops.push(w);
-        }
+        let ops = operand_words(words);
         let mut reads: Vec<(u8, Read)> = Vec::new();
         let mut writes: Vec<Range> = Vec::new();
         if cf {
@@ -799,6 +732,118 @@ pub fn listing_graph(lines: &[&str], pre_ra: &Graph) -> Option<(Graph, Vec<Optio
         }
     }
     Some((g, urb_of_send))
+}
+
+/// The head of an instruction of a listing: predicate, mnemonic (a math function by its
+/// IR name), execution size and modifiers.
+struct Head {
+    /// `Some(inverted)` when predicated, and the predicate's flag subregister.
+    pred: Option<bool>,
+    pred_flag: u32,
+    op: String,
+    exec: u32,
+    sat: bool,
+    cmod: &'static str,
+    /// The flag subregister a conditional modifier writes, where it names one.
+    flag: Option<u32>,
+}
+
+/// The head of the instruction whose words (after the encoding) are `words`: `(+f0.0)
+/// cmp.nz.f0.0(8)`, `mov.sat(8)`, `math.sat inv(8)`, `send(8)`. `Some(None)` for a `nop`;
+/// `None` where a word is not one of these.
+fn parse_head<'a>(words: &mut impl Iterator<Item = &'a str>) -> Option<Option<Head>> {
+    let mut word = words.next()?;
+    if word == "nop" {
+        return Some(None);
+    }
+    let mut pred = None;
+    let mut pred_flag = 0;
+    if let Some(p) = word.strip_prefix('(') {
+        let p = p.strip_suffix(')')?;
+        let (inv, f) = match p.as_bytes().first()? {
+            b'+' => (false, &p[1..]),
+            b'-' => (true, &p[1..]),
+            _ => (false, p),
+        };
+        let f = f.strip_prefix('f')?;
+        let mut parts = f.split('.');
+        let r: u32 = parts.next()?.parse().ok()?;
+        let s: u32 = parts.next()?.parse().ok()?;
+        pred = Some(inv);
+        pred_flag = r * 2 + s;
+        word = words.next()?;
+    }
+    let (head, exec, math) = if word.contains('(') {
+        let (h, e) = word.split_once('(')?;
+        (h, e, None)
+    } else {
+        let (func, exec) = words.next()?.split_once('(')?;
+        (word, exec, Some(math_function(func)?))
+    };
+    let exec: u32 = exec.strip_suffix(')')?.parse().ok()?;
+    let mut parts = head.split('.');
+    let base = parts.next()?;
+    let op: String = match (base, math) {
+        ("math", Some(f)) => f.to_string(),
+        (_, None) => base.to_string(),
+        _ => return None,
+    };
+    let mut sat = false;
+    let mut cmod: &'static str = "";
+    let mut flag: Option<u32> = None;
+    let rest: Vec<&str> = parts.collect();
+    let mut i = 0;
+    while i < rest.len() {
+        let p = rest[i];
+        if p == "sat" {
+            sat = true;
+        } else if let Some(r) = p.strip_prefix('f').filter(|r| r.parse::<u32>().is_ok()) {
+            let s: u32 = rest.get(i + 1)?.parse().ok()?;
+            flag = Some(r.parse::<u32>().ok()? * 2 + s);
+            i += 1;
+        } else if let Some(c) = CondMod::from_name(p) {
+            cmod = c.name();
+        } else {
+            return None;
+        }
+        i += 1;
+    }
+    if op == "nop" {
+        return Some(None);
+    }
+    Some(Some(Head {
+        pred,
+        pred_flag,
+        op,
+        exec,
+        sat,
+        cmod,
+        flag,
+    }))
+}
+
+/// The operands of an instruction of a listing, up to its options, without comments
+/// (`/* 0.5F */`).
+fn operand_words<'a>(words: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut ops: Vec<&str> = Vec::new();
+    let mut comment = false;
+    for w in words {
+        if w.starts_with('{') {
+            break;
+        }
+        if w.starts_with("/*") {
+            comment = !w.ends_with("*/") || w.len() < 4;
+            continue;
+        }
+        if comment {
+            if w.ends_with("*/") {
+                comment = false;
+            }
+            continue;
+        }
+        ops.push(w);
+    }
+    ops
 }
 
 fn type_bytes(ty: &str) -> Option<u32> {

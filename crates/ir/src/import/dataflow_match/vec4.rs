@@ -147,15 +147,7 @@ impl Builder {
                     }
                     None => Origin::LiveIn,
                 };
-                let same = match (last, o) {
-                    (Some(Origin::Node(a, _)), Origin::Node(b, _)) => a == b,
-                    (Some(x), y) => x == y,
-                    (None, _) => false,
-                };
-                if !same {
-                    ins.push((*pos, rel, o));
-                }
-                last = Some(o);
+                super::push_edge(&mut ins, &mut last, (*pos, rel, o));
             }
         }
         let node = self.g.labels.len() as u32;
@@ -486,62 +478,11 @@ pub fn listing_graph(lines: &[&str]) -> Option<(Graph, Vec<usize>)> {
         if !super::super::listing::skip_encoding(&mut words) {
             continue;
         }
-        let mut word = words.next()?;
-        if word == "nop" {
+        let Some(head) = super::parse_head(&mut words)? else {
             continue;
-        }
-        let mut pred = None;
-        let mut pred_flag = 0;
-        if let Some(p) = word.strip_prefix('(') {
-            let p = p.strip_suffix(')')?;
-            let (inv, f) = match p.as_bytes().first()? {
-                b'+' => (false, &p[1..]),
-                b'-' => (true, &p[1..]),
-                _ => (false, p),
-            };
-            let f = f.strip_prefix('f')?;
-            let mut parts = f.split('.');
-            let r: u32 = parts.next()?.parse().ok()?;
-            let s: u32 = parts.next()?.parse().ok()?;
-            pred = Some(inv);
-            pred_flag = r * 2 + s;
-            word = words.next()?;
-        }
-        let (head, exec, math) = if word.contains('(') {
-            let (h, e) = word.split_once('(')?;
-            (h, e, None)
-        } else {
-            let (func, exec) = words.next()?.split_once('(')?;
-            (word, exec, Some(super::math_function(func)?))
         };
-        let exec: u32 = exec.strip_suffix(')')?.parse().ok()?;
-        let mut parts = head.split('.');
-        let base = parts.next()?;
-        let op: String = match (base, math) {
-            ("math", Some(f)) => f.to_string(),
-            (_, None) => base.to_string(),
-            _ => return None,
-        };
-        let mut sat = false;
-        let mut cmod: &'static str = "";
-        let mut flag: Option<u32> = None;
-        let rest: Vec<&str> = parts.collect();
-        let mut i = 0;
-        while i < rest.len() {
-            let p = rest[i];
-            if p == "sat" {
-                sat = true;
-            } else if let Some(r) = p.strip_prefix('f').filter(|r| r.parse::<u32>().is_ok()) {
-                let s: u32 = rest.get(i + 1)?.parse().ok()?;
-                flag = Some(r.parse::<u32>().ok()? * 2 + s);
-                i += 1;
-            } else if let Some(c) = CondMod::from_name(p) {
-                cmod = c.name();
-            } else {
-                return None;
-            }
-            i += 1;
-        }
+        let (pred, pred_flag, op, exec) = (head.pred, head.pred_flag, head.op, head.exec);
+        let (sat, cmod, flag) = (head.sat, head.cmod, head.flag);
         if super::asm_control_flow(&op) {
             b.block();
             continue;
@@ -556,24 +497,7 @@ pub fn listing_graph(lines: &[&str]) -> Option<(Graph, Vec<usize>)> {
         let options = options_line.split_once('{').map_or("", |(_, o)| o);
         let align1 = options.split_whitespace().any(|o| o == "align1");
         let nomask = options.split_whitespace().any(|o| o == "WE_all");
-        let mut ops: Vec<&str> = Vec::new();
-        let mut comment = false;
-        for w in words {
-            if w.starts_with('{') {
-                break;
-            }
-            if w.starts_with("/*") {
-                comment = !w.ends_with("*/") || w.len() < 4;
-                continue;
-            }
-            if comment {
-                if w.ends_with("*/") {
-                    comment = false;
-                }
-                continue;
-            }
-            ops.push(w);
-        }
+        let ops = super::operand_words(words);
         let mut d = Desc {
             op: op.clone(),
             exec,
