@@ -119,6 +119,7 @@ impl Builder {
         writes: &[(Space, Vec<u32>, u32)],
         send: bool,
     ) -> u32 {
+        let send_like = send || label.starts_with("msg");
         let mut ins: Vec<(u8, u32, Origin)> = Vec::new();
         for (pos, s) in srcs {
             let dws = match s {
@@ -137,10 +138,22 @@ impl Builder {
                         // Every opaque dword of the source is one node, at its first.
                         if !opaque_seen {
                             opaque_seen = true;
-                            let single = [Source::Dwords(*dws.0, dws.1.clone())];
-                            let group = self.flattened(&single);
-                            let n = self.group(group);
-                            ins.push((*pos, rel, Origin::Node(n, 0)));
+                            let space = *dws.0;
+                            let opaque: Vec<(u32, u32)> = dws
+                                .1
+                                .iter()
+                                .copied()
+                                .filter(|&(d, _)| {
+                                    matches!(self.writers.get(&(space, d)), Some(Writer::Opaque(_)))
+                                })
+                                .collect();
+                            let group = self.flattened(&[Source::Dwords(space, opaque)]);
+                            // A message's header built from the thread's payload alone
+                            // (an input release's) is no source of the dump's message.
+                            if !(send_like && group.is_empty()) {
+                                let n = self.group(group);
+                                ins.push((*pos, rel, Origin::Node(n, 0)));
+                            }
                         }
                         last = None;
                         continue;
@@ -598,20 +611,20 @@ pub fn listing_graph(lines: &[&str]) -> Option<(Graph, Vec<usize>)> {
                     continue;
                 }
                 let size = super::type_bytes(o.ty)?;
-                let (v, wd, h) = o.region.unwrap_or((0, 0, 0));
-                let span = if wd == 0 {
-                    size
-                } else {
-                    let rows = exec.div_ceil(wd);
-                    (rows - 1) * v * size + (wd - 1) * h * size + size
-                };
-                let first = (o.nr * 32 + o.sub * size) / 4;
-                srcs.push(Source::Dwords(
-                    Space::Grf,
-                    (first..first + span.div_ceil(4))
-                        .map(|k| (k, k - first))
-                        .collect(),
-                ));
+                // Exactly the elements of the region (`g5<4,1,0>` in a `mov(2)` reads
+                // dwords 0 and 4, not what lies between).
+                let (v, wd, h) = o.region.unwrap_or((0, 1, 0));
+                let wd = wd.max(1);
+                let first = o.nr * 32 + o.sub * size;
+                let mut dws: Vec<(u32, u32)> = (0..exec)
+                    .flat_map(|i| {
+                        let byte = first + (i / wd) * v * size + (i % wd) * h * size;
+                        (byte / 4..(byte + size).div_ceil(4)).map(move |d| (d, d - first / 4))
+                    })
+                    .collect();
+                dws.sort_unstable();
+                dws.dedup();
+                srcs.push(Source::Dwords(Space::Grf, dws));
             }
             let mut ws = Vec::new();
             if dst.file == "g" {
