@@ -1598,6 +1598,37 @@ endif(8) (null):UD\n";
                 vec![(reads[0], 6), (reads[1], 5)]
             ]
         );
+        // Data flow that tells the two reads apart (the first is the listing's second
+        // send) leaves one assignment: two runs of one offset each.
+        let told = [vec![1], vec![0], vec![2, 3], vec![2, 3]];
+        let split = split_runs_by_data_flow(&s, &urb, runs.clone(), &told);
+        assert_eq!(
+            split,
+            vec![
+                AmbiguousReads {
+                    reads: vec![reads[0]],
+                    offsets: vec![5]
+                },
+                AmbiguousReads {
+                    reads: vec![reads[1]],
+                    offsets: vec![6]
+                }
+            ]
+        );
+        assert_eq!(offset_assignments(&split, 1).unwrap().len(), 1);
+        // Data flow that cannot tell them apart leaves the run whole, and so do
+        // candidates that are not the run's sends, or as many as the dump has reads.
+        let same = [vec![0, 1], vec![0, 1], vec![2, 3], vec![2, 3]];
+        assert_eq!(split_runs_by_data_flow(&s, &urb, runs.clone(), &same), runs);
+        let foreign = [vec![2], vec![3], vec![0], vec![1]];
+        assert_eq!(
+            split_runs_by_data_flow(&s, &urb, runs.clone(), &foreign),
+            runs
+        );
+        assert_eq!(
+            split_runs_by_data_flow(&s, &urb, runs.clone(), &told[..3]),
+            runs
+        );
         assert_eq!(offset_assignments(&runs, 1), None);
         apply_urb_offsets(&mut s, &all[1]);
         assert_eq!(offsets(&s), vec![Some(6), Some(5), Some(7), Some(7)]);
