@@ -96,7 +96,7 @@ const CORPORA: [Expected; 3] = [
         pre_ra_dumps: 1706,
         pre_ra_ok: 1706,
         lowered: 1706,
-        checked: 1703,
+        checked: 1705,
     },
     // Mesa 25.0.7 on Skylake, its own syntax: every dump imports and lowers (the URB reads
     // Mesa 25's scheduler reorders are ordered by the pre-allocation dump; scalar sources

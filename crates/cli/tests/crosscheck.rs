@@ -194,7 +194,7 @@ fn vulkan_fp16_compute_shaders_agree_with_mesa() {
 const COVERAGE: [(&str, &str, usize, &[&str]); 3] = [
     ("piglit-coverage-skl", "skl", 1580, &[]),
     ("piglit-coverage-skl-mesa25", "skl", 1583, &[]),
-    ("piglit-coverage-hsw", "hsw", 1339, &[]),
+    ("piglit-coverage-hsw", "hsw", 1341, &[]),
 ];
 
 #[test]

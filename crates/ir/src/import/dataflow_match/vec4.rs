@@ -34,6 +34,10 @@
 //!   k-th message without a response (they have side effects: nothing moves across them)
 //!   is the k-th of the final code. Barriers are gateway messages in Align1: opaque.
 //!
+//! - **Spills are moves.** Where the dump has no scratch messages, the final code's are
+//!   the allocator's spills and fills; a fill's register holds the value its slot's spill
+//!   stored, and neither is a node.
+//!
 //! 64-bit values (`df`, gen7's split doubles) are not described: the graphs are `None`.
 
 use std::collections::HashMap;
@@ -52,6 +56,10 @@ const MRF_HACK_START: u32 = 112;
 #[derive(Clone, Copy, Debug)]
 enum Writer {
     Node(u32, u32),
+    /// A node's value moved through a spill and its fill: its dword `.1`, wherever it is.
+    At(u32, u32),
+    /// A thread input moved through a spill.
+    Input,
     Opaque(u32),
 }
 
@@ -65,6 +73,8 @@ struct Builder {
     opaque: Vec<Vec<u32>>,
     /// Messages without a response so far.
     writes: u32,
+    /// Spill slots (by their offset) of the final code, each dword's value.
+    slots: HashMap<u32, [Option<Writer>; 8]>,
 }
 
 /// One source as the graph sees it: the dwords it reads, relative to its own start
@@ -77,6 +87,15 @@ enum Source {
 impl Builder {
     fn block(&mut self) {
         self.writers.clear();
+        self.slots.clear();
+    }
+
+    /// The value dword `d` of `space` holds, to be moved elsewhere (a spill's data).
+    fn value_of(&self, space: Space, d: u32) -> Option<Writer> {
+        match self.writers.get(&(space, d))? {
+            Writer::Node(n, base) => Some(Writer::At(*n, d - base)),
+            w => Some(*w),
+        }
     }
 
     /// The nodes `srcs` read, through opaque writers, sorted and without repeats.
@@ -86,9 +105,9 @@ impl Builder {
             if let Source::Dwords(space, dws) = s {
                 for &(d, _) in dws {
                     match self.writers.get(&(*space, d)) {
-                        Some(Writer::Node(n, _)) => out.push(*n),
+                        Some(Writer::Node(n, _)) | Some(Writer::At(n, _)) => out.push(*n),
                         Some(Writer::Opaque(o)) => out.extend(&self.opaque[*o as usize]),
-                        None => {}
+                        Some(Writer::Input) | None => {}
                     }
                 }
             }
@@ -134,6 +153,8 @@ impl Builder {
             for &(d, rel) in dws.1 {
                 let o = match self.writers.get(&(*dws.0, d)) {
                     Some(&Writer::Node(n, base)) => Origin::Node(n, d - base),
+                    Some(&Writer::At(n, dw)) => Origin::Node(n, dw),
+                    Some(&Writer::Input) => Origin::Payload(0),
                     Some(&Writer::Opaque(_)) => {
                         // Every opaque dword of the source is one node, at its first.
                         if !opaque_seen {
@@ -466,11 +487,100 @@ fn writemask_of(w: &str) -> u8 {
     }
 }
 
+/// What the register allocator's spills and fills are in a listing (brw_vec4_reg_allocate.cpp
+/// `spill_reg`, expanded by brw_vec4_generator.cpp `generate_scratch_write` and
+/// `generate_scratch_read`: a header copied from g0, the slot's offsets moved into the next
+/// message register, for a write the value moved into the one after, then a dataport
+/// OWord dual-block message to binding table index 255). The pre-allocation dump has none
+/// of it: a spill and its fill are a move of the value, through a slot.
+#[derive(Default)]
+struct SpillPlan {
+    /// Setup lines of spill messages: not part of the computation.
+    setup: std::collections::HashSet<usize>,
+    /// Per spill write's data move (its line): the send's line.
+    data: HashMap<usize, usize>,
+    /// Per spill message (its send's line): whether it writes, and the slot's offset.
+    sends: HashMap<usize, (bool, u32)>,
+}
+
+/// The spills and fills of `lines` ([`SpillPlan`]); `None` where one's setup is not the
+/// generator's.
+fn spill_plan(lines: &[&str]) -> Option<SpillPlan> {
+    let mut plan = SpillPlan::default();
+    // The instruction lines: (line, mnemonic, operand words).
+    let mut insts: Vec<(usize, String, Vec<&str>)> = Vec::new();
+    for (li, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with("START B") || t.starts_with("END B") {
+            insts.push((li, "block".into(), Vec::new()));
+            continue;
+        }
+        let mut words = t.split_whitespace().peekable();
+        if !super::super::listing::skip_encoding(&mut words) {
+            continue;
+        }
+        let Some(Some(head)) = super::parse_head(&mut words) else {
+            continue;
+        };
+        insts.push((li, head.op, super::operand_words(words)));
+    }
+    for (k, (li, op, ops)) in insts.iter().enumerate() {
+        if op != "send" {
+            continue;
+        }
+        let decode = lines.get(li + 1).map(|l| l.trim_start()).unwrap_or("");
+        let write = decode.contains("OWORD dual block write, bti 255");
+        if !write && !decode.contains("OWORD dual block read, bti 255") {
+            continue;
+        }
+        let payload = super::asm_operand(ops.get(1)?)?.nr;
+        let desc = ops
+            .get(2)
+            .and_then(|d| d.strip_prefix("0x"))
+            .and_then(|d| u32::from_str_radix(d, 16).ok())?;
+        let mlen = crate::message::mlen(desc);
+        let mut slot = None;
+        for (lj, op_j, ops_j) in insts[..k].iter().rev() {
+            if op_j == "send" || op_j == "block" || super::asm_control_flow(op_j) {
+                break;
+            }
+            let Some(dst) = ops_j.first().and_then(|w| super::asm_operand(w)) else {
+                continue;
+            };
+            if dst.file != "g" || dst.nr < payload || dst.nr >= payload + mlen {
+                continue;
+            }
+            plan.setup.insert(*lj);
+            if dst.nr == payload + 1 && dst.sub == 0 && op_j == "mov" {
+                slot = ops_j
+                    .get(1)
+                    .and_then(|w| w.strip_prefix("0x"))
+                    .and_then(|w| w.strip_suffix("UD"))
+                    .and_then(|w| u32::from_str_radix(w, 16).ok());
+            }
+            if write && dst.nr == payload + 2 && op_j == "mov" {
+                plan.data.insert(*lj, *li);
+            }
+        }
+        plan.sends.insert(*li, (write, slot?));
+    }
+    Some(plan)
+}
+
 /// The data-flow graph of a vec4 program of a listing (its lines after the statistics
 /// line), and for each of its sends (the URB reads with per-slot offsets, those
 /// [`super::match_sends`] pairs) the index of its `urb MsgDesc:` decode among the
-/// program's. `None` where a line is one this reader does not take apart.
-pub fn listing_graph(lines: &[&str]) -> Option<(Graph, Vec<usize>)> {
+/// program's. With `spills` (the dump has no scratch messages), the dataport scratch
+/// messages are the allocator's spills and fills ([`SpillPlan`]): moves of values. `None`
+/// where a line is one this reader does not take apart.
+pub fn listing_graph(lines: &[&str], spills: bool) -> Option<(Graph, Vec<usize>)> {
+    let plan = if spills {
+        spill_plan(lines)?
+    } else {
+        SpillPlan::default()
+    };
+    // Per spill write (its send's line): the value its data move moved, by dword.
+    let mut spilled: HashMap<usize, [Option<Writer>; 8]> = HashMap::new();
     let mut b = Builder::default();
     let mut urb_of_send = Vec::new();
     let mut urb_count = 0usize;
@@ -511,6 +621,54 @@ pub fn listing_graph(lines: &[&str]) -> Option<(Graph, Vec<usize>)> {
         let align1 = options.split_whitespace().any(|o| o == "align1");
         let nomask = options.split_whitespace().any(|o| o == "WE_all");
         let ops = super::operand_words(words);
+        if let Some(&send) = plan.data.get(&li) {
+            // A spill's data move: the value of its source, channel by channel.
+            let (src, swz) = align16_operand(ops.get(1)?)?;
+            if src.file != "g" {
+                return None;
+            }
+            let swz = swz.unwrap_or(Region::XYZW);
+            let mut moved = [None; 8];
+            for (k, m) in moved.iter_mut().enumerate() {
+                let (h, c) = (k as u32 / 4, k as u32 % 4);
+                let from = src.nr * 8 + h * 4 + (swz >> (2 * c) & 3) as u32;
+                *m = if written_ever.contains(&src.nr) {
+                    b.value_of(Space::Grf, from)
+                } else {
+                    Some(Writer::Input)
+                };
+            }
+            spilled.insert(send, moved);
+            continue;
+        }
+        if plan.setup.contains(&li) {
+            continue;
+        }
+        if let Some(&(write, slot)) = plan.sends.get(&li) {
+            let dst_word = ops.first()?;
+            if write {
+                let moved = spilled.remove(&li).unwrap_or([None; 8]);
+                let mask = writemask_of(dst_word);
+                let held = b.slots.entry(slot).or_insert([None; 8]);
+                for (k, m) in moved.iter().enumerate() {
+                    if mask >> (k % 4) & 1 != 0 {
+                        held[k] = *m;
+                    }
+                }
+            } else {
+                let dst = super::asm_operand(dst_word)?;
+                let held = b.slots.get(&slot).copied().unwrap_or([None; 8]);
+                for (k, h) in held.iter().enumerate() {
+                    let d = dst.nr * 8 + k as u32;
+                    match h {
+                        Some(w) => b.writers.insert((Space::Grf, d), *w),
+                        None => b.writers.remove(&(Space::Grf, d)),
+                    };
+                }
+                written_ever.insert(dst.nr);
+            }
+            continue;
+        }
         let mut d = Desc {
             op: op.clone(),
             exec,
@@ -753,7 +911,14 @@ fn listing_source(
 /// described or do not pair.
 pub fn read_candidates(pre_ra: &Shader, lines: &[&str]) -> Option<Vec<Vec<usize>>> {
     let a = pre_ra_graph(pre_ra)?;
-    let (b, urb_of_send) = listing_graph(lines)?;
+    // Scratch messages in the final code that the dump does not have are spills.
+    let scratch = pre_ra.layout.insts().any(|i| {
+        matches!(
+            pre_ra.insts.opcode[i],
+            Opcode::Gfx4ScratchRead | Opcode::Gfx4ScratchWrite | Opcode::Gfx7ScratchRead
+        )
+    });
+    let (b, urb_of_send) = listing_graph(lines, !scratch)?;
     let matched = super::match_sends(&a, &b)?;
     Some(
         matched
@@ -826,6 +991,54 @@ mul(8) vgrf24.x:D, vgrf13.xxxx:D, vgrf23.xxxx:D
         let text = listing("y");
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(read_candidates(&dump(), &lines), None);
+    }
+
+    /// The allocator spilled the first `add`'s value and filled it before the `mul`: a
+    /// move of the value through slot 0x12, as the dump (which has no spill) sees it.
+    #[test]
+    fn spills_and_fills_are_moves_of_their_value() {
+        let e = "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00";
+        let text = listing("x");
+        let spilled = text.replace(
+            &format!("{e} mul(8)"),
+            &format!(
+                "\
+{e} mov(8)          g125<1>UD       g0<4>UD                         {{ align16 WE_all 1Q }};
+{e} mov(1)          g126<1>UD       0x00000012UD                    {{ align1 WE_all 1N }};
+{e} mov(1)          g126.4<1>UD     0x00000013UD                    {{ align1 WE_all 1N }};
+{e} mov(8)          g127<1>D        g13<4>.xD                       {{ align16 1Q }};
+{e} send(8)         g0<1>.xF        g125<4>F        0x060a80ff
+                            data MsgDesc: (DC OWORD dual block write, bti 255, 0) mlen 3 rlen 0 {{ align16 1Q }};
+{e} mov(8)          g13<1>.xD       0D                              {{ align16 1Q }};
+{e} mov(8)          g126<1>UD       g0<4>UD                         {{ align16 WE_all 1Q }};
+{e} mov(1)          g127<1>UD       0x00000012UD                    {{ align1 WE_all 1N }};
+{e} mov(1)          g127.4<1>UD     0x00000013UD                    {{ align1 WE_all 1N }};
+{e} send(8)         g30<1>D         g126<4>F        0x041880ff
+                            data MsgDesc: (DC OWORD dual block read, bti 255, 0) mlen 2 rlen 1 {{ align16 1Q }};
+{e} mul(8)"
+            ),
+        );
+        let spilled = spilled.replace("g13<4>.xD       g23<4>.xD", "g30<4>.xD       g23<4>.xD");
+        // The allocator reused g13 before the fill: the fill's value is still the
+        // spilled one.
+        let lines: Vec<&str> = spilled.lines().collect();
+        assert_eq!(
+            read_candidates(&dump(), &lines),
+            Some(vec![vec![1], vec![0]])
+        );
+        // A fill of another slot is not that value: nothing pairs.
+        let other = spilled.replacen(
+            "g127<1>UD       0x00000012UD",
+            "g127<1>UD       0x00000014UD",
+            1,
+        );
+        let lines: Vec<&str> = other.lines().collect();
+        assert_eq!(read_candidates(&dump(), &lines), None);
+        // Read without spills (a dump with scratch messages of its own), the spill is a
+        // message the dump does not have.
+        let lines: Vec<&str> = spilled.lines().collect();
+        let (g, _) = listing_graph(&lines, false).unwrap();
+        assert!(g.labels.iter().any(|l| l.starts_with("msg write")));
     }
 
     #[test]
