@@ -220,3 +220,47 @@ fn a_planted_txl_parameter_error_is_caught() {
         v => panic!("the planted LOD error was not caught: {v:?}"),
     }
 }
+
+/// A vec4 texture lookup indexed at run time is compared, not passed over:
+/// vs-non-const-index's `txl` (texture and sampler from the start IR's `emit_uniformize`
+/// broadcasts) agrees with Mesa's indirect `sample_l` send with a header, and a sampler
+/// index one past the texture's (the sampler's `add` base 0 made 1) makes the pair differ.
+/// Skipped where piglit-coverage-hsw is absent.
+#[test]
+fn a_planted_run_time_sampler_index_error_is_caught() {
+    use eubatch_sim::crosscheck::{crosscheck, Verdict};
+    let Some(corpus) = corpora::corpus("piglit-coverage-hsw") else {
+        return;
+    };
+    let (start, vs) = agreeing_vertex_shaders(
+        &corpus.join("tests/spec/arb_arrays_of_arrays/execution/sampler/vs-non-const-index"),
+    );
+    let txl = start
+        .layout
+        .insts()
+        .find(|&i| start.insts.opcode[i] == eubatch_ir::Opcode::Txl)
+        .unwrap();
+    let sampler = start.srcs(txl)[2];
+    assert_eq!(
+        sampler.file,
+        eubatch_ir::RegFile::Vgrf,
+        "the sampler is a register"
+    );
+    // The `add` whose value the sampler's broadcast reads (two instructions before it).
+    let order: Vec<_> = start.layout.insts().collect();
+    let bcast = order
+        .iter()
+        .position(|&i| {
+            start.insts.opcode[i] == eubatch_ir::Opcode::Broadcast
+                && start.insts.dst[i].nr == sampler.nr
+        })
+        .unwrap();
+    let add = order[bcast - 2];
+    assert_eq!(start.insts.opcode[add], eubatch_ir::Opcode::Add);
+    let mut broken = start.clone();
+    broken.srcs_mut(add)[1] = eubatch_ir::Operand::imm(eubatch_ir::Type::UD, 1);
+    match crosscheck(&broken, &vs, 0..4, STEPS) {
+        Verdict::Differ { .. } => {}
+        v => panic!("the planted sampler index error was not caught: {v:?}"),
+    }
+}

@@ -194,7 +194,7 @@ pub fn sample_raw(
     let mut body = regs;
     // Components the response leaves out (header dword 2 bits 15:12, 1 = not written).
     let mut skip_mask = 0u32;
-    let mut sampler_base = 0u32;
+    let mut sampler = d.sampler;
     let mut header_bits = 0u32;
     if eubatch_ir::message::header_present(desc) {
         let h2 = dword(t, regs[0], 2)?;
@@ -202,14 +202,21 @@ pub fn sample_raw(
         header_bits = h2 & !msg::HEADER_RESPONSE_MASK;
         // Samplers past 15: the header's Sampler State Pointer (dword 3) is g0's moved on
         // by 16 sampler states (16 bytes each) per 16 samplers (Mesa `is_high_sampler`).
-        let h3 = dword(t, regs[0], 3)?;
+        let h3 = dword(t, regs[0], msg::HEADER_SAMPLER_STATE_DWORD)?;
         let g0_3 = t
             .read(
-                &Operand::fixed(0, 12, Type::UD, eubatch_ir::Region::new(0, 1, 0)),
+                &Operand::fixed(
+                    0,
+                    4 * msg::HEADER_SAMPLER_STATE_DWORD,
+                    Type::UD,
+                    eubatch_ir::Region::new(0, 1, 0),
+                ),
                 0,
             )
             .map_err(|e| e.with_inst(inst))? as u32;
-        sampler_base = (h3.wrapping_sub(g0_3) >> 8) * 16;
+        sampler = msg::sampler_from_header(h3, g0_3, d.sampler).ok_or_else(|| {
+            fail("a sampler header whose Sampler State Pointer selects no sampler 0-255 from the thread's".into())
+        })?;
         body = &regs[1..];
     }
     if body.len() % per_param != 0 {
@@ -242,7 +249,7 @@ pub fn sample_raw(
             let bits = texel(
                 t.seed,
                 d.surface,
-                sampler_base + d.sampler,
+                sampler,
                 d.msg_type,
                 header_bits,
                 &params,

@@ -1149,6 +1149,68 @@ fn vec4_untyped_surface_read_sends_match_the_start_ir() {
     }
 }
 
+/// A vec4 `txl` whose texture (5) and sampler (17) are in registers, as Mesa's
+/// `nir_emit_texture` leaves a run-time index (Haswell: a message header in m2, the
+/// parameters from m3), samples what the final code's `sample_l` send with a header
+/// samples: the header g0 with its Sampler State Pointer (dword 3) moved on by 16 sampler
+/// states (`brw_adjust_sampler_state_pointer`), the descriptor's sampler 17 & 15 = 1
+/// (desc 0x06182105: mlen 3, rlen 1, header, sample_l, SIMD4x2, surface 5). Without the
+/// pointer moved on the send reads sampler 1, and with another texture index the `txl`
+/// reads another surface: both differ. A header masking response components off is not
+/// modelled.
+#[test]
+fn vec4_txl_with_run_time_indices_matches_a_send_with_a_header() {
+    let vgrfs = "vgrf0 1x32\nvgrf1 1x32\nvgrf2 1x32\n";
+    let params = "    mov(8) m3.x:D, 1061158912d\n\
+         \x20   mov(8) m3.y:D, 1048576000d\n\
+         \x20   mov(8) m3.zw:D, 0d\n\
+         \x20   mov(8) m4:D, 0d\n";
+    let start_body = format!(
+        "    mov(8) vgrf0.x:UD, 5u\n\
+         \x20   mov(8) vgrf1.x:UD, 17u\n\
+         {params}\
+         \x20   txl(8) vgrf2:F, (null):UD, vgrf0.xxxx:UD, vgrf1.xxxx:UD\n\
+         \x20   mov(8) m2:F, vgrf2.xyzw:F\n"
+    );
+    let start = vec4_shader(vgrfs, &start_body);
+    let header = "    mov(8) g114<4,4,1>:UD, g0.xyzw<4,4,1>:UD NoMask\n\
+         \x20   add(8) g114.w<4,4,1>:UD, g0.wwww<4,4,1>:UD, 256u NoMask\n";
+    let send_body = |header: &str| {
+        format!(
+            "{header}{params}\
+             \x20   send(8) (mlen: 3) (header: 1) (sfid: 2) (desc: 0x06182105) g20<4,4,1>:UD, g114.xyzw<4,4,1>:UD\n\
+             \x20   mov(8) m2:F, g20.xyzw<4,4,1>:F\n"
+        )
+    };
+    let send = vec4_shader("", &send_body(header));
+    for seed in 0..3 {
+        let a = run(&start, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let b = run(&send, seed, None).unwrap_or_else(|e| panic!("{e}"));
+        let slot = records(&a, "urb slot 0");
+        assert_eq!(slot.len(), 2);
+        assert!(slot.iter().all(|r| r.undefined == 0), "seed {seed}");
+        assert_eq!(a.records, b.records, "seed {seed}");
+    }
+    let sampler_1 = vec4_shader(
+        "",
+        &send_body(&format!("{}\n", header.lines().next().unwrap())),
+    );
+    let texture_6 = vec4_shader(vgrfs, &start_body.replace("5u", "6u"));
+    for seed in 0..3 {
+        let a = run(&start, seed, None).unwrap();
+        assert_ne!(a.records, run(&sampler_1, seed, None).unwrap().records);
+        assert_ne!(a.records, run(&texture_6, seed, None).unwrap().records);
+    }
+    let masked = vec4_shader(
+        "",
+        &send_body(&format!(
+            "{header}    mov(8) g114.z<4,4,1>:UD, 4096u NoMask\n"
+        )),
+    );
+    let e = run(&masked, 0, None).unwrap_err();
+    assert!(e.msg.contains("not modelled"), "{}", e.msg);
+}
+
 /// A SIMD8 fragment shader whose channels 0-2 run `body` (writing vgrf2-vgrf5, which hold
 /// 99 before), vgrf1 the channel index and vgrf6 the index plus 5; the four values go to
 /// the framebuffer, one record per channel.

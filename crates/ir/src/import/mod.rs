@@ -91,6 +91,10 @@ pub fn load_text(
             let df = df_immediates::needs_exact_df(&shader);
             let vec4_f = vec4_float_immediates::needs_exact_f(&shader);
             let thread_end = listing::needs_thread_end(&shader);
+            // Run-time texture and sampler indices are in the start IR itself.
+            if dump.is_start() {
+                vec4_texture_indices::recover_uniformized(&mut shader);
+            }
             let vec4_tex = vec4_texture_indices::needs_indices(&shader);
             // Mesa 22.3's start dumps lose the dword of an input vertex's URB handle;
             // Mesa 25's print it, and later dumps have the reads lowered.

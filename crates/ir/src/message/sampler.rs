@@ -58,6 +58,53 @@ pub fn required_parameters(msg_type: u32) -> u32 {
 /// the dword is the message's header bits (gather channel 17:16, texel offsets 11:0).
 pub const HEADER_RESPONSE_MASK: u32 = 0xf << 12;
 
+/// A sampler message header's dword holding the Sampler State Pointer (bits 31:5; PRM
+/// Vol. 2d "Message Header", M0.3), which the sampler adds the descriptor's 4-bit Sampler
+/// Index to, 16 bytes a sampler state; g0's same dword holds the thread's pointer.
+pub const HEADER_SAMPLER_STATE_DWORD: u32 = 3;
+/// Bytes of one sampler state (`SAMPLER_STATE`; Mesa brw_eu_emit.c
+/// `brw_adjust_sampler_state_pointer`: `sampler_state_size = 16`).
+pub const SAMPLER_STATE_BYTES: u32 = 16;
+/// The bits of the Sampler State Pointer dword that are the pointer (31:5, 32-byte
+/// aligned).
+pub const SAMPLER_STATE_POINTER_MASK: u32 = !0x1f;
+
+/// The highest sampler index a header reaches in Mesa's code: bits 7:4 of the index move
+/// the Sampler State Pointer, bits 3:0 are the descriptor's (brw_eu_emit.c
+/// `brw_adjust_sampler_state_pointer`, run-time index: `(index & 0xf0) << 4`).
+pub const MAX_HEADER_SAMPLER: u32 = 0xff;
+
+/// The sampler a message with a header reads: the descriptor's `desc_sampler` (bits 11:8)
+/// counted from the header's Sampler State Pointer (`header_dword3`), as an index from the
+/// thread's own pointer (`g0_dword3`, which samplers 0-15 are from). Mesa reaches samplers
+/// past 15 so (brw_eu_emit.c `brw_adjust_sampler_state_pointer`: dword 3 = g0.3 +
+/// 16 * (sampler / 16) * 16 bytes, or with a run-time index g0.3 + ((index & 0xf0) << 4),
+/// and the index's low 4 bits in the descriptor). `None` past [`MAX_HEADER_SAMPLER`]
+/// (a pointer below the thread's is far past it, the difference taken modulo 2^32).
+pub fn sampler_from_header(header_dword3: u32, g0_dword3: u32, desc_sampler: u32) -> Option<u32> {
+    let base = g0_dword3 & SAMPLER_STATE_POINTER_MASK;
+    let ptr = header_dword3 & SAMPLER_STATE_POINTER_MASK;
+    let index = (ptr.wrapping_sub(base) / SAMPLER_STATE_BYTES).checked_add(desc_sampler & 0xf)?;
+    (index <= MAX_HEADER_SAMPLER).then_some(index)
+}
+
+/// The highest texture and sampler index a vec4 texturing instruction's run-time index
+/// reaches: Mesa's vec4 generator puts `(sampler << 8 | texture) & 0xfff` in a0 for the
+/// descriptor (brw_vec4_generator.cpp `generate_tex`, non-constant sampler index), so the
+/// texture has bits 7:0, and the sampler's bits 7:4 go to the header's Sampler State Pointer
+/// ([`sampler_from_header`]); a larger index would not reach the sampler as itself.
+pub const VEC4_MAX_DYNAMIC_INDEX: u32 = 0xff;
+
+/// Whether a vec4 texturing instruction on `gen` whose sampler is `sampler` sends a message
+/// header, for the reason the start IR shows: on Haswell a sampler index that is not an
+/// immediate below 16 (Mesa 22.3 brw_vec4_visitor.cpp `emit_texture`: `header_size` is 1
+/// for `is_high_sampler(sampler_reg)`, "Sampler indices too large to fit in a 4-bit value").
+/// The header then takes `base_mrf` (m2) and the parameters start at m3. Mesa's other
+/// reasons (texel offsets, gathers, `sampleinfo`, gen4) are not recorded in the start IR.
+pub fn vec4_high_sampler_header(gen: Gen, sampler: &Operand) -> bool {
+    gen == Gen::Gen75 && (sampler.file != RegFile::Imm || sampler.imm_bits() >= 16)
+}
+
 /// Whether g0's dword 2 is zero when a thread of `stage` starts, so that a sampler header
 /// copied from g0 needs no write to its dword 2 where the message's header bits are 0:
 /// "The vertex and fragment stages have g0.2 set to 0, so header0.2 is 0 when g0 is
@@ -463,6 +510,27 @@ mod tests {
             s[k] = o;
         }
         s
+    }
+
+    /// The sampler of a header: the descriptor's counted from the thread's pointer moved
+    /// on by `(index & 0xf0) << 4` (Mesa's run-time index), whatever the pointer's low bits;
+    /// a pointer below the thread's or too far past it gives none.
+    #[test]
+    fn sampler_from_the_header_pointer() {
+        let g0 = 0x1234_5678;
+        for index in [0u32, 1, 15, 16, 17, 37, 255] {
+            let h3 = g0 + ((index & 0xf0) << 4);
+            assert_eq!(sampler_from_header(h3, g0, index & 0xf), Some(index));
+        }
+        assert_eq!(sampler_from_header(g0 | 0x1f, g0 & !0x1f, 3), Some(3));
+        assert_eq!(sampler_from_header(g0 - 0x100, g0, 0), None);
+        assert_eq!(sampler_from_header(g0 + 0x1000, g0, 0), None);
+        let r = |n| Operand::vgrf(n, 0, crate::Type::UD, 1);
+        let imm = |v| Operand::imm(crate::Type::UD, v);
+        assert!(vec4_high_sampler_header(Gen::Gen75, &r(3)));
+        assert!(vec4_high_sampler_header(Gen::Gen75, &imm(16)));
+        assert!(!vec4_high_sampler_header(Gen::Gen75, &imm(15)));
+        assert!(!vec4_high_sampler_header(Gen::Gen7, &r(3)));
     }
 
     #[test]

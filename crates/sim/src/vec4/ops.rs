@@ -193,6 +193,7 @@ fn simd4x2_sample(
     surface: u32,
     sampler: u32,
     msg_type: u32,
+    header_bits: u32,
 ) -> Result<(), SimError> {
     dst.ty = eubatch_ir::Type::UD;
     dst.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
@@ -201,7 +202,15 @@ fn simd4x2_sample(
     for h in halves(mask) {
         simd4x2_params(t, inst, first, regs, h, &mut params)?;
         for (c, v) in texels[h as usize].iter_mut().enumerate() {
-            *v = crate::sampler::texel(t.seed, surface, sampler, msg_type, 0, &params, c as u32);
+            *v = crate::sampler::texel(
+                t.seed,
+                surface,
+                sampler,
+                msg_type,
+                header_bits,
+                &params,
+                c as u32,
+            );
         }
     }
     for h in halves(mask) {
@@ -214,17 +223,22 @@ fn simd4x2_sample(
 }
 
 /// The start IR's `txl` and `txs` of a vec4 shader (Mesa brw_vec4_nir.cpp
-/// `nir_emit_texture`): the message's parameters are in the message registers from
-/// `m2` (`base_mrf`), a vec4 each: `txl` sends the coordinate in `m2` and the LOD in
-/// `m3.x` (message `sample_l`, two registers), `txs` the LOD in `m2.x` (`resinfo`, one).
-/// The dump prints neither the texture and sampler (Mesa's sources 1 and 2, immediates
-/// after an empty source 0) nor the message length: texture and sampler 0 are assumed
-/// (the only ones the corpora's vec4 shaders use) and the lengths above, which hold
-/// without a message header (a texel offset) or a shadow comparator; a shader that
-/// breaks these assumptions sends another message than Mesa's final code, and the
-/// cross-check reports the difference.
+/// `nir_emit_texture`, brw_vec4_visitor.cpp `emit_texture`): the message's parameters are
+/// in the message registers from `m2` (`base_mrf`), a vec4 each, or from `m3` when the
+/// message has a header in `m2` ([`sampler::vec4_high_sampler_header`]: on Haswell a
+/// sampler in a register or past 15): `txl` sends the coordinate first and the LOD in the
+/// next register's `x` (message `sample_l`, two registers), `txs` the LOD alone
+/// (`resinfo`, one). The texture and sampler are sources 1 and 2 (after an empty source
+/// 0): immediates, or registers whose dword 0 the generator puts in the descriptor
+/// (`generate_tex`, `vec1` of the index: `.x` of the first vertex), at most
+/// [`sampler::VEC4_MAX_DYNAMIC_INDEX`]. The dump prints neither (the importer recovers them:
+/// `eubatch_ir::import::vec4_texture_indices`; where it could not, texture and sampler 0
+/// are assumed) nor the message length: the lengths above hold without a shadow
+/// comparator, and a header is taken to carry no texel offset (the dump does not record
+/// one); a shader that breaks these assumptions sends another message than Mesa's final
+/// code, and the cross-check reports the difference.
 pub fn sampler_ir(shader: &Shader, t: &mut Thread, inst: Inst, mask: u32) -> Result<(), SimError> {
-    use eubatch_ir::message::sampler::msg;
+    use eubatch_ir::message::sampler::{self, msg};
     let (msg_type, regs) = match shader.insts.opcode[inst] {
         Opcode::Txl => (msg::SAMPLE_L, 2),
         Opcode::Txs => (msg::RESINFO, 1),
@@ -235,32 +249,64 @@ pub fn sampler_ir(shader: &Shader, t: &mut Thread, inst: Inst, mask: u32) -> Res
             ))
         }
     };
-    let index = |k: usize| -> Result<u32, SimError> {
-        match shader.srcs(inst).get(k) {
-            None => Ok(0),
-            Some(o) if o.file == RegFile::Imm => Ok(o.imm_bits() as u32),
-            Some(o) if o.is_bad() => Ok(0),
-            Some(_) => Err(SimError::at(
-                inst,
-                "a vec4 texture or sampler index in a register is not modelled yet",
-            )),
-        }
+    let operand = |k: usize| match shader.srcs(inst).get(k) {
+        Some(o) if !o.is_bad() => *o,
+        _ => Operand::imm(eubatch_ir::Type::UD, 0),
     };
-    let (surface, sampler) = (index(1)?, index(2)?);
+    let index = |t: &mut Thread, o: &Operand, what: &str| -> Result<u32, SimError> {
+        if o.file == RegFile::Imm {
+            return Ok(o.imm_bits() as u32);
+        }
+        let (v, defined) = register_dword(t, o, 0).map_err(|e| e.with_inst(inst))?;
+        if !defined {
+            return Err(SimError::at(
+                inst,
+                format!("a vec4 {what} index that is undefined"),
+            ));
+        }
+        if v > sampler::VEC4_MAX_DYNAMIC_INDEX {
+            return Err(SimError::at(
+                inst,
+                format!("a vec4 run-time {what} index of {v} (past the descriptor's fields) is not modelled"),
+            ));
+        }
+        Ok(v)
+    };
+    let (texture, sampler_op) = (operand(1), operand(2));
+    let surface = index(t, &texture, "texture")?;
+    let sampler_index = index(t, &sampler_op, "sampler")?;
+    let header = sampler::vec4_high_sampler_header(shader.target, &sampler_op) as u32;
     let dst = shader.insts.dst[inst];
-    let first = super::regs::MRF_START + 2;
-    simd4x2_sample(t, inst, mask, dst, first, regs, surface, sampler, msg_type)
+    let first = super::regs::MRF_START + 2 + header;
+    simd4x2_sample(
+        t,
+        inst,
+        mask,
+        dst,
+        first,
+        regs,
+        surface,
+        sampler_index,
+        msg_type,
+        0,
+    )
 }
 
 /// A sampler `send` of vec4 final code in SIMD4x2 mode: the `ld` of a pull-constant load
-/// (a constant buffer's vec4 at the payload's `x` of each half), or any other message
-/// without a header, whose parameters are the payload's vec4s ([`simd4x2_sample`]).
+/// (a constant buffer's vec4 at the payload's `x` of each half), or any other message,
+/// whose parameters are the payload's vec4s ([`simd4x2_sample`]) after the header if it
+/// has one. A header (Mesa's vec4 `generate_tex`: g0 copied, dword 2 the texel offsets,
+/// dword 3 moved on by `brw_adjust_sampler_state_pointer` for samplers past 15) gives the
+/// sampler ([`sampler::sampler_from_header`]) and the header bits the sampler hashes;
+/// its response mask (dword 2 bits 15:12, components left out of the one response
+/// register) is not modelled.
 pub fn sampler_send(
     shader: &Shader,
     t: &mut Thread,
     inst: Inst,
     mask: u32,
 ) -> Result<(), SimError> {
+    use eubatch_ir::message::sampler;
     let info = send_descriptor(shader, t, inst)?;
     let payload = shader
         .srcs(inst)
@@ -271,33 +317,57 @@ pub fn sampler_send(
     let mut dst = shader.insts.dst[inst];
     dst.region.swizzle = eubatch_ir::Region::WRITEMASK_XYZW;
     dst.offset = 0;
-    // (A descriptor in a0, a pull-constant load from a surface in a register, is ORed into
-    // the immediate one by `send_descriptor`.)
-    let msg_type = (info.desc >> 12) & 0x1f;
-    let simd_mode = (info.desc >> 17) & 3;
+    // (A descriptor in a0, a pull-constant load from a surface in a register or a texture
+    // and sampler indexed at run time, is ORed into the immediate one by
+    // `send_descriptor`.)
+    let d = sampler::Desc::decode(info.desc);
+    let (msg_type, simd_mode, surface) = (d.msg_type, d.simd_mode, d.surface);
     let header = eubatch_ir::message::header_present(info.desc);
-    let surface = info.desc & 0xff;
-    if simd_mode != 0 || header || eubatch_ir::message::rlen(info.desc) > 1 {
-        return Err(SimError::at(
+    let not_modelled = |why: &str| {
+        SimError::at(
             inst,
             format!(
-                "vec4 sampler message type {msg_type} (SIMD mode {simd_mode}, header {header}, rlen {}) is not modelled yet",
+                "vec4 sampler message type {msg_type} (SIMD mode {simd_mode}, header {header}, rlen {}){why} is not modelled yet",
                 eubatch_ir::message::rlen(info.desc)
             ),
-        ));
+        )
+    };
+    if simd_mode != 0 || eubatch_ir::message::rlen(info.desc) > 1 {
+        return Err(not_modelled(""));
     }
-    if msg_type != eubatch_ir::message::sampler::msg::LD {
-        let sampler = (info.desc >> 8) & 0xf;
+    if msg_type != sampler::msg::LD || header {
+        let (mut sampler_index, mut header_bits, mut first) = (d.sampler, 0, payload.nr);
+        if header {
+            let at = |e: SimError| e.with_inst(inst);
+            let h2 = grf_dword(t, payload.nr, 2).map_err(at)?;
+            let h3 = grf_dword(t, payload.nr, sampler::HEADER_SAMPLER_STATE_DWORD).map_err(at)?;
+            let g0_3 = grf_dword(t, 0, sampler::HEADER_SAMPLER_STATE_DWORD).map_err(at)?;
+            if msg_type == sampler::msg::LD {
+                return Err(not_modelled(" (an `ld` with a header)"));
+            }
+            if h2 & sampler::HEADER_RESPONSE_MASK != 0 {
+                return Err(not_modelled(" with components masked off in its header"));
+            }
+            header_bits = h2;
+            sampler_index = sampler::sampler_from_header(h3, g0_3, d.sampler).ok_or_else(|| {
+                not_modelled(" whose header's Sampler State Pointer selects no sampler 0-255 from the thread's")
+            })?;
+            first += 1;
+        }
+        let params = (info.mlen as u32)
+            .checked_sub(header as u32)
+            .ok_or_else(|| not_modelled(" of no registers"))?;
         return simd4x2_sample(
             t,
             inst,
             mask,
             dst,
-            payload.nr,
-            info.mlen as u32,
+            first,
+            params,
             surface,
-            sampler,
+            sampler_index,
             msg_type,
+            header_bits,
         );
     }
     if info.mlen != 1 {
