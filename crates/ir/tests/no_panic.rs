@@ -133,3 +133,49 @@ fn huge_vgrf_numbers_are_errors() {
     let ok = text.replace("10569618", &max.to_string());
     assert!(import_mesa_dump(&ok, &dump, "FS16-GLSL1-00-00-start", Gen::Gen9).is_ok());
 }
+
+/// Lines of a Haswell vec4 TES's final code (piglit's tcs-tes-max-in-out-components):
+/// Align1 header code, spills and a fill, per-slot URB reads.
+const VEC4_LISTING: &str = include_str!("common/vec4_listing.txt");
+
+/// The data-flow readers of listings (`dataflow_match`, scalar and vec4, with spills read
+/// as moves or as messages): nothing panics, and a graph matched with itself pairs every
+/// send with itself.
+fn check_data_flow(text: &str) {
+    use eubatch_ir::import::dataflow_match::{self, vec4};
+    let lines: Vec<&str> = text.lines().collect();
+    let _ = dataflow_match::listing_graph(&lines, &dataflow_match::Graph::default());
+    for spills in [false, true] {
+        if let Some((g, urb)) = vec4::listing_graph(&lines, spills) {
+            assert_eq!(urb.len(), g.sends.len());
+            let m = dataflow_match::match_sends(&g, &g).expect("a graph is its own computation");
+            for (k, class) in m.iter().enumerate() {
+                assert!(
+                    class.contains(&k),
+                    "send {k} is not in its own class\n{text}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_vec4_listing_has_a_graph_with_its_spills() {
+    let lines: Vec<&str> = VEC4_LISTING.lines().collect();
+    let (g, urb) = eubatch_ir::import::dataflow_match::vec4::listing_graph(&lines, true).unwrap();
+    // Two URB reads; the spills and the fill are no nodes.
+    assert_eq!(urb, vec![0, 1]);
+    assert_eq!(g.sends.len(), 2);
+    check_data_flow(VEC4_LISTING);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_listings_through_the_data_flow_readers(
+        edits in prop::collection::vec(mutate::edit(ALPHABET), 1..6)
+    ) {
+        check_data_flow(&apply(VEC4_LISTING, &edits));
+    }
+}

@@ -465,6 +465,13 @@ fn asm_operand(w: &str) -> Option<AsmOperand<'_>> {
     if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_uppercase()) {
         return None;
     }
+    // Numbers no register file has (a GRF file of 128, strides and widths of at most 32)
+    // are no operand: the offsets computed from them stay in range.
+    let in_range = |x: u32| x <= 255;
+    if !in_range(nr) || !in_range(sub) || region.is_some_and(|(v, w, h)| v > 32 || w > 32 || h > 32)
+    {
+        return None;
+    }
     Some(AsmOperand {
         file,
         nr,
@@ -781,6 +788,10 @@ fn parse_head<'a>(words: &mut impl Iterator<Item = &'a str>) -> Option<Option<He
         (word, exec, Some(math_function(func)?))
     };
     let exec: u32 = exec.strip_suffix(')')?.parse().ok()?;
+    // An execution size the EU has (what else a line says is not an instruction).
+    if !matches!(exec, 1 | 2 | 4 | 8 | 16 | 32) {
+        return None;
+    }
     let mut parts = head.split('.');
     let base = parts.next()?;
     let op: String = match (base, math) {

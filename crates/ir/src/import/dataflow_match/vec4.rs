@@ -279,6 +279,14 @@ pub fn pre_ra_graph(shader: &Shader) -> Option<Graph> {
         if wide(dst.ty) || srcs.iter().any(|s| !s.is_null() && wide(s.ty)) {
             return None;
         }
+        // Register numbers and offsets beyond any register file: not described (the
+        // dword numbers computed from them stay in range).
+        let huge = |o: &crate::operand::Operand| {
+            o.file != RegFile::Imm && (o.nr > 1 << 20 || o.offset > 1 << 20)
+        };
+        if huge(&dst) || srcs.iter().any(huge) {
+            return None;
+        }
         let message = op.is_message() && op != Opcode::Barrier;
         // The math functions are virtual opcodes of the dump, `math` in the final code.
         let alu = (op.is_hardware() || op.is_math()) && op != Opcode::Send && !op.is_message();
