@@ -114,14 +114,14 @@ impl Simplify<'_> {
     /// each trivially colourable or keeps its word's minimum when it is known (ties to the
     /// higher node).
     fn push(&mut self, k: usize) {
-        let ck = self.nodes[k].class as usize;
+        let column = self.cl.q_column(self.nodes[k].class as usize);
         for &m in &self.adj[self.row[k] as usize..self.row[k + 1] as usize] {
             let m = m as usize;
             let node = &mut self.nodes[m];
             if node.gone {
                 continue;
             }
-            node.q -= self.cl.q(node.class as usize, ck);
+            node.q -= column[node.class as usize];
             let (q, p) = (node.q, node.p);
             let w = m / WORD;
             let word = &mut self.words[w];

@@ -1,7 +1,8 @@
 //! The interference graph util/register_allocate.c colours, as flat arrays: per node its
 //! class and forced register (`ra_set_node_reg`), and the adjacency in compressed rows
-//! (each row sorted, each edge once per direction, as Mesa's adjacency bit matrix keeps an
-//! edge once).
+//! (each edge once per direction, as Mesa's adjacency bit matrix keeps an edge once; a row
+//! in the order its edges were added, as nothing depends on the order: every use of a row
+//! is a sum, a union or a test for one node).
 //!
 //! Edges come from [`Builder::interfere`] (pairs Mesa adds per instruction or per payload
 //! register) and [`Builder::interfere_intervals`], Mesa's live-range test
@@ -9,10 +10,9 @@
 //! other starts, `end <= start`, so a value may take the register of a source its defining
 //! instruction reads last) done as a sweep over intervals sorted by start: n·log n plus the
 //! edges, never all pairs. Each edge is listed once, and the rows are built at the end by
-//! one count of the degrees and two scatters (a counting sort by one end, then by the
-//! other, which leaves every row sorted with its repeats side by side), deduplicated as they
-//! are filled; the builder keeps its lists for the next graph, so a rebuild (another
-//! scheduling mode, the rebuild once spilling begins) allocates no edge list again.
+//! one count of the degrees and one scatter, then deduplicated; the builder keeps its lists
+//! for the next graph, so a rebuild (another scheduling mode, the rebuild once spilling
+//! begins) allocates no edge list again.
 //!
 //! Q totals are kept per node ([`Graph::weigh`], [`Graph::remove`]), for simplify's start
 //! and the spill choice.
@@ -107,8 +107,8 @@ impl Graph {
             .chain(added)
     }
 
-    /// The adjacency as compressed rows (node `n`'s neighbours `adj[row[n]..row[n + 1]]`,
-    /// sorted), when they are the whole graph (no node removed, no edge added since they
+    /// The adjacency as compressed rows (node `n`'s neighbours `adj[row[n]..row[n + 1]]`),
+    /// when they are the whole graph (no node removed, no edge added since they
     /// were made); the colouring's inner loops walk them as plain slices.
     pub fn rows(&self) -> Option<(&[u32], &[u32])> {
         (!self.dirty).then_some((&self.row[..], &self.adj[..]))
@@ -208,9 +208,10 @@ impl Graph {
             // The usual case (weighed right after building): plain rows, no filter.
             let class = &self.class;
             q_total.extend(class.iter().zip(row.windows(2)).map(|(&c, r)| {
+                let q = cl.q_row(c as usize);
                 adj[r[0] as usize..r[1] as usize]
                     .iter()
-                    .map(|&m| cl.q(c as usize, class[m as usize] as usize))
+                    .map(|&m| q[class[m as usize] as usize])
                     .sum::<u32>()
             }));
         } else {
@@ -263,13 +264,13 @@ pub struct Builder {
     /// Every edge added, once (either direction; repeats are dropped in
     /// [`Builder::finish`]).
     edges: Vec<(u32, u32)>,
-    /// [`Builder::finish`]'s scratch: per node the start of its bucket, then where the
-    /// next entry of it goes; the edges' other ends by bucket.
+    /// [`Builder::finish`]'s scratch: per node where the next entry of its row goes, and
+    /// the last row that took it.
     fill: Vec<u32>,
-    sources: Vec<u32>,
+    mark: Vec<u32>,
     /// [`Builder::interfere_intervals`]'s scratch: the order by start, the ranges open.
     order: Vec<u32>,
-    active: Vec<u32>,
+    active: Vec<(u32, u32, u32)>,
 }
 
 impl Builder {
@@ -313,24 +314,29 @@ impl Builder {
         order.clear();
         order.extend(0..nodes.len() as u32);
         order.sort_unstable_by_key(|&k| (live[k as usize].0, k));
-        // Ranges that started and have not ended: only they can meet later ones.
+        // Ranges that started and have not ended, (start, end, node) each: only they can
+        // meet later ones.
         let active = &mut self.active;
         active.clear();
+        let edges = &mut self.edges;
         for &k in order.iter() {
             let (start, end) = live[k as usize];
-            // A range ending at or before this start meets no later range either.
-            active.retain(|&w| live[w as usize].1 > start);
             let nk = nodes[k as usize];
-            // w started at or before `start` and ends after it; they overlap unless this
-            // range ends at or before w's start.
-            self.edges.extend(
-                active
-                    .iter()
-                    .filter(|&&w| live[w as usize].0 < end)
-                    .map(|&w| (nk, nodes[w as usize])),
-            );
+            // One walk over the open ranges: a range ending at or before this start meets
+            // no later range either and goes; one that stays started at or before `start`
+            // and ends after it, so they overlap unless this range ends at or before its
+            // start.
+            active.retain(|&(s, e, n)| {
+                if e <= start {
+                    return false;
+                }
+                if s < end {
+                    edges.push((nk, n));
+                }
+                true
+            });
             if end > start {
-                active.push(k);
+                active.push((start, end, nk));
             }
         }
     }
@@ -338,12 +344,12 @@ impl Builder {
     /// The graph of the nodes and edges added; the builder is left empty for the next one.
     pub fn finish(&mut self) -> Graph {
         let n = self.class.len();
-        // Rows in increasing neighbour order without sorting them (a sort per row was a
-        // tenth of the whole pipeline on small shaders): the edges are first gathered by
-        // one end, then each row is filled by walking those buckets in increasing order, so
-        // every row comes out sorted, a repeated edge side by side with itself. Each edge
-        // is listed once and goes in both directions, so one count of the degrees sizes
-        // both the buckets and the rows.
+        // One count of the degrees (each edge is listed once and goes in both directions),
+        // one scatter of the edges into the rows, in the order they were added, then the
+        // repeats dropped row by row: a mark per node says which row last took it. Nothing
+        // reads the rows in an order that matters (simplify's updates, select's masks and
+        // the q totals are the same in any order), so they are not sorted: sorting them, or
+        // a second counting sort to have them sorted, cost more than the rest of building.
         let mut row = vec![0u32; n + 1];
         for &(a, b) in &self.edges {
             row[a as usize + 1] += 1;
@@ -356,46 +362,31 @@ impl Builder {
         let fill = &mut self.fill;
         fill.clear();
         fill.extend_from_slice(&row[..n]);
-        let sources = &mut self.sources;
-        sources.clear();
-        sources.resize(total, 0);
-        for &(a, b) in &self.edges {
-            sources[fill[b as usize] as usize] = a;
-            fill[b as usize] += 1;
-            sources[fill[a as usize] as usize] = b;
-            fill[a as usize] += 1;
-        }
-        // Bucket `b` (`row[b]..row[b + 1]` of `sources`) now holds b's neighbours; walking
-        // the buckets in order puts b in each neighbour's row, rows sorted. A repeat is
-        // the last entry of its row already: not written again.
         let mut adj = vec![0u32; total];
-        fill.clear();
-        fill.extend_from_slice(&row[..n]);
-        let mut repeats = false;
-        for b in 0..n {
-            for &a in &sources[row[b] as usize..row[b + 1] as usize] {
-                let (a, at) = (a as usize, fill[a as usize] as usize);
-                if at > row[a] as usize && adj[at - 1] == b as u32 {
-                    repeats = true;
-                    continue;
+        for &(a, b) in &self.edges {
+            adj[fill[a as usize] as usize] = b;
+            fill[a as usize] += 1;
+            adj[fill[b as usize] as usize] = a;
+            fill[b as usize] += 1;
+        }
+        let mark = &mut self.mark;
+        mark.clear();
+        mark.resize(n, u32::MAX);
+        let mut write = 0usize;
+        for k in 0..n {
+            let (lo, hi) = (row[k] as usize, row[k + 1] as usize);
+            row[k] = write as u32;
+            for i in lo..hi {
+                let m = adj[i];
+                if mark[m as usize] != k as u32 {
+                    mark[m as usize] = k as u32;
+                    adj[write] = m;
+                    write += 1;
                 }
-                adj[at] = b as u32;
-                fill[a] += 1;
             }
         }
-        if repeats {
-            // Close the gaps the repeats left at the rows' ends (rare: only pairs an
-            // instruction adds that the live ranges already had).
-            let mut write = 0usize;
-            for k in 0..n {
-                let (lo, hi) = (row[k] as usize, fill[k] as usize);
-                row[k] = write as u32;
-                adj.copy_within(lo..hi, write);
-                write += hi - lo;
-            }
-            row[n] = write as u32;
-            adj.truncate(write);
-        }
+        row[n] = write as u32;
+        adj.truncate(write);
         self.edges.clear();
         Graph {
             removed: vec![false; n],
@@ -445,7 +436,12 @@ mod tests {
         b.interfere(3, 3);
         let g = b.finish();
         let mut g = g;
-        let row = |g: &Graph, n: u32| g.neighbours(n).collect::<Vec<u32>>();
+        // (Rows are in no particular order: compared as sets.)
+        let row = |g: &Graph, n: u32| {
+            let mut r = g.neighbours(n).collect::<Vec<u32>>();
+            r.sort_unstable();
+            r
+        };
         for x in 0..live.len() {
             let want: Vec<u32> = (0..live.len() as u32)
                 .filter(|&y| y as usize != x && overlap(live[x], live[y as usize]))
@@ -471,7 +467,7 @@ mod tests {
         g.add_edge(t, 3, &cl);
         g.add_edge(3, t, &cl);
         g.add_edge(3, 4, &cl);
-        assert_eq!(row(&g, t), vec![3, 0]);
+        assert_eq!(row(&g, t), vec![0, 3]);
         assert_eq!(row(&g, 0), vec![t]);
         assert_eq!(row(&g, 3), vec![4, t]);
         assert_eq!((g.q_total[t as usize], g.q_total[3]), (2, 2));
@@ -487,5 +483,61 @@ mod tests {
         g.remove(t, &cl);
         assert!(row(&g, 0).is_empty());
         assert_eq!(g.q_total[0], 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Rows hold each neighbour once, whatever repeats and self pairs were added and
+        /// whichever builder storage a previous graph left, and the sweep's edges are the
+        /// all-pairs overlaps.
+        #[test]
+        fn rows_are_the_neighbour_sets(
+            nodes in 1usize..80,
+            pairs in proptest::collection::vec((0u16..80, 0u16..80), 0..400),
+            live in proptest::collection::vec((0u32..40, 0u32..12), 0..80),
+            before in 0usize..30,
+        ) {
+            use std::collections::BTreeSet;
+            let mut b = Builder::default();
+            // A graph built first, so the second reuses the storage.
+            for _ in 0..before {
+                b.node(0);
+            }
+            for k in 1..before as u32 {
+                b.interfere(k - 1, k);
+            }
+            b.finish();
+            for _ in 0..nodes {
+                b.node(0);
+            }
+            let live: Vec<(u32, u32)> =
+                live.iter().take(nodes).map(|&(s, len)| (s, s + len)).collect();
+            let ids: Vec<u32> = (0..live.len() as u32).collect();
+            b.interfere_intervals(&ids, &live);
+            let mut want = vec![BTreeSet::new(); nodes];
+            for (x, &lx) in live.iter().enumerate() {
+                for (y, &ly) in live.iter().enumerate() {
+                    if x != y && overlap(lx, ly) {
+                        want[x].insert(y as u32);
+                    }
+                }
+            }
+            for &(x, y) in &pairs {
+                let (x, y) = (x as u32 % nodes as u32, y as u32 % nodes as u32);
+                b.interfere(x, y);
+                if x != y {
+                    want[x as usize].insert(y);
+                    want[y as usize].insert(x);
+                }
+            }
+            let g = b.finish();
+            proptest::prop_assert_eq!(g.len(), nodes);
+            for (n, want) in want.iter().enumerate() {
+                let got: Vec<u32> = g.neighbours(n as u32).collect();
+                let set: BTreeSet<u32> = got.iter().copied().collect();
+                proptest::prop_assert_eq!(got.len(), set.len(), "node {} has a repeat", n);
+                proptest::prop_assert_eq!(&set, want);
+            }
+        }
     }
 }
