@@ -232,7 +232,7 @@ pub const ALLOCATORS: &[Registered] = &[
     Registered {
         name: "mesa",
         summary: "Mesa 22.3's graph colouring (classes, optimistic simplify, round-robin select, its spill choice)",
-        make: || Box::new(mesa::Mesa),
+        make: || Box::<mesa::Mesa>::default(),
     },
     Registered {
         name: "subreg",

@@ -64,12 +64,17 @@ use crate::{Allocation, Allocator, Input, Placement, Reg};
 use classes::Classes;
 use graph::{Builder, Graph, NO_REG};
 
+/// The allocator; it keeps the graph builder's lists from one allocation to the next
+/// (the scheduling modes of one shader, each spill round's rebuild), so a rebuild does not
+/// allocate them again.
 #[derive(Default)]
-pub struct Mesa;
+pub struct Mesa {
+    builder: Builder,
+}
 
 impl Allocator for Mesa {
     fn allocate(&mut self, input: &Input<'_>) -> Allocation {
-        run(input).allocation
+        run_with(input, &mut self.builder).allocation
     }
 }
 
@@ -151,14 +156,14 @@ impl Shape<'_> {
         &self,
         spilled: &[bool],
         spilling: bool,
-        order: &mut Vec<u32>,
+        b: &mut Builder,
     ) -> (Graph, Layout, Vec<u32>) {
         let c: &Constraints = self.input.constraints;
         let l = self.layout(spilling);
         // (A guess at the edges: a few dozen neighbours per value is usual, and the list
         // is one allocation instead of a dozen doublings.)
         let nodes = self.vgrfs.len() + 256;
-        let mut b = Builder::with_capacity(nodes, 48 * nodes);
+        b.reset(nodes, 24 * nodes);
         for r in 0..l.payload {
             let n = b.node(0);
             b.force(n, r);
@@ -187,7 +192,7 @@ impl Shape<'_> {
             .collect();
         let ranges: Vec<(u32, u32)> = live_nodes.iter().map(|&k| self.live[k as usize]).collect();
         let nodes: Vec<u32> = live_nodes.iter().map(|&k| l.first_vgrf + k).collect();
-        b.interfere_intervals(&nodes, &ranges, order);
+        b.interfere_intervals(&nodes, &ranges);
         // A payload register meets the values starting at or before its last access
         // (setup_live_interference's `node_start_ip <= payload_last_use_ip`); the scratch
         // header starts at 0.
@@ -278,6 +283,11 @@ impl Shape<'_> {
 
 /// Runs Mesa's allocation loop on `input`.
 pub fn run(input: &Input<'_>) -> Outcome {
+    run_with(input, &mut Builder::default())
+}
+
+/// [`run`] with a builder whose storage it may reuse (what [`Mesa`] keeps).
+fn run_with(input: &Input<'_>, builder: &mut Builder) -> Outcome {
     let (shader, p, c) = (input.shader, input.problem, input.constraints);
     // Mesa's live ranges: the analysis layer's widened where Mesa's register-granular
     // liveness keeps a value live longer ([`live`]).
@@ -330,7 +340,6 @@ pub fn run(input: &Input<'_>) -> Outcome {
     let mut spilled = vec![false; n];
     let mut node_cost = Vec::new();
     let mut spill_order: Vec<Vgrf> = Vec::new();
-    let mut scratch = Vec::new();
     // The graph is built without spilling's nodes, and once more with them after the first
     // spill (Mesa's rebuild with allow_spilling, then the spill's temporaries); each later
     // spill removes a node's edges and adds its temporaries.
@@ -344,7 +353,7 @@ pub fn run(input: &Input<'_>) -> Outcome {
         let b = match &mut built {
             Some(b) if b.spilling == spilling => b,
             _ => {
-                let (g, l, eot) = shape.build(&spilled, spilling, &mut scratch);
+                let (g, l, eot) = shape.build(&spilled, spilling, builder);
                 let vgrf = |node: u32| shape.vgrfs[(node - l.first_vgrf) as usize] as usize;
                 let mut bad = bad_eot_payloads(&g, &eot, c);
                 // (One already out has no place to break the rule from.)

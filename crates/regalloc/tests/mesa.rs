@@ -22,7 +22,7 @@ fn at(grf: u32) -> Placement {
 /// `mesa`'s allocation of `s`, checked, with the VGRFs it spilled in order.
 fn run(s: &Shader) -> (Allocation, Vec<Vgrf>) {
     let mut cx = PassCx::default();
-    let r = allocate(s, &mut cx, &mut mesa::Mesa).unwrap();
+    let r = allocate(s, &mut cx, &mut mesa::Mesa::default()).unwrap();
     check(s, &mut cx, &r.constraints, &r.allocation).unwrap();
     let problem = Problem::build(s, &mut cx).unwrap();
     let intervals = cx.intervals(s).unwrap();

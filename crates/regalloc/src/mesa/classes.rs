@@ -17,6 +17,9 @@ pub struct Classes {
     p: Vec<u32>,
     /// `q[b * count + c]`.
     q: Vec<u32>,
+    /// The same numbers by column, `q_by_c[c * count + b]`: a push of a node of class `c`
+    /// weighs on neighbours of every class, one column.
+    q_by_c: Vec<u32>,
 }
 
 impl Classes {
@@ -68,7 +71,18 @@ impl Classes {
                 };
             }
         }
-        Classes { count, p, q }
+        let mut q_by_c = vec![0; count * count];
+        for b in 0..count {
+            for c in 0..count {
+                q_by_c[c * count + b] = q[b * count + c];
+            }
+        }
+        Classes {
+            count,
+            p,
+            q,
+            q_by_c,
+        }
     }
 
     /// The class of a value of `len` registers.
@@ -93,6 +107,16 @@ impl Classes {
     /// How many starts of class `b` one allocation of class `c` can rule out at worst.
     pub fn q(&self, b: usize, c: usize) -> u32 {
         self.q[b * self.count + c]
+    }
+
+    /// `q(b, ·)` for every class: entry `c` is [`Classes::q`]`(b, c)`.
+    pub fn q_row(&self, b: usize) -> &[u32] {
+        &self.q[b * self.count..(b + 1) * self.count]
+    }
+
+    /// `q(·, c)` for every class: entry `b` is [`Classes::q`]`(b, c)`.
+    pub fn q_column(&self, c: usize) -> &[u32] {
+        &self.q_by_c[c * self.count..(c + 1) * self.count]
     }
 }
 
@@ -133,6 +157,13 @@ mod tests {
         assert_eq!(small.p(2), 1);
         assert_eq!(small.q(1, 1), 2);
         assert_eq!(small.q(2, 0), 1);
+        // Rows and columns are the same numbers.
+        for b in 0..3 {
+            for c in 0..3 {
+                assert_eq!(small.q_row(b)[c], small.q(b, c));
+                assert_eq!(small.q_column(c)[b], small.q(b, c));
+            }
+        }
         assert_eq!(range_mask(2, 5), 0b11100);
         assert_eq!(range_mask(0, 128), u128::MAX);
         assert_eq!(range_mask(5, 5), 0);

@@ -17,9 +17,15 @@
 //! a node finds no register, colouring fails, the node and those below it in the stack left
 //! uncoloured, as [`Failure`] says, for the spill choice.
 //!
-//! Data: bit sets as words, a q total per node, one u128 of ruled-out starts per popped
-//! node (its neighbours' registers, O(degree)) instead of Mesa's register-by-register test
-//! (same answer: the lowest start from the rotating point that no neighbour rules out).
+//! Data: bit sets as words, a q total per node (beside its `p`, class and whether it is
+//! gone, so that a push's update of a neighbour reads one place), and a bit per word saying
+//! whether it has a trivially colourable node left: a pass visits only those words, in
+//! Mesa's order, instead of every word (the others push nothing in Mesa's pass either),
+//! and the optimistic choice scans the words' minima only when no word has one. Rows are
+//! walked as plain slices. One u128 of ruled-out starts per popped node (its neighbours'
+//! registers, O(degree)) instead of Mesa's register-by-register test (same answer: the
+//! lowest start from the rotating point that no neighbour rules out). The tests check the
+//! order against a word-by-word rendering of Mesa's scan on random graphs.
 
 use super::classes::{range_mask, Classes};
 use super::graph::{Graph, NO_REG};
@@ -44,8 +50,18 @@ impl Failure {
 
 /// The register of every node (forced or chosen), or why not.
 pub fn colour(g: &Graph, cl: &Classes, round_robin: bool, regs: u32) -> Result<Vec<u32>, Failure> {
-    let s = simplify(g, cl);
-    select(g, s, round_robin, regs)
+    // The rows as plain slices; a graph with removed nodes or added edges not yet compacted
+    // (the allocator compacts before colouring) gets its rows made here.
+    let owned;
+    let (row, adj) = match g.rows() {
+        Some(rows) => rows,
+        None => {
+            owned = g.rows_owned();
+            (&owned.0[..], &owned.1[..])
+        }
+    };
+    let s = simplify(g, row, adj, cl);
+    select(g, row, adj, s, round_robin, regs)
 }
 
 /// The stack simplify leaves.
@@ -56,68 +72,103 @@ struct Stack {
     optimistic_start: u32,
 }
 
-fn bit(set: &[u32], n: usize) -> bool {
-    set[n / WORD] & (1 << (n % WORD)) != 0
+/// Simplify's state of one node, side by side so that a neighbour's update reads one
+/// place: its q total over neighbours not gone, its class's `p`, its class, and whether it
+/// is gone (pushed or forced: the neighbours a push no longer weighs on).
+#[derive(Clone, Copy)]
+struct NodeState {
+    q: u32,
+    p: u32,
+    class: u32,
+    gone: bool,
 }
 
-/// Simplify's state: Mesa's per-node q totals and its per-word bit sets.
+/// Simplify's state of one word of 32 nodes, Mesa's bit sets: the nodes known trivially
+/// colourable, the nodes gone, and the lowest q total of the nodes not gone with its node
+/// (`u32::MAX`: not known; ties to the higher node).
+#[derive(Clone, Copy)]
+struct WordState {
+    pq: u32,
+    gone: u32,
+    min_q: u32,
+    min_node: u32,
+}
+
+/// Simplify's state: Mesa's per-node q totals and per-word bit sets, and which words have
+/// a trivially colourable node not gone (bit per word), so that a pass visits only those
+/// words instead of every word.
 struct Simplify<'a> {
-    g: &'a Graph,
     cl: &'a Classes,
-    q_total: Vec<u32>,
+    row: &'a [u32],
+    adj: &'a [u32],
+    nodes: Vec<NodeState>,
+    words: Vec<WordState>,
+    pending: Vec<u64>,
     /// Nodes on the stack.
     in_stack: Vec<u32>,
-    /// Nodes pushed or forced: the neighbours a push no longer weighs on.
-    gone: Vec<u32>,
-    /// Nodes known trivially colourable.
-    pq_test: Vec<u32>,
-    /// Per word, the lowest q total of its nodes not gone and the node (`u32::MAX`: not
-    /// known).
-    min_q_total: Vec<u32>,
-    min_q_node: Vec<u32>,
     stack: Vec<u32>,
 }
 
 impl Simplify<'_> {
-    fn class(&self, k: usize) -> usize {
-        self.g.class[k] as usize
+    /// add_node_to_stack: neighbours not gone lose this node's q, and update_pq_info marks
+    /// each trivially colourable or keeps its word's minimum when it is known (ties to the
+    /// higher node).
+    fn push(&mut self, k: usize) {
+        let column = self.cl.q_column(self.nodes[k].class as usize);
+        for &m in &self.adj[self.row[k] as usize..self.row[k + 1] as usize] {
+            let m = m as usize;
+            let node = &mut self.nodes[m];
+            if node.gone {
+                continue;
+            }
+            node.q -= column[node.class as usize];
+            let (q, p) = (node.q, node.p);
+            let w = m / WORD;
+            let word = &mut self.words[w];
+            if q < p {
+                word.pq |= 1 << (m % WORD);
+                self.pending[w / 64] |= 1 << (w % 64);
+            } else if word.min_q != u32::MAX
+                && (q < word.min_q || (q == word.min_q && m as u32 > word.min_node))
+            {
+                word.min_q = q;
+                word.min_node = m as u32;
+            }
+        }
+        self.stack.push(k as u32);
+        self.in_stack[k / WORD] |= 1 << (k % WORD);
+        self.nodes[k].gone = true;
+        let word = &mut self.words[k / WORD];
+        word.gone |= 1 << (k % WORD);
+        word.min_q = u32::MAX;
     }
 
-    /// update_pq_info: mark trivially colourable, or keep the word's minimum when it is
-    /// known (ties to the higher node).
-    fn update(&mut self, k: usize) {
-        let w = k / WORD;
-        let q = self.q_total[k];
-        if q < self.cl.p(self.class(k)) {
-            self.pq_test[w] |= 1 << (k % WORD);
-        } else if self.min_q_total[w] != u32::MAX
-            && (q < self.min_q_total[w]
-                || (q == self.min_q_total[w] && k as u32 > self.min_q_node[w]))
-        {
-            self.min_q_total[w] = q;
-            self.min_q_node[w] = k as u32;
+    /// The highest word below `end` with a trivially colourable node not gone.
+    fn highest_pending_below(&self, end: usize) -> Option<usize> {
+        let last = end.checked_sub(1)?;
+        let mut i = last / 64;
+        let mut bits = self.pending[i] & (u64::MAX >> (63 - last % 64));
+        loop {
+            if bits != 0 {
+                return Some(i * 64 + 63 - bits.leading_zeros() as usize);
+            }
+            i = i.checked_sub(1)?;
+            bits = self.pending[i];
         }
     }
 
-    /// add_node_to_stack: neighbours not pushed nor forced lose this node's q.
-    fn push(&mut self, k: usize) {
-        let ck = self.class(k);
-        let g = self.g;
-        g.for_each_neighbour(k as u32, |m| {
-            let m = m as usize;
-            if !bit(&self.gone, m) {
-                self.q_total[m] -= self.cl.q(self.class(m), ck);
-                self.update(m);
-            }
-        });
-        self.stack.push(k as u32);
-        self.in_stack[k / WORD] |= 1 << (k % WORD);
-        self.gone[k / WORD] |= 1 << (k % WORD);
-        self.min_q_total[k / WORD] = u32::MAX;
+    /// Brings word `w`'s bit of [`Simplify::pending`] up to date.
+    fn settle(&mut self, w: usize) {
+        let word = self.words[w];
+        if word.pq & !word.gone != 0 {
+            self.pending[w / 64] |= 1 << (w % 64);
+        } else {
+            self.pending[w / 64] &= !(1 << (w % 64));
+        }
     }
 }
 
-fn simplify(g: &Graph, cl: &Classes) -> Stack {
+fn simplify(g: &Graph, row: &[u32], adj: &[u32], cl: &Classes) -> Stack {
     let n = g.len();
     let words = n.div_ceil(WORD);
     if n == 0 {
@@ -128,83 +179,119 @@ fn simplify(g: &Graph, cl: &Classes) -> Stack {
         };
     }
     let mut s = Simplify {
-        g,
         cl,
-        // ra_add_node_adjacency's q totals, over every neighbour.
-        q_total: g.q_total.clone(),
+        row,
+        adj,
+        // ra_add_node_adjacency's q totals, over every neighbour; forced nodes are gone
+        // from the start.
+        nodes: (0..n)
+            .map(|k| NodeState {
+                q: g.q_total[k],
+                p: cl.p(g.class[k] as usize),
+                class: g.class[k],
+                gone: g.forced[k] != NO_REG,
+            })
+            .collect(),
+        words: vec![
+            WordState {
+                pq: 0,
+                gone: 0,
+                min_q: u32::MAX,
+                min_node: u32::MAX,
+            };
+            words
+        ],
+        pending: vec![0; words.div_ceil(64)],
         in_stack: vec![0; words],
-        gone: vec![0; words],
-        pq_test: vec![0; words],
-        min_q_total: vec![u32::MAX; words],
-        min_q_node: vec![u32::MAX; words],
         stack: Vec::with_capacity(n),
     };
-    let mut optimistic_start = u32::MAX;
-    let top_high_bit = (n - 1) % WORD;
-    let high_bit = |w: usize| {
-        if w == words - 1 {
-            top_high_bit
-        } else {
-            WORD - 1
+    // Mesa's first update_pq_info of every node: the minima are not known yet, so only
+    // the trivially colourable are marked (forced ones too, masked by `gone`).
+    for (k, node) in s.nodes.iter().enumerate() {
+        let word = &mut s.words[k / WORD];
+        if node.gone {
+            word.gone |= 1 << (k % WORD);
         }
-    };
-    for w in (0..words).rev() {
-        for j in (0..=high_bit(w)).rev() {
-            let k = w * WORD + j;
-            if g.forced[k] != NO_REG {
-                s.gone[w] |= 1 << j;
-            }
-            s.update(k);
+        if node.q < node.p {
+            word.pq |= 1 << (k % WORD);
         }
     }
-    let mut progress = true;
-    while progress {
+    for w in 0..words {
+        s.settle(w);
+    }
+    let mut optimistic_start = u32::MAX;
+    let top_high_bit = (n - 1) % WORD;
+    let word_mask = |w: usize| {
+        if w == words - 1 {
+            u32::MAX >> (WORD - 1 - top_high_bit)
+        } else {
+            u32::MAX
+        }
+    };
+    loop {
+        if s.highest_pending_below(words).is_some() {
+            // One of Mesa's passes that makes progress: every word from the top down, the
+            // trivially colourable nodes of a word pushed from its highest bit down.
+            // Pushing may make more of this word colourable; the bits already passed wait
+            // for the next pass, as in Mesa (`skip` is the word's gone set as the pass
+            // came to it), and so do words above. A word with none pushes nothing in
+            // Mesa's pass either, so only the words with one are visited.
+            let mut end = words;
+            while let Some(w) = s.highest_pending_below(end) {
+                end = w;
+                let skip = s.words[w].gone;
+                let mut ahead = u32::MAX;
+                loop {
+                    let pq = s.words[w].pq & !skip & ahead;
+                    if pq == 0 {
+                        break;
+                    }
+                    let j = WORD - 1 - pq.leading_zeros() as usize;
+                    s.push(w * WORD + j);
+                    ahead = (1u32 << j) - 1;
+                }
+                s.settle(w);
+            }
+            continue;
+        }
+        // A pass that pushes nothing: the lowest q total of the nodes not gone (the words'
+        // minima, made again where a push made them unknown), ties to the highest node,
+        // goes optimistically. No node is trivially colourable here, so every known
+        // minimum is exact.
         let (mut best_q, mut best_node) = (u32::MAX, u32::MAX);
-        progress = false;
         for w in (0..words).rev() {
-            let high = high_bit(w);
-            let mask = u32::MAX >> (WORD - 1 - high);
-            let skip = s.gone[w];
+            let mask = word_mask(w);
+            let skip = s.words[w].gone;
             if skip == mask {
                 continue;
             }
-            let mut pq = s.pq_test[w] & !skip;
-            if pq != 0 {
-                for j in (0..=high).rev() {
-                    if pq & (1 << j) != 0 {
-                        s.push(w * WORD + j);
-                        // Pushing may make more of this word colourable (the bits
-                        // already passed wait for the next pass, as in Mesa).
-                        pq = s.pq_test[w] & !skip;
-                        progress = true;
+            if s.words[w].min_q == u32::MAX {
+                let (mut min_q, mut min_node) = (u32::MAX, u32::MAX);
+                let mut left = mask & !skip;
+                while left != 0 {
+                    let j = WORD - 1 - left.leading_zeros() as usize;
+                    left &= !(1 << j);
+                    let k = w * WORD + j;
+                    if s.nodes[k].q < min_q {
+                        min_q = s.nodes[k].q;
+                        min_node = k as u32;
                     }
                 }
-            } else if !progress {
-                if s.min_q_total[w] == u32::MAX {
-                    for j in (0..=high).rev() {
-                        if skip & (1 << j) != 0 {
-                            continue;
-                        }
-                        let k = w * WORD + j;
-                        if s.q_total[k] < s.min_q_total[w] {
-                            s.min_q_total[w] = s.q_total[k];
-                            s.min_q_node[w] = k as u32;
-                        }
-                    }
-                }
-                if s.min_q_total[w] < best_q {
-                    best_q = s.min_q_total[w];
-                    best_node = s.min_q_node[w];
-                }
+                s.words[w].min_q = min_q;
+                s.words[w].min_node = min_node;
+            }
+            if s.words[w].min_q < best_q {
+                best_q = s.words[w].min_q;
+                best_node = s.words[w].min_node;
             }
         }
-        if !progress && best_q != u32::MAX {
-            if optimistic_start == u32::MAX {
-                optimistic_start = s.stack.len() as u32;
-            }
-            s.push(best_node as usize);
-            progress = true;
+        if best_q == u32::MAX {
+            break;
         }
+        if optimistic_start == u32::MAX {
+            optimistic_start = s.stack.len() as u32;
+        }
+        s.push(best_node as usize);
     }
     Stack {
         nodes: s.stack,
@@ -213,7 +300,14 @@ fn simplify(g: &Graph, cl: &Classes) -> Stack {
     }
 }
 
-fn select(g: &Graph, mut s: Stack, round_robin: bool, regs: u32) -> Result<Vec<u32>, Failure> {
+fn select(
+    g: &Graph,
+    row: &[u32],
+    adj: &[u32],
+    mut s: Stack,
+    round_robin: bool,
+    regs: u32,
+) -> Result<Vec<u32>, Failure> {
     let mut reg = g.forced.clone();
     let mut start_search = 0u32;
     let file = range_mask(0, regs);
@@ -227,13 +321,15 @@ fn select(g: &Graph, mut s: Stack, round_robin: bool, regs: u32) -> Result<Vec<u
         } else {
             range_mask(0, regs - len + 1)
         };
-        g.for_each_neighbour(k as u32, |m| {
-            let m = m as usize;
-            if !bit(&s.in_stack, m) && reg[m] != NO_REG {
-                let other = Classes::len(g.class[m] as usize);
-                free &= !range_mask((reg[m] + 1).saturating_sub(len), reg[m] + other);
+        // A neighbour still on the stack has no register yet (forced nodes never go on
+        // it), so a register is all that says the neighbour rules starts out.
+        for &m in &adj[row[k] as usize..row[k + 1] as usize] {
+            let r = reg[m as usize];
+            if r != NO_REG {
+                let other = Classes::len(g.class[m as usize] as usize);
+                free &= !range_mask((r + 1).saturating_sub(len), r + other);
             }
-        });
+        }
         free &= file;
         // The lowest free start at or after the search point, else the lowest one.
         let from = free & !range_mask(0, start_search.min(128));
@@ -275,6 +371,203 @@ mod tests {
         g
     }
 
+    /// Mesa's scan word by word, as this module did it before the pending words (every
+    /// word visited on every pass): the reference the faster simplify must agree with.
+    fn reference_simplify(g: &Graph, cl: &Classes) -> (Vec<u32>, u32) {
+        let bit = |set: &[u32], n: usize| set[n / WORD] & (1 << (n % WORD)) != 0;
+        let n = g.len();
+        let words = n.div_ceil(WORD);
+        if n == 0 {
+            return (Vec::new(), u32::MAX);
+        }
+        let mut q_total = g.q_total.clone();
+        let mut gone = vec![0u32; words];
+        let mut pq_test = vec![0u32; words];
+        let mut min_q_total = vec![u32::MAX; words];
+        let mut min_q_node = vec![u32::MAX; words];
+        let mut stack = Vec::new();
+        let update = |k: usize,
+                      q_total: &[u32],
+                      pq_test: &mut [u32],
+                      min_q_total: &mut [u32],
+                      min_q_node: &mut [u32]| {
+            let w = k / WORD;
+            let q = q_total[k];
+            if q < cl.p(g.class[k] as usize) {
+                pq_test[w] |= 1 << (k % WORD);
+            } else if min_q_total[w] != u32::MAX
+                && (q < min_q_total[w] || (q == min_q_total[w] && k as u32 > min_q_node[w]))
+            {
+                min_q_total[w] = q;
+                min_q_node[w] = k as u32;
+            }
+        };
+        let high_bit = |w: usize| {
+            if w == words - 1 {
+                (n - 1) % WORD
+            } else {
+                WORD - 1
+            }
+        };
+        for w in (0..words).rev() {
+            for j in (0..=high_bit(w)).rev() {
+                let k = w * WORD + j;
+                if g.forced[k] != NO_REG {
+                    gone[w] |= 1 << j;
+                }
+                update(k, &q_total, &mut pq_test, &mut min_q_total, &mut min_q_node);
+            }
+        }
+        let mut push = |k: usize,
+                        q_total: &mut Vec<u32>,
+                        gone: &mut Vec<u32>,
+                        pq_test: &mut Vec<u32>,
+                        min_q_total: &mut Vec<u32>,
+                        min_q_node: &mut Vec<u32>| {
+            let ck = g.class[k] as usize;
+            g.for_each_neighbour(k as u32, |m| {
+                let m = m as usize;
+                if !bit(gone, m) {
+                    q_total[m] -= cl.q(g.class[m] as usize, ck);
+                    update(m, q_total, pq_test, min_q_total, min_q_node);
+                }
+            });
+            stack.push(k as u32);
+            gone[k / WORD] |= 1 << (k % WORD);
+            min_q_total[k / WORD] = u32::MAX;
+        };
+        let mut optimistic_start = u32::MAX;
+        let mut pushed = 0u32;
+        let mut progress = true;
+        while progress {
+            let (mut best_q, mut best_node) = (u32::MAX, u32::MAX);
+            progress = false;
+            for w in (0..words).rev() {
+                let high = high_bit(w);
+                let mask = u32::MAX >> (WORD - 1 - high);
+                let skip = gone[w];
+                if skip == mask {
+                    continue;
+                }
+                let mut pq = pq_test[w] & !skip;
+                if pq != 0 {
+                    for j in (0..=high).rev() {
+                        if pq & (1 << j) != 0 {
+                            push(
+                                w * WORD + j,
+                                &mut q_total,
+                                &mut gone,
+                                &mut pq_test,
+                                &mut min_q_total,
+                                &mut min_q_node,
+                            );
+                            pushed += 1;
+                            pq = pq_test[w] & !skip;
+                            progress = true;
+                        }
+                    }
+                } else if !progress {
+                    if min_q_total[w] == u32::MAX {
+                        for j in (0..=high).rev() {
+                            if skip & (1 << j) != 0 {
+                                continue;
+                            }
+                            let k = w * WORD + j;
+                            if q_total[k] < min_q_total[w] {
+                                min_q_total[w] = q_total[k];
+                                min_q_node[w] = k as u32;
+                            }
+                        }
+                    }
+                    if min_q_total[w] < best_q {
+                        best_q = min_q_total[w];
+                        best_node = min_q_node[w];
+                    }
+                }
+            }
+            if !progress && best_q != u32::MAX {
+                if optimistic_start == u32::MAX {
+                    optimistic_start = pushed;
+                }
+                push(
+                    best_node as usize,
+                    &mut q_total,
+                    &mut gone,
+                    &mut pq_test,
+                    &mut min_q_total,
+                    &mut min_q_node,
+                );
+                pushed += 1;
+                progress = true;
+            }
+        }
+        (stack, optimistic_start)
+    }
+
+    /// A random graph: `nodes` nodes of classes `0..classes`, edges from `pairs` (taken
+    /// modulo the node count), every `forced_every`-th node forced.
+    fn random_graph(
+        nodes: usize,
+        classes: &[u8],
+        pairs: &[(u16, u16)],
+        forced_every: usize,
+        regs: u32,
+        cl: &Classes,
+    ) -> Graph {
+        let mut b = Builder::default();
+        for k in 0..nodes {
+            let n = b.node(classes[k % classes.len()] as u32 % cl.count() as u32);
+            if forced_every > 0 && k % forced_every == forced_every - 1 {
+                b.force(n, k as u32 % regs);
+            }
+        }
+        for &(x, y) in pairs {
+            b.interfere(x as u32 % nodes as u32, y as u32 % nodes as u32);
+        }
+        let mut g = b.finish();
+        g.weigh(cl);
+        g
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// The pending-word simplify pushes the same nodes in the same order, with the same
+        /// first optimistic push, as the word-by-word scan, on graphs of up to a few words
+        /// (dense enough to need optimistic pushes, sparse enough for long trivial runs);
+        /// and after removing some nodes and adding others (rows made afresh) too.
+        #[test]
+        fn simplify_matches_the_word_by_word_scan(
+            nodes in 1usize..200,
+            classes in proptest::collection::vec(0u8..4, 1..8),
+            pairs in proptest::collection::vec((0u16..200, 0u16..200), 0..1500),
+            forced_every in 0usize..9,
+            regs in 2u32..24,
+            removals in proptest::collection::vec(0u16..200, 0..4),
+        ) {
+            let cl = Classes::new(regs, 4);
+            let mut g = random_graph(nodes, &classes, &pairs, forced_every, regs, &cl);
+            let (row, adj) = g.rows().unwrap();
+            let s = simplify(&g, row, adj, &cl);
+            let (want, want_start) = reference_simplify(&g, &cl);
+            proptest::prop_assert_eq!(&s.nodes, &want);
+            proptest::prop_assert_eq!(s.optimistic_start, want_start);
+            // The same graph with nodes removed and one added (not compacted).
+            for &r in &removals {
+                g.remove(r as u32 % nodes as u32, &cl);
+            }
+            let t = g.add_node(0);
+            for k in (0..nodes as u32).step_by(3) {
+                g.add_edge(t, k, &cl);
+            }
+            proptest::prop_assert!(g.rows().is_none());
+            let (row, adj) = g.rows_owned();
+            let s = simplify(&g, &row, &adj, &cl);
+            let (want, want_start) = reference_simplify(&g, &cl);
+            proptest::prop_assert_eq!(&s.nodes, &want);
+            proptest::prop_assert_eq!(s.optimistic_start, want_start);
+        }
+    }
+
     #[test]
     fn simplify_order_is_mesas() {
         // A path 0-1-2 in a file of 2 registers: q totals 1, 2, 1 against p = 2, so 0 and
@@ -283,7 +576,7 @@ mod tests {
         // goes next, then 0.
         let g = graph(3, &[(0, 1), (1, 2)]);
         let cl = Classes::new(2, 1);
-        let s = simplify(&g, &cl);
+        let s = simplify(&g, g.rows().unwrap().0, g.rows().unwrap().1, &cl);
         assert_eq!(s.nodes, vec![2, 1, 0]);
         assert_eq!(s.optimistic_start, u32::MAX);
     }
@@ -297,7 +590,7 @@ mod tests {
         // highest node 2 goes; then 1 and 0 are trivially colourable.
         let g = graph(4, &[(0, 1), (1, 2), (0, 2), (0, 3), (1, 3)]);
         let cl = Classes::new(2, 1);
-        let s = simplify(&g, &cl);
+        let s = simplify(&g, g.rows().unwrap().0, g.rows().unwrap().1, &cl);
         assert_eq!(s.nodes, vec![3, 2, 1, 0]);
         assert_eq!(s.optimistic_start, 0);
         // A triangle does not colour with 2 registers: select fails at node 2 (popped

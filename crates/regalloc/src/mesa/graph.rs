@@ -1,15 +1,18 @@
 //! The interference graph util/register_allocate.c colours, as flat arrays: per node its
 //! class and forced register (`ra_set_node_reg`), and the adjacency in compressed rows
-//! (each row sorted, each edge once per direction, as Mesa's adjacency bit matrix keeps an
-//! edge once).
+//! (each edge once per direction, as Mesa's adjacency bit matrix keeps an edge once; a row
+//! in the order its edges were added, as nothing depends on the order: every use of a row
+//! is a sum, a union or a test for one node).
 //!
 //! Edges come from [`Builder::interfere`] (pairs Mesa adds per instruction or per payload
 //! register) and [`Builder::interfere_intervals`], Mesa's live-range test
 //! (`setup_live_interference`: two values interfere unless one ends at or before the
 //! other starts, `end <= start`, so a value may take the register of a source its defining
 //! instruction reads last) done as a sweep over intervals sorted by start: n·log n plus the
-//! edges, never all pairs. Rows are built at the end by counting, then sorted and
-//! deduplicated in place.
+//! edges, never all pairs. Each edge is listed once, and the rows are built at the end by
+//! one count of the degrees and one scatter, then deduplicated; the builder keeps its lists
+//! for the next graph, so a rebuild (another scheduling mode, the rebuild once spilling
+//! begins) allocates no edge list again.
 //!
 //! Q totals are kept per node ([`Graph::weigh`], [`Graph::remove`]), for simplify's start
 //! and the spill choice.
@@ -48,6 +51,10 @@ pub struct Graph {
     next: Vec<u32>,
     to: Vec<u32>,
     dead: Vec<bool>,
+    /// Whether a node was removed or an edge added since the rows were last made
+    /// ([`Builder::finish`], [`Graph::compact`]): until then the rows are the whole graph
+    /// and [`Graph::rows`] hands them out.
+    dirty: bool,
 }
 
 /// No added edge.
@@ -100,6 +107,27 @@ impl Graph {
             .chain(added)
     }
 
+    /// The adjacency as compressed rows (node `n`'s neighbours `adj[row[n]..row[n + 1]]`),
+    /// when they are the whole graph (no node removed, no edge added since they
+    /// were made); the colouring's inner loops walk them as plain slices.
+    pub fn rows(&self) -> Option<(&[u32], &[u32])> {
+        (!self.dirty).then_some((&self.row[..], &self.adj[..]))
+    }
+
+    /// The same rows as [`Graph::rows`] for a graph in any state, made afresh (what
+    /// [`Graph::compact`] would make) when nodes were removed or edges added.
+    pub fn rows_owned(&self) -> (Vec<u32>, Vec<u32>) {
+        let n = self.len();
+        let mut row = Vec::with_capacity(n + 1);
+        let mut adj = Vec::with_capacity(self.adj.len() + self.to.len() / 2);
+        for k in 0..n as u32 {
+            row.push(adj.len() as u32);
+            self.for_each_neighbour(k, |m| adj.push(m));
+        }
+        row.push(adj.len() as u32);
+        (row, adj)
+    }
+
     /// Calls `f` with each node `n` interferes with: [`Graph::neighbours`] as two plain
     /// loops, for the colouring's inner loops.
     #[inline]
@@ -125,14 +153,11 @@ impl Graph {
     /// walks contiguous rows again (linked lists scatter over memory, and removed edges stay
     /// in them): one pass over the edges. The neighbours do not change.
     pub fn compact(&mut self) {
-        let n = self.len();
-        let mut row = Vec::with_capacity(n + 1);
-        let mut adj = Vec::with_capacity(self.adj.len() + self.to.len() / 2);
-        for k in 0..n as u32 {
-            row.push(adj.len() as u32);
-            self.for_each_neighbour(k, |m| adj.push(m));
+        if !self.dirty {
+            // Nothing removed or added: the rows already are the graph.
+            return;
         }
-        row.push(adj.len() as u32);
+        let (row, adj) = self.rows_owned();
         self.row = row;
         self.adj = adj;
         self.removed.iter_mut().for_each(|r| *r = false);
@@ -140,6 +165,7 @@ impl Graph {
         self.next.clear();
         self.to.clear();
         self.dead.clear();
+        self.dirty = false;
     }
 
     /// A new node of `class` with no edges (its q total 0).
@@ -161,6 +187,7 @@ impl Graph {
         if a == b || self.neighbours(a).any(|m| m == b) {
             return;
         }
+        self.dirty = true;
         for (x, y) in [(a, b), (b, a)] {
             self.to.push(y);
             self.next.push(self.head[x as usize]);
@@ -175,14 +202,26 @@ impl Graph {
 
     /// Computes every node's q total over its neighbours.
     pub fn weigh(&mut self, cl: &Classes) {
-        let q_total = (0..self.len() as u32)
-            .map(|n| {
+        let mut q_total = std::mem::take(&mut self.q_total);
+        q_total.clear();
+        if let Some((row, adj)) = self.rows() {
+            // The usual case (weighed right after building): plain rows, no filter.
+            let class = &self.class;
+            q_total.extend(class.iter().zip(row.windows(2)).map(|(&c, r)| {
+                let q = cl.q_row(c as usize);
+                adj[r[0] as usize..r[1] as usize]
+                    .iter()
+                    .map(|&m| q[class[m as usize] as usize])
+                    .sum::<u32>()
+            }));
+        } else {
+            for n in 0..self.len() as u32 {
                 let c = self.class[n as usize] as usize;
-                self.neighbours(n)
-                    .map(|m| cl.q(c, self.class[m as usize] as usize))
-                    .sum()
-            })
-            .collect();
+                let mut sum = 0;
+                self.for_each_neighbour(n, |m| sum += cl.q(c, self.class[m as usize] as usize));
+                q_total.push(sum);
+            }
+        }
         self.q_total = q_total;
     }
 
@@ -212,27 +251,39 @@ impl Graph {
         }
         self.removed[n as usize] = true;
         self.q_total[n as usize] = 0;
+        self.dirty = true;
     }
 }
 
-/// Collects nodes and edges, then makes the [`Graph`].
+/// Collects nodes and edges, then makes the [`Graph`]; kept from one graph to the next, its
+/// lists keep their storage.
 #[derive(Default)]
 pub struct Builder {
     class: Vec<u32>,
     forced: Vec<u32>,
-    /// Both directions of every edge added (duplicates removed in [`Builder::finish`]).
+    /// Every edge added, once (either direction; repeats are dropped in
+    /// [`Builder::finish`]).
     edges: Vec<(u32, u32)>,
+    /// [`Builder::finish`]'s scratch: per node where the next entry of its row goes, and
+    /// the last row that took it.
+    fill: Vec<u32>,
+    mark: Vec<u32>,
+    /// [`Builder::interfere_intervals`]'s scratch: the order by start, the ranges open.
+    order: Vec<u32>,
+    active: Vec<(u32, u32, u32)>,
 }
 
 impl Builder {
-    /// A builder with room for `nodes` nodes and `edges` edges (both directions counted):
-    /// growing the edge list by doubling copied it a dozen times on a large shader.
-    pub fn with_capacity(nodes: usize, edges: usize) -> Builder {
-        Builder {
-            class: Vec::with_capacity(nodes),
-            forced: Vec::with_capacity(nodes),
-            edges: Vec::with_capacity(edges),
-        }
+    /// Forgets the nodes and edges (the storage stays) and makes room for `nodes` nodes and
+    /// `edges` edges, for the next graph: growing the edge list by doubling copied it a
+    /// dozen times on a large shader.
+    pub fn reset(&mut self, nodes: usize, edges: usize) {
+        self.class.clear();
+        self.forced.clear();
+        self.edges.clear();
+        self.class.reserve(nodes);
+        self.forced.reserve(nodes);
+        self.edges.reserve(edges);
     }
 
     pub fn node(&mut self, class: u32) -> u32 {
@@ -252,90 +303,91 @@ impl Builder {
     pub fn interfere(&mut self, a: u32, b: u32) {
         if a != b {
             self.edges.push((a, b));
-            self.edges.push((b, a));
         }
     }
 
     /// Edges between the `nodes` whose live ranges (`(start, end)` per node, same order)
     /// overlap by Mesa's test: `a` and `b` interfere unless `a.end <= b.start` or
-    /// `b.end <= a.start`. `order` is scratch space.
-    pub fn interfere_intervals(
-        &mut self,
-        nodes: &[u32],
-        live: &[(u32, u32)],
-        order: &mut Vec<u32>,
-    ) {
+    /// `b.end <= a.start`.
+    pub fn interfere_intervals(&mut self, nodes: &[u32], live: &[(u32, u32)]) {
+        let order = &mut self.order;
         order.clear();
         order.extend(0..nodes.len() as u32);
         order.sort_unstable_by_key(|&k| (live[k as usize].0, k));
-        // Ranges that started and have not ended: only they can meet later ones.
-        let mut active: Vec<u32> = Vec::with_capacity(64);
+        // Ranges that started and have not ended, (start, end, node) each: only they can
+        // meet later ones.
+        let active = &mut self.active;
+        active.clear();
+        let edges = &mut self.edges;
         for &k in order.iter() {
             let (start, end) = live[k as usize];
-            // A range ending at or before this start meets no later range either.
-            active.retain(|&w| live[w as usize].1 > start);
-            for &w in &active {
-                // w started at or before `start` and ends after it; they overlap unless
-                // this range ends at or before w's start.
-                if live[w as usize].0 < end {
-                    self.edges.push((nodes[k as usize], nodes[w as usize]));
-                    self.edges.push((nodes[w as usize], nodes[k as usize]));
+            let nk = nodes[k as usize];
+            // One walk over the open ranges: a range ending at or before this start meets
+            // no later range either and goes; one that stays started at or before `start`
+            // and ends after it, so they overlap unless this range ends at or before its
+            // start.
+            active.retain(|&(s, e, n)| {
+                if e <= start {
+                    return false;
                 }
-            }
+                if s < end {
+                    edges.push((nk, n));
+                }
+                true
+            });
             if end > start {
-                active.push(k);
+                active.push((start, end, nk));
             }
         }
     }
 
-    pub fn finish(self) -> Graph {
+    /// The graph of the nodes and edges added; the builder is left empty for the next one.
+    pub fn finish(&mut self) -> Graph {
         let n = self.class.len();
-        // Rows in increasing neighbour order without sorting them (a sort per row was a
-        // tenth of the whole pipeline on small shaders): the edges are first gathered by
-        // their second node, then each row is filled by walking those in increasing
-        // order, so every row comes out sorted, its repeated edges side by side.
-        let count_by = |key: &dyn Fn(&(u32, u32)) -> u32| {
-            let mut start = vec![0u32; n + 1];
-            for e in &self.edges {
-                start[key(e) as usize + 1] += 1;
-            }
-            for k in 0..n {
-                start[k + 1] += start[k];
-            }
-            start
-        };
-        let by_b = count_by(&|e| e.1);
-        let mut fill = by_b.clone();
-        let mut sources = vec![0u32; self.edges.len()];
+        // One count of the degrees (each edge is listed once and goes in both directions),
+        // one scatter of the edges into the rows, in the order they were added, then the
+        // repeats dropped row by row: a mark per node says which row last took it. Nothing
+        // reads the rows in an order that matters (simplify's updates, select's masks and
+        // the q totals are the same in any order), so they are not sorted: sorting them, or
+        // a second counting sort to have them sorted, cost more than the rest of building.
+        let mut row = vec![0u32; n + 1];
         for &(a, b) in &self.edges {
-            sources[fill[b as usize] as usize] = a;
+            row[a as usize + 1] += 1;
+            row[b as usize + 1] += 1;
+        }
+        for k in 0..n {
+            row[k + 1] += row[k];
+        }
+        let total = row[n] as usize;
+        let fill = &mut self.fill;
+        fill.clear();
+        fill.extend_from_slice(&row[..n]);
+        let mut adj = vec![0u32; total];
+        for &(a, b) in &self.edges {
+            adj[fill[a as usize] as usize] = b;
+            fill[a as usize] += 1;
+            adj[fill[b as usize] as usize] = a;
             fill[b as usize] += 1;
         }
-        let mut row = count_by(&|e| e.0);
-        let mut fill = row.clone();
-        let mut adj = vec![0u32; self.edges.len()];
-        for b in 0..n {
-            for &a in &sources[by_b[b] as usize..by_b[b + 1] as usize] {
-                adj[fill[a as usize] as usize] = b as u32;
-                fill[a as usize] += 1;
-            }
-        }
-        // Deduplicate each (sorted) row, compacting the rows towards the front.
+        let mark = &mut self.mark;
+        mark.clear();
+        mark.resize(n, u32::MAX);
         let mut write = 0usize;
         for k in 0..n {
             let (lo, hi) = (row[k] as usize, row[k + 1] as usize);
             row[k] = write as u32;
-            let mut last = u32::MAX;
             for i in lo..hi {
-                if adj[i] != last {
-                    last = adj[i];
-                    adj[write] = last;
+                let m = adj[i];
+                if mark[m as usize] != k as u32 {
+                    mark[m as usize] = k as u32;
+                    adj[write] = m;
                     write += 1;
                 }
             }
         }
         row[n] = write as u32;
         adj.truncate(write);
+        self.edges.clear();
         Graph {
             removed: vec![false; n],
             q_total: vec![0; n],
@@ -343,8 +395,9 @@ impl Builder {
             next: Vec::new(),
             to: Vec::new(),
             dead: Vec::new(),
-            class: self.class,
-            forced: self.forced,
+            dirty: false,
+            class: std::mem::take(&mut self.class),
+            forced: std::mem::take(&mut self.forced),
             row,
             adj,
         }
@@ -377,13 +430,18 @@ mod tests {
         ];
         let mut b = Builder::default();
         let nodes: Vec<u32> = live.iter().map(|_| b.node(0)).collect();
-        b.interfere_intervals(&nodes, &live, &mut Vec::new());
+        b.interfere_intervals(&nodes, &live);
         // A duplicate of an interval edge, and a self edge, are dropped.
         b.interfere(0, 2);
         b.interfere(3, 3);
         let g = b.finish();
         let mut g = g;
-        let row = |g: &Graph, n: u32| g.neighbours(n).collect::<Vec<u32>>();
+        // (Rows are in no particular order: compared as sets.)
+        let row = |g: &Graph, n: u32| {
+            let mut r = g.neighbours(n).collect::<Vec<u32>>();
+            r.sort_unstable();
+            r
+        };
         for x in 0..live.len() {
             let want: Vec<u32> = (0..live.len() as u32)
                 .filter(|&y| y as usize != x && overlap(live[x], live[y as usize]))
@@ -409,7 +467,7 @@ mod tests {
         g.add_edge(t, 3, &cl);
         g.add_edge(3, t, &cl);
         g.add_edge(3, 4, &cl);
-        assert_eq!(row(&g, t), vec![3, 0]);
+        assert_eq!(row(&g, t), vec![0, 3]);
         assert_eq!(row(&g, 0), vec![t]);
         assert_eq!(row(&g, 3), vec![4, t]);
         assert_eq!((g.q_total[t as usize], g.q_total[3]), (2, 2));
@@ -425,5 +483,61 @@ mod tests {
         g.remove(t, &cl);
         assert!(row(&g, 0).is_empty());
         assert_eq!(g.q_total[0], 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Rows hold each neighbour once, whatever repeats and self pairs were added and
+        /// whichever builder storage a previous graph left, and the sweep's edges are the
+        /// all-pairs overlaps.
+        #[test]
+        fn rows_are_the_neighbour_sets(
+            nodes in 1usize..80,
+            pairs in proptest::collection::vec((0u16..80, 0u16..80), 0..400),
+            live in proptest::collection::vec((0u32..40, 0u32..12), 0..80),
+            before in 0usize..30,
+        ) {
+            use std::collections::BTreeSet;
+            let mut b = Builder::default();
+            // A graph built first, so the second reuses the storage.
+            for _ in 0..before {
+                b.node(0);
+            }
+            for k in 1..before as u32 {
+                b.interfere(k - 1, k);
+            }
+            b.finish();
+            for _ in 0..nodes {
+                b.node(0);
+            }
+            let live: Vec<(u32, u32)> =
+                live.iter().take(nodes).map(|&(s, len)| (s, s + len)).collect();
+            let ids: Vec<u32> = (0..live.len() as u32).collect();
+            b.interfere_intervals(&ids, &live);
+            let mut want = vec![BTreeSet::new(); nodes];
+            for (x, &lx) in live.iter().enumerate() {
+                for (y, &ly) in live.iter().enumerate() {
+                    if x != y && overlap(lx, ly) {
+                        want[x].insert(y as u32);
+                    }
+                }
+            }
+            for &(x, y) in &pairs {
+                let (x, y) = (x as u32 % nodes as u32, y as u32 % nodes as u32);
+                b.interfere(x, y);
+                if x != y {
+                    want[x as usize].insert(y);
+                    want[y as usize].insert(x);
+                }
+            }
+            let g = b.finish();
+            proptest::prop_assert_eq!(g.len(), nodes);
+            for (n, want) in want.iter().enumerate() {
+                let got: Vec<u32> = g.neighbours(n as u32).collect();
+                let set: BTreeSet<u32> = got.iter().copied().collect();
+                proptest::prop_assert_eq!(got.len(), set.len(), "node {} has a repeat", n);
+                proptest::prop_assert_eq!(&set, want);
+            }
+        }
     }
 }
