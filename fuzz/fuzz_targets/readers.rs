@@ -1,7 +1,8 @@
 //! Every reader on arbitrary bytes: Mesa 22 scalar, vec4 and Mesa 25 dumps, eubatch's
-//! format and Mesa's final-code listings. Nothing may panic; whatever is accepted must
-//! verify without panicking and print and parse back to the same IR, and whatever verifies
-//! must simulate without panicking (errors are fine) and deterministically. The EU
+//! format and Mesa's final-code listings (their data-flow graphs too). Nothing may panic;
+//! whatever is accepted must verify without panicking and print and parse back to the same
+//! IR, and whatever verifies must simulate without panicking (errors are fine) and
+//! deterministically. The EU
 //! encoder too: each line assembled, disassembled and assembled again to the same bytes,
 //! and the bytes decoded as instructions of every generation and read as a final binary.
 //! The property tests in `crates/ir/tests/no_panic.rs` and
@@ -46,6 +47,7 @@ fuzz_target!(|data: &[u8]| {
     // Mesa's final-code listings (asm.txt): the importer's reader of URB offsets and the
     // full reader.
     check_listing_filters(text);
+    check_data_flow(text);
     if let Ok(programs) = eubatch_codegen::asm::read_asm(text, "asm.txt", Gen::Gen9) {
         for p in &programs {
             let _ = verify(&p.shader);
@@ -126,6 +128,23 @@ fn check_listing_filters(text: &str) {
             }
             (Err(a), Err(b)) => assert_eq!(*a, b, "the filtered reader refuses alike"),
             (a, b) => panic!("unfiltered {a:?}, filtered {b:?}"),
+        }
+    }
+}
+
+/// The data-flow readers of listings (`dataflow_match`, scalar and vec4, spills read as
+/// moves and as messages): nothing may panic, and a graph matched with itself pairs
+/// every send with itself.
+fn check_data_flow(text: &str) {
+    use eubatch_ir::import::dataflow_match::{self, vec4};
+    let lines: Vec<&str> = text.lines().collect();
+    let _ = dataflow_match::listing_graph(&lines, &dataflow_match::Graph::default());
+    for spills in [false, true] {
+        if let Some((g, _)) = vec4::listing_graph(&lines, spills) {
+            let m = dataflow_match::match_sends(&g, &g).expect("a graph is its own computation");
+            for (k, class) in m.iter().enumerate() {
+                assert!(class.contains(&k), "send {k} is not in its own class");
+            }
         }
     }
 }
