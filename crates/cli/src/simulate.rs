@@ -56,13 +56,16 @@ pub fn run(paths: &[PathBuf], opts: &RunOptions) -> ExitCode {
     };
     if single {
         let path = &files[0];
-        let shader = match load_file(path, &path.to_string_lossy(), target) {
+        let mut shader = match load_file(path, &path.to_string_lossy(), target) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::FAILURE;
             }
         };
+        // vec4 URB reads Mesa's scheduler may have reordered: their offsets where the
+        // final code beside the dump gives them (as `compile` and `crosscheck` take them).
+        crate::urb_match::from_final_code(path, &mut shader);
         let mut tracer = |line: &str| eprintln!("{line}");
         let tr: Option<&mut dyn FnMut(&str)> = if trace { Some(&mut tracer) } else { None };
         let result = match inputs {
@@ -86,7 +89,7 @@ pub fn run(paths: &[PathBuf], opts: &RunOptions) -> ExitCode {
     // Each reason with how many shaders stopped for it and the first of them.
     let mut reasons: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for path in &files {
-        let shader = match load_file(path, &path.to_string_lossy(), target) {
+        let mut shader = match load_file(path, &path.to_string_lossy(), target) {
             Ok(s) => s,
             Err(e) => {
                 failed += 1;
@@ -98,6 +101,7 @@ pub fn run(paths: &[PathBuf], opts: &RunOptions) -> ExitCode {
                 continue;
             }
         };
+        crate::urb_match::from_final_code(path, &mut shader);
         let mut err = None;
         for s in seed..seed + seeds.max(1) {
             if let Err(e) = eubatch_sim::run_limited(&shader, s, steps, None) {
