@@ -536,22 +536,22 @@ pub fn listing_graph(lines: &[&str], pre_ra: &Graph) -> Option<(Graph, Vec<Optio
     let mut urb_count = 0;
     let mut written_ever = std::collections::HashSet::new();
     for (li, line) in lines.iter().enumerate() {
-        let t = line.trim_start();
-        if t.starts_with("START B") || t.starts_with("END B") {
-            g.block();
-            continue;
-        }
-        if t.starts_with("urb MsgDesc: ") {
-            let last = urb_of_send.last_mut()?;
-            *last = Some(urb_count);
-            urb_count += 1;
-            continue;
-        }
-        let mut words = t.split_whitespace().peekable();
-        if !super::listing::skip_encoding(&mut words) {
-            // Decode lines of other messages, labels, blank lines.
-            continue;
-        }
+        let (t, mut words) = match listing_line(line) {
+            ListingLine::Block => {
+                g.block();
+                continue;
+            }
+            ListingLine::Other(t) => {
+                if t.starts_with("urb MsgDesc: ") {
+                    let last = urb_of_send.last_mut()?;
+                    *last = Some(urb_count);
+                    urb_count += 1;
+                }
+                // Decode lines of other messages, labels, blank lines.
+                continue;
+            }
+            ListingLine::Inst(t, words) => (t, words),
+        };
         let Some(head) = parse_head(&mut words)? else {
             continue;
         };
@@ -739,6 +739,29 @@ pub fn listing_graph(lines: &[&str], pre_ra: &Graph) -> Option<(Graph, Vec<Optio
         }
     }
     Some((g, urb_of_send))
+}
+
+/// One line of a program of a listing, as the data-flow readers take it.
+enum ListingLine<'a> {
+    /// `START B` or `END B`: a block boundary.
+    Block,
+    /// An instruction (the line, trimmed) and its words after the encoding.
+    Inst(&'a str, std::iter::Peekable<std::str::SplitWhitespace<'a>>),
+    /// Anything else, trimmed: a message's decode, a label, a blank line.
+    Other(&'a str),
+}
+
+fn listing_line(line: &str) -> ListingLine<'_> {
+    let t = line.trim_start();
+    if t.starts_with("START B") || t.starts_with("END B") {
+        return ListingLine::Block;
+    }
+    let mut words = t.split_whitespace().peekable();
+    if super::listing::skip_encoding(&mut words) {
+        ListingLine::Inst(t, words)
+    } else {
+        ListingLine::Other(t)
+    }
 }
 
 /// The head of an instruction of a listing: predicate, mnemonic (a math function by its

@@ -33,7 +33,6 @@
 //! - **Messages** other than the URB reads are labelled by whether they respond; the
 //!   k-th message without a response (they have side effects: nothing moves across them)
 //!   is the k-th of the final code. Barriers are gateway messages in Align1: opaque.
-//!
 //! - **Spills are moves.** Where the dump has no scratch messages, the final code's are
 //!   the allocator's spills and fills; a fill's register holds the value its slot's spill
 //!   stored, and neither is a node.
@@ -289,7 +288,7 @@ pub fn pre_ra_graph(shader: &Shader) -> Option<Graph> {
         }
         let message = op.is_message() && op != Opcode::Barrier;
         // The math functions are virtual opcodes of the dump, `math` in the final code.
-        let alu = (op.is_hardware() || op.is_math()) && op != Opcode::Send && !op.is_message();
+        let alu = (op.is_hardware() || op.is_math()) && !op.is_message();
         let writemask = match dst.file {
             RegFile::Vgrf | RegFile::Mrf | RegFile::FixedGrf | RegFile::Arf => {
                 dst.region.swizzle & 0xf
@@ -518,15 +517,14 @@ fn spill_plan(lines: &[&str]) -> Option<SpillPlan> {
     // The instruction lines: (line, mnemonic, operand words).
     let mut insts: Vec<(usize, String, Vec<&str>)> = Vec::new();
     for (li, line) in lines.iter().enumerate() {
-        let t = line.trim_start();
-        if t.starts_with("START B") || t.starts_with("END B") {
-            insts.push((li, "block".into(), Vec::new()));
-            continue;
-        }
-        let mut words = t.split_whitespace().peekable();
-        if !super::super::listing::skip_encoding(&mut words) {
-            continue;
-        }
+        let mut words = match super::listing_line(line) {
+            super::ListingLine::Block => {
+                insts.push((li, "block".into(), Vec::new()));
+                continue;
+            }
+            super::ListingLine::Other(_) => continue,
+            super::ListingLine::Inst(_, words) => words,
+        };
         let Some(Some(head)) = super::parse_head(&mut words) else {
             continue;
         };
@@ -594,21 +592,19 @@ pub fn listing_graph(lines: &[&str], spills: bool) -> Option<(Graph, Vec<usize>)
     let mut urb_count = 0usize;
     let mut written_ever = std::collections::HashSet::new();
     for (li, line) in lines.iter().enumerate() {
-        let t = line.trim_start();
-        if t.starts_with("START B") || t.starts_with("END B") {
-            b.block();
-            continue;
-        }
-        if t.contains("MsgDesc:") {
-            if t.starts_with("urb MsgDesc:") {
-                urb_count += 1;
+        let (t, mut words) = match super::listing_line(line) {
+            super::ListingLine::Block => {
+                b.block();
+                continue;
             }
-            continue;
-        }
-        let mut words = t.split_whitespace().peekable();
-        if !super::super::listing::skip_encoding(&mut words) {
-            continue;
-        }
+            super::ListingLine::Other(t) => {
+                if t.starts_with("urb MsgDesc:") {
+                    urb_count += 1;
+                }
+                continue;
+            }
+            super::ListingLine::Inst(t, words) => (t, words),
+        };
         let Some(head) = super::parse_head(&mut words)? else {
             continue;
         };
