@@ -379,11 +379,22 @@ fn pre_ra_dump(
     program: &str,
     target: Gen,
 ) -> Option<Shader> {
+    pre_ra_dump_named(path, stage, &width?.to_string(), program, target)
+}
+
+/// The pre-allocation dump `STAGE{width}-PROGRAM-90-90-pre_register_allocate` beside the
+/// dump at `path` (`width` empty for vec4 code), parsed; `None` where there is none or it
+/// does not parse.
+fn pre_ra_dump_named(
+    path: &Path,
+    stage: crate::shader::Stage,
+    width: &str,
+    program: &str,
+    target: Gen,
+) -> Option<Shader> {
     let pre_ra = path.with_file_name(format!(
-        "{}{}-{}-90-90-pre_register_allocate",
+        "{}{width}-{program}-90-90-pre_register_allocate",
         stage.abbrev(),
-        width?,
-        program
     ));
     let text = std::fs::read_to_string(&pre_ra).ok()?;
     let name = DumpName::parse(pre_ra.file_name()?.to_str()?)?;
@@ -401,14 +412,7 @@ pub fn vec4_urb_read_candidates(
     dump: &DumpName,
     target: Gen,
 ) -> Option<Vec<Vec<usize>>> {
-    let pre_ra = path.with_file_name(format!(
-        "{}-{}-90-90-pre_register_allocate",
-        dump.stage.abbrev(),
-        dump.program
-    ));
-    let text = std::fs::read_to_string(&pre_ra).ok()?;
-    let name = DumpName::parse(pre_ra.file_name()?.to_str()?)?;
-    let pre = import_mesa_dump(&text, &name, "", target).ok()?;
+    let pre = pre_ra_dump_named(path, dump.stage, "", &dump.program, target)?;
     let lines = listing::program_lines(asm_text, dump.stage, &dump.program, None)?;
     dataflow_match::vec4::read_candidates(&pre, &lines)
 }
