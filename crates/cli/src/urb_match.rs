@@ -8,6 +8,7 @@
 //! right assignment must agree if Mesa's code and the simulator are right, so a single
 //! agreeing one is it; this proves the match only as far as Mesa's code is right (a Mesa
 //! bug that exchanged two reads' offsets would be taken for the match).
+
 use std::path::Path;
 
 use eubatch_ir::import::listing::{
@@ -127,7 +128,8 @@ pub fn reordered_runs(
 /// [`unique_assignment`] against the program's final code in the `asm.txt` beside it.
 /// Whether they were given; where not, they stay unknown (and the simulator says so,
 /// naming the reads). An `asm.txt` that cannot be read or taken apart leaves them unknown
-/// the same way: the importer, which read it first, has reported it.
+/// the same way: one that does not parse the importer has reported (naming the line); one
+/// that cannot be read is known to the simulator only by the offsets it leaves unknown.
 pub fn from_final_code(path: &Path, shader: &mut Shader) -> bool {
     let vec4_read_unknown = shader.backend == eubatch_ir::Backend::Vec4
         && shader.layout.insts().any(|i| {
