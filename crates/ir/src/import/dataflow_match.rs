@@ -229,6 +229,20 @@ struct Desc {
 }
 
 impl Desc {
+    /// The description of a dump instruction of opcode `name` and control `c` (its sources
+    /// and message fields to be added).
+    fn of_dump(name: &str, c: &Control) -> Desc {
+        Desc {
+            op: name.to_string(),
+            exec: c.exec_size as u32,
+            sat: c.flags & Control::SATURATE != 0,
+            nomask: c.flags & Control::NO_MASK != 0,
+            pred: (c.predicate != Predicate::None).then_some(c.flags & Control::PRED_INVERT != 0),
+            cmod: c.cmod.name(),
+            ..Desc::default()
+        }
+    }
+
     fn label(&self) -> String {
         let mut s = format!("{}({})", self.op, self.exec);
         if self.sat {
@@ -290,15 +304,7 @@ pub fn pre_ra_graph(shader: &Shader) -> Option<Graph> {
             g.block();
         }
         let name = op.name();
-        let mut d = Desc {
-            op: name.to_string(),
-            exec: c.exec_size as u32,
-            sat: c.flags & Control::SATURATE != 0,
-            nomask: c.flags & Control::NO_MASK != 0,
-            pred: (c.predicate != Predicate::None).then_some(c.flags & Control::PRED_INVERT != 0),
-            cmod: c.cmod.name(),
-            ..Desc::default()
-        };
+        let mut d = Desc::of_dump(name, &c);
         let mut reads: Vec<(u8, Read)> = Vec::new();
         let mut writes: Vec<Range> = Vec::new();
         let send = op == Opcode::Send;
@@ -498,6 +504,15 @@ fn asm_immediate(w: &str) -> Option<String> {
     Some(immediate(ty, bits))
 }
 
+/// A source word of a listing that is an immediate (a number, not a negated register):
+/// its description.
+fn source_immediate(w: &str) -> Option<String> {
+    let number = w.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+        && !w.starts_with("-g")
+        && !w.starts_with("-(");
+    asm_immediate(w).filter(|_| number)
+}
+
 fn math_function(f: &str) -> Option<&'static str> {
     Some(match f {
         "inv" => "rcp",
@@ -640,11 +655,7 @@ pub fn listing_graph(lines: &[&str], pre_ra: &Graph) -> Option<(Graph, Vec<Optio
         } else {
             let mut pos = 0u8;
             for w in ops.iter().skip(1) {
-                if let Some(imm) = asm_immediate(w).filter(|_| {
-                    w.starts_with(|c: char| c.is_ascii_digit() || c == '-')
-                        && !w.starts_with("-g")
-                        && !w.starts_with("-(")
-                }) {
+                if let Some(imm) = source_immediate(w) {
                     d.srcs.push(imm);
                     pos += 1;
                     continue;

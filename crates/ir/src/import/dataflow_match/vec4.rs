@@ -44,7 +44,7 @@ use std::collections::HashMap;
 use super::{Desc, Graph, Origin, Space};
 use crate::opcode::{ControlFlow, Opcode};
 use crate::operand::{arf, RegFile, Region};
-use crate::shader::{CondMod, Control, Predicate, Shader};
+use crate::shader::{CondMod, Predicate, Shader};
 use crate::types::Type;
 
 /// gen7's message registers are the GRFs from here on (brw_vec4.h `GFX7_MRF_HACK_START`).
@@ -298,15 +298,7 @@ pub fn pre_ra_graph(shader: &Shader) -> Option<Graph> {
         let hs = halves(c.exec_size, (dst.offset % 32) / 16);
         // Sources, by position.
         let mut reads: Vec<(u8, Source)> = Vec::new();
-        let mut d = Desc {
-            op: op.name().to_string(),
-            exec: c.exec_size as u32,
-            sat: c.flags & Control::SATURATE != 0,
-            nomask: c.flags & Control::NO_MASK != 0,
-            pred: (c.predicate != Predicate::None).then_some(c.flags & Control::PRED_INVERT != 0),
-            cmod: c.cmod.name(),
-            ..Desc::default()
-        };
+        let mut d = Desc::of_dump(op.name(), &c);
         let mut pos = 0u8;
         let mut first_payload = true;
         for s in srcs.iter() {
@@ -815,11 +807,7 @@ pub fn listing_graph(lines: &[&str], spills: bool) -> Option<(Graph, Vec<usize>)
         let mut reads: Vec<(u8, Source)> = Vec::new();
         let mut pos = 0u8;
         for w in ops.iter().skip(1) {
-            if let Some(imm) = super::asm_immediate(w).filter(|_| {
-                w.starts_with(|c: char| c.is_ascii_digit() || c == '-')
-                    && !w.starts_with("-g")
-                    && !w.starts_with("-(")
-            }) {
+            if let Some(imm) = super::source_immediate(w) {
                 d.srcs.push(imm);
                 pos += 1;
                 continue;
