@@ -87,23 +87,30 @@ impl Builder {
                 self.edges.barrier_deps(&self.barrier, k);
             }
             let (defs, uses) = table.runs(inst);
+            // Within a run, neighbouring slots mostly have one last writer: the edge to it
+            // is added once, not once per slot (a repeated edge of the same latency changes
+            // nothing, and a run's slots are all VGRF or all flag, so one latency).
             for r in uses {
+                let mut last = NONE;
                 for s in r.start.get() as usize..r.end.get() as usize {
                     let w = self.last_write[s];
-                    if w != NONE && w != k {
+                    if w != NONE && w != k && w != last {
                         self.edges.add(w, k, 1);
+                        last = w;
                     }
                 }
             }
             for (r, _, _) in defs {
+                let mut last = NONE;
                 for s in r.start.get() as usize..r.end.get() as usize {
                     let w = self.last_write[s];
                     if w == NONE {
                         self.touched.push(s as u32);
-                    } else if w != k {
+                    } else if w != k && w != last {
                         // Write after write: 1 on a VGRF, 0 on a flag (Mesa's
                         // last_conditional_mod edge).
                         self.edges.add(w, k, (s < flag_start as usize) as u32);
+                        last = w;
                     }
                     self.last_write[s] = k;
                 }
@@ -115,10 +122,12 @@ impl Builder {
             let k = k as u32;
             let (defs, uses) = table.runs(inst);
             for r in uses {
+                let mut last = NONE;
                 for s in r.start.get() as usize..r.end.get() as usize {
                     let w = self.last_write[s];
-                    if w != NONE && w != k {
+                    if w != NONE && w != k && w != last {
                         self.edges.add(k, w, (s >= flag_start as usize) as u32);
+                        last = w;
                     }
                 }
             }
