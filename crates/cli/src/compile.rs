@@ -258,6 +258,8 @@ pub struct Worker {
     pub targets: std::collections::BTreeSet<&'static str>,
     /// Register allocation (`--regalloc`), one per allocator.
     pub ra: Vec<RaTotals>,
+    /// The final-code listing of the directory being compiled, read once for its dumps.
+    listings: eubatch_ir::import::Listings,
 }
 
 /// What compiling one shader leaves for the end of the run, in the order of the input: a
@@ -877,11 +879,98 @@ pub fn compile_files(
             }
         })
     };
-    let (per_group, workers) = crate::parallel::map_with(
-        &groups,
+    // One group of variants ([`variant_groups`]) on the worker's thread, with Mesa's choice
+    // of which it keeps where the group is one.
+    let compile_group = |w: &mut Worker, group: &[Variant]| -> Vec<Compiled> {
+        bar.inc(group.len() as u64 - 1);
+        let mut done: Vec<Compiled> = Vec::with_capacity(group.len());
+        if group.len() > 1 && group[0].compute {
+            // A compute shader's variants each with totals of their own, then those
+            // of the one Mesa keeps (and of the failed ones, counted as dropped).
+            let mut parts = Vec::with_capacity(group.len());
+            for v in group {
+                let fresh = vec![RaTotals::default(); opts.regalloc.len()];
+                let totals = std::mem::replace(&mut w.ra, fresh);
+                done.push(one(w, &files[v.file]));
+                parts.push(std::mem::replace(&mut w.ra, totals));
+            }
+            for k in 0..opts.regalloc.len() {
+                let fates: Vec<(u8, Fate)> = group
+                    .iter()
+                    .zip(&done)
+                    .map(|(v, c)| (v.width, c.fates.get(k).copied().unwrap_or_default()))
+                    .collect();
+                let why = crate::simd_select::cs_not_kept(&fates);
+                for (j, why) in why.into_iter().enumerate() {
+                    let Some(why) = why else {
+                        w.ra[k].add(&parts[j][k]);
+                        continue;
+                    };
+                    count(&mut w.ra[k].cs_not_kept, why);
+                    let r = &mut done[j];
+                    r.fates[k].kept = false;
+                    if let Some(stats) = r.stats.as_mut() {
+                        stats[k] = None;
+                    }
+                    if let (0, Some((kind, dir))) = (k, &opts.emit) {
+                        let _ =
+                            std::fs::remove_file(emitted_file(dir, *kind, &files[group[j].file]));
+                    }
+                }
+            }
+            return done;
+        }
+        for v in group {
+            let path = &files[v.file];
+            if !matches!(v.width, 16 | 32) || group.len() == 1 {
+                done.push(one(w, path));
+                continue;
+            }
+            // A SIMD16 or SIMD32 variant after its narrower siblings: kept, or taken
+            // back out of the totals as Mesa would not have kept it.
+            let before = w.ra.clone();
+            let mut r = one(w, path);
+            let sibling = |width: u8, k: usize| {
+                group
+                    .iter()
+                    .zip(&done)
+                    .find(|(s, _)| s.width == width)
+                    .map(|(_, c)| c.fates.get(k).copied().unwrap_or_default())
+            };
+            for k in 0..r.fates.len() {
+                let fate = if v.width == 32 {
+                    simd32_fate(r.fates[k], sibling(8, k), sibling(16, k))
+                } else {
+                    simd16_fate(r.fates[k], sibling(8, k))
+                };
+                let Some(why) = fate else {
+                    continue;
+                };
+                w.ra[k] = before[k].clone();
+                *w.ra[k].simd32_dropped.entry(why).or_default() += 1;
+                r.fates[k].kept = false;
+                if let Some(stats) = r.stats.as_mut() {
+                    stats[k] = None;
+                }
+                if let (0, Some((kind, dir))) = (k, &opts.emit) {
+                    let _ = std::fs::remove_file(emitted_file(dir, *kind, path));
+                }
+            }
+            done.push(r);
+        }
+        done
+    };
+    // The groups of one directory go to one thread one after another: its dumps share the
+    // final-code listing beside them, which the thread's importer then reads and takes
+    // apart once ([`eubatch_ir::import::Listings`]) instead of once per dump.
+    let batches = directory_batches(files, &groups);
+    let (per_batch, workers) = crate::parallel::map_with(
+        &batches,
         opts.jobs,
-        |g| {
-            g.iter()
+        |batch| {
+            batch
+                .iter()
+                .flat_map(|&g| &groups[g])
                 .map(|v| crate::parallel::file_size(&files[v.file]))
                 .sum()
         },
@@ -894,95 +983,23 @@ pub fn compile_files(
             vec4: [0; 4],
             targets: Default::default(),
             ra: vec![RaTotals::default(); opts.regalloc.len()],
+            listings: Default::default(),
         },
-        |w, group| {
-            bar.inc(group.len() as u64 - 1);
-            let mut done: Vec<Compiled> = Vec::with_capacity(group.len());
-            if group.len() > 1 && group[0].compute {
-                // A compute shader's variants each with totals of their own, then those
-                // of the one Mesa keeps (and of the failed ones, counted as dropped).
-                let mut parts = Vec::with_capacity(group.len());
-                for v in group {
-                    let fresh = vec![RaTotals::default(); opts.regalloc.len()];
-                    let totals = std::mem::replace(&mut w.ra, fresh);
-                    done.push(one(w, &files[v.file]));
-                    parts.push(std::mem::replace(&mut w.ra, totals));
-                }
-                for k in 0..opts.regalloc.len() {
-                    let fates: Vec<(u8, Fate)> = group
-                        .iter()
-                        .zip(&done)
-                        .map(|(v, c)| (v.width, c.fates.get(k).copied().unwrap_or_default()))
-                        .collect();
-                    let why = crate::simd_select::cs_not_kept(&fates);
-                    for (j, why) in why.into_iter().enumerate() {
-                        let Some(why) = why else {
-                            w.ra[k].add(&parts[j][k]);
-                            continue;
-                        };
-                        count(&mut w.ra[k].cs_not_kept, why);
-                        let r = &mut done[j];
-                        r.fates[k].kept = false;
-                        if let Some(stats) = r.stats.as_mut() {
-                            stats[k] = None;
-                        }
-                        if let (0, Some((kind, dir))) = (k, &opts.emit) {
-                            let _ = std::fs::remove_file(emitted_file(
-                                dir,
-                                *kind,
-                                &files[group[j].file],
-                            ));
-                        }
-                    }
-                }
-                return done;
-            }
-            for v in group {
-                let path = &files[v.file];
-                if !matches!(v.width, 16 | 32) || group.len() == 1 {
-                    done.push(one(w, path));
-                    continue;
-                }
-                // A SIMD16 or SIMD32 variant after its narrower siblings: kept, or taken
-                // back out of the totals as Mesa would not have kept it.
-                let before = w.ra.clone();
-                let mut r = one(w, path);
-                let sibling = |width: u8, k: usize| {
-                    group
-                        .iter()
-                        .zip(&done)
-                        .find(|(s, _)| s.width == width)
-                        .map(|(_, c)| c.fates.get(k).copied().unwrap_or_default())
-                };
-                for k in 0..r.fates.len() {
-                    let fate = if v.width == 32 {
-                        simd32_fate(r.fates[k], sibling(8, k), sibling(16, k))
-                    } else {
-                        simd16_fate(r.fates[k], sibling(8, k))
-                    };
-                    let Some(why) = fate else {
-                        continue;
-                    };
-                    w.ra[k] = before[k].clone();
-                    *w.ra[k].simd32_dropped.entry(why).or_default() += 1;
-                    r.fates[k].kept = false;
-                    if let Some(stats) = r.stats.as_mut() {
-                        stats[k] = None;
-                    }
-                    if let (0, Some((kind, dir))) = (k, &opts.emit) {
-                        let _ = std::fs::remove_file(emitted_file(dir, *kind, path));
-                    }
-                }
-                done.push(r);
-            }
-            done
+        |w, batch| {
+            bar.inc(batch.len() as u64 - 1);
+            batch
+                .iter()
+                .map(|&g| compile_group(w, &groups[g]))
+                .collect::<Vec<_>>()
         },
         bar,
     );
     let mut results: Vec<Option<Compiled>> = (0..files.len()).map(|_| None).collect();
-    for (group, done) in groups.iter().zip(per_group) {
-        for (v, r) in group.iter().zip(done) {
-            results[v.file] = Some(r);
+    for (batch, done) in batches.iter().zip(per_batch) {
+        for (&g, done) in batch.iter().zip(done) {
+            for (v, r) in groups[g].iter().zip(done) {
+                results[v.file] = Some(r);
+            }
         }
     }
     let results = results
@@ -990,6 +1007,25 @@ pub fn compile_files(
         .map(|r| r.expect("every file is in one group"))
         .collect();
     (results, workers)
+}
+
+/// The groups of `groups` (indices) batched by the directory of their files, each batch in
+/// the groups' order, the batches in the order of their first group.
+fn directory_batches(files: &[PathBuf], groups: &[Vec<Variant>]) -> Vec<Vec<usize>> {
+    let mut batches: Vec<Vec<usize>> = Vec::new();
+    let mut index = std::collections::HashMap::<&Path, usize>::new();
+    for (g, group) in groups.iter().enumerate() {
+        let dir = group
+            .first()
+            .and_then(|v| files[v.file].parent())
+            .unwrap_or(Path::new(""));
+        let b = *index.entry(dir).or_insert_with(|| {
+            batches.push(Vec::new());
+            batches.len() - 1
+        });
+        batches[b].push(g);
+    }
+    batches
 }
 
 /// One file of a group of variants: its index in the input, its dispatch width, and
@@ -1130,7 +1166,13 @@ fn compile_one(
     }
     // A Mesa 25 pre-RA dump (its dumps open with `START B0`; 22.3's do not).
     let mesa25_ir = opts.from_pre_ra && w.text.trim_start().starts_with("START B");
-    let mut shader = match load_text(path, &w.text, &name, opts.target) {
+    let mut shader = match eubatch_ir::import::load_text_with(
+        path,
+        &w.text,
+        &name,
+        opts.target,
+        &mut w.listings,
+    ) {
         Ok(s) => s,
         Err(e) => {
             out.failure = Some(e.to_string().into());
@@ -1139,7 +1181,7 @@ fn compile_one(
     };
     // vec4 URB reads Mesa's scheduler may have reordered: their offsets where exactly one
     // assignment agrees with the final code beside the dump.
-    crate::urb_match::from_final_code(path, &mut shader);
+    crate::urb_match::from_final_code(path, &mut shader, &mut w.listings);
     // A shader some pass of the pipeline does not handle is left out whole, and counted.
     if let Some(e) = manager::refusal(&shader, steps) {
         out.refused = Some(format!("`{}` {}", e.pass, e.msg).into());

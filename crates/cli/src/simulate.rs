@@ -65,7 +65,7 @@ pub fn run(paths: &[PathBuf], opts: &RunOptions) -> ExitCode {
         };
         // vec4 URB reads Mesa's scheduler may have reordered: their offsets where the
         // final code beside the dump gives them (as `compile` and `crosscheck` take them).
-        crate::urb_match::from_final_code(path, &mut shader);
+        crate::urb_match::from_final_code(path, &mut shader, &mut Default::default());
         let mut tracer = |line: &str| eprintln!("{line}");
         let tr: Option<&mut dyn FnMut(&str)> = if trace { Some(&mut tracer) } else { None };
         let result = match inputs {
@@ -101,7 +101,7 @@ pub fn run(paths: &[PathBuf], opts: &RunOptions) -> ExitCode {
                 continue;
             }
         };
-        crate::urb_match::from_final_code(path, &mut shader);
+        crate::urb_match::from_final_code(path, &mut shader, &mut Default::default());
         let mut err = None;
         for s in seed..seed + seeds.max(1) {
             if let Err(e) = eubatch_sim::run_limited(&shader, s, steps, None) {

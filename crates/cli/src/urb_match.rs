@@ -12,8 +12,8 @@
 use std::path::Path;
 
 use eubatch_ir::import::listing::{
-    ambiguous_vec4_reads, apply_urb_offsets, listed_programs_filtered, offset_assignments,
-    split_runs_by_data_flow, AmbiguousReads, ListedProgram, ListingFilter,
+    ambiguous_vec4_reads, apply_urb_offsets, offset_assignments, split_runs_by_data_flow,
+    AmbiguousReads, ListedProgram, ListingFilter,
 };
 use eubatch_ir::import::{vec4_urb_read_candidates, DumpName};
 use eubatch_ir::{Inst, Shader};
@@ -130,7 +130,12 @@ pub fn reordered_runs(
 /// naming the reads). An `asm.txt` that cannot be read or taken apart leaves them unknown
 /// the same way: one that does not parse the importer has reported (naming the line); one
 /// that cannot be read is known to the simulator only by the offsets it leaves unknown.
-pub fn from_final_code(path: &Path, shader: &mut Shader) -> bool {
+/// `listings` holds the listing once read (the importer's, for the dumps of one directory).
+pub fn from_final_code(
+    path: &Path,
+    shader: &mut Shader,
+    listings: &mut eubatch_ir::import::Listings,
+) -> bool {
     let vec4_read_unknown = shader.backend == eubatch_ir::Backend::Vec4
         && shader.layout.insts().any(|i| {
             shader.insts.opcode[i] == eubatch_ir::Opcode::UrbRead
@@ -146,15 +151,16 @@ pub fn from_final_code(path: &Path, shader: &mut Shader) -> bool {
         return false;
     };
     let asm = path.with_file_name("asm.txt");
-    let Ok(text) = std::fs::read_to_string(&asm) else {
+    if !listings.read(&asm) {
         return false;
-    };
+    }
     // Only this program is taken apart, once: its URB messages and its code.
     let filter = ListingFilter {
         program: Some((name.stage, &name.program)),
         wide_immediates: false,
     };
-    let Ok(listed) = listed_programs_filtered(&text, filter) else {
+    let (text, listed) = listings.programs(filter);
+    let Ok(listed) = listed else {
         return false;
     };
     let Some(p) = listed
@@ -163,11 +169,11 @@ pub fn from_final_code(path: &Path, shader: &mut Shader) -> bool {
     else {
         return false;
     };
-    let runs = reordered_runs(path, &name, &text, p, shader);
+    let runs = reordered_runs(path, &name, text, p, shader);
     if runs.is_empty() {
         return false;
     }
-    let Ok(programs) = eubatch_codegen::asm::read_asm(&text, &asm.to_string_lossy(), shader.target)
+    let Ok(programs) = eubatch_codegen::asm::read_asm(text, &asm.to_string_lossy(), shader.target)
     else {
         return false;
     };

@@ -122,3 +122,55 @@ fn shaderdb_skl_mesa25() {
     // VGRF (tesseract/133, two components each; `import::scalar_sources`).
     walk("shaderdb-skl-mesa25", Gen::Gen9, 503_492 + 4 + 417_597);
 }
+
+/// The dumps of each directory imported one after another with one shared listing
+/// (`import::Listings`, as the driver imports them) come out as each imported alone, which
+/// reads and takes apart the listing beside it afresh: the listing's text, and the programs
+/// taken apart for one dump, serve the next.
+fn a_shared_listing_imports_what_each_dump_reads_alone(corpus: &str, target: Gen) {
+    let Some(dir) = common::corpus(corpus) else {
+        return;
+    };
+    let files = discover(
+        &[dir.clone()],
+        |k| matches!(k, InputKind::Mesa(d) if d.is_start()),
+    )
+    .unwrap();
+    let mut listings = eubatch_ir::import::Listings::default();
+    let mut compared = 0;
+    for path in &files {
+        let name = path.to_string_lossy();
+        let text = std::fs::read_to_string(path).unwrap();
+        let alone = eubatch_ir::import::load_text(path, &text, &name, Some(target));
+        let shared =
+            eubatch_ir::import::load_text_with(path, &text, &name, Some(target), &mut listings);
+        match (alone, shared) {
+            (Ok(a), Ok(b)) => assert_eq!(
+                eubatch_ir::text::print::print_shader(&a),
+                eubatch_ir::text::print::print_shader(&b),
+                "{}",
+                path.display()
+            ),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => panic!(
+                "{}: alone {:?}, shared {:?}",
+                path.display(),
+                a.err(),
+                b.err()
+            ),
+        }
+        compared += 1;
+    }
+    eprintln!("{corpus}: {compared} start dumps imported alone and with a shared listing");
+    assert_eq!(compared, files.len());
+}
+
+#[test]
+fn shaderdb_skl_listing_shared_by_a_directory() {
+    a_shared_listing_imports_what_each_dump_reads_alone("shaderdb-skl", Gen::Gen9);
+}
+
+#[test]
+fn shaderdb_hsw_listing_shared_by_a_directory() {
+    a_shared_listing_imports_what_each_dump_reads_alone("shaderdb-hsw", Gen::Gen75);
+}

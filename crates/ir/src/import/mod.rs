@@ -63,6 +63,68 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// The final-code listing (`asm.txt`) of one directory, read once and taken apart once per
+/// program asked for, for the dumps beside it that need it: a test's SIMD8, SIMD16 and
+/// SIMD32 dumps each recover what their printer left out from the same program of the same
+/// listing, which is most of what importing them reads (a listing is as large as all the
+/// dumps beside it together). It holds the last listing asked for; asking for another
+/// replaces it.
+#[derive(Default)]
+pub struct Listings {
+    /// The listing held, and its text (`None`: it could not be read).
+    path: Option<PathBuf>,
+    text: Option<String>,
+    /// What taking it apart gave, per program and whether its wide immediates were
+    /// gathered ([`listing::ListingFilter`]).
+    parsed: Vec<ParsedListing>,
+}
+
+/// The programs of a listing that one filter kept, or where the listing is wrong.
+struct ParsedListing {
+    stage: crate::shader::Stage,
+    program: String,
+    wide_immediates: bool,
+    programs: Result<Vec<listing::ListedProgram>, (u32, String)>,
+}
+
+impl Listings {
+    /// Makes the listing at `path` the one held (reading it unless it is already), and
+    /// says whether it could be read.
+    pub fn read(&mut self, path: &Path) -> bool {
+        if self.path.as_deref() != Some(path) {
+            self.text = std::fs::read_to_string(path).ok();
+            self.path = Some(path.to_path_buf());
+            self.parsed.clear();
+        }
+        self.text.is_some()
+    }
+
+    /// The held listing's text and its programs `filter` keeps, taken apart the first time
+    /// that filter is asked for. Only after [`Listings::read`] said it could be read.
+    pub fn programs(
+        &mut self,
+        filter: listing::ListingFilter<'_>,
+    ) -> (&str, &Result<Vec<listing::ListedProgram>, (u32, String)>) {
+        let text = self.text.as_deref().expect("a listing read");
+        let (stage, program) = filter.program.expect("a filter naming its program");
+        let at = match self.parsed.iter().position(|p| {
+            p.stage == stage && p.program == program && p.wide_immediates == filter.wide_immediates
+        }) {
+            Some(at) => at,
+            None => {
+                self.parsed.push(ParsedListing {
+                    stage,
+                    program: program.to_string(),
+                    wide_immediates: filter.wide_immediates,
+                    programs: listing::listed_programs_filtered(text, filter),
+                });
+                self.parsed.len() - 1
+            }
+        };
+        (text, &self.parsed[at].programs)
+    }
+}
+
 /// Parses `text`, read from `path`. A Mesa dump needs the target it was made for; an `.eu`
 /// file names its own. `name` is the shader's name for Mesa dumps.
 pub fn load_text(
@@ -70,6 +132,18 @@ pub fn load_text(
     text: &str,
     name: &str,
     target: Option<Gen>,
+) -> Result<Shader, LoadError> {
+    load_text_with(path, text, name, target, &mut Listings::default())
+}
+
+/// [`load_text`], with the final-code listing beside the dump taken from `listings` when
+/// it holds it already (the dumps of one directory, imported one after another, share it).
+pub fn load_text_with(
+    path: &Path,
+    text: &str,
+    name: &str,
+    target: Option<Gen>,
+    listings: &mut Listings,
 ) -> Result<Shader, LoadError> {
     let fail = |e: crate::error::ParseError| LoadError {
         path: path.to_path_buf(),
@@ -103,25 +177,24 @@ pub fn load_text(
             let gs_urb = listing::needs_gs_urb_writes(&shader);
             if urb || sampler || df || vec4_f || thread_end || vec4_tex || gs_urb {
                 let asm = path.with_file_name("asm.txt");
-                if let Ok(text) = std::fs::read_to_string(&asm) {
+                if listings.read(&asm) {
                     // Only this program's code is taken apart (the listing holds every
                     // stage's), and its 64-bit immediates only when they serve.
                     let filter = listing::ListingFilter {
                         program: Some((dump.stage, &dump.program)),
                         wide_immediates: df || vec4_f,
                     };
-                    let programs = listing::listed_programs_filtered(&text, filter).map_err(
-                        |(line, msg)| LoadError {
-                            path: asm.clone(),
-                            pos: Some((line, 1)),
-                            msg,
-                        },
-                    )?;
+                    let (text, parsed) = listings.programs(filter);
+                    let programs = parsed.as_ref().map_err(|(line, msg)| LoadError {
+                        path: asm.clone(),
+                        pos: Some((*line, 1)),
+                        msg: msg.clone(),
+                    })?;
                     if urb {
                         let matched = urb_offsets_from_listing(
                             path,
-                            (&asm, &text),
-                            &programs,
+                            (&asm, text),
+                            programs,
                             &dump,
                             mesa25,
                             &mut shader,
@@ -135,7 +208,7 @@ pub fn load_text(
                         }
                     }
                     if sampler {
-                        header_bits_from_listing(path, &programs, &dump, &mut shader);
+                        header_bits_from_listing(path, programs, &dump, &mut shader);
                     }
                     // Every width is compiled from the same NIR: the constants (and the
                     // thread end) of any listed variant of the program serve.
