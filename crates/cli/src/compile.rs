@@ -260,6 +260,11 @@ pub struct Worker {
     pub ra: Vec<RaTotals>,
     /// The final-code listing of the directory being compiled, read once for its dumps.
     listings: eubatch_ir::import::Listings,
+    /// One of each allocator of `--regalloc`, kept from shader to shader: what an allocator
+    /// builds per shader (the `mesa` allocator's interference graph, megabytes on a large
+    /// shader) reuses the storage of the last one instead of the allocator's memory being
+    /// returned to the system and faulted in again.
+    allocators: Vec<Box<dyn eubatch_regalloc::Allocator>>,
 }
 
 /// What compiling one shader leaves for the end of the run, in the order of the input: a
@@ -984,6 +989,11 @@ pub fn compile_files(
             targets: Default::default(),
             ra: vec![RaTotals::default(); opts.regalloc.len()],
             listings: Default::default(),
+            allocators: opts
+                .regalloc
+                .iter()
+                .map(|name| eubatch_regalloc::by_name(name).expect("allocator names checked"))
+                .collect(),
         },
         |w, batch| {
             bar.inc(batch.len() as u64 - 1);
@@ -1349,7 +1359,7 @@ fn compile_one(
         let done = allocate_registers(
             s,
             c,
-            allocator,
+            w.allocators[k].as_mut(),
             opts,
             mesa25_ir,
             may_spill,
@@ -1519,7 +1529,7 @@ pub fn simulator_check(
 fn allocate_registers(
     shader: &mut eubatch_ir::Shader,
     cx: &mut eubatch_passes::PassCx,
-    name: &str,
+    allocator: &mut dyn eubatch_regalloc::Allocator,
     opts: &Options,
     mesa25_ir: bool,
     allow_spilling: bool,
@@ -1528,13 +1538,11 @@ fn allocate_registers(
     totals: &mut RaTotals,
 ) -> Result<Option<Kept>, String> {
     use eubatch_regalloc::constraints::Options as RaOptions;
-    let mut allocator =
-        eubatch_regalloc::by_name(name).ok_or_else(|| format!("unknown allocator `{name}`"))?;
     let start = Instant::now();
     let scheduled = eubatch_regalloc::strategy::schedule_and_allocate(
         shader,
         cx,
-        allocator.as_mut(),
+        allocator,
         &opts.schedule,
         &RaOptions {
             mesa25_ir,

@@ -203,8 +203,9 @@ pub struct Input<'a> {
 }
 
 /// A register allocator: one file per allocator, listed once in [`ALLOCATORS`] and chosen
-/// by name ([`by_name`]).
-pub trait Allocator {
+/// by name ([`by_name`]). `Send`: a driver thread keeps one from shader to shader, with
+/// whatever storage it reuses (the `mesa` allocator's graph).
+pub trait Allocator: Send {
     /// Places the VGRFs of `input.shader`. A VGRF left `NoFit` is one to spill
     /// ([`allocate_with_spills`] spills it and asks again); spill temporaries
     /// (`constraints.unspillable`) must be placed and reserved registers

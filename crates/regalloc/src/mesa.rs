@@ -353,6 +353,9 @@ fn run_with(input: &Input<'_>, builder: &mut Builder) -> Outcome {
         let b = match &mut built {
             Some(b) if b.spilling == spilling => b,
             _ => {
+                if let Some(old) = built.take() {
+                    builder.recycle(old.graph);
+                }
                 let (g, l, eot) = shape.build(&spilled, spilling, builder);
                 let vgrf = |node: u32| shape.vgrfs[(node - l.first_vgrf) as usize] as usize;
                 let mut bad = bad_eot_payloads(&g, &eot, c);
@@ -365,7 +368,7 @@ fn run_with(input: &Input<'_>, builder: &mut Builder) -> Outcome {
                         spilled[vgrf(node)] = true;
                         out.placement[vgrf(node)] = Placement::NoFit;
                     }
-                    built = None;
+                    builder.recycle(g);
                     continue;
                 }
                 let mut b = Built::new(&shape, g, l, spilling);
@@ -419,6 +422,9 @@ fn run_with(input: &Input<'_>, builder: &mut Builder) -> Outcome {
                 break;
             }
         }
+    }
+    if let Some(done) = built {
+        builder.recycle(done.graph);
     }
     Outcome {
         allocation: out,

@@ -271,6 +271,11 @@ pub struct Builder {
     /// [`Builder::interfere_intervals`]'s scratch: the order by start, the ranges open.
     order: Vec<u32>,
     active: Vec<(u32, u32, u32)>,
+    /// The rows of the last graph handed back ([`Builder::recycle`]), for the next one's:
+    /// a large shader's rows are megabytes, allocated afresh (and zeroed by the system)
+    /// for every graph otherwise.
+    spare_row: Vec<u32>,
+    spare_adj: Vec<u32>,
 }
 
 impl Builder {
@@ -341,6 +346,12 @@ impl Builder {
         }
     }
 
+    /// Takes back the storage of a graph it built and that is done with, for the next one.
+    pub fn recycle(&mut self, g: Graph) {
+        self.spare_row = g.row;
+        self.spare_adj = g.adj;
+    }
+
     /// The graph of the nodes and edges added; the builder is left empty for the next one.
     pub fn finish(&mut self) -> Graph {
         let n = self.class.len();
@@ -350,7 +361,9 @@ impl Builder {
         // reads the rows in an order that matters (simplify's updates, select's masks and
         // the q totals are the same in any order), so they are not sorted: sorting them, or
         // a second counting sort to have them sorted, cost more than the rest of building.
-        let mut row = vec![0u32; n + 1];
+        let mut row = std::mem::take(&mut self.spare_row);
+        row.clear();
+        row.resize(n + 1, 0);
         for &(a, b) in &self.edges {
             row[a as usize + 1] += 1;
             row[b as usize + 1] += 1;
@@ -362,7 +375,9 @@ impl Builder {
         let fill = &mut self.fill;
         fill.clear();
         fill.extend_from_slice(&row[..n]);
-        let mut adj = vec![0u32; total];
+        let mut adj = std::mem::take(&mut self.spare_adj);
+        adj.clear();
+        adj.resize(total, 0);
         for &(a, b) in &self.edges {
             adj[fill[a as usize] as usize] = b;
             fill[a as usize] += 1;
