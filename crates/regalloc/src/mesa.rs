@@ -70,11 +70,12 @@ use graph::{Builder, Graph, NO_REG};
 #[derive(Default)]
 pub struct Mesa {
     builder: Builder,
+    live: live::Scratch,
 }
 
 impl Allocator for Mesa {
     fn allocate(&mut self, input: &Input<'_>) -> Allocation {
-        run_with(input, &mut self.builder).allocation
+        run_with(input, &mut self.builder, &mut self.live).allocation
     }
 }
 
@@ -283,16 +284,26 @@ impl Shape<'_> {
 
 /// Runs Mesa's allocation loop on `input`.
 pub fn run(input: &Input<'_>) -> Outcome {
-    run_with(input, &mut Builder::default())
+    run_with(
+        input,
+        &mut Builder::default(),
+        &mut live::Scratch::default(),
+    )
 }
 
 /// [`run`] with a builder whose storage it may reuse (what [`Mesa`] keeps).
-fn run_with(input: &Input<'_>, builder: &mut Builder) -> Outcome {
+fn run_with(input: &Input<'_>, builder: &mut Builder, scratch: &mut live::Scratch) -> Outcome {
     let (shader, p, c) = (input.shader, input.problem, input.constraints);
     // Mesa's live ranges: the analysis layer's widened where Mesa's register-granular
     // liveness keeps a value live longer ([`live`]).
     let wide = if c.mesa22_liveness {
-        live::widen(shader, &input.intervals.access, &p.live, c.undefs_removed)
+        live::widen(
+            shader,
+            &input.intervals.access,
+            &p.live,
+            c.undefs_removed,
+            scratch,
+        )
     } else {
         p.live.clone()
     };

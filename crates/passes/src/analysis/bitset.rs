@@ -478,6 +478,13 @@ impl<T: Member> BitSet<T> {
         true
     }
 
+    /// Makes it an empty set of room for `0..bits`, keeping its storage (what
+    /// [`BitSet::new`] gives, without allocating when it had the room).
+    pub fn reset(&mut self, bits: u32) {
+        self.words.clear();
+        self.words.resize((bits as usize).div_ceil(64), 0);
+    }
+
     /// Removes every member.
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);

@@ -76,6 +76,44 @@ fn undef_defined(writers: u8) -> bool {
     writers == 1
 }
 
+/// [`widen`]'s per-block sets, kept by the allocator from one shader to the next: they are
+/// blocks times registers, megabytes on dolphin's ubershaders, and allocated afresh for
+/// every allocation they were returned to the system and faulted in (zeroed) again.
+pub struct Scratch {
+    /// Per block: defined, used before defined, definitions out, live in, live out,
+    /// definitions in.
+    sets: [Vec<BitSet<Var>>; 6],
+    one: BitSet<Var>,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            sets: Default::default(),
+            one: BitSet::new(0),
+        }
+    }
+}
+
+impl Scratch {
+    /// The six families of `blocks` empty sets of room for `bits`, and one more set,
+    /// storage reused.
+    fn sets(&mut self, blocks: usize, bits: u32) -> ([&mut [BitSet<Var>]; 6], &mut BitSet<Var>) {
+        for family in &mut self.sets {
+            family.truncate(blocks);
+            for set in family.iter_mut() {
+                set.reset(bits);
+            }
+            while family.len() < blocks {
+                family.push(BitSet::new(bits));
+            }
+        }
+        self.one.reset(bits);
+        let [a, b, c, d, e, f] = &mut self.sets;
+        ([a, b, c, d, e, f], &mut self.one)
+    }
+}
+
 /// Per VGRF, `live[v]` widened to Mesa's live range of `v` (see the module doc); `access`
 /// is the access table `live` was computed from; `undefs_removed`: the IR lost Mesa's
 /// UNDEFs (eubatch's pipeline), which a register written once stands for
@@ -86,6 +124,7 @@ pub fn widen(
     access: &AccessTable,
     live: &[Interval],
     undefs_removed: bool,
+    scratch: &mut Scratch,
 ) -> Vec<Interval> {
     let mut out = live.to_vec();
     // In one block no definition reaches the start: Mesa's ranges are its accesses, which
@@ -168,9 +207,7 @@ pub fn widen(
         start[k] = start[k].min(ip);
         end[k] = end[k].max(ip);
     };
-    let empty = BitSet::<Var>::new(n);
-    let (mut def, mut used) = (vec![empty.clone(); nb], vec![empty.clone(); nb]);
-    let mut defout = vec![empty.clone(); nb];
+    let ([def, used, defout, live_in, live_out, defin], scratch) = scratch.sets(nb, n);
     let mut bounds = Vec::with_capacity(nb);
     let mut ip = 0u32;
     for (b, block) in shader.layout.blocks.iter().enumerate() {
@@ -215,9 +252,9 @@ pub fn widen(
             && op(s, false) == Some(ControlFlow::HaltTarget)
     };
     // Backward: live in and out (Mesa's compute_live_variables, to a fixed point).
-    let mut live_in = used.clone();
-    let mut live_out = vec![empty.clone(); nb];
-    let mut scratch = empty.clone();
+    for (i, u) in live_in.iter_mut().zip(used.iter()) {
+        i.copy_from(u);
+    }
     let mut changed = true;
     while changed {
         changed = false;
@@ -235,7 +272,6 @@ pub fn widen(
         }
     }
     // Forward: where a definition may reach (defin, defout).
-    let mut defin = vec![empty.clone(); nb];
     changed = true;
     while changed {
         changed = false;
@@ -317,7 +353,7 @@ block3:
         let iv = cx.intervals(&s).unwrap();
         let live: Vec<Interval> = (0..3).map(|v| iv.vgrf(&s, Vgrf::from_usize(v))).collect();
         assert_eq!(live[1], Interval::between(2, 4));
-        let wide = widen(&s, &iv.access, &live, true);
+        let wide = widen(&s, &iv.access, &live, true, &mut Scratch::default());
         assert_eq!(wide[0], live[0]);
         assert_eq!(wide[1], Interval::between(2, 6));
         assert_eq!(wide[2], live[2]);
@@ -329,8 +365,10 @@ block3:
         let mut cx = PassCx::default();
         let iv = cx.intervals(&s).unwrap();
         let live: Vec<Interval> = (0..n).map(|v| iv.vgrf(&s, Vgrf::from_usize(v))).collect();
-        let removed = widen(&s, &iv.access, &live, true);
-        let kept = widen(&s, &iv.access, &live, false);
+        let mut scratch = Scratch::default();
+        let removed = widen(&s, &iv.access, &live, true, &mut scratch);
+        // (The scratch of the call before, reused.)
+        let kept = widen(&s, &iv.access, &live, false, &mut scratch);
         [live, removed, kept]
     }
 
