@@ -71,9 +71,12 @@ impl std::error::Error for LoadError {}
 /// replaces it.
 #[derive(Default)]
 pub struct Listings {
-    /// The listing held, and its text (`None`: it could not be read).
+    /// The listing held, and whether it could be read.
     path: Option<PathBuf>,
-    text: Option<String>,
+    readable: bool,
+    /// Its text; the buffer is kept for the next listing (they are as large as a
+    /// directory's dumps together: a fresh one each time was faulted in by the system).
+    text: String,
     /// What taking it apart gave, per program and whether its wide immediates were
     /// gathered ([`listing::ListingFilter`]).
     parsed: Vec<ParsedListing>,
@@ -92,11 +95,15 @@ impl Listings {
     /// says whether it could be read.
     pub fn read(&mut self, path: &Path) -> bool {
         if self.path.as_deref() != Some(path) {
-            self.text = std::fs::read_to_string(path).ok();
+            use std::io::Read;
+            self.text.clear();
+            self.readable = std::fs::File::open(path)
+                .and_then(|mut f| f.read_to_string(&mut self.text))
+                .is_ok();
             self.path = Some(path.to_path_buf());
             self.parsed.clear();
         }
-        self.text.is_some()
+        self.readable
     }
 
     /// The held listing's text and its programs `filter` keeps, taken apart the first time
@@ -105,7 +112,8 @@ impl Listings {
         &mut self,
         filter: listing::ListingFilter<'_>,
     ) -> (&str, &Result<Vec<listing::ListedProgram>, (u32, String)>) {
-        let text = self.text.as_deref().expect("a listing read");
+        assert!(self.readable, "a listing read");
+        let text = self.text.as_str();
         let (stage, program) = filter.program.expect("a filter naming its program");
         let at = match self.parsed.iter().position(|p| {
             p.stage == stage && p.program == program && p.wide_immediates == filter.wide_immediates
