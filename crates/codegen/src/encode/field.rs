@@ -34,6 +34,16 @@ impl Col {
             _ => None,
         }
     }
+    /// The column numbered `i` (`Col::Gen9 as u8` → `Col::Gen9`), for walks whose column
+    /// is a constant ([`super::walk::Fixed`]).
+    pub const fn from_index(i: u8) -> Col {
+        match i {
+            0 => Col::Gen7,
+            1 => Col::Gen75,
+            2 => Col::Gen8,
+            _ => Col::Gen9,
+        }
+    }
     pub fn gen8_plus(self) -> bool {
         matches!(self, Col::Gen8 | Col::Gen9)
     }
@@ -339,6 +349,13 @@ impl NativeInst {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn columns_are_numbered_in_order() {
+        for c in [Col::Gen7, Col::Gen75, Col::Gen8, Col::Gen9] {
+            assert_eq!(Col::from_index(c as u8), c);
+        }
+    }
 
     #[test]
     fn the_table_is_in_enum_order() {
