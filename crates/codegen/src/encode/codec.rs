@@ -68,6 +68,7 @@ fn ctrl(w: &mut W<'_, impl Mode>, c: &mut Ctrl, three: bool) {
     }
 }
 
+#[inline(always)]
 pub(super) fn dst(w: &mut W<'_, impl Mode>, d: &mut Reg, a16: bool) {
     w.f(F::dst_reg_file, &mut d.file);
     w.f(F::dst_reg_hw_type, &mut d.ty);
@@ -89,7 +90,9 @@ pub(super) fn dst(w: &mut W<'_, impl Mode>, d: &mut Reg, a16: bool) {
     }
 }
 
-/// Source `i` (0 or 1): file and type only.
+/// Source `i` (0 or 1): file and type only. Inlined, here and in the operand walks: with
+/// `i` a constant the field (and so its place in the word) is one.
+#[inline(always)]
 pub(super) fn src_file_type(w: &mut W<'_, impl Mode>, i: usize, file: &mut u8, ty: &mut u8) {
     let (ff, ft) = [
         (F::src0_reg_file, F::src0_reg_hw_type),
@@ -100,6 +103,7 @@ pub(super) fn src_file_type(w: &mut W<'_, impl Mode>, i: usize, file: &mut u8, t
 }
 
 /// Source `i`'s register fields (region, number, modifiers), not file and type.
+#[inline(always)]
 pub(super) fn src_reg(w: &mut W<'_, impl Mode>, i: usize, s: &mut Reg, a16: bool) {
     let f = if i == 0 {
         [
@@ -166,6 +170,7 @@ pub(super) fn src_reg(w: &mut W<'_, impl Mode>, i: usize, s: &mut Reg, a16: bool
     }
 }
 
+#[inline(always)]
 fn src(w: &mut W<'_, impl Mode>, i: usize, s: &mut Src, a16: bool, op: u8) {
     let (mut file, mut ty) = match s {
         Src::Reg(r) => (r.file, r.ty),
