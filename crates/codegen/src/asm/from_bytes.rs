@@ -498,19 +498,44 @@ fn mods(r: &Reg) -> u8 {
     (if r.negate == 1 { Mods::NEGATE } else { 0 }) | if r.abs == 1 { Mods::ABS } else { 0 }
 }
 
-fn stride_value(table: &[&str], code: u8, what: &str) -> Result<u8, String> {
+fn stride_value(table: &[u8], code: u8, what: &str) -> Result<u8, String> {
     table
         .get(code as usize)
-        .and_then(|s| s.parse().ok())
+        .copied()
         .ok_or_else(|| format!("invalid {what} {code}"))
 }
+
+/// The printer's names of widths and strides (all decimal) as the numbers the text reader
+/// reads from them, at compile time: parsing the printed name for every operand was a
+/// tenth of the reader's spelling of sources.
+const fn numbers<const N: usize>(names: [&str; N]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        let b = names[i].as_bytes();
+        assert!(!b.is_empty());
+        let mut v = 0u8;
+        let mut j = 0;
+        while j < b.len() {
+            assert!(b[j].is_ascii_digit());
+            v = v * 10 + (b[j] - b'0');
+            j += 1;
+        }
+        out[i] = v;
+        i += 1;
+    }
+    out
+}
+
+static WIDTH_VALUE: [u8; WIDTH.len()] = numbers(WIDTH);
+static HSTRIDE_VALUE: [u8; HSTRIDE.len()] = numbers(HSTRIDE);
 
 /// A destination as `dest()` prints it.
 fn spell_dst(col: Col, c: &Ctrl, d: &Reg) -> Result<Spelled, String> {
     let t = reg_type(col, d);
     let ty = ir_type(t)?;
     let a16 = c.access_mode == 1;
-    let h = stride_value(&HSTRIDE, d.hstride, "horizontal stride")?;
+    let h = stride_value(&HSTRIDE_VALUE, d.hstride, "horizontal stride")?;
     if d.address_mode == 1 {
         if a16 {
             return Err("indirect Align16 destination".into());
@@ -580,8 +605,8 @@ fn spell_src(col: Col, c: &Ctrl, r: &Reg) -> Result<Spelled, String> {
         "VxH" => return Err("VxH on a direct source".into()),
         v => v.parse().map_err(|_| format!("vertical stride `{v}`"))?,
     };
-    let w = stride_value(&WIDTH, r.width, "width")?;
-    let h = stride_value(&HSTRIDE, r.hstride, "horizontal stride")?;
+    let w = stride_value(&WIDTH_VALUE, r.width, "width")?;
+    let h = stride_value(&HSTRIDE_VALUE, r.hstride, "horizontal stride")?;
     Ok(Spelled {
         reg,
         mods: mods(r),
