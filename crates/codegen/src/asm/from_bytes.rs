@@ -512,23 +512,50 @@ const fn numbers<const N: usize>(names: [&str; N]) -> [u8; N] {
     let mut out = [0u8; N];
     let mut i = 0;
     while i < N {
-        let b = names[i].as_bytes();
-        assert!(!b.is_empty());
-        let mut v = 0u8;
-        let mut j = 0;
-        while j < b.len() {
-            assert!(b[j].is_ascii_digit());
-            v = v * 10 + (b[j] - b'0');
-            j += 1;
+        match decimal(names[i]) {
+            Some(v) => out[i] = v,
+            None => panic!("a width or stride name that is not a number"),
         }
-        out[i] = v;
         i += 1;
     }
     out
 }
 
+/// The number a name spells in decimal (what `str::parse::<u8>` reads), `None` for any
+/// other name (`VxH`).
+const fn decimal(name: &str) -> Option<u8> {
+    let b = name.as_bytes();
+    if b.is_empty() {
+        return None;
+    }
+    let mut v = 0u8;
+    let mut j = 0;
+    while j < b.len() {
+        if !b[j].is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (b[j] - b'0');
+        j += 1;
+    }
+    Some(v)
+}
+
 static WIDTH_VALUE: [u8; WIDTH.len()] = numbers(WIDTH);
 static HSTRIDE_VALUE: [u8; HSTRIDE.len()] = numbers(HSTRIDE);
+
+/// Per 4-bit vertical stride code, [`vstride`]'s name as a number (`None`: `VxH`, or no
+/// name), for the same reason.
+static VSTRIDE_VALUE: [Option<u8>; 16] = {
+    let mut t = [None; 16];
+    let mut c = 0;
+    while c < 16 {
+        if let Some(name) = vstride(c as u8) {
+            t[c] = decimal(name);
+        }
+        c += 1;
+    }
+    t
+};
 
 /// A destination as `dest()` prints it.
 fn spell_dst(col: Col, c: &Ctrl, d: &Reg) -> Result<Spelled, String> {
@@ -577,12 +604,14 @@ fn writemask(m: u8) -> Result<Option<Channels>, String> {
 fn spell_src(col: Col, c: &Ctrl, r: &Reg) -> Result<Spelled, String> {
     let t = reg_type(col, r);
     let ty = ir_type(t)?;
-    let v = vstride(r.vstride).ok_or_else(|| format!("invalid vertical stride {}", r.vstride))?;
+    vstride(r.vstride).ok_or_else(|| format!("invalid vertical stride {}", r.vstride))?;
+    // The name's number; `None`: `VxH`.
+    let v = VSTRIDE_VALUE[r.vstride as usize];
     if c.access_mode == 1 {
         if r.address_mode == 1 {
             return Err("indirect Align16 source".into());
         }
-        let v = v.parse().map_err(|_| "VxH in Align16".to_string())?;
+        let v = v.ok_or("VxH in Align16")?;
         let s = r.swizzle;
         return Ok(Spelled {
             reg: register(r.file, r.nr, false)?,
@@ -601,9 +630,9 @@ fn spell_src(col: Col, c: &Ctrl, r: &Reg) -> Result<Spelled, String> {
         (register(r.file, r.nr, false)?, sub(r.subnr, t, false))
     };
     let v = match v {
-        "VxH" if r.address_mode == 1 => eubatch_ir::Region::VXH,
-        "VxH" => return Err("VxH on a direct source".into()),
-        v => v.parse().map_err(|_| format!("vertical stride `{v}`"))?,
+        Some(v) => v,
+        None if r.address_mode == 1 => eubatch_ir::Region::VXH,
+        None => return Err("VxH on a direct source".into()),
     };
     let w = stride_value(&WIDTH_VALUE, r.width, "width")?;
     let h = stride_value(&HSTRIDE_VALUE, r.hstride, "horizontal stride")?;
@@ -722,4 +751,24 @@ fn options(inst: &mut AsmInst, col: Col, i: &Inst) -> Result<(), String> {
         inst.control.set(Control::EOT, true);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The numbers built at compile time are what parsing the printed names reads.
+    #[test]
+    fn region_numbers_are_the_parsed_names() {
+        for c in 0..16u8 {
+            let parsed = vstride(c).and_then(|n| n.parse::<u8>().ok());
+            assert_eq!(VSTRIDE_VALUE[c as usize], parsed, "vstride {c}");
+        }
+        for (v, n) in WIDTH_VALUE.iter().zip(WIDTH) {
+            assert_eq!(Ok(*v), n.parse::<u8>());
+        }
+        for (v, n) in HSTRIDE_VALUE.iter().zip(HSTRIDE) {
+            assert_eq!(Ok(*v), n.parse::<u8>());
+        }
+    }
 }
