@@ -498,19 +498,71 @@ fn mods(r: &Reg) -> u8 {
     (if r.negate == 1 { Mods::NEGATE } else { 0 }) | if r.abs == 1 { Mods::ABS } else { 0 }
 }
 
-fn stride_value(table: &[&str], code: u8, what: &str) -> Result<u8, String> {
+fn stride_value(table: &[u8], code: u8, what: &str) -> Result<u8, String> {
     table
         .get(code as usize)
-        .and_then(|s| s.parse().ok())
+        .copied()
         .ok_or_else(|| format!("invalid {what} {code}"))
 }
+
+/// The printer's names of widths and strides (all decimal) as the numbers the text reader
+/// reads from them, at compile time: parsing the printed name for every operand was a
+/// tenth of the reader's spelling of sources.
+const fn numbers<const N: usize>(names: [&str; N]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        match decimal(names[i]) {
+            Some(v) => out[i] = v,
+            None => panic!("a width or stride name that is not a number"),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The number a name spells in decimal (what `str::parse::<u8>` reads), `None` for any
+/// other name (`VxH`).
+const fn decimal(name: &str) -> Option<u8> {
+    let b = name.as_bytes();
+    if b.is_empty() {
+        return None;
+    }
+    let mut v = 0u8;
+    let mut j = 0;
+    while j < b.len() {
+        if !b[j].is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (b[j] - b'0');
+        j += 1;
+    }
+    Some(v)
+}
+
+static WIDTH_VALUE: [u8; WIDTH.len()] = numbers(WIDTH);
+static HSTRIDE_VALUE: [u8; HSTRIDE.len()] = numbers(HSTRIDE);
+
+/// Per 4-bit vertical stride code, [`vstride`]'s name as a number (`None`: `VxH`, or no
+/// name), for the same reason.
+static VSTRIDE_VALUE: [Option<u8>; 16] = {
+    let mut t = [None; 16];
+    let mut c = 0;
+    while c < 16 {
+        if let Some(name) = vstride(c as u8) {
+            t[c] = decimal(name);
+        }
+        c += 1;
+    }
+    t
+};
 
 /// A destination as `dest()` prints it.
 fn spell_dst(col: Col, c: &Ctrl, d: &Reg) -> Result<Spelled, String> {
     let t = reg_type(col, d);
     let ty = ir_type(t)?;
     let a16 = c.access_mode == 1;
-    let h = stride_value(&HSTRIDE, d.hstride, "horizontal stride")?;
+    let h = stride_value(&HSTRIDE_VALUE, d.hstride, "horizontal stride")?;
     if d.address_mode == 1 {
         if a16 {
             return Err("indirect Align16 destination".into());
@@ -552,12 +604,14 @@ fn writemask(m: u8) -> Result<Option<Channels>, String> {
 fn spell_src(col: Col, c: &Ctrl, r: &Reg) -> Result<Spelled, String> {
     let t = reg_type(col, r);
     let ty = ir_type(t)?;
-    let v = vstride(r.vstride).ok_or_else(|| format!("invalid vertical stride {}", r.vstride))?;
+    vstride(r.vstride).ok_or_else(|| format!("invalid vertical stride {}", r.vstride))?;
+    // The name's number; `None`: `VxH`.
+    let v = VSTRIDE_VALUE[r.vstride as usize];
     if c.access_mode == 1 {
         if r.address_mode == 1 {
             return Err("indirect Align16 source".into());
         }
-        let v = v.parse().map_err(|_| "VxH in Align16".to_string())?;
+        let v = v.ok_or("VxH in Align16")?;
         let s = r.swizzle;
         return Ok(Spelled {
             reg: register(r.file, r.nr, false)?,
@@ -576,12 +630,12 @@ fn spell_src(col: Col, c: &Ctrl, r: &Reg) -> Result<Spelled, String> {
         (register(r.file, r.nr, false)?, sub(r.subnr, t, false))
     };
     let v = match v {
-        "VxH" if r.address_mode == 1 => eubatch_ir::Region::VXH,
-        "VxH" => return Err("VxH on a direct source".into()),
-        v => v.parse().map_err(|_| format!("vertical stride `{v}`"))?,
+        Some(v) => v,
+        None if r.address_mode == 1 => eubatch_ir::Region::VXH,
+        None => return Err("VxH on a direct source".into()),
     };
-    let w = stride_value(&WIDTH, r.width, "width")?;
-    let h = stride_value(&HSTRIDE, r.hstride, "horizontal stride")?;
+    let w = stride_value(&WIDTH_VALUE, r.width, "width")?;
+    let h = stride_value(&HSTRIDE_VALUE, r.hstride, "horizontal stride")?;
     Ok(Spelled {
         reg,
         mods: mods(r),
@@ -697,4 +751,24 @@ fn options(inst: &mut AsmInst, col: Col, i: &Inst) -> Result<(), String> {
         inst.control.set(Control::EOT, true);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The numbers built at compile time are what parsing the printed names reads.
+    #[test]
+    fn region_numbers_are_the_parsed_names() {
+        for c in 0..16u8 {
+            let parsed = vstride(c).and_then(|n| n.parse::<u8>().ok());
+            assert_eq!(VSTRIDE_VALUE[c as usize], parsed, "vstride {c}");
+        }
+        for (v, n) in WIDTH_VALUE.iter().zip(WIDTH) {
+            assert_eq!(Ok(*v), n.parse::<u8>());
+        }
+        for (v, n) in HSTRIDE_VALUE.iter().zip(HSTRIDE) {
+            assert_eq!(Ok(*v), n.parse::<u8>());
+        }
+    }
 }

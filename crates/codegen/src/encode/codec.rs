@@ -12,6 +12,7 @@ use super::forms::{jump, send, split, three};
 use super::inst::{Ctrl, Desc, Form, Inst, Reg, Send, Split, Src, Three};
 use super::opcode;
 use super::types::RegType;
+use super::walk::{on_col, Fixed, Logging, Mode, W};
 
 /// Why a word cannot be decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,35 +41,7 @@ pub fn imm_is_wide(col: Col, op: u8, ty: u8) -> bool {
     ) || (op == 10 && col == Col::Gen75)
 }
 
-pub(super) struct W<'a> {
-    pub(super) n: &'a mut NativeInst,
-    pub(super) col: Col,
-    pub(super) decode: bool,
-    /// Fields written, in order (encode only; for naming differing bits).
-    pub(super) log: Option<&'a mut Vec<F>>,
-}
-
-impl W<'_> {
-    /// Moves one field between word and struct: read when decoding, written when encoding.
-    /// Inlined: a call costs more than the shift and mask it makes (prologue and epilogue
-    /// were a third of the decoder's time).
-    #[inline(always)]
-    pub(super) fn f<T: Copy + Into<u64> + TryFrom<u64>>(&mut self, field: F, v: &mut T) {
-        if self.decode {
-            let x = self.n.get(field, self.col);
-            *v = T::try_from(x)
-                .ok()
-                .expect("field wider than its struct member");
-        } else {
-            self.n.set(field, self.col, (*v).into());
-            if let Some(l) = self.log.as_mut() {
-                l.push(field);
-            }
-        }
-    }
-}
-
-fn ctrl(w: &mut W<'_>, c: &mut Ctrl, three: bool) {
+fn ctrl(w: &mut W<'_, impl Mode>, c: &mut Ctrl, three: bool) {
     w.f(F::hw_opcode, &mut c.opcode);
     w.f(F::access_mode, &mut c.access_mode);
     w.f(F::no_dd_clear, &mut c.no_dd_clear);
@@ -95,7 +68,8 @@ fn ctrl(w: &mut W<'_>, c: &mut Ctrl, three: bool) {
     }
 }
 
-pub(super) fn dst(w: &mut W<'_>, d: &mut Reg, a16: bool) {
+#[inline(always)]
+pub(super) fn dst(w: &mut W<'_, impl Mode>, d: &mut Reg, a16: bool) {
     w.f(F::dst_reg_file, &mut d.file);
     w.f(F::dst_reg_hw_type, &mut d.ty);
     w.f(F::dst_address_mode, &mut d.address_mode);
@@ -116,8 +90,10 @@ pub(super) fn dst(w: &mut W<'_>, d: &mut Reg, a16: bool) {
     }
 }
 
-/// Source `i` (0 or 1): file and type only.
-pub(super) fn src_file_type(w: &mut W<'_>, i: usize, file: &mut u8, ty: &mut u8) {
+/// Source `i` (0 or 1): file and type only. Inlined, here and in the operand walks: with
+/// `i` a constant the field (and so its place in the word) is one.
+#[inline(always)]
+pub(super) fn src_file_type(w: &mut W<'_, impl Mode>, i: usize, file: &mut u8, ty: &mut u8) {
     let (ff, ft) = [
         (F::src0_reg_file, F::src0_reg_hw_type),
         (F::src1_reg_file, F::src1_reg_hw_type),
@@ -127,7 +103,8 @@ pub(super) fn src_file_type(w: &mut W<'_>, i: usize, file: &mut u8, ty: &mut u8)
 }
 
 /// Source `i`'s register fields (region, number, modifiers), not file and type.
-pub(super) fn src_reg(w: &mut W<'_>, i: usize, s: &mut Reg, a16: bool) {
+#[inline(always)]
+pub(super) fn src_reg(w: &mut W<'_, impl Mode>, i: usize, s: &mut Reg, a16: bool) {
     let f = if i == 0 {
         [
             F::src0_address_mode,
@@ -193,18 +170,19 @@ pub(super) fn src_reg(w: &mut W<'_>, i: usize, s: &mut Reg, a16: bool) {
     }
 }
 
-fn src(w: &mut W<'_>, i: usize, s: &mut Src, a16: bool, op: u8) {
+#[inline(always)]
+fn src(w: &mut W<'_, impl Mode>, i: usize, s: &mut Src, a16: bool, op: u8) {
     let (mut file, mut ty) = match s {
         Src::Reg(r) => (r.file, r.ty),
         Src::Imm { ty, .. } => (3, *ty),
     };
     src_file_type(w, i, &mut file, &mut ty);
-    if w.decode {
+    if w.decode() {
         *s = if file == 3 {
             Src::Imm {
                 ty,
                 bits: 0,
-                wide: imm_is_wide(w.col, op, ty),
+                wide: imm_is_wide(w.col(), op, ty),
             }
         } else {
             Src::Reg(Reg {
@@ -223,7 +201,7 @@ fn src(w: &mut W<'_>, i: usize, s: &mut Src, a16: bool, op: u8) {
     }
 }
 
-fn basic(w: &mut W<'_>, c: &Ctrl, d: &mut Reg, s0: &mut Src, s1: &mut Src) {
+fn basic(w: &mut W<'_, impl Mode>, c: &Ctrl, d: &mut Reg, s0: &mut Src, s1: &mut Src) {
     let a16 = c.access_mode == 1;
     dst(w, d, a16);
     // An immediate src0 takes the high bits, and src1 keeps only what lies outside them:
@@ -236,20 +214,20 @@ fn basic(w: &mut W<'_>, c: &Ctrl, d: &mut Reg, s0: &mut Src, s1: &mut Src) {
     if f0 == 3 {
         src(w, 0, s0, a16, c.opcode);
         let wide = matches!(s0, Src::Imm { wide: true, .. });
-        if !(wide && w.col.gen8_plus()) {
+        if !(wide && w.col().gen8_plus()) {
             let (mut f1, mut t1) = match s1 {
                 Src::Reg(r) => (r.file, r.ty),
                 Src::Imm { ty, .. } => (3, *ty),
             };
             src_file_type(w, 1, &mut f1, &mut t1);
-            if w.decode {
+            if w.decode() {
                 *s1 = Src::Reg(Reg {
                     file: f1,
                     ty: t1,
                     ..Reg::default()
                 });
             }
-        } else if w.decode {
+        } else if w.decode() {
             *s1 = Src::Reg(Reg::default());
         }
     } else {
@@ -258,7 +236,7 @@ fn basic(w: &mut W<'_>, c: &Ctrl, d: &mut Reg, s0: &mut Src, s1: &mut Src) {
     }
 }
 
-fn fields(w: &mut W<'_>, inst: &mut Inst) {
+fn fields(w: &mut W<'_, impl Mode>, inst: &mut Inst) {
     let three_form = matches!(inst.form, Form::Three(_));
     ctrl(w, &mut inst.ctrl, three_form);
     let c = inst.ctrl;
@@ -315,15 +293,7 @@ pub fn encode(inst: &Inst, gen: Gen) -> Result<NativeInst, DecodeError> {
     let col = col_of(gen)?;
     let mut n = NativeInst::default();
     let mut copy = *inst;
-    fields(
-        &mut W {
-            n: &mut n,
-            col,
-            decode: false,
-            log: None,
-        },
-        &mut copy,
-    );
+    on_col!(col, false, &mut n, |w| fields(w, &mut copy));
     n.0[0] ^= inst.residue[0];
     n.0[1] ^= inst.residue[1];
     Ok(n)
@@ -358,15 +328,7 @@ pub fn decode_fields(n: NativeInst, gen: Gen) -> Result<Inst, DecodeError> {
         residue: [0; 2],
     };
     let mut copy = n;
-    fields(
-        &mut W {
-            n: &mut copy,
-            col,
-            decode: true,
-            log: None,
-        },
-        &mut inst,
-    );
+    on_col!(col, true, &mut copy, |w| fields(w, &mut inst));
     Ok(inst)
 }
 
@@ -374,17 +336,7 @@ pub fn decode_fields(n: NativeInst, gen: Gen) -> Result<Inst, DecodeError> {
 pub fn src1_from_high(col: Col, hi: u32, a16: bool) -> Reg {
     let mut n = NativeInst([0, (hi as u64) << 32]);
     let mut r = Reg::default();
-    src_reg(
-        &mut W {
-            n: &mut n,
-            col,
-            decode: true,
-            log: None,
-        },
-        1,
-        &mut r,
-        a16,
-    );
+    on_col!(col, true, &mut n, |w| src_reg(w, 1, &mut r, a16));
     r
 }
 
@@ -401,9 +353,7 @@ pub fn differing_fields(inst: &Inst, gen: Gen, a: NativeInst, b: NativeInst) -> 
     fields(
         &mut W {
             n: &mut n,
-            col,
-            decode: false,
-            log: Some(&mut log),
+            m: Logging { col, log: &mut log },
         },
         &mut copy,
     );

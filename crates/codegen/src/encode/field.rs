@@ -34,6 +34,16 @@ impl Col {
             _ => None,
         }
     }
+    /// The column numbered `i` (`Col::Gen9 as u8` → `Col::Gen9`), for walks whose column
+    /// is a constant ([`super::walk::Fixed`]).
+    pub const fn from_index(i: u8) -> Col {
+        match i {
+            0 => Col::Gen7,
+            1 => Col::Gen75,
+            2 => Col::Gen8,
+            _ => Col::Gen9,
+        }
+    }
     pub fn gen8_plus(self) -> bool {
         matches!(self, Col::Gen8 | Col::Gen9)
     }
@@ -193,13 +203,65 @@ impl Field {
     }
 }
 
-/// A native (uncompacted) instruction: two little-endian 64-bit words, as Mesa's `brw_inst`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct NativeInst(pub [u64; 2]);
+/// Where one field lies on one column, worked out once from its pieces in [`TABLE`] (not a
+/// second statement of the layout): the encoder and decoder move some forty fields an
+/// instruction, and walking the pieces, summing the width and joining the two words for
+/// each was most of their cost. A field of one piece inside one 64-bit word (all but a
+/// few) is a shift and a mask of that word; an absent field is one with an empty mask.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    /// The field's bits, unshifted (`2^width - 1`).
+    mask: u64,
+    /// The word (0 or 1) and the shift within it of its lowest bit.
+    word: u8,
+    shift: u8,
+    /// Several pieces, or one across the two words: through [`slow_get`]/[`slow_set`].
+    slow: bool,
+}
+
+const fn layout(p: Pieces) -> Layout {
+    match p {
+        [] => Layout {
+            mask: 0,
+            word: 0,
+            shift: 0,
+            slow: false,
+        },
+        &[(hi, lo)] if hi / 64 == lo / 64 => {
+            let n = (hi - lo) as u32 + 1;
+            Layout {
+                mask: if n == 64 { u64::MAX } else { (1 << n) - 1 },
+                word: lo / 64,
+                shift: lo % 64,
+                slow: false,
+            }
+        }
+        _ => Layout {
+            mask: 0,
+            word: 0,
+            shift: 0,
+            slow: true,
+        },
+    }
+}
+
+/// [`layout`] of every field on every column, in [`TABLE`]'s order.
+static LAYOUT: [[Layout; COLS]; TABLE.len()] = {
+    let mut t = [[layout(NONE); COLS]; TABLE.len()];
+    let mut f = 0;
+    while f < TABLE.len() {
+        let mut c = 0;
+        while c < COLS {
+            t[f][c] = layout(TABLE[f].2[c]);
+            c += 1;
+        }
+        f += 1;
+    }
+    t
+};
 
 /// The instruction as one 128-bit number: a piece may straddle the two words, and a
-/// shift of the whole is a few machine instructions where a loop over bits was one per bit
-/// (the encoder and decoder read and write some forty fields an instruction).
+/// shift of the whole is a few machine instructions where a loop over bits was one per bit.
 fn wide(words: &[u64; 2]) -> u128 {
     (words[1] as u128) << 64 | words[0] as u128
 }
@@ -220,6 +282,32 @@ fn set_bits(words: &mut [u64; 2], hi: u8, lo: u8, value: u64) {
     *words = [w as u64, (w >> 64) as u64];
 }
 
+/// A field of several pieces (or one across the words): the pieces concatenated, most
+/// significant first. Out of line, to keep the common case small where it is inlined.
+#[inline(never)]
+fn slow_get(words: &[u64; 2], pieces: Pieces) -> u64 {
+    let mut v = 0u64;
+    for &(hi, lo) in pieces {
+        v = (v << (hi - lo + 1)) | bits(words, hi, lo);
+    }
+    v
+}
+
+#[inline(never)]
+fn slow_set(words: &mut [u64; 2], pieces: Pieces, value: u64) {
+    let mut shift: u32 = pieces.iter().map(|&(h, l)| (h - l) as u32 + 1).sum();
+    for &(hi, lo) in pieces {
+        let n = (hi - lo) as u32 + 1;
+        shift -= n;
+        let part = if shift >= 64 { 0 } else { value >> shift };
+        set_bits(words, hi, lo, part);
+    }
+}
+
+/// A native (uncompacted) instruction: two little-endian 64-bit words, as Mesa's `brw_inst`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NativeInst(pub [u64; 2]);
+
 impl NativeInst {
     /// From Mesa's hex dump: 16 bytes, little-endian.
     pub fn from_bytes(b: &[u8; 16]) -> NativeInst {
@@ -238,28 +326,36 @@ impl NativeInst {
         !field.pieces(col).is_empty()
     }
     /// The field's value (pieces concatenated, most significant first); 0 where absent.
+    #[inline]
     pub fn get(&self, field: Field, col: Col) -> u64 {
-        let mut v = 0u64;
-        for &(hi, lo) in field.pieces(col) {
-            v = (v << (hi - lo + 1)) | bits(&self.0, hi, lo);
+        let l = LAYOUT[field as usize][col as usize];
+        if l.slow {
+            return slow_get(&self.0, field.pieces(col));
         }
-        v
+        (self.0[(l.word & 1) as usize] >> l.shift) & l.mask
     }
     /// Sets the field (bits above its width are dropped; absent fields are ignored).
+    #[inline]
     pub fn set(&mut self, field: Field, col: Col, value: u64) {
-        let mut shift = field.width(col);
-        for &(hi, lo) in field.pieces(col) {
-            let n = (hi - lo) as u32 + 1;
-            shift -= n;
-            let part = if shift >= 64 { 0 } else { value >> shift };
-            set_bits(&mut self.0, hi, lo, part);
+        let l = LAYOUT[field as usize][col as usize];
+        if l.slow {
+            return slow_set(&mut self.0, field.pieces(col), value);
         }
+        let w = &mut self.0[(l.word & 1) as usize];
+        *w = (*w & !(l.mask << l.shift)) | (value & l.mask) << l.shift;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn columns_are_numbered_in_order() {
+        for c in [Col::Gen7, Col::Gen75, Col::Gen8, Col::Gen9] {
+            assert_eq!(Col::from_index(c as u8), c);
+        }
+    }
 
     #[test]
     fn the_table_is_in_enum_order() {
@@ -294,6 +390,34 @@ mod tests {
             assert_eq!(bits(&w, hi, lo), u64::MAX >> (64 - n), "{hi}:{lo}");
             set_bits(&mut w, hi, lo, bits(&start, hi, lo));
             assert_eq!(w, start, "{hi}:{lo}: other bits changed");
+        }
+    }
+
+    /// The precomputed layout moves the same bits as the pieces walked one by one, for
+    /// every field on every column.
+    #[test]
+    fn the_layout_agrees_with_the_pieces() {
+        let cols = [Col::Gen7, Col::Gen75, Col::Gen8, Col::Gen9];
+        let starts = [
+            [0u64; 2],
+            [u64::MAX; 2],
+            [0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210],
+        ];
+        for &(f, _, _) in TABLE {
+            for col in cols {
+                let p = f.pieces(col);
+                for start in starts {
+                    let n = NativeInst(start);
+                    assert_eq!(n.get(f, col), slow_get(&start, p), "{}", f.name());
+                    for v in [0, u64::MAX, 0x5555_5555_5555_5555, 0xabcd] {
+                        let mut a = n;
+                        a.set(f, col, v);
+                        let mut b = start;
+                        slow_set(&mut b, p, v);
+                        assert_eq!(a.0, b, "{} {col:?} {v:#x}", f.name());
+                    }
+                }
+            }
         }
     }
 

@@ -5,12 +5,13 @@
 //! `brw_inst_set_sends_ex_desc`, "Three-source instructions") and `brw_eu_emit.c`
 //! (`brw_set_desc_ex`, `brw_alu3`) for which fields each form writes.
 
-use super::codec::{dst, src_file_type, src_reg, W};
+use super::codec::{dst, src_file_type, src_reg};
 use super::field::Field as F;
 use super::inst::{Ctrl, Desc, Reg, Send, Split, Src3, Three};
+use super::walk::{Mode, W};
 
 pub(super) fn jump(
-    w: &mut W<'_>,
+    w: &mut W<'_, impl Mode>,
     a16: bool,
     d: &mut Reg,
     s0: &mut Reg,
@@ -20,7 +21,7 @@ pub(super) fn jump(
 ) {
     dst(w, d, a16);
     src_file_type(w, 0, &mut s0.file, &mut s0.ty);
-    let gen7 = !w.col.gen8_plus();
+    let gen7 = !w.col().gen8_plus();
     if gen7 {
         src_reg(w, 0, s0, a16);
         let (mut f, mut t) = s1.unwrap_or((0, 0));
@@ -31,7 +32,7 @@ pub(super) fn jump(
     let mut u = *uip as u32 as u64 & if gen7 { 0xffff } else { 0xffff_ffff };
     w.f(F::jip, &mut j);
     w.f(F::uip, &mut u);
-    if w.decode {
+    if w.decode() {
         *jip = if gen7 {
             j as u16 as i16 as i32
         } else {
@@ -45,13 +46,13 @@ pub(super) fn jump(
     }
 }
 
-pub(super) fn send(w: &mut W<'_>, c: &Ctrl, s: &mut Send) {
+pub(super) fn send(w: &mut W<'_, impl Mode>, c: &Ctrl, s: &mut Send) {
     let a16 = c.access_mode == 1;
     dst(w, &mut s.dst, a16);
     src_file_type(w, 0, &mut s.src0.file, &mut s.src0.ty);
     src_reg(w, 0, &mut s.src0, a16);
     src_file_type(w, 1, &mut s.src1_file, &mut s.src1_ty);
-    if w.decode {
+    if w.decode() {
         s.desc = if s.src1_file == 3 {
             Desc::Imm(0)
         } else {
@@ -69,7 +70,7 @@ pub(super) fn send(w: &mut W<'_>, c: &Ctrl, s: &mut Send) {
     w.f(F::eot, &mut s.eot);
 }
 
-pub(super) fn split(w: &mut W<'_>, s: &mut Split) {
+pub(super) fn split(w: &mut W<'_, impl Mode>, s: &mut Split) {
     w.f(F::send_dst_reg_file, &mut s.dst.file);
     w.f(F::dst_address_mode, &mut s.dst.address_mode);
     if s.dst.address_mode == 1 {
@@ -114,7 +115,7 @@ pub(super) fn split(w: &mut W<'_>, s: &mut Split) {
     w.f(F::eot, &mut s.eot);
 }
 
-pub(super) fn three(w: &mut W<'_>, t: &mut Three) {
+pub(super) fn three(w: &mut W<'_, impl Mode>, t: &mut Three) {
     w.f(F::src3_dst_reg_nr, &mut t.dst_nr);
     w.f(F::src3_a16_dst_subreg_nr, &mut t.dst_subnr);
     w.f(F::src3_a16_dst_writemask, &mut t.writemask);

@@ -23,11 +23,13 @@
 //! JIP and UIP are left 0: they depend on where the targets land once compacted, which is
 //! [`super::program`]'s job.
 
+use std::sync::OnceLock;
+
 use eubatch_ir::operand::arf;
 use eubatch_ir::shader::{CondMod, Predicate, SendInfo};
 use eubatch_ir::{Opcode, Operand, RegFile, Region, Shader, Type};
 
-use super::field::Col;
+use super::field::{Col, COLS};
 use super::inst::{Ctrl, Desc, Form, Inst, Reg, Send, Split, Src, Src3};
 use super::opcode;
 use super::tables::{COND_MOD, MATH, PRED_ALIGN1, PRED_ALIGN16};
@@ -65,13 +67,71 @@ fn math_function(op: Opcode) -> Option<&'static str> {
 
 /// The hardware opcode of an IR instruction's opcode, when it encodes as one.
 pub fn hw_opcode(col: Col, op: Opcode) -> Option<u8> {
-    if math_function(op).is_some() {
-        return Some(opcode::MATH);
-    }
-    if !op.is_hardware() {
-        return None;
-    }
-    opcode::by_name(col, op.name()).map(|d| d.hw)
+    op_codes(col, op).hw
+}
+
+/// What the encoder looks up by name for an IR opcode on a column: its hardware opcode
+/// and, for a math opcode, the math function's code.
+#[derive(Clone, Copy, Debug)]
+struct OpCodes {
+    hw: Option<u8>,
+    math: Option<u8>,
+}
+
+/// [`OpCodes`] from the tables (the hardware opcode by Mesa's name, the math function by
+/// the listing reader's names), worked out once per column and opcode: those are scans
+/// comparing strings, which done for every instruction were a tenth of the encoder's time.
+fn op_codes(col: Col, op: Opcode) -> OpCodes {
+    static BY_OP: [OnceLock<Vec<OpCodes>>; COLS] = [const { OnceLock::new() }; COLS];
+    let table = BY_OP[col as usize].get_or_init(|| {
+        let n = Opcode::ALL
+            .iter()
+            .map(|&o| o as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut t = vec![
+            OpCodes {
+                hw: None,
+                math: None
+            };
+            n
+        ];
+        for &o in Opcode::ALL {
+            let f = math_function(o);
+            let hw = if f.is_some() {
+                Some(opcode::MATH)
+            } else if o.is_hardware() {
+                opcode::by_name(col, o.name()).map(|d| d.hw)
+            } else {
+                None
+            };
+            t[o as usize] = OpCodes {
+                hw,
+                math: f.map(|f| code_of(&MATH, f).unwrap_or(0)),
+            };
+        }
+        t
+    });
+    table[op as usize]
+}
+
+/// The conditional modifier field of `m` (COND_MOD holds Mesa's suffixes, `.ge`), looked
+/// up once per modifier rather than by comparing names for every instruction.
+fn cond_mod_code(m: CondMod) -> u8 {
+    static CODES: OnceLock<[u8; CondMod::ALL.len()]> = OnceLock::new();
+    let codes = CODES.get_or_init(|| {
+        CondMod::ALL.map(|m| {
+            let name = m.name();
+            COND_MOD
+                .iter()
+                .position(|t| t.strip_prefix('.') == Some(name))
+                .unwrap_or(0) as u8
+        })
+    });
+    CondMod::ALL
+        .iter()
+        .position(|&x| x == m)
+        .map_or(0, |i| codes[i])
 }
 
 fn code_of(table: &[&str], name: &str) -> Option<u8> {
@@ -271,7 +331,7 @@ fn src3(op: &Operand, align16_ir: bool) -> Result<(Src3, Type), String> {
 }
 
 /// The instruction control fields.
-fn ctrl(s: &Shader, id: eubatch_ir::Inst, hw: u8, hints: AsmHints) -> Ctrl {
+fn ctrl(col: Col, s: &Shader, id: eubatch_ir::Inst, hw: u8, hints: AsmHints) -> Ctrl {
     let c = s.insts.control[id];
     let op = s.insts.opcode[id];
     let jump = opcode::has_jip(hw);
@@ -297,21 +357,17 @@ fn ctrl(s: &Shader, id: eubatch_ir::Inst, hw: u8, hints: AsmHints) -> Ctrl {
         p if p.align1_only() => code_of(&PRED_ALIGN1, p.suffix()).unwrap_or(1),
         p => code_of(&PRED_ALIGN16, p.suffix()).unwrap_or(1),
     };
-    if let Some(f) = math_function(op) {
-        k.cond_modifier = code_of(&MATH, f).unwrap_or(0);
+    let math = op_codes(col, op).math;
+    if let Some(f) = math {
+        k.cond_modifier = f;
     } else if opcode::is_send(hw) || opcode::is_split_send(hw) {
         k.cond_modifier = s.send_info(id).map_or(0, |i| i.sfid);
     } else if c.cmod != CondMod::None {
-        // COND_MOD holds Mesa's suffixes (`.ge`): matched without allocating.
-        let name = c.cmod.name();
-        k.cond_modifier = COND_MOD
-            .iter()
-            .position(|t| t.strip_prefix('.') == Some(name))
-            .unwrap_or(0) as u8;
+        k.cond_modifier = cond_mod_code(c.cmod);
     }
     let flag_printed = c.predicate != Predicate::None
         || (k.cond_modifier != 0
-            && math_function(op).is_none()
+            && math.is_none()
             && !opcode::is_send(hw)
             && !matches!(hw, opcode::SEL | opcode::CSEL | opcode::IF | opcode::WHILE));
     if flag_printed {
@@ -326,7 +382,7 @@ pub fn inst(col: Col, s: &Shader, id: eubatch_ir::Inst, hints: AsmHints) -> Resu
     let op = s.insts.opcode[id];
     let hw = hw_opcode(col, op)
         .ok_or_else(|| format!("`{}` is not a hardware instruction", op.name()))?;
-    let mut ctrl = ctrl(s, id, hw, hints);
+    let mut ctrl = ctrl(col, s, id, hw, hints);
     let a16 = ctrl.access_mode == 1;
     let dst = s.insts.dst[id];
     let srcs = s.srcs(id);

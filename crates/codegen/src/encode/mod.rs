@@ -5,7 +5,8 @@
 //!   gen11/gen12 become new columns of its table (fields are lists of bit pieces, so
 //!   gen12's split descriptors are data too);
 //! - [`inst`]: the decoded instruction; [`codec`] and [`forms`]: encode/decode through the
-//!   table, one field walk per form used both ways;
+//!   table, one field walk per form used both ways (`walk`: the walker, its direction and
+//!   column fixed at compile time);
 //! - [`parse`] (+ [`parse_operand`]): Mesa's disassembly text → struct; [`policy`]: Mesa's
 //!   "don't care" policy for what the text does not show; [`print`](mod@print) (+ [`print_operand`],
 //!   [`msgdesc`]): struct → Mesa's text, columns included;
@@ -31,6 +32,7 @@ pub mod print_operand;
 pub mod program;
 pub mod tables;
 pub mod types;
+mod walk;
 
 pub use codec::{decode, encode, DecodeError};
 pub use field::NativeInst;

@@ -3,7 +3,7 @@
 //!
 //! Source: Mesa 23.0 `brw_eu.c` `opcode_descs` (rows valid for gen7–gen9).
 
-use super::field::Col;
+use super::field::{Col, COLS};
 
 /// (hardware number, name, sources, destinations, first column, last column).
 const OPCODES: &[(u8, &str, u8, u8, Col, Col)] = &[
@@ -87,20 +87,44 @@ pub struct OpDesc {
     pub ndst: u8,
 }
 
-fn valid(first: Col, last: Col, col: Col) -> bool {
+const fn valid(first: Col, last: Col, col: Col) -> bool {
     (first as u8) <= (col as u8) && (col as u8) <= (last as u8)
 }
 
+/// No row of [`OPCODES`] (in [`BY_HW`]).
+const NO_ROW: u8 = u8::MAX;
+
+/// Per column and 7-bit hardware number, the row of [`OPCODES`] that describes it, built
+/// from the table at compile time: the encoder, decoder and binary reader look an opcode
+/// up several times an instruction, and the scan of the table was a tenth of their cost.
+static BY_HW: [[u8; 128]; COLS] = {
+    let mut t = [[NO_ROW; 128]; COLS];
+    let cols = [Col::Gen7, Col::Gen75, Col::Gen8, Col::Gen9];
+    let mut c = 0;
+    while c < COLS {
+        // Backwards, so that the first valid row of a number wins, as a scan finds it.
+        let mut r = OPCODES.len();
+        while r > 0 {
+            r -= 1;
+            let o = OPCODES[r];
+            if o.0 < 128 && valid(o.4, o.5, cols[c]) {
+                t[c][o.0 as usize] = r as u8;
+            }
+        }
+        c += 1;
+    }
+    t
+};
+
 pub fn by_hw(col: Col, hw: u8) -> Option<OpDesc> {
-    OPCODES
-        .iter()
-        .find(|o| o.0 == hw && valid(o.4, o.5, col))
-        .map(|o| OpDesc {
-            hw: o.0,
-            name: o.1,
-            nsrc: o.2,
-            ndst: o.3,
-        })
+    let r = *BY_HW[col as usize].get(hw as usize)?;
+    let o = OPCODES.get(r as usize)?;
+    Some(OpDesc {
+        hw: o.0,
+        name: o.1,
+        nsrc: o.2,
+        ndst: o.3,
+    })
 }
 
 pub fn by_name(col: Col, name: &str) -> Option<OpDesc> {
@@ -153,4 +177,24 @@ pub fn has_branch_ctrl(col: Col, hw: u8) -> bool {
 /// and/not/or/xor: gen8+ prints their negate as `~`.
 pub fn is_logic(hw: u8) -> bool {
     matches!(hw, 4..=7)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table look-up finds what a scan of the rows finds, for every number.
+    #[test]
+    fn by_hw_is_the_scan_of_the_rows() {
+        for col in [Col::Gen7, Col::Gen75, Col::Gen8, Col::Gen9] {
+            for hw in 0..=255u8 {
+                let scan = OPCODES
+                    .iter()
+                    .find(|o| o.0 == hw && valid(o.4, o.5, col))
+                    .map(|o| (o.0, o.1, o.2, o.3));
+                let d = by_hw(col, hw).map(|d| (d.hw, d.name, d.nsrc, d.ndst));
+                assert_eq!(d, scan, "{col:?} {hw}");
+            }
+        }
+    }
 }

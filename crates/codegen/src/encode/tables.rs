@@ -14,7 +14,7 @@ pub const PRED_ALIGN1: [&str; 14] = [
 pub const PRED_ALIGN16: [&str; 8] = ["", "", ".x", ".y", ".z", ".w", ".any4h", ".all4h"];
 
 /// Encoded vertical stride → text (15 is `VxH`; the others are invalid).
-pub fn vstride(code: u8) -> Option<&'static str> {
+pub const fn vstride(code: u8) -> Option<&'static str> {
     match code {
         0 => Some("0"),
         1 => Some("1"),
