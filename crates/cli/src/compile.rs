@@ -260,6 +260,9 @@ pub struct Worker {
     pub ra: Vec<RaTotals>,
     /// The final-code listing of the directory being compiled, read once for its dumps.
     listings: eubatch_ir::import::Listings,
+    /// The last shader's access table, whose storage the next one's takes
+    /// ([`eubatch_passes::PassCx::reusing`]).
+    access_storage: Option<eubatch_passes::analysis::access_table::AccessTable>,
     /// One of each allocator of `--regalloc`, kept from shader to shader: what an allocator
     /// builds per shader (the `mesa` allocator's interference graph, megabytes on a large
     /// shader) reuses the storage of the last one instead of the allocator's memory being
@@ -989,6 +992,7 @@ pub fn compile_files(
             targets: Default::default(),
             ra: vec![RaTotals::default(); opts.regalloc.len()],
             listings: Default::default(),
+            access_storage: None,
             allocators: opts
                 .regalloc
                 .iter()
@@ -1247,7 +1251,7 @@ fn compile_one(
         verify_ra.then(|| shader.clone())
     };
     // The passes' analyses, kept for the statistics of the result.
-    let mut cx = eubatch_passes::PassCx::default();
+    let mut cx = eubatch_passes::PassCx::reusing(w.access_storage.take());
     w.targets.insert(shader.target.name());
     let before = shader.num_insts() as u64;
     let mut dumps: Vec<(String, String)> = Vec::new();
@@ -1423,6 +1427,7 @@ fn compile_one(
         }
     }
     let pressure = cx.pressure(&shader).map_or(0, |p| p.max as u64);
+    w.access_storage = cx.into_storage();
     w.compiled += 1;
     if shader.backend == eubatch_ir::Backend::Vec4 {
         w.vec4[0] += 1;

@@ -42,6 +42,9 @@ pub struct PassCx {
     access: Option<Rc<access_table::AccessTable>>,
     /// The last table, of an earlier version of the shader: the next is made from it.
     stale_access: Option<Rc<access_table::AccessTable>>,
+    /// A table of another shader, whose storage the first table of this one takes
+    /// ([`PassCx::reusing`]).
+    recycled: Option<access_table::AccessTable>,
     nesting: Option<Rc<nesting::Nesting>>,
     points: Option<Rc<points::Points>>,
     /// The control-flow graph, or why the layout has none (unbalanced control flow).
@@ -64,6 +67,30 @@ pub struct PassCx {
 }
 
 impl PassCx {
+    /// No analysis yet; the first access table is computed into the storage of `table`, the
+    /// last one of a shader compiled before ([`PassCx::into_storage`]): a thread compiling
+    /// shader after shader keeps that room instead of allocating it for each (and having
+    /// it faulted in again by the system).
+    pub fn reusing(table: Option<access_table::AccessTable>) -> PassCx {
+        PassCx {
+            recycled: table,
+            ..PassCx::default()
+        }
+    }
+
+    /// The storage of the access table, once nothing else is wanted of this shader's
+    /// analyses, for the next shader's ([`PassCx::reusing`]); none while something outside
+    /// still holds the table.
+    pub fn into_storage(mut self) -> Option<access_table::AccessTable> {
+        // The analyses built on the table hold it too.
+        self.liveness = None;
+        self.intervals = None;
+        self.defs = None;
+        self.pressure = None;
+        let table = self.access.take().or(self.stale_access.take())?;
+        Rc::try_unwrap(table).ok()
+    }
+
     /// Control-flow nesting of every instruction and block, computed once until invalidated.
     pub fn nesting(&mut self, shader: &Shader) -> Rc<nesting::Nesting> {
         self.nesting
@@ -94,10 +121,15 @@ impl PassCx {
     pub fn access(&mut self, shader: &Shader) -> Rc<access_table::AccessTable> {
         if self.access.is_none() {
             let nesting = self.nesting(shader);
-            self.access = Some(Rc::new(match self.stale_access.take() {
-                Some(old) => access_table::AccessTable::update(old, shader, &nesting),
-                None => access_table::AccessTable::compute(shader, &nesting),
-            }));
+            self.access = Some(Rc::new(
+                match (self.stale_access.take(), self.recycled.take()) {
+                    (Some(old), _) => access_table::AccessTable::update(old, shader, &nesting),
+                    (None, Some(room)) => {
+                        access_table::AccessTable::compute_reusing(room, shader, &nesting)
+                    }
+                    (None, None) => access_table::AccessTable::compute(shader, &nesting),
+                },
+            ));
         }
         self.access.clone().unwrap()
     }

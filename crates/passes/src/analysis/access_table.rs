@@ -192,6 +192,19 @@ impl AccessTable {
         t
     }
 
+    /// The table of `shader`, computed whole into the storage of `old`, a table of another
+    /// shader (the one a driver thread compiled before): nothing of `old` is kept but its
+    /// room, which a shader's table otherwise allocates afresh.
+    pub fn compute_reusing(old: AccessTable, shader: &Shader, nesting: &Nesting) -> AccessTable {
+        let mut t = old;
+        t.slots = Slots::of(shader, nesting);
+        t.facts = ShaderFacts::of(shader);
+        t.build(shader, Reuse::Nothing);
+        #[cfg(debug_assertions)]
+        t.assert_as_computed(shader, nesting);
+        t
+    }
+
     /// The table of `shader`, taking from `old` (a table of an earlier version of it) the
     /// accesses of every instruction whose fields have not changed since, but for the
     /// numbers of VGRFs of the same size and flag as before (their slots moved by where the
