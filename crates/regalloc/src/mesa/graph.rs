@@ -546,9 +546,9 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
-        /// Rows hold each neighbour once, whatever repeats and self pairs were added and
-        /// whichever builder storage a previous graph left, and the sweep's edges are the
-        /// all-pairs overlaps.
+        /// Rows hold each neighbour once, whatever repeats and self pairs were added (and
+        /// with pairs given as unique), whichever builder storage a previous graph left, and
+        /// the sweep's edges are the all-pairs overlaps.
         #[test]
         fn rows_are_the_neighbour_sets(
             nodes in 1usize..80,
@@ -589,8 +589,22 @@ mod tests {
                     want[y as usize].insert(x);
                 }
             }
+            // Two nodes outside the sweep, as the payload and forced nodes are, with edges
+            // unique by construction.
+            let (e0, e1) = (b.node(0), b.node(0));
+            want.resize(nodes + 2, BTreeSet::new());
+            let unique = (0..nodes as u32)
+                .step_by(2)
+                .map(|y| (e0, y))
+                .chain([(e1, e0)])
+                .chain((1..nodes as u32).step_by(3).map(|y| (y, e1)));
+            for (x, y) in unique {
+                b.interfere_new(x, y);
+                want[x as usize].insert(y);
+                want[y as usize].insert(x);
+            }
             let g = b.finish();
-            proptest::prop_assert_eq!(g.len(), nodes);
+            proptest::prop_assert_eq!(g.len(), nodes + 2);
             for (n, want) in want.iter().enumerate() {
                 let got: Vec<u32> = g.neighbours(n as u32).collect();
                 let set: BTreeSet<u32> = got.iter().copied().collect();
