@@ -225,7 +225,11 @@ impl Shape<'_> {
         }
         let node = |v: Vgrf| -> Option<u32> {
             let k = *self.node_of.get(v.index())?;
-            (k != u32::MAX && !spilled[v.index()]).then_some(l.first_vgrf + k)
+            // (Not `then_some`: its argument, evaluated for `k == u32::MAX` too, overflows.)
+            if k == u32::MAX || spilled[v.index()] {
+                return None;
+            }
+            Some(l.first_vgrf + k)
         };
         if let Some(r) = l.r127 {
             for (v, &off) in c.not_r127.iter().enumerate() {
