@@ -194,6 +194,7 @@ impl Shape<'_> {
         let ranges: Vec<(u32, u32)> = live_nodes.iter().map(|&k| self.live[k as usize]).collect();
         let nodes: Vec<u32> = live_nodes.iter().map(|&k| l.first_vgrf + k).collect();
         b.interfere_intervals(&nodes, &ranges);
+        // (Edges to nodes outside the sweep, each pair once: `interfere_new`.)
         // A payload register meets the values starting at or before its last access
         // (setup_live_interference's `node_start_ip <= payload_last_use_ip`); the scratch
         // header starts at 0.
@@ -201,35 +202,39 @@ impl Shape<'_> {
         for (&n, &(start, _)) in nodes.iter().zip(&ranges) {
             for r in 0..inputs {
                 if c.input_last_use[r as usize].is_some_and(|last| start <= last) {
-                    b.interfere(n, r);
+                    b.interfere_new(n, r);
                 }
             }
         }
         if let Some(h) = header {
             for r in 0..inputs {
                 if c.input_last_use[r as usize].is_some() {
-                    b.interfere(h, r);
+                    b.interfere_new(h, r);
                 }
             }
         }
         for &n in nodes.iter().chain(header.iter()) {
             if let Some(m) = l.mrf {
                 for i in self.spill_base_mrf()..MAX_MRF {
-                    b.interfere(n, m + i);
+                    b.interfere_new(n, m + i);
                 }
             }
-            if let Some(h) = header {
-                b.interfere(n, h);
+            if let Some(h) = header.filter(|&h| h != n) {
+                b.interfere_new(n, h);
             }
         }
         let node = |v: Vgrf| -> Option<u32> {
             let k = *self.node_of.get(v.index())?;
-            (k != u32::MAX && !spilled[v.index()]).then_some(l.first_vgrf + k)
+            // (Not `then_some`: its argument, evaluated for `k == u32::MAX` too, overflows.)
+            if k == u32::MAX || spilled[v.index()] {
+                return None;
+            }
+            Some(l.first_vgrf + k)
         };
         if let Some(r) = l.r127 {
             for (v, &off) in c.not_r127.iter().enumerate() {
                 if let (true, Some(n)) = (off, node(Vgrf::from_usize(v))) {
-                    b.interfere(n, r);
+                    b.interfere_new(n, r);
                 }
             }
         }
@@ -251,7 +256,7 @@ impl Shape<'_> {
                 if spilled[v as usize] || (eot_may && c.is_eot[v as usize]) {
                     continue;
                 }
-                b.interfere(l.first_vgrf + k as u32, r);
+                b.interfere_new(l.first_vgrf + k as u32, r);
             }
         }
         // End-of-thread payloads at the top, per send: the first VGRF it reads, then the

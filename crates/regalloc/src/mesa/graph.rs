@@ -9,8 +9,11 @@
 //! (`setup_live_interference`: two values interfere unless one ends at or before the
 //! other starts, `end <= start`, so a value may take the register of a source its defining
 //! instruction reads last) done as a sweep over intervals sorted by start: n·log n plus the
-//! edges, never all pairs. Each edge is listed once, and the rows are built at the end by
-//! one count of the degrees and one scatter, then deduplicated; the builder keeps its lists
+//! edges, never all pairs. Each edge is listed once (the sweep's pairs are unique, those to
+//! payload and other forced nodes are by construction, and the rest are checked against the
+//! sweep's ranges and among themselves: see [`Builder`]), and the rows
+//! are built at the end by one count of the degrees and one scatter, with no
+//! deduplication pass over the rows; the builder keeps its lists
 //! for the next graph, so a rebuild (another scheduling mode, the rebuild once spilling
 //! begins) allocates no edge list again.
 //!
@@ -257,17 +260,29 @@ impl Graph {
 
 /// Collects nodes and edges, then makes the [`Graph`]; kept from one graph to the next, its
 /// lists keep their storage.
+///
+/// The edges come unique, so the rows need no deduplication pass over every entry: the
+/// sweep of [`Builder::interfere_intervals`] lists each overlapping pair once,
+/// [`Builder::interfere_new`]'s pairs are unique by the caller's construction, and an
+/// [`Builder::interfere`] pair is dropped when the sweep lists it (both nodes in it,
+/// ranges overlapping: known from the ranges kept per node), its repeats in
+/// [`Builder::finish`] (such pairs are few: [`Constraints::apart`]'s).
+///
+/// [`Constraints::apart`]: crate::constraints::Constraints::apart
 #[derive(Default)]
 pub struct Builder {
     class: Vec<u32>,
     forced: Vec<u32>,
-    /// Every edge added, once (either direction; repeats are dropped in
-    /// [`Builder::finish`]).
+    /// The edges known to be unique: the sweep's and [`Builder::interfere_new`]'s, each once
+    /// (either direction).
     edges: Vec<(u32, u32)>,
-    /// [`Builder::finish`]'s scratch: per node where the next entry of its row goes, and
-    /// the last row that took it.
+    /// [`Builder::interfere`]'s edges not the sweep's, as `low << 32 | high` node numbers,
+    /// repeats possible.
+    extra: Vec<u64>,
+    /// Per node: its live range in the sweep, or [`NO_RANGE`] (not in it).
+    range: Vec<(u32, u32)>,
+    /// [`Builder::finish`]'s scratch: per node where the next entry of its row goes.
     fill: Vec<u32>,
-    mark: Vec<u32>,
     /// [`Builder::interfere_intervals`]'s scratch: the order by start, the ranges open.
     order: Vec<u32>,
     active: Vec<(u32, u32, u32)>,
@@ -278,6 +293,15 @@ pub struct Builder {
     spare_adj: Vec<u32>,
 }
 
+/// A node outside the sweep: a range that overlaps none (it ends at 0, before any start).
+const NO_RANGE: (u32, u32) = (u32::MAX, 0);
+
+/// Mesa's live-range test: `a` and `b` interfere unless one ends at or before the other
+/// starts.
+fn overlap(a: (u32, u32), b: (u32, u32)) -> bool {
+    !(a.1 <= b.0 || b.1 <= a.0)
+}
+
 impl Builder {
     /// Forgets the nodes and edges (the storage stays) and makes room for `nodes` nodes and
     /// `edges` edges, for the next graph: growing the edge list by doubling copied it a
@@ -286,14 +310,18 @@ impl Builder {
         self.class.clear();
         self.forced.clear();
         self.edges.clear();
+        self.extra.clear();
+        self.range.clear();
         self.class.reserve(nodes);
         self.forced.reserve(nodes);
+        self.range.reserve(nodes);
         self.edges.reserve(edges);
     }
 
     pub fn node(&mut self, class: u32) -> u32 {
         self.class.push(class);
         self.forced.push(NO_REG);
+        self.range.push(NO_RANGE);
         self.class.len() as u32 - 1
     }
 
@@ -305,16 +333,36 @@ impl Builder {
         self.forced[n as usize]
     }
 
+    /// Makes `a` and `b` interfere (nothing if `a == b`; a pair given again, or one the
+    /// sweep gives, is one edge).
     pub fn interfere(&mut self, a: u32, b: u32) {
-        if a != b {
-            self.edges.push((a, b));
+        if a == b || overlap(self.range[a as usize], self.range[b as usize]) {
+            // (Overlapping ranges: the sweep's edge.)
+            return;
         }
+        let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
+        self.extra.push(lo << 32 | hi);
+    }
+
+    /// Makes `a` and `b` interfere, a pair the caller knows is listed no other way (by the
+    /// sweep, [`Builder::interfere`] or another call): it goes straight to the rows, with
+    /// no check. The graph's edges to payload, MRF-hack, header, g127 and reserved-register
+    /// nodes, one per pair by construction, are most of those not from the sweep.
+    pub fn interfere_new(&mut self, a: u32, b: u32) {
+        debug_assert!(a != b && !overlap(self.range[a as usize], self.range[b as usize]));
+        self.edges.push((a, b));
     }
 
     /// Edges between the `nodes` whose live ranges (`(start, end)` per node, same order)
     /// overlap by Mesa's test: `a` and `b` interfere unless `a.end <= b.start` or
-    /// `b.end <= a.start`.
+    /// `b.end <= a.start`. Called once per graph, with distinct nodes, before any
+    /// [`Builder::interfere`] (which knows the sweep's pairs by the ranges kept here).
     pub fn interfere_intervals(&mut self, nodes: &[u32], live: &[(u32, u32)]) {
+        debug_assert!(self.extra.is_empty() && self.edges.is_empty());
+        for (&n, &r) in nodes.iter().zip(live) {
+            debug_assert_eq!(self.range[n as usize], NO_RANGE);
+            self.range[n as usize] = r;
+        }
         let order = &mut self.order;
         order.clear();
         order.extend(0..nodes.len() as u32);
@@ -352,15 +400,27 @@ impl Builder {
         self.spare_adj = g.adj;
     }
 
-    /// The graph of the nodes and edges added; the builder is left empty for the next one.
+    /// Moves the [`Builder::interfere`] edges to the others, their repeats dropped (sorted,
+    /// so that repeats are side by side: they are few).
+    fn dedup_extra(&mut self) {
+        self.extra.sort_unstable();
+        self.extra.dedup();
+        let pairs = self.extra.iter().map(|&e| ((e >> 32) as u32, e as u32));
+        self.edges.extend(pairs);
+        self.extra.clear();
+    }
+
+    /// The graph of the nodes and edges added (q totals 0 until [`Graph::weigh`]); the
+    /// builder is left empty for the next one.
     pub fn finish(&mut self) -> Graph {
         let n = self.class.len();
+        self.dedup_extra();
         // One count of the degrees (each edge is listed once and goes in both directions),
-        // one scatter of the edges into the rows, in the order they were added, then the
-        // repeats dropped row by row: a mark per node says which row last took it. Nothing
-        // reads the rows in an order that matters (simplify's updates, select's masks and
-        // the q totals are the same in any order), so they are not sorted: sorting them, or
-        // a second counting sort to have them sorted, cost more than the rest of building.
+        // one scatter of the edges into the rows, in the order they were added: the edges
+        // are unique (see [`Builder`]), so the rows are sets as they are. Nothing reads the
+        // rows in an order that matters (simplify's updates, select's masks, the q totals
+        // and the spill choice are the same in any order, temps' tests are membership
+        // tests), so they are not sorted.
         let mut row = std::mem::take(&mut self.spare_row);
         row.clear();
         row.resize(n + 1, 0);
@@ -384,25 +444,9 @@ impl Builder {
             adj[fill[b as usize] as usize] = a;
             fill[b as usize] += 1;
         }
-        let mark = &mut self.mark;
-        mark.clear();
-        mark.resize(n, u32::MAX);
-        let mut write = 0usize;
-        for k in 0..n {
-            let (lo, hi) = (row[k] as usize, row[k + 1] as usize);
-            row[k] = write as u32;
-            for i in lo..hi {
-                let m = adj[i];
-                if mark[m as usize] != k as u32 {
-                    mark[m as usize] = k as u32;
-                    adj[write] = m;
-                    write += 1;
-                }
-            }
-        }
-        row[n] = write as u32;
-        adj.truncate(write);
         self.edges.clear();
+        self.extra.clear();
+        self.range.clear();
         Graph {
             removed: vec![false; n],
             q_total: vec![0; n],
@@ -502,9 +546,9 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
-        /// Rows hold each neighbour once, whatever repeats and self pairs were added and
-        /// whichever builder storage a previous graph left, and the sweep's edges are the
-        /// all-pairs overlaps.
+        /// Rows hold each neighbour once, whatever repeats and self pairs were added (and
+        /// with pairs given as unique), whichever builder storage a previous graph left, and
+        /// the sweep's edges are the all-pairs overlaps.
         #[test]
         fn rows_are_the_neighbour_sets(
             nodes in 1usize..80,
@@ -545,8 +589,22 @@ mod tests {
                     want[y as usize].insert(x);
                 }
             }
+            // Two nodes outside the sweep, as the payload and forced nodes are, with edges
+            // unique by construction.
+            let (e0, e1) = (b.node(0), b.node(0));
+            want.resize(nodes + 2, BTreeSet::new());
+            let unique = (0..nodes as u32)
+                .step_by(2)
+                .map(|y| (e0, y))
+                .chain([(e1, e0)])
+                .chain((1..nodes as u32).step_by(3).map(|y| (y, e1)));
+            for (x, y) in unique {
+                b.interfere_new(x, y);
+                want[x as usize].insert(y);
+                want[y as usize].insert(x);
+            }
             let g = b.finish();
-            proptest::prop_assert_eq!(g.len(), nodes);
+            proptest::prop_assert_eq!(g.len(), nodes + 2);
             for (n, want) in want.iter().enumerate() {
                 let got: Vec<u32> = g.neighbours(n as u32).collect();
                 let set: BTreeSet<u32> = got.iter().copied().collect();
